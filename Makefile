@@ -1,0 +1,53 @@
+# pmix-rs: make | make check | make install PREFIX=... | make run | make bench | make header
+#
+# Cargo does the building; this file only arranges the outputs the way C users expect
+# (build/lib/libpmix.so -> libpmix.so.2, build/bin/pmixrun, include/) and runs the tests.
+# Each test area lives in mk/<area>.mk and appends its targets to CHECK_TARGETS.
+
+PREFIX   ?= /usr/local
+CARGO    ?= cargo
+PROFILE  ?= release
+BUILD    := $(CURDIR)/build
+LIBDIR   := $(BUILD)/lib
+BINDIR   := $(BUILD)/bin
+TARGET   := $(CURDIR)/target/$(PROFILE)
+CC       ?= cc
+CFLAGS_C := -Wall -Wextra -Werror -g -I$(CURDIR)/include -I$(CURDIR)/tests-c
+LDFLAGS_C:= -L$(LIBDIR) -Wl,-rpath,$(LIBDIR) -lpmix -lpthread
+PMIXRUN  := $(BINDIR)/pmixrun
+# A hung test is a failure, never a stuck CI.
+TIMEOUT  := timeout -s KILL
+
+CHECK_TARGETS :=
+
+.PHONY: all lib check run install header bench clean rust-check
+all: lib
+
+lib:
+	$(CARGO) build --$(PROFILE) --workspace
+	@mkdir -p $(LIBDIR) $(BINDIR)
+	@cp -f $(TARGET)/libpmix.so $(LIBDIR)/libpmix.so.2
+	@ln -sf libpmix.so.2 $(LIBDIR)/libpmix.so
+	@cp -f $(TARGET)/pmixrun $(BINDIR)/pmixrun
+
+include $(wildcard mk/*.mk)
+
+rust-check:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --workspace --locked
+
+check: lib rust-check $(CHECK_TARGETS)
+	@echo "make check: all passed"
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(LIBDIR)/libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so.2
+	ln -sf libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so
+	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0755 $(BINDIR)/pmixrun $(DESTDIR)$(PREFIX)/bin/pmixrun
+	sed -e 's|@PREFIX@|$(PREFIX)|g' pmix.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmix.pc
+
+clean:
+	$(CARGO) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,15 @@
+//! `libpmix.so.2`: the OpenPMIx-compatible C API. This crate only translates: it checks
+//! arguments, converts C structs to `pmix-core` types (`conv`), calls the engine and
+//! converts results back into statuses, out-parameters and `malloc`'d buffers.
+//!
+//! Every export runs inside the guard of [`guard`]: a panic becomes `PMIX_ERROR` and a
+//! log line, never an abort of the host process.
+#![allow(non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
+
+pub mod guard;
+pub mod conv;
+pub mod helpers;
+pub mod client;
+pub mod server;
+pub mod tool;
+pub mod stubs;

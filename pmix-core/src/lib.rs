@@ -1,0 +1,23 @@
+//! `pmix-core`: the PMIx engine in safe Rust.
+//!
+//! A path through the crate:
+//! * [`value`] — the data model (`Value`, `Info`, `ProcId`, …), no C types;
+//! * [`codec`] — the one codec (wire protocol, host blobs, `PMIx_Data_pack`);
+//! * [`store`] — key/value storage with scopes, qualifiers, deletion and caching;
+//! * [`client`] and [`server`] — the client and server state machines;
+//! * [`reactor`] — the one progress thread per process (mio), the only I/O and the only
+//!   thread that runs callbacks;
+//! * [`sys`] — the reviewed `unsafe` (credentials, socket options, shared memory).
+#![deny(unsafe_code)]
+
+pub mod client;
+pub mod codec;
+pub mod error;
+pub mod reactor;
+pub mod server;
+pub mod store;
+pub mod sys;
+pub mod value;
+
+pub use error::{Error, Result};
+pub use value::*;

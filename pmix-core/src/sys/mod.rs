@@ -1,0 +1,2 @@
+#![allow(unsafe_code)]
+//! (to be written)

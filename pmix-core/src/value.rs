@@ -1,0 +1,635 @@
+//! The engine's data model: [`Value`], [`Info`], [`ProcId`], [`Key`], [`Nspace`] and the
+//! composite PMIx types, as owned Rust data (no C pointers). `capi::conv` converts between
+//! these and the `#[repr(C)]` structs of `pmix-sys`; `codec` encodes them.
+//!
+//! C strings are carried as bytes (`Vec<u8>`, no NUL), so nothing a C caller stores is
+//! altered by a UTF-8 conversion. Keys and namespaces are validated on construction.
+
+use crate::error::{Error, Result};
+use pmix_sys as sys;
+
+/// A process rank (`pmix_rank_t`).
+pub type Rank = u32;
+/// A PMIx data type code (`pmix_data_type_t`).
+pub type DataType = u16;
+
+/// Owned C string contents (no terminating NUL). `None` stands for a NULL pointer.
+pub type CString = Option<Vec<u8>>;
+
+/// A namespace: at most `PMIX_MAX_NSLEN` (255) bytes, no NUL.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Nspace(String);
+
+impl Nspace {
+    /// Validates length and content.
+    pub fn new(s: impl Into<String>) -> Result<Self> {
+        let s = s.into();
+        if s.len() > sys::PMIX_MAX_NSLEN || s.as_bytes().contains(&0) {
+            return Err(Error::bad_param(format!("namespace too long or invalid ({} bytes)", s.len())));
+        }
+        Ok(Nspace(s))
+    }
+    /// The namespace as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    /// True for the empty namespace (OpenPMIx's "invalid" namespace).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Nspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+impl std::fmt::Display for Nspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An attribute or data key: 1..=`PMIX_MAX_KEYLEN` (511) bytes, no NUL.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(String);
+
+impl Key {
+    /// Validates length and content (empty keys are allowed only where OpenPMIx allows
+    /// them: use [`Key::new_allow_empty`]).
+    pub fn new(s: impl Into<String>) -> Result<Self> {
+        let s = s.into();
+        if s.is_empty() {
+            return Err(Error::bad_param("empty key"));
+        }
+        Self::new_allow_empty(s)
+    }
+    /// Like [`Key::new`] but accepts the empty key (e.g. an unset `pmix_info_t`).
+    pub fn new_allow_empty(s: impl Into<String>) -> Result<Self> {
+        let s = s.into();
+        if s.len() > sys::PMIX_MAX_KEYLEN || s.as_bytes().contains(&0) {
+            return Err(Error::bad_param(format!("key too long or invalid ({} bytes)", s.len())));
+        }
+        Ok(Key(s))
+    }
+    /// The key as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    /// True for keys in the reserved `pmix` namespace.
+    pub fn is_reserved(&self) -> bool {
+        self.0.starts_with("pmix")
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A process identifier (`pmix_proc_t`).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+pub struct ProcId {
+    /// Namespace of the process.
+    pub nspace: Nspace,
+    /// Rank within the namespace (or a special rank such as `PMIX_RANK_WILDCARD`).
+    pub rank: Rank,
+}
+
+impl ProcId {
+    /// A process id from parts.
+    pub fn new(nspace: Nspace, rank: Rank) -> Self {
+        ProcId { nspace, rank }
+    }
+    /// True when the rank is `PMIX_RANK_WILDCARD`.
+    pub fn is_wildcard(&self) -> bool {
+        self.rank == sys::PMIX_RANK_WILDCARD
+    }
+}
+
+impl std::fmt::Display for ProcId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.rank {
+            sys::PMIX_RANK_WILDCARD => write!(f, "{}:*", self.nspace),
+            sys::PMIX_RANK_UNDEF => write!(f, "{}:undef", self.nspace),
+            sys::PMIX_RANK_INVALID => write!(f, "{}:invalid", self.nspace),
+            r => write!(f, "{}:{}", self.nspace, r),
+        }
+    }
+}
+
+/// Data scope of a `PMIx_Put` (`pmix_scope_t`), including master's deletion scopes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Scope {
+    /// `PMIX_SCOPE_UNDEF`.
+    Undef,
+    /// `PMIX_LOCAL`: peers on the same node.
+    Local,
+    /// `PMIX_REMOTE`: peers on other nodes.
+    Remote,
+    /// `PMIX_GLOBAL`: everyone.
+    Global,
+    /// `PMIX_INTERNAL`: this process only.
+    Internal,
+}
+
+impl Scope {
+    /// Decode a storage scope (1..=4, or 0 for undef).
+    pub fn from_raw(s: u8) -> Option<Scope> {
+        Some(match s {
+            sys::PMIX_SCOPE_UNDEF => Scope::Undef,
+            sys::PMIX_LOCAL => Scope::Local,
+            sys::PMIX_REMOTE => Scope::Remote,
+            sys::PMIX_GLOBAL => Scope::Global,
+            sys::PMIX_INTERNAL => Scope::Internal,
+            _ => return None,
+        })
+    }
+    /// The raw `pmix_scope_t`.
+    pub fn raw(self) -> u8 {
+        match self {
+            Scope::Undef => sys::PMIX_SCOPE_UNDEF,
+            Scope::Local => sys::PMIX_LOCAL,
+            Scope::Remote => sys::PMIX_REMOTE,
+            Scope::Global => sys::PMIX_GLOBAL,
+            Scope::Internal => sys::PMIX_INTERNAL,
+        }
+    }
+}
+
+/// `pmix_info_t`: a key, directive flags and a value.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Info {
+    /// The key (may be empty for an unset info).
+    pub key: Key,
+    /// `PMIX_INFO_REQD`, `PMIX_INFO_QUALIFIER`, … (`pmix_info_directives_t`).
+    pub flags: u32,
+    /// The value.
+    pub value: Value,
+}
+
+impl Info {
+    /// An info with no flags. Panics never: an invalid key yields `Err`.
+    pub fn new(key: &str, value: Value) -> Result<Info> {
+        Ok(Info { key: Key::new(key)?, flags: 0, value })
+    }
+}
+
+/// `pmix_app_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct App {
+    /// Executable.
+    pub cmd: CString,
+    /// Arguments (argv\[0\] included), NULL-terminated in C.
+    pub argv: Option<Vec<Vec<u8>>>,
+    /// Environment entries `NAME=value`.
+    pub env: Option<Vec<Vec<u8>>>,
+    /// Working directory.
+    pub cwd: CString,
+    /// Number of processes.
+    pub maxprocs: i32,
+    /// Per-app directives.
+    pub info: Vec<Info>,
+}
+
+/// `pmix_pdata_t`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Pdata {
+    /// Publisher.
+    pub proc_: ProcId,
+    /// Key.
+    pub key: Key,
+    /// Value.
+    pub value: Value,
+}
+
+/// `pmix_query_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Query {
+    /// Keys queried.
+    pub keys: Option<Vec<Vec<u8>>>,
+    /// Qualifiers.
+    pub qualifiers: Vec<Info>,
+}
+
+/// `pmix_proc_info_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct ProcInfo {
+    /// Process id.
+    pub proc_: ProcId,
+    /// Host name.
+    pub hostname: CString,
+    /// Executable name.
+    pub executable_name: CString,
+    /// OS pid.
+    pub pid: i32,
+    /// Exit code.
+    pub exit_code: i32,
+    /// `pmix_proc_state_t`.
+    pub state: u8,
+}
+
+/// `pmix_envar_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Envar {
+    /// Variable name.
+    pub envar: CString,
+    /// Value.
+    pub value: CString,
+    /// Separator character.
+    pub separator: u8,
+}
+
+/// `pmix_coord_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Coord {
+    /// `pmix_coord_view_t`.
+    pub view: u8,
+    /// Coordinates, one per dimension.
+    pub coord: Vec<u32>,
+}
+
+/// `pmix_regattr_t`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Regattr {
+    /// Attribute name (e.g. "PMIX_TIMEOUT").
+    pub name: CString,
+    /// Key string.
+    pub string: Key,
+    /// Value type.
+    pub dtype: DataType,
+    /// Description lines.
+    pub description: Option<Vec<Vec<u8>>>,
+}
+
+/// `pmix_geometry_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Geometry {
+    /// Fabric index.
+    pub fabric: u64,
+    /// UUID.
+    pub uuid: CString,
+    /// OS name.
+    pub osname: CString,
+    /// Coordinates.
+    pub coordinates: Vec<Coord>,
+}
+
+/// `pmix_device_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Device {
+    /// UUID.
+    pub uuid: CString,
+    /// OS name.
+    pub osname: CString,
+    /// `pmix_device_type_t`.
+    pub dtype: u64,
+}
+
+/// `pmix_device_distance_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct DeviceDistance {
+    /// UUID.
+    pub uuid: CString,
+    /// OS name.
+    pub osname: CString,
+    /// `pmix_device_type_t`.
+    pub dtype: u64,
+    /// Minimum distance.
+    pub mindist: u16,
+    /// Maximum distance.
+    pub maxdist: u16,
+}
+
+/// `pmix_endpoint_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Endpoint {
+    /// UUID.
+    pub uuid: CString,
+    /// OS name.
+    pub osname: CString,
+    /// Endpoint bytes.
+    pub endpt: Vec<u8>,
+}
+
+/// `pmix_topology_t` / `pmix_cpuset_t`: the source name and an opaque pointer
+/// (hwloc object) that is carried, never dereferenced, by the engine.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Opaque {
+    /// Source (e.g. "hwloc").
+    pub source: CString,
+    /// The C pointer, as an address.
+    pub ptr: usize,
+}
+
+/// `pmix_node_pid_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct NodePid {
+    /// Host name.
+    pub hostname: CString,
+    /// Node id.
+    pub nodeid: u32,
+    /// OS pid.
+    pub pid: i32,
+}
+
+/// `pmix_regex2_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Regex2 {
+    /// Regex type name.
+    pub rtype: CString,
+    /// Bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// `pmix_resource_unit_t`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct ResourceUnit {
+    /// `pmix_device_type_t`.
+    pub dtype: u64,
+    /// Count.
+    pub count: u64,
+}
+
+/// `pmix_data_array_t`: a type code and elements, each a [`Value`] of that type
+/// (e.g. `Value::Info` elements for a `PMIX_INFO` array).
+#[derive(Clone, PartialEq, Debug)]
+pub struct DataArray {
+    /// Element type.
+    pub dtype: DataType,
+    /// Elements.
+    pub items: Vec<Value>,
+}
+
+/// A PMIx value of any data type (`pmix_value_t`, and the element types of data arrays).
+#[derive(Clone, PartialEq, Debug, Default)]
+pub enum Value {
+    /// `PMIX_UNDEF`.
+    #[default]
+    Undef,
+    /// `PMIX_BOOL`.
+    Bool(bool),
+    /// `PMIX_BYTE`.
+    Byte(u8),
+    /// `PMIX_STRING` (None = NULL).
+    String(CString),
+    /// `PMIX_SIZE`.
+    Size(u64),
+    /// `PMIX_PID`.
+    Pid(i32),
+    /// `PMIX_INT`.
+    Int(i32),
+    /// `PMIX_INT8`.
+    Int8(i8),
+    /// `PMIX_INT16`.
+    Int16(i16),
+    /// `PMIX_INT32`.
+    Int32(i32),
+    /// `PMIX_INT64`.
+    Int64(i64),
+    /// `PMIX_UINT`.
+    Uint(u32),
+    /// `PMIX_UINT8`.
+    Uint8(u8),
+    /// `PMIX_UINT16`.
+    Uint16(u16),
+    /// `PMIX_UINT32`.
+    Uint32(u32),
+    /// `PMIX_UINT64`.
+    Uint64(u64),
+    /// `PMIX_FLOAT`.
+    Float(f32),
+    /// `PMIX_DOUBLE`.
+    Double(f64),
+    /// `PMIX_TIMEVAL` (seconds, microseconds).
+    Timeval(i64, i64),
+    /// `PMIX_TIME`.
+    Time(i64),
+    /// `PMIX_STATUS`.
+    Status(i32),
+    /// `PMIX_PROC_RANK`.
+    Rank(Rank),
+    /// `PMIX_PROC_NSPACE` (None = NULL pointer).
+    ProcNspace(Option<Nspace>),
+    /// `PMIX_PROC` (None = NULL pointer).
+    Proc(Option<ProcId>),
+    /// `PMIX_BYTE_OBJECT`.
+    ByteObject(Vec<u8>),
+    /// `PMIX_COMPRESSED_STRING`.
+    CompressedString(Vec<u8>),
+    /// `PMIX_COMPRESSED_BYTE_OBJECT`.
+    CompressedByteObject(Vec<u8>),
+    /// `PMIX_REGEX` (a byte object).
+    Regex(Vec<u8>),
+    /// `PMIX_PERSIST`.
+    Persist(u8),
+    /// `PMIX_SCOPE`.
+    Scope(u8),
+    /// `PMIX_DATA_RANGE`.
+    Range(u8),
+    /// `PMIX_PROC_STATE`.
+    ProcState(u8),
+    /// `PMIX_JOB_STATE`.
+    JobState(u8),
+    /// `PMIX_LINK_STATE`.
+    LinkState(u8),
+    /// `PMIX_ALLOC_DIRECTIVE`.
+    AllocDirective(u8),
+    /// `PMIX_RESBLOCK_DIRECTIVE`.
+    ResblockDirective(u8),
+    /// `PMIX_ALLOC_INHERIT`.
+    AllocInherit(u8),
+    /// `PMIX_COMMAND` (`pmix_cmd_t`, u8).
+    Command(u8),
+    /// `PMIX_INFO_DIRECTIVES`.
+    InfoDirectives(u32),
+    /// `PMIX_DATA_TYPE`.
+    DataType(DataType),
+    /// `PMIX_IOF_CHANNEL`.
+    IofChannel(u16),
+    /// `PMIX_LOCTYPE`.
+    Locality(u16),
+    /// `PMIX_DEVTYPE`.
+    DevType(u64),
+    /// `PMIX_POINTER`: an address carried as-is (never dereferenced, never sent).
+    Pointer(usize),
+    /// `PMIX_PROC_INFO`.
+    ProcInfo(Box<ProcInfo>),
+    /// `PMIX_DATA_ARRAY`.
+    DataArray(Box<DataArray>),
+    /// `PMIX_ENVAR`.
+    Envar(Envar),
+    /// `PMIX_COORD`.
+    Coord(Box<Coord>),
+    /// `PMIX_TOPO`.
+    Topo(Box<Opaque>),
+    /// `PMIX_PROC_CPUSET`.
+    Cpuset(Box<Opaque>),
+    /// `PMIX_GEOMETRY`.
+    Geometry(Box<Geometry>),
+    /// `PMIX_DEVICE`.
+    Device(Box<Device>),
+    /// `PMIX_DEVICE_DIST`.
+    DeviceDist(Box<DeviceDistance>),
+    /// `PMIX_ENDPOINT`.
+    Endpoint(Box<Endpoint>),
+    /// `PMIX_DATA_BUFFER` (its unread bytes).
+    DataBuffer(Vec<u8>),
+    /// `PMIX_RESOURCE_UNIT`.
+    ResourceUnit(ResourceUnit),
+    /// `PMIX_NODE_PID`.
+    NodePid(Box<NodePid>),
+    /// `PMIX_REGEX2`.
+    Regex2(Box<Regex2>),
+    /// `PMIX_REGATTR` (only as a data-array element or through the pointer member).
+    Regattr(Box<Regattr>),
+    /// `PMIX_INFO` (only as a data-array element).
+    Info(Box<Info>),
+    /// `PMIX_APP` (only as a data-array element).
+    App(Box<App>),
+    /// `PMIX_PDATA` (only as a data-array element).
+    Pdata(Box<Pdata>),
+    /// `PMIX_QUERY` (only as a data-array element).
+    Query(Box<Query>),
+    /// `PMIX_VALUE` (only as a data-array element).
+    Value(Box<Value>),
+}
+
+impl Value {
+    /// The PMIx data type code of this value.
+    pub fn dtype(&self) -> DataType {
+        use self::Value::*;
+        match self {
+            Undef => sys::PMIX_UNDEF,
+            Bool(_) => sys::PMIX_BOOL,
+            Byte(_) => sys::PMIX_BYTE,
+            String(_) => sys::PMIX_STRING,
+            Size(_) => sys::PMIX_SIZE,
+            Pid(_) => sys::PMIX_PID,
+            Int(_) => sys::PMIX_INT,
+            Int8(_) => sys::PMIX_INT8,
+            Int16(_) => sys::PMIX_INT16,
+            Int32(_) => sys::PMIX_INT32,
+            Int64(_) => sys::PMIX_INT64,
+            Uint(_) => sys::PMIX_UINT,
+            Uint8(_) => sys::PMIX_UINT8,
+            Uint16(_) => sys::PMIX_UINT16,
+            Uint32(_) => sys::PMIX_UINT32,
+            Uint64(_) => sys::PMIX_UINT64,
+            Float(_) => sys::PMIX_FLOAT,
+            Double(_) => sys::PMIX_DOUBLE,
+            Timeval(..) => sys::PMIX_TIMEVAL,
+            Time(_) => sys::PMIX_TIME,
+            Status(_) => sys::PMIX_STATUS,
+            Rank(_) => sys::PMIX_PROC_RANK,
+            ProcNspace(_) => sys::PMIX_PROC_NSPACE,
+            Proc(_) => sys::PMIX_PROC,
+            ByteObject(_) => sys::PMIX_BYTE_OBJECT,
+            CompressedString(_) => sys::PMIX_COMPRESSED_STRING,
+            CompressedByteObject(_) => sys::PMIX_COMPRESSED_BYTE_OBJECT,
+            Regex(_) => sys::PMIX_REGEX,
+            Persist(_) => sys::PMIX_PERSIST,
+            Scope(_) => sys::PMIX_SCOPE,
+            Range(_) => sys::PMIX_DATA_RANGE,
+            ProcState(_) => sys::PMIX_PROC_STATE,
+            JobState(_) => sys::PMIX_JOB_STATE,
+            LinkState(_) => sys::PMIX_LINK_STATE,
+            AllocDirective(_) => sys::PMIX_ALLOC_DIRECTIVE,
+            ResblockDirective(_) => sys::PMIX_RESBLOCK_DIRECTIVE,
+            AllocInherit(_) => sys::PMIX_ALLOC_INHERIT,
+            Command(_) => sys::PMIX_COMMAND,
+            InfoDirectives(_) => sys::PMIX_INFO_DIRECTIVES,
+            DataType(_) => sys::PMIX_DATA_TYPE,
+            IofChannel(_) => sys::PMIX_IOF_CHANNEL,
+            Locality(_) => sys::PMIX_LOCTYPE,
+            DevType(_) => sys::PMIX_DEVTYPE,
+            Pointer(_) => sys::PMIX_POINTER,
+            ProcInfo(_) => sys::PMIX_PROC_INFO,
+            DataArray(_) => sys::PMIX_DATA_ARRAY,
+            Envar(_) => sys::PMIX_ENVAR,
+            Coord(_) => sys::PMIX_COORD,
+            Topo(_) => sys::PMIX_TOPO,
+            Cpuset(_) => sys::PMIX_PROC_CPUSET,
+            Geometry(_) => sys::PMIX_GEOMETRY,
+            Device(_) => sys::PMIX_DEVICE,
+            DeviceDist(_) => sys::PMIX_DEVICE_DIST,
+            Endpoint(_) => sys::PMIX_ENDPOINT,
+            DataBuffer(_) => sys::PMIX_DATA_BUFFER,
+            ResourceUnit(_) => sys::PMIX_RESOURCE_UNIT,
+            NodePid(_) => sys::PMIX_NODE_PID,
+            Regex2(_) => sys::PMIX_REGEX2,
+            Regattr(_) => sys::PMIX_REGATTR,
+            Info(_) => sys::PMIX_INFO,
+            App(_) => sys::PMIX_APP,
+            Pdata(_) => sys::PMIX_PDATA,
+            Query(_) => sys::PMIX_QUERY,
+            Value(_) => sys::PMIX_VALUE,
+        }
+    }
+
+    /// A `PMIX_STRING` value from a Rust string.
+    pub fn string(s: &str) -> Value {
+        Value::String(Some(s.as_bytes().to_vec()))
+    }
+
+    /// The truth of a directive value, as OpenPMIx reads it: `PMIX_UNDEF` counts as true
+    /// (Open MPI passes `pmix.optional` with no value), a bool is itself, and anything
+    /// else is false.
+    pub fn is_true(&self) -> bool {
+        match self {
+            Value::Undef => true,
+            Value::Bool(b) => *b,
+            _ => false,
+        }
+    }
+
+    /// The value as an unsigned integer, if it is any integer type that fits.
+    pub fn as_u64(&self) -> Option<u64> {
+        use self::Value::*;
+        match *self {
+            Size(v) | Uint64(v) => Some(v),
+            Uint(v) | Uint32(v) | Rank(v) => Some(v as u64),
+            Uint16(v) => Some(v as u64),
+            Uint8(v) | Byte(v) => Some(v as u64),
+            Int(v) | Int32(v) | Pid(v) => u64::try_from(v).ok(),
+            Int64(v) => u64::try_from(v).ok(),
+            Int16(v) => u64::try_from(v).ok(),
+            Int8(v) => u64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    /// String contents if this is a non-NULL `PMIX_STRING`.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(Some(b)) => std::str::from_utf8(b).ok(),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_length_limits() {
+        assert!(Key::new("a".repeat(511)).is_ok());
+        assert_eq!(Key::new("a".repeat(512)).unwrap_err().status, sys::PMIX_ERR_BAD_PARAM);
+        assert!(Key::new("").is_err());
+        assert!(Nspace::new("n".repeat(256)).is_err());
+    }
+
+    #[test]
+    fn undef_directive_reads_true() {
+        assert!(Value::Undef.is_true());
+        assert!(!Value::Bool(false).is_true());
+        assert!(!Value::Int(1).is_true());
+    }
+}
