@@ -7,6 +7,7 @@
 #![allow(non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
 pub mod guard;
+pub mod logging;
 pub mod conv;
 pub mod helpers;
 pub mod client;
