@@ -103,7 +103,7 @@ def _cb_args(cbfunc, cbdata, keep, what, tramp):
         # a NULL callback: the library may use our buffers after returning
         # without telling us when it stops, so they are never released
         orphans.append(keep)
-        return None, None, None
+        return type(tramp)(), None, None
     if not callable(cbfunc):
         raise TypeError("cbfunc must be callable or None, not %s" % type(cbfunc).__name__)
     key = registry.add(Entry(cbfunc, cbdata, keep, what))
@@ -749,7 +749,7 @@ class PMIxClient:
         # outlive the registration: keep them for the client's life
         self._pending_handlers.append((cfn, keep))
         if cbfunc is None:
-            rc = self._lib.PMIx_Register_event_handler(codes_arr, ncodes, info, n, cfn, None, None)
+            rc = self._lib.PMIx_Register_event_handler(codes_arr, ncodes, info, n, cfn, type(HDLR_REG_CB)(), None)
             if rc < 0:
                 return rc, -1
             self._handlers[rc] = cfn
@@ -766,8 +766,6 @@ class PMIxClient:
     def deregister_event_handler(self, ref, cbfunc=None, cbdata=None):
         """PMIx_Deregister_event_handler."""
         keep = Keep()
-        if cbfunc is None:
-            return self._lib.PMIx_Deregister_event_handler(int(ref), None, None)
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "deregister_event_handler", OP_CB)
         return _settle(self._lib.PMIx_Deregister_event_handler(int(ref), cb, cd), key)
 
