@@ -9,5 +9,8 @@ fn main() {
     let script = root.join("capi").join("exports.map");
     println!("cargo:rerun-if-changed={}", script.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpmix.so.2");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", script.display());
+    println!(
+        "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+        script.display()
+    );
 }

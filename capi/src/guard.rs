@@ -27,7 +27,11 @@ pub fn guard<R>(name: &str, fallback: R, f: impl FnOnce() -> R) -> R {
 #[macro_export]
 macro_rules! ffi_status {
     ($name:ident, $body:block) => {
-        $crate::guard::guard(stringify!($name), pmix_sys::PMIX_ERROR, || -> pmix_sys::pmix_status_t { $body })
+        $crate::guard::guard(
+            stringify!($name),
+            pmix_sys::PMIX_ERROR,
+            || -> pmix_sys::pmix_status_t { $body },
+        )
     };
 }
 

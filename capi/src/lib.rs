@@ -6,11 +6,11 @@
 //! log line, never an abort of the host process.
 #![allow(non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
-pub mod guard;
-pub mod logging;
-pub mod conv;
-pub mod helpers;
 pub mod client;
+pub mod conv;
+pub mod guard;
+pub mod helpers;
+pub mod logging;
 pub mod server;
-pub mod tool;
 pub mod stubs;
+pub mod tool;

@@ -34,7 +34,9 @@ static INIT: Once = Once::new();
 /// every entry point that can start work (init functions, first helper use) calls it.
 pub fn init() {
     INIT.call_once(|| {
-        let Ok(v) = std::env::var("PMIX_DEBUG") else { return };
+        let Ok(v) = std::env::var("PMIX_DEBUG") else {
+            return;
+        };
         let level = match v.to_ascii_lowercase().as_str() {
             "" | "0" | "no" | "off" => return,
             "error" => LevelFilter::Error,

@@ -16,7 +16,10 @@ pub struct Error {
 impl Error {
     /// An error with the given status and context.
     pub fn new(status: sys::pmix_status_t, context: impl Into<String>) -> Self {
-        Error { status, context: context.into() }
+        Error {
+            status,
+            context: context.into(),
+        }
     }
     /// `PMIX_ERR_BAD_PARAM` with context.
     pub fn bad_param(context: impl Into<String>) -> Self {

@@ -25,7 +25,10 @@ impl Nspace {
     pub fn new(s: impl Into<String>) -> Result<Self> {
         let s = s.into();
         if s.len() > sys::PMIX_MAX_NSLEN || s.as_bytes().contains(&0) {
-            return Err(Error::bad_param(format!("namespace too long or invalid ({} bytes)", s.len())));
+            return Err(Error::bad_param(format!(
+                "namespace too long or invalid ({} bytes)",
+                s.len()
+            )));
         }
         Ok(Nspace(s))
     }
@@ -68,7 +71,10 @@ impl Key {
     pub fn new_allow_empty(s: impl Into<String>) -> Result<Self> {
         let s = s.into();
         if s.len() > sys::PMIX_MAX_KEYLEN || s.as_bytes().contains(&0) {
-            return Err(Error::bad_param(format!("key too long or invalid ({} bytes)", s.len())));
+            return Err(Error::bad_param(format!(
+                "key too long or invalid ({} bytes)",
+                s.len()
+            )));
         }
         Ok(Key(s))
     }
@@ -177,7 +183,11 @@ pub struct Info {
 impl Info {
     /// An info with no flags. Panics never: an invalid key yields `Err`.
     pub fn new(key: &str, value: Value) -> Result<Info> {
-        Ok(Info { key: Key::new(key)?, flags: 0, value })
+        Ok(Info {
+            key: Key::new(key)?,
+            flags: 0,
+            value,
+        })
     }
 }
 
@@ -621,7 +631,10 @@ mod tests {
     #[test]
     fn key_length_limits() {
         assert!(Key::new("a".repeat(511)).is_ok());
-        assert_eq!(Key::new("a".repeat(512)).unwrap_err().status, sys::PMIX_ERR_BAD_PARAM);
+        assert_eq!(
+            Key::new("a".repeat(512)).unwrap_err().status,
+            sys::PMIX_ERR_BAD_PARAM
+        );
         assert!(Key::new("").is_err());
         assert!(Nspace::new("n".repeat(256)).is_err());
     }

@@ -5,7 +5,8 @@ use crate::types::*;
 use core::ffi::{c_char, c_int, c_void};
 
 pub type pmix_release_cbfunc_t = Option<unsafe extern "C" fn(cbdata: *mut c_void)>;
-pub type pmix_op_cbfunc_t = Option<unsafe extern "C" fn(status: pmix_status_t, cbdata: *mut c_void)>;
+pub type pmix_op_cbfunc_t =
+    Option<unsafe extern "C" fn(status: pmix_status_t, cbdata: *mut c_void)>;
 pub type pmix_modex_cbfunc_t = Option<
     unsafe extern "C" fn(
         status: pmix_status_t,
@@ -19,7 +20,12 @@ pub type pmix_modex_cbfunc_t = Option<
 pub type pmix_spawn_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void)>;
 pub type pmix_lookup_cbfunc_t = Option<
-    unsafe extern "C" fn(status: pmix_status_t, data: *mut pmix_pdata_t, ndata: usize, cbdata: *mut c_void),
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        data: *mut pmix_pdata_t,
+        ndata: usize,
+        cbdata: *mut c_void,
+    ),
 >;
 pub type pmix_event_notification_cbfunc_fn_t = Option<
     unsafe extern "C" fn(
@@ -68,7 +74,12 @@ pub type pmix_credential_cbfunc_t = Option<
     ),
 >;
 pub type pmix_validation_cbfunc_t = Option<
-    unsafe extern "C" fn(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void),
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbdata: *mut c_void,
+    ),
 >;
 pub type pmix_device_dist_cbfunc_t = Option<
     unsafe extern "C" fn(
@@ -90,11 +101,14 @@ pub type pmix_iof_cbfunc_t = Option<
         ninfo: usize,
     ),
 >;
-pub type pmix_connection_cbfunc_t = Option<unsafe extern "C" fn(incoming_sd: c_int, cbdata: *mut c_void)>;
-pub type pmix_tool_connection_cbfunc_t =
-    Option<unsafe extern "C" fn(status: pmix_status_t, proc_: *mut pmix_proc_t, cbdata: *mut c_void)>;
-pub type pmix_dmodex_response_fn_t =
-    Option<unsafe extern "C" fn(status: pmix_status_t, data: *mut c_char, sz: usize, cbdata: *mut c_void)>;
+pub type pmix_connection_cbfunc_t =
+    Option<unsafe extern "C" fn(incoming_sd: c_int, cbdata: *mut c_void)>;
+pub type pmix_tool_connection_cbfunc_t = Option<
+    unsafe extern "C" fn(status: pmix_status_t, proc_: *mut pmix_proc_t, cbdata: *mut c_void),
+>;
+pub type pmix_dmodex_response_fn_t = Option<
+    unsafe extern "C" fn(status: pmix_status_t, data: *mut c_char, sz: usize, cbdata: *mut c_void),
+>;
 pub type pmix_setup_application_cbfunc_t = Option<
     unsafe extern "C" fn(
         status: pmix_status_t,
@@ -143,14 +157,30 @@ pub struct pmix_server_module_t {
             *mut c_void,
         ) -> pmix_status_t,
     >,
-    pub direct_modex:
-        Option<unsafe extern "C" fn(P, I, usize, pmix_modex_cbfunc_t, *mut c_void) -> pmix_status_t>,
-    pub publish: Option<unsafe extern "C" fn(P, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t>,
+    pub direct_modex: Option<
+        unsafe extern "C" fn(P, I, usize, pmix_modex_cbfunc_t, *mut c_void) -> pmix_status_t,
+    >,
+    pub publish:
+        Option<unsafe extern "C" fn(P, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t>,
     pub lookup: Option<
-        unsafe extern "C" fn(P, *mut *mut c_char, I, usize, pmix_lookup_cbfunc_t, *mut c_void) -> pmix_status_t,
+        unsafe extern "C" fn(
+            P,
+            *mut *mut c_char,
+            I,
+            usize,
+            pmix_lookup_cbfunc_t,
+            *mut c_void,
+        ) -> pmix_status_t,
     >,
     pub unpublish: Option<
-        unsafe extern "C" fn(P, *mut *mut c_char, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+        unsafe extern "C" fn(
+            P,
+            *mut *mut c_char,
+            I,
+            usize,
+            pmix_op_cbfunc_t,
+            *mut c_void,
+        ) -> pmix_status_t,
     >,
     pub spawn: Option<
         unsafe extern "C" fn(
@@ -163,15 +193,29 @@ pub struct pmix_server_module_t {
             *mut c_void,
         ) -> pmix_status_t,
     >,
-    pub connect:
-        Option<unsafe extern "C" fn(P, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t>,
-    pub disconnect:
-        Option<unsafe extern "C" fn(P, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t>,
+    pub connect: Option<
+        unsafe extern "C" fn(P, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+    >,
+    pub disconnect: Option<
+        unsafe extern "C" fn(P, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+    >,
     pub register_events: Option<
-        unsafe extern "C" fn(*mut pmix_status_t, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+        unsafe extern "C" fn(
+            *mut pmix_status_t,
+            usize,
+            I,
+            usize,
+            pmix_op_cbfunc_t,
+            *mut c_void,
+        ) -> pmix_status_t,
     >,
     pub deregister_events: Option<
-        unsafe extern "C" fn(*mut pmix_status_t, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+        unsafe extern "C" fn(
+            *mut pmix_status_t,
+            usize,
+            pmix_op_cbfunc_t,
+            *mut c_void,
+        ) -> pmix_status_t,
     >,
     pub listener:
         Option<unsafe extern "C" fn(c_int, pmix_connection_cbfunc_t, *mut c_void) -> pmix_status_t>,
@@ -195,8 +239,9 @@ pub struct pmix_server_module_t {
             *mut c_void,
         ) -> pmix_status_t,
     >,
-    pub tool_connected:
-        Option<unsafe extern "C" fn(*mut pmix_info_t, usize, pmix_tool_connection_cbfunc_t, *mut c_void)>,
+    pub tool_connected: Option<
+        unsafe extern "C" fn(*mut pmix_info_t, usize, pmix_tool_connection_cbfunc_t, *mut c_void),
+    >,
     pub log: Option<unsafe extern "C" fn(P, I, usize, I, usize, pmix_op_cbfunc_t, *mut c_void)>,
     pub allocate: Option<
         unsafe extern "C" fn(
@@ -209,7 +254,15 @@ pub struct pmix_server_module_t {
         ) -> pmix_status_t,
     >,
     pub job_control: Option<
-        unsafe extern "C" fn(P, P, usize, I, usize, pmix_info_cbfunc_t, *mut c_void) -> pmix_status_t,
+        unsafe extern "C" fn(
+            P,
+            P,
+            usize,
+            I,
+            usize,
+            pmix_info_cbfunc_t,
+            *mut c_void,
+        ) -> pmix_status_t,
     >,
     pub monitor: Option<
         unsafe extern "C" fn(
@@ -222,8 +275,9 @@ pub struct pmix_server_module_t {
             *mut c_void,
         ) -> pmix_status_t,
     >,
-    pub get_credential:
-        Option<unsafe extern "C" fn(P, I, usize, pmix_credential_cbfunc_t, *mut c_void) -> pmix_status_t>,
+    pub get_credential: Option<
+        unsafe extern "C" fn(P, I, usize, pmix_credential_cbfunc_t, *mut c_void) -> pmix_status_t,
+    >,
     pub validate_credential: Option<
         unsafe extern "C" fn(
             P,
@@ -280,7 +334,14 @@ pub struct pmix_server_module_t {
         ) -> pmix_status_t,
     >,
     pub client_connected2: Option<
-        unsafe extern "C" fn(P, Obj, *mut pmix_info_t, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+        unsafe extern "C" fn(
+            P,
+            Obj,
+            *mut pmix_info_t,
+            usize,
+            pmix_op_cbfunc_t,
+            *mut c_void,
+        ) -> pmix_status_t,
     >,
     // ---- slots 29-32: OpenPMIx master only ----
     pub tool_connected2: Option<
@@ -291,8 +352,9 @@ pub struct pmix_server_module_t {
             *mut c_void,
         ) -> pmix_status_t,
     >,
-    pub log2:
-        Option<unsafe extern "C" fn(P, I, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t>,
+    pub log2: Option<
+        unsafe extern "C" fn(P, I, usize, I, usize, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t,
+    >,
     pub session_control: Option<
         unsafe extern "C" fn(P, u32, I, usize, pmix_info_cbfunc_t, *mut c_void) -> pmix_status_t,
     >,

@@ -86,7 +86,10 @@ impl<'a> Decoder<'a> {
     pub fn count(&mut self, min_item_size: usize) -> Result<usize> {
         let n = u32::decode(self)? as usize;
         if n.saturating_mul(min_item_size.max(1)) > self.remaining() {
-            return Err(Error::unpack(format!("count {} exceeds remaining input", n)));
+            return Err(Error::unpack(format!(
+                "count {} exceeds remaining input",
+                n
+            )));
         }
         Ok(n)
     }
