@@ -143,6 +143,7 @@ pub fn decompress(input: &[u8]) -> Result<Vec<u8>> {
         }
         Ok(n)
     };
+    let mut terminated = false;
     while pos < input.len() {
         let token = byte(&mut pos)?;
         let lit_n = read_len(&mut pos, (token >> 4) as usize)?;
@@ -155,6 +156,7 @@ pub fn decompress(input: &[u8]) -> Result<Vec<u8>> {
         out.extend_from_slice(lits);
         pos += lit_n;
         if pos == input.len() && out.len() == want {
+            terminated = true;
             break;
         }
         let dist = u16::from_le_bytes([byte(&mut pos)?, byte(&mut pos)?]) as usize;
@@ -171,8 +173,10 @@ pub fn decompress(input: &[u8]) -> Result<Vec<u8>> {
             out.push(b);
         }
     }
-    if out.len() != want {
-        return Err(corrupt("output shorter than declared"));
+    if !terminated || out.len() != want {
+        return Err(corrupt(
+            "missing final block or output shorter than declared",
+        ));
     }
     Ok(out)
 }

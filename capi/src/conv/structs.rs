@@ -958,10 +958,7 @@ pub fn dbuf_unread_range(b: &pmix_data_buffer_t) -> Result<(usize, usize)> {
     } else {
         b.unpack_ptr as usize
     };
-    if unpack < base
-        || unpack - base > b.bytes_used
-        || b.bytes_used > b.bytes_allocated.max(b.bytes_used)
-    {
+    if unpack < base || unpack - base > b.bytes_used || b.bytes_used > b.bytes_allocated {
         log::warn!("pmix_data_buffer_t pointers are inconsistent");
         return Err(Error::bad_param("inconsistent data buffer"));
     }

@@ -758,3 +758,75 @@ pub(crate) unsafe fn darray_release(d: *mut pmix_data_array_t, depth: usize) {
     d.array = core::ptr::null_mut();
     d.size = 0;
 }
+
+/// Put one C datum of type `t` into its constructed state: zeroed, plus OpenPMIx's
+/// non-zero defaults (`pmix_proc_t.rank` = `PMIX_RANK_UNDEF`, device distances =
+/// `UINT16_MAX`, `pmix_node_pid_t` nodeid `UINT32_MAX` / pid -1). Unknown types are
+/// left untouched.
+///
+/// # Safety
+/// `p` is writable for `elem_size(t)` bytes, aligned for the C type of `t`; its old
+/// content is overwritten without being released.
+pub unsafe fn elem_construct(p: *mut u8, t: DataType) {
+    let Some(size) = elem_size(t) else { return };
+    // SAFETY: writable for `size` bytes and aligned for the type (caller's promise).
+    unsafe {
+        core::ptr::write_bytes(p, 0, size);
+        match t {
+            PMIX_PROC => (*(p as *mut pmix_proc_t)).rank = PMIX_RANK_UNDEF,
+            PMIX_DEVICE_DIST => {
+                let d = &mut *(p as *mut pmix_device_distance_t);
+                d.mindist = u16::MAX;
+                d.maxdist = u16::MAX;
+            }
+            PMIX_NODE_PID => {
+                let n = &mut *(p as *mut pmix_node_pid_t);
+                n.nodeid = u32::MAX;
+                n.pid = -1;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A malloc'd array of `n` constructed elements of type `t` (`PMIX_INFO` arrays get
+/// `PMIX_INFO_ARRAY_END` on the last element). `Ok(NULL)` for `n == 0`.
+///
+/// # Errors
+/// `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+pub fn elem_array_new(n: usize, t: DataType) -> Result<*mut u8> {
+    if n == 0 {
+        return Ok(core::ptr::null_mut());
+    }
+    let esz = elem_size(t).ok_or_else(|| unknown_type(t))?;
+    let bytes = n.checked_mul(esz).ok_or_else(alloc::nomem)?;
+    let p = alloc::calloc_array::<u8>(bytes)?;
+    for i in 0..n {
+        // SAFETY: element `i` lies inside the fresh block; a whole-struct stride keeps
+        // it aligned.
+        unsafe { elem_construct(p.add(i * esz), t) };
+    }
+    if t == PMIX_INFO {
+        // SAFETY: the last element is an info inside the block.
+        unsafe { (*(p as *mut pmix_info_t).add(n - 1)).flags |= PMIX_INFO_ARRAY_END };
+    }
+    Ok(p)
+}
+
+/// Release `n` elements of type `t` and free the block (NULL is fine).
+///
+/// # Safety
+/// `p` is NULL or a malloc'd block of `n` initialised elements of type `t`.
+pub unsafe fn elem_array_free(p: *mut u8, n: usize, t: DataType) {
+    if p.is_null() {
+        return;
+    }
+    if let Some(esz) = elem_size(t) {
+        for i in 0..n {
+            // SAFETY: element `i` is initialised (caller's promise).
+            unsafe { elem_destruct(p.add(i * esz), t) };
+        }
+    }
+    // SAFETY: the block came from malloc.
+    unsafe { alloc::free(p) };
+}
