@@ -53,9 +53,9 @@ pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
 /// `PMIx_Value_true` of the info's value (NULL info: `PMIX_BOOL_FALSE`).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
-    ffi_value!(PMIx_Info_true, 2, {
+    ffi_value!(PMIx_Info_true, PMIX_NON_BOOL, {
         if p.is_null() {
-            return 1;
+            return PMIX_BOOL_FALSE;
         }
         // SAFETY: non-NULL info (C contract).
         unsafe { super::value::PMIx_Value_true(&(*p).value) }
@@ -510,7 +510,7 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
 }
 
 /// Copy the list into `*par` as a malloc'd `PMIX_INFO` array (persistent items stay
-/// shallow). `*par` is initialised first, so it is always safe to destruct.
+/// shallow; the last element is marked `PMIX_INFO_ARRAY_END`). `*par` is initialised first, so it is always safe to destruct.
 ///
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` (NULL); `PMIX_ERR_EMPTY` for an empty list;
@@ -550,8 +550,9 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
                 return rc;
             }
         }
-        // SAFETY: writable (C contract).
+        // SAFETY: the last element exists; `par` is writable (C contract).
         unsafe {
+            (*arr.add(l.items.len() - 1)).flags |= PMIX_INFO_ARRAY_END;
             (*par).size = l.items.len();
             (*par).array = arr as *mut c_void;
         }
@@ -710,7 +711,7 @@ mod tests {
                 ),
                 PMIX_SUCCESS
             );
-            assert_eq!(PMIx_Info_true(&i), 0);
+            assert_eq!(PMIx_Info_true(&i), PMIX_BOOL_TRUE);
             PMIx_Info_destruct(&mut i);
         }
     }

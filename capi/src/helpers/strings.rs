@@ -119,18 +119,18 @@ pub(crate) fn data_type_name(t: pmix_data_type_t) -> &'static CStr {
 /// Text of an `pmix_device_type_t` (exact single-bit values only).
 pub(crate) fn device_type_name(t: pmix_device_type_t) -> &'static CStr {
     match t {
-        0x0 => c"UNKNOWN",
-        0x1 => c"BLOCK",
-        0x2 => c"GPU",
-        0x4 => c"NETWORK",
-        0x8 => c"OPENFABRICS",
-        0x10 => c"DMA",
-        0x20 => c"COPROCESSOR",
-        0x40 => c"MEMORY",
-        0x80 => c"CORE",
-        0x100 => c"HWT",
-        0x200 => c"CPU",
-        0x400 => c"NODE",
+        PMIX_DEVTYPE_UNKNOWN => c"UNKNOWN",
+        PMIX_DEVTYPE_BLOCK => c"BLOCK",
+        PMIX_DEVTYPE_GPU => c"GPU",
+        PMIX_DEVTYPE_NETWORK => c"NETWORK",
+        PMIX_DEVTYPE_OPENFABRICS => c"OPENFABRICS",
+        PMIX_DEVTYPE_DMA => c"DMA",
+        PMIX_DEVTYPE_COPROC => c"COPROCESSOR",
+        PMIX_DEVTYPE_MEMORY => c"MEMORY",
+        PMIX_DEVTYPE_CORE => c"CORE",
+        PMIX_DEVTYPE_HWT => c"HWT",
+        PMIX_DEVTYPE_CPU => c"CPU",
+        PMIX_DEVTYPE_NODE => c"NODE",
         _ => c"UNKNOWN",
     }
 }
@@ -205,29 +205,29 @@ macro_rules! static_printer {
 static_printer! {
     /// Static text of a process state.
     PMIx_Proc_state_string(state: pmix_proc_state_t) else c"UNKNOWN STATE"; {
-        0 => c"UNDEFINED",
-        1 => c"PREPPED FOR LAUNCH",
-        2 => c"LAUNCH UNDERWAY",
-        3 => c"PROC READY FOR RESTART",
-        4 => c"PROC MARKED FOR TERMINATION",
-        5 => c"PROC EXECUTING",
-        6 => c"PROC HAS CONNECTED TO LOCAL PMIX SERVER",
-        15 => c"PROC HAS NOT TERMINATED",
-        20 => c"PROC HAS TERMINATED",
-        50 => c"PROC ERROR",
-        51 => c"PROC KILLED BY CMD",
-        52 => c"PROC ABNORMALLY ABORTED",
-        53 => c"PROC FAILED TO START",
-        54 => c"PROC ABORTED BY SIGNAL",
-        55 => c"PROC TERMINATED WITHOUT CALLING PMIx_Finalize",
-        56 => c"PROC LOST COMMUNICATION",
-        57 => c"PROC SENSOR BOUND EXCEEDED",
-        58 => c"PROC CALLED PMIx_Abort",
-        59 => c"PROC FAILED TO REPORT HEARTBEAT",
-        60 => c"PROC WAITING TO MIGRATE",
-        61 => c"PROC CANNOT BE RESTARTED",
-        62 => c"PROC TERMINATED WITH NON-ZERO STATUS",
-        63 => c"PROC FAILED TO LAUNCH",
+        PMIX_PROC_STATE_UNDEF => c"UNDEFINED",
+        PMIX_PROC_STATE_PREPPED => c"PREPPED FOR LAUNCH",
+        PMIX_PROC_STATE_LAUNCH_UNDERWAY => c"LAUNCH UNDERWAY",
+        PMIX_PROC_STATE_RESTART => c"PROC READY FOR RESTART",
+        PMIX_PROC_STATE_TERMINATE => c"PROC MARKED FOR TERMINATION",
+        PMIX_PROC_STATE_RUNNING => c"PROC EXECUTING",
+        PMIX_PROC_STATE_CONNECTED => c"PROC HAS CONNECTED TO LOCAL PMIX SERVER",
+        PMIX_PROC_STATE_UNTERMINATED => c"PROC HAS NOT TERMINATED",
+        PMIX_PROC_STATE_TERMINATED => c"PROC HAS TERMINATED",
+        PMIX_PROC_STATE_ERROR => c"PROC ERROR",
+        PMIX_PROC_STATE_KILLED_BY_CMD => c"PROC KILLED BY CMD",
+        PMIX_PROC_STATE_ABORTED => c"PROC ABNORMALLY ABORTED",
+        PMIX_PROC_STATE_FAILED_TO_START => c"PROC FAILED TO START",
+        PMIX_PROC_STATE_ABORTED_BY_SIG => c"PROC ABORTED BY SIGNAL",
+        PMIX_PROC_STATE_TERM_WO_SYNC => c"PROC TERMINATED WITHOUT CALLING PMIx_Finalize",
+        PMIX_PROC_STATE_COMM_FAILED => c"PROC LOST COMMUNICATION",
+        PMIX_PROC_STATE_SENSOR_BOUND_EXCEEDED => c"PROC SENSOR BOUND EXCEEDED",
+        PMIX_PROC_STATE_CALLED_ABORT => c"PROC CALLED PMIx_Abort",
+        PMIX_PROC_STATE_HEARTBEAT_FAILED => c"PROC FAILED TO REPORT HEARTBEAT",
+        PMIX_PROC_STATE_MIGRATING => c"PROC WAITING TO MIGRATE",
+        PMIX_PROC_STATE_CANNOT_RESTART => c"PROC CANNOT BE RESTARTED",
+        PMIX_PROC_STATE_TERM_NON_ZERO => c"PROC TERMINATED WITH NON-ZERO STATUS",
+        PMIX_PROC_STATE_FAILED_TO_LAUNCH => c"PROC FAILED TO LAUNCH",
     }
 }
 
@@ -276,55 +276,55 @@ static_printer! {
 static_printer! {
     /// Static text of an allocation directive.
     PMIx_Alloc_directive_string(directive: pmix_alloc_directive_t) else c"UNSPECIFIED"; {
-        1 => c"NEW",
-        2 => c"EXTEND",
-        3 => c"RELEASE",
-        4 => c"REACQUIRE",
-        5 => c"CANCEL REQUEST",
+        PMIX_ALLOC_NEW => c"NEW",
+        PMIX_ALLOC_EXTEND => c"EXTEND",
+        PMIX_ALLOC_RELEASE => c"RELEASE",
+        PMIX_ALLOC_REAQUIRE => c"REACQUIRE",
+        PMIX_ALLOC_REQ_CANCEL => c"CANCEL REQUEST",
     }
 }
 
 static_printer! {
     /// Static text of a resource-block directive.
     PMIx_Resource_block_directive_string(directive: pmix_resource_block_directive_t) else c"UNSPECIFIED"; {
-        1 => c"DEFINE",
-        2 => c"EXTEND",
-        3 => c"REMOVE",
-        4 => c"DELETE",
+        PMIX_RESOURCE_BLOCK_DEFINE => c"DEFINE",
+        PMIX_RESOURCE_BLOCK_EXTEND => c"EXTEND",
+        PMIX_RESOURCE_BLOCK_REMOVE => c"REMOVE",
+        PMIX_RESOURCE_BLOCK_DELETE => c"DELETE",
     }
 }
 
 static_printer! {
     /// Static text of an allocation inheritance.
     PMIx_Alloc_inheritance_string(inheritance: pmix_alloc_inheritance_t) else c"UNSPECIFIED"; {
-        1 => c"NONE",
-        2 => c"CHILD",
-        3 => c"DEFAULT",
-        4 => c"CHILD_DEFAULT",
+        PMIX_ALLOC_INHERIT_NONE => c"NONE",
+        PMIX_ALLOC_INHERIT_CHILD => c"CHILD",
+        PMIX_ALLOC_INHERIT_DEFAULT => c"DEFAULT",
+        PMIX_ALLOC_INHERIT_CHILD_DEFAULT => c"CHILD_DEFAULT",
     }
 }
 
 static_printer! {
     /// Static text of a job state.
     PMIx_Job_state_string(state: pmix_job_state_t) else c"UNKNOWN"; {
-        0 => c"UNDEFINED",
-        1 => c"AWAITING ALLOCATION",
-        2 => c"LAUNCHING",
-        3 => c"RUNNING",
-        4 => c"SUSPENDED",
-        5 => c"CONNECTED",
-        15 => c"UNTERMINATED",
-        20 => c"TERMINATED",
-        50 => c"TERMINATED WITH ERROR",
+        PMIX_JOB_STATE_UNDEF => c"UNDEFINED",
+        PMIX_JOB_STATE_AWAITING_ALLOC => c"AWAITING ALLOCATION",
+        PMIX_JOB_STATE_LAUNCH_UNDERWAY => c"LAUNCHING",
+        PMIX_JOB_STATE_RUNNING => c"RUNNING",
+        PMIX_JOB_STATE_SUSPENDED => c"SUSPENDED",
+        PMIX_JOB_STATE_CONNECTED => c"CONNECTED",
+        PMIX_JOB_STATE_UNTERMINATED => c"UNTERMINATED",
+        PMIX_JOB_STATE_TERMINATED => c"TERMINATED",
+        PMIX_JOB_STATE_TERMINATED_WITH_ERROR => c"TERMINATED WITH ERROR",
     }
 }
 
 static_printer! {
     /// Static text of a link state.
     PMIx_Link_state_string(state: pmix_link_state_t) else c"UNKNOWN"; {
-        0 => c"UNKNOWN",
-        1 => c"INACTIVE",
-        2 => c"ACTIVE",
+        PMIX_LINK_STATE_UNKNOWN => c"UNKNOWN",
+        PMIX_LINK_DOWN => c"INACTIVE",
+        PMIX_LINK_UP => c"ACTIVE",
     }
 }
 
@@ -343,10 +343,10 @@ static_printer! {
 static_printer! {
     /// Static text of a group operation.
     PMIx_Group_operation_string(op: pmix_group_operation_t) else c"UNKNOWN VALUE"; {
-        0 => c"CONSTRUCT",
-        1 => c"DESTRUCT",
-        2 => c"NONE",
-        3 => c"CANCEL",
+        PMIX_GROUP_CONSTRUCT => c"CONSTRUCT",
+        PMIX_GROUP_DESTRUCT => c"DESTRUCT",
+        PMIX_GROUP_NONE => c"NONE",
+        PMIX_GROUP_CANCEL => c"CANCEL",
     }
 }
 

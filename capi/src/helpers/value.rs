@@ -11,11 +11,6 @@ use core::ffi::{c_char, c_void};
 use pmix_core::{Result, Value};
 use pmix_sys::*;
 
-/// `PMIX_ERR_LOST_PRECISION` / `PMIX_ERR_CHANGE_SIGN` (master status codes not yet in
-/// the status table).
-pub(crate) const ERR_LOST_PRECISION: pmix_status_t = -202;
-pub(crate) const ERR_CHANGE_SIGN: pmix_status_t = -203;
-
 /// Read the datum `PMIx_Value_load`/`PMIx_Data_copy` receive for type `t`: a `char *`
 /// itself for strings and regexes, the pointer itself for `PMIX_POINTER`, otherwise a
 /// pointer to one datum of the type.
@@ -275,9 +270,9 @@ pub unsafe extern "C" fn PMIx_Value_compare(
     })
 }
 
-const BOOL_TRUE: pmix_boolean_t = 0;
-const BOOL_FALSE: pmix_boolean_t = 1;
-const NON_BOOL: pmix_boolean_t = 2;
+const BOOL_TRUE: pmix_boolean_t = PMIX_BOOL_TRUE;
+const BOOL_FALSE: pmix_boolean_t = PMIX_BOOL_FALSE;
+const NON_BOOL: pmix_boolean_t = PMIX_NON_BOOL;
 
 /// Interpret a value as a boolean: `PMIX_UNDEF` is true (presence means set), a bool
 /// is itself, a string is parsed ("", digits, yes/no/true/false/y/n/t/f/enable/disable);
@@ -386,19 +381,19 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
                     Num::Float(f) => {
                         if f.fract() != 0.0 || !f.is_finite() || f.abs() > 1e38 {
                             return if f < 0.0 && <$ty>::MIN == 0 {
-                                ERR_CHANGE_SIGN
+                                PMIX_ERR_CHANGE_SIGN
                             } else {
-                                ERR_LOST_PRECISION
+                                PMIX_ERR_LOST_PRECISION
                             };
                         }
                         f as i128
                     }
                 };
                 if x < 0 && <$ty>::MIN == 0 {
-                    return ERR_CHANGE_SIGN;
+                    return PMIX_ERR_CHANGE_SIGN;
                 }
                 let Ok(y) = <$ty>::try_from(x) else {
-                    return ERR_LOST_PRECISION;
+                    return PMIX_ERR_LOST_PRECISION;
                 };
                 // SAFETY: `dest` has room for the requested type (C contract).
                 unsafe { core::ptr::write_unaligned(dest as *mut $ty, y) };
@@ -419,7 +414,7 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
                     Num::Float(f) => f,
                 };
                 if f.is_finite() && f.abs() > f32::MAX as f64 {
-                    return ERR_LOST_PRECISION;
+                    return PMIX_ERR_LOST_PRECISION;
                 }
                 // SAFETY: room for a float (C contract).
                 unsafe { core::ptr::write_unaligned(dest as *mut f32, f as f32) };
@@ -637,12 +632,12 @@ mod tests {
             conv::value_to_c(&Value::Int(-1), &mut v).unwrap();
             assert_eq!(
                 PMIx_Value_get_number(&v, &mut out32 as *mut u32 as *mut c_void, PMIX_UINT32),
-                ERR_CHANGE_SIGN
+                PMIX_ERR_CHANGE_SIGN
             );
             conv::value_to_c(&Value::Size(300), &mut v).unwrap();
             assert_eq!(
                 PMIx_Value_get_number(&v, &mut out8 as *mut i8 as *mut c_void, PMIX_INT8),
-                ERR_LOST_PRECISION
+                PMIX_ERR_LOST_PRECISION
             );
             assert_eq!(
                 PMIx_Value_get_number(&v, &mut out32 as *mut u32 as *mut c_void, PMIX_UINT32),
