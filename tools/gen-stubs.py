@@ -12,7 +12,7 @@ With --check nothing is written: the exit status says whether stubs.rs is up to 
 
 Stub behaviour: functions returning pmix_status_t return PMIX_ERR_NOT_SUPPORTED; void
 functions do nothing; pointer-returning functions return NULL, except the `const char *`
-*_string functions, which never return NULL and give "UNKNOWN"; bool gives false,
+*_string functions of constants, which never return NULL and give "UNKNOWN"; bool gives false,
 integers 0, pmix_boolean_t PMIX_NON_BOOL, pmix_value_cmp_t
 PMIX_VALUE_COMPARISON_NOT_AVAIL. PMIx_Get_version returns pmix_sys::PMIX_VERSION_STRING.
 Every body runs inside the capi guard and logs "not supported" at debug level.
@@ -136,7 +136,7 @@ def stub(name, ret, args):
                 f"        sys::PMIX_VERSION_STRING.as_ptr()\n    }})\n}}\n")
     if "*" in cret:
         rty = rust_type(ret)
-        if cret == "constchar*" and name.endswith("_string"):
+        if cret == "constchar*" and name.endswith("_string") and name != "PMIx_Get_attribute_string":
             val = 'c"UNKNOWN".as_ptr()'
         else:
             val = "core::ptr::null()" if rty.startswith("*const") else "core::ptr::null_mut()"

@@ -889,9 +889,9 @@ pub unsafe extern "C" fn PMIx_Job_state_string(_state: sys::pmix_job_state_t) ->
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_attribute_string(_attribute: *const c_char) -> *const c_char {
-    crate::ffi_value!(PMIx_Get_attribute_string, c"UNKNOWN".as_ptr(), {
+    crate::ffi_value!(PMIx_Get_attribute_string, core::ptr::null(), {
         log_unsupported("PMIx_Get_attribute_string");
-        c"UNKNOWN".as_ptr()
+        core::ptr::null()
     })
 }
 
