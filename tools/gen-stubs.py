@@ -115,8 +115,11 @@ def defined_elsewhere():
             if not f.endswith(".rs") or os.path.realpath(path) == os.path.realpath(OUT):
                 continue
             with open(path) as fh:
-                for m in re.finditer(r"\bfn\s+(PMIx_\w+)\s*\(", fh.read()):
-                    found[m.group(1)] = os.path.relpath(path, ROOT)
+                for line in fh:
+                    if line.lstrip().startswith("//"):
+                        continue  # a doc comment naming a function is not a definition
+                    for m in re.finditer(r"\bfn\s+(PMIx_\w+)\s*\(", line):
+                        found[m.group(1)] = os.path.relpath(path, ROOT)
     return found
 
 
