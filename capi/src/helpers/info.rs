@@ -135,7 +135,7 @@ pub(crate) unsafe fn info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) 
 }
 
 macro_rules! flag_ops {
-    ($( $set:ident / $test:ident: $how:tt $flag:expr; )*) => {$(
+    ($( fn $set:ident() / fn $test:ident(): $how:tt $flag:expr; )*) => {$(
         /// Set (or clear) the directive flag.
         #[no_mangle]
         pub unsafe extern "C" fn $set(p: *mut pmix_info_t) {
@@ -162,12 +162,12 @@ macro_rules! flag_ops {
 }
 
 flag_ops! {
-    PMIx_Info_required / PMIx_Info_is_required: set PMIX_INFO_REQD;
-    PMIx_Info_optional / PMIx_Info_is_optional: clear PMIX_INFO_REQD;
-    PMIx_Info_processed / PMIx_Info_was_processed: set PMIX_INFO_REQD_PROCESSED;
-    PMIx_Info_set_end / PMIx_Info_is_end: set PMIX_INFO_ARRAY_END;
-    PMIx_Info_qualifier / PMIx_Info_is_qualifier: set PMIX_INFO_QUALIFIER;
-    PMIx_Info_persistent / PMIx_Info_is_persistent: set PMIX_INFO_PERSISTENT;
+    fn PMIx_Info_required() / fn PMIx_Info_is_required(): set PMIX_INFO_REQD;
+    fn PMIx_Info_optional() / fn PMIx_Info_is_optional(): clear PMIX_INFO_REQD;
+    fn PMIx_Info_processed() / fn PMIx_Info_was_processed(): set PMIX_INFO_REQD_PROCESSED;
+    fn PMIx_Info_set_end() / fn PMIx_Info_is_end(): set PMIX_INFO_ARRAY_END;
+    fn PMIx_Info_qualifier() / fn PMIx_Info_is_qualifier(): set PMIX_INFO_QUALIFIER;
+    fn PMIx_Info_persistent() / fn PMIx_Info_is_persistent(): set PMIX_INFO_PERSISTENT;
 }
 
 /// `*size` = the memory the info occupies (struct, key and value).

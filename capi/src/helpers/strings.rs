@@ -157,7 +157,9 @@ pub(crate) fn to_c_string(s: &str) -> *mut c_char {
 /// The version string (static).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_version() -> *const c_char {
-    c"OpenPMIx 7.0.0 (pmix-rs, PMIx Standard: 5.0, Stable ABI: 0.0, Provisional ABI: 0.0)".as_ptr()
+    ffi_value!(PMIx_Get_version, PMIX_VERSION_STRING.as_ptr(), {
+        PMIX_VERSION_STRING.as_ptr()
+    })
 }
 
 /// Static text for a status code; unknown codes give `"ERROR STRING NOT FOUND"`.
@@ -190,7 +192,7 @@ pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_
 }
 
 macro_rules! static_printer {
-    ($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty) else $default:expr; { $($val:pat => $text:expr,)* }) => {
+    ($(#[$doc:meta])* fn $name:ident($arg:ident: $ty:ty) else $default:expr; { $($val:pat => $text:expr,)* }) => {
         $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "C" fn $name($arg: $ty) -> *const c_char {
@@ -204,7 +206,7 @@ macro_rules! static_printer {
 
 static_printer! {
     /// Static text of a process state.
-    PMIx_Proc_state_string(state: pmix_proc_state_t) else c"UNKNOWN STATE"; {
+    fn PMIx_Proc_state_string(state: pmix_proc_state_t) else c"UNKNOWN STATE"; {
         PMIX_PROC_STATE_UNDEF => c"UNDEFINED",
         PMIX_PROC_STATE_PREPPED => c"PREPPED FOR LAUNCH",
         PMIX_PROC_STATE_LAUNCH_UNDERWAY => c"LAUNCH UNDERWAY",
@@ -233,7 +235,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a data scope.
-    PMIx_Scope_string(scope: pmix_scope_t) else c"UNKNOWN SCOPE"; {
+    fn PMIx_Scope_string(scope: pmix_scope_t) else c"UNKNOWN SCOPE"; {
         PMIX_SCOPE_UNDEF => c"UNDEFINED",
         PMIX_LOCAL => c"SHARE ON LOCAL NODE ONLY",
         PMIX_REMOTE => c"SHARE ON REMOTE NODES ONLY",
@@ -248,7 +250,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a persistence.
-    PMIx_Persistence_string(persist: pmix_persistence_t) else c"UNKNOWN PERSISTENCE"; {
+    fn PMIx_Persistence_string(persist: pmix_persistence_t) else c"UNKNOWN PERSISTENCE"; {
         PMIX_PERSIST_INDEF => c"INDEFINITE",
         PMIX_PERSIST_FIRST_READ => c"DELETE ON FIRST ACCESS",
         PMIX_PERSIST_PROC => c"RETAIN UNTIL PUBLISHING PROCESS TERMINATES",
@@ -260,7 +262,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a data range.
-    PMIx_Data_range_string(range: pmix_data_range_t) else c"UNKNOWN"; {
+    fn PMIx_Data_range_string(range: pmix_data_range_t) else c"UNKNOWN"; {
         PMIX_RANGE_UNDEF => c"UNDEFINED",
         PMIX_RANGE_RM => c"INTENDED FOR HOST RESOURCE MANAGER ONLY",
         PMIX_RANGE_LOCAL => c"AVAIL ON LOCAL NODE ONLY",
@@ -275,7 +277,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of an allocation directive.
-    PMIx_Alloc_directive_string(directive: pmix_alloc_directive_t) else c"UNSPECIFIED"; {
+    fn PMIx_Alloc_directive_string(directive: pmix_alloc_directive_t) else c"UNSPECIFIED"; {
         PMIX_ALLOC_NEW => c"NEW",
         PMIX_ALLOC_EXTEND => c"EXTEND",
         PMIX_ALLOC_RELEASE => c"RELEASE",
@@ -286,7 +288,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a resource-block directive.
-    PMIx_Resource_block_directive_string(directive: pmix_resource_block_directive_t) else c"UNSPECIFIED"; {
+    fn PMIx_Resource_block_directive_string(directive: pmix_resource_block_directive_t) else c"UNSPECIFIED"; {
         PMIX_RESOURCE_BLOCK_DEFINE => c"DEFINE",
         PMIX_RESOURCE_BLOCK_EXTEND => c"EXTEND",
         PMIX_RESOURCE_BLOCK_REMOVE => c"REMOVE",
@@ -296,7 +298,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of an allocation inheritance.
-    PMIx_Alloc_inheritance_string(inheritance: pmix_alloc_inheritance_t) else c"UNSPECIFIED"; {
+    fn PMIx_Alloc_inheritance_string(inheritance: pmix_alloc_inheritance_t) else c"UNSPECIFIED"; {
         PMIX_ALLOC_INHERIT_NONE => c"NONE",
         PMIX_ALLOC_INHERIT_CHILD => c"CHILD",
         PMIX_ALLOC_INHERIT_DEFAULT => c"DEFAULT",
@@ -306,7 +308,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a job state.
-    PMIx_Job_state_string(state: pmix_job_state_t) else c"UNKNOWN"; {
+    fn PMIx_Job_state_string(state: pmix_job_state_t) else c"UNKNOWN"; {
         PMIX_JOB_STATE_UNDEF => c"UNDEFINED",
         PMIX_JOB_STATE_AWAITING_ALLOC => c"AWAITING ALLOCATION",
         PMIX_JOB_STATE_LAUNCH_UNDERWAY => c"LAUNCHING",
@@ -321,7 +323,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a link state.
-    PMIx_Link_state_string(state: pmix_link_state_t) else c"UNKNOWN"; {
+    fn PMIx_Link_state_string(state: pmix_link_state_t) else c"UNKNOWN"; {
         PMIX_LINK_STATE_UNKNOWN => c"UNKNOWN",
         PMIX_LINK_DOWN => c"INACTIVE",
         PMIX_LINK_UP => c"ACTIVE",
@@ -330,7 +332,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a value comparison result.
-    PMIx_Value_comparison_string(cmp: pmix_value_cmp_t) else c"UNKNOWN VALUE"; {
+    fn PMIx_Value_comparison_string(cmp: pmix_value_cmp_t) else c"UNKNOWN VALUE"; {
         PMIX_EQUAL => c"EQUAL",
         PMIX_VALUE1_GREATER => c"VALUE1 GREATER",
         PMIX_VALUE2_GREATER => c"VALUE2 GREATER",
@@ -342,7 +344,7 @@ static_printer! {
 
 static_printer! {
     /// Static text of a group operation.
-    PMIx_Group_operation_string(op: pmix_group_operation_t) else c"UNKNOWN VALUE"; {
+    fn PMIx_Group_operation_string(op: pmix_group_operation_t) else c"UNKNOWN VALUE"; {
         PMIX_GROUP_CONSTRUCT => c"CONSTRUCT",
         PMIX_GROUP_DESTRUCT => c"DESTRUCT",
         PMIX_GROUP_NONE => c"NONE",

@@ -16,9 +16,9 @@ use core::ffi::{c_char, c_void};
 use pmix_sys::*;
 
 macro_rules! lifecycle {
-    ($t:ty, $dt:expr, $construct:ident, $destruct:ident, $create:ident, $free:ident) => {
-        lifecycle!(@construct $t, $dt, $construct);
-        lifecycle!(@destruct $t, $dt, $destruct);
+    ($t:ty, $dt:ident: fn $construct:ident(); fn $destruct:ident(); fn $create:ident(); fn $free:ident();) => {
+        lifecycle!(@construct $t, $dt: fn $construct(););
+        lifecycle!(@destruct $t, $dt: fn $destruct(););
 
         /// A malloc'd array of `n` constructed structs (NULL for `n == 0`).
         #[no_mangle]
@@ -37,7 +37,7 @@ macro_rules! lifecycle {
             })
         }
     };
-    (@construct $t:ty, $dt:expr, $construct:ident) => {
+    (@construct $t:ty, $dt:ident: fn $construct:ident();) => {
         /// Put the struct in its constructed state (NULL is ignored).
         #[no_mangle]
         pub unsafe extern "C" fn $construct(p: *mut $t) {
@@ -49,7 +49,7 @@ macro_rules! lifecycle {
             })
         }
     };
-    (@destruct $t:ty, $dt:expr, $destruct:ident) => {
+    (@destruct $t:ty, $dt:ident: fn $destruct:ident();) => {
         /// Free what the struct owns and leave it constructed (NULL is ignored).
         #[no_mangle]
         pub unsafe extern "C" fn $destruct(p: *mut $t) {
@@ -66,137 +66,25 @@ macro_rules! lifecycle {
     };
 }
 
-lifecycle!(
-    pmix_geometry_t,
-    PMIX_GEOMETRY,
-    PMIx_Geometry_construct,
-    PMIx_Geometry_destruct,
-    PMIx_Geometry_create,
-    PMIx_Geometry_free
-);
-lifecycle!(
-    pmix_device_t,
-    PMIX_DEVICE,
-    PMIx_Device_construct,
-    PMIx_Device_destruct,
-    PMIx_Device_create,
-    PMIx_Device_free
-);
-lifecycle!(
-    pmix_device_distance_t,
-    PMIX_DEVICE_DIST,
-    PMIx_Device_distance_construct,
-    PMIx_Device_distance_destruct,
-    PMIx_Device_distance_create,
-    PMIx_Device_distance_free
-);
-lifecycle!(
-    pmix_node_pid_t,
-    PMIX_NODE_PID,
-    PMIx_Node_pid_construct,
-    PMIx_Node_pid_destruct,
-    PMIx_Node_pid_create,
-    PMIx_Node_pid_free
-);
-lifecycle!(
-    pmix_regex2_t,
-    PMIX_REGEX2,
-    PMIx_Regex2_construct,
-    PMIx_Regex2_destruct,
-    PMIx_Regex2_create,
-    PMIx_Regex2_free
-);
-lifecycle!(
-    pmix_resource_unit_t,
-    PMIX_RESOURCE_UNIT,
-    PMIx_Resource_unit_construct,
-    PMIx_Resource_unit_destruct,
-    PMIx_Resource_unit_create,
-    PMIx_Resource_unit_free
-);
-lifecycle!(
-    pmix_byte_object_t,
-    PMIX_BYTE_OBJECT,
-    PMIx_Byte_object_construct,
-    PMIx_Byte_object_destruct,
-    PMIx_Byte_object_create,
-    PMIx_Byte_object_free
-);
-lifecycle!(
-    pmix_endpoint_t,
-    PMIX_ENDPOINT,
-    PMIx_Endpoint_construct,
-    PMIx_Endpoint_destruct,
-    PMIx_Endpoint_create,
-    PMIx_Endpoint_free
-);
-lifecycle!(
-    pmix_envar_t,
-    PMIX_ENVAR,
-    PMIx_Envar_construct,
-    PMIx_Envar_destruct,
-    PMIx_Envar_create,
-    PMIx_Envar_free
-);
-lifecycle!(
-    pmix_proc_info_t,
-    PMIX_PROC_INFO,
-    PMIx_Proc_info_construct,
-    PMIx_Proc_info_destruct,
-    PMIx_Proc_info_create,
-    PMIx_Proc_info_free
-);
-lifecycle!(
-    pmix_pdata_t,
-    PMIX_PDATA,
-    PMIx_Pdata_construct,
-    PMIx_Pdata_destruct,
-    PMIx_Pdata_create,
-    PMIx_Pdata_free
-);
-lifecycle!(
-    pmix_regattr_t,
-    PMIX_REGATTR,
-    PMIx_Regattr_construct,
-    PMIx_Regattr_destruct,
-    PMIx_Regattr_create,
-    PMIx_Regattr_free
-);
-lifecycle!(
-    pmix_app_t,
-    PMIX_APP,
-    PMIx_App_construct,
-    PMIx_App_destruct,
-    PMIx_App_create,
-    PMIx_App_free
-);
-lifecycle!(
-    pmix_query_t,
-    PMIX_QUERY,
-    PMIx_Query_construct,
-    PMIx_Query_destruct,
-    PMIx_Query_create,
-    PMIx_Query_free
-);
-lifecycle!(
-    pmix_topology_t,
-    PMIX_TOPO,
-    PMIx_Topology_construct,
-    PMIx_Topology_destruct,
-    PMIx_Topology_create,
-    PMIx_Topology_free
-);
-lifecycle!(
-    pmix_cpuset_t,
-    PMIX_PROC_CPUSET,
-    PMIx_Cpuset_construct,
-    PMIx_Cpuset_destruct,
-    PMIx_Cpuset_create,
-    PMIx_Cpuset_free
-);
+lifecycle!(pmix_geometry_t, PMIX_GEOMETRY: fn PMIx_Geometry_construct(); fn PMIx_Geometry_destruct(); fn PMIx_Geometry_create(); fn PMIx_Geometry_free(););
+lifecycle!(pmix_device_t, PMIX_DEVICE: fn PMIx_Device_construct(); fn PMIx_Device_destruct(); fn PMIx_Device_create(); fn PMIx_Device_free(););
+lifecycle!(pmix_device_distance_t, PMIX_DEVICE_DIST: fn PMIx_Device_distance_construct(); fn PMIx_Device_distance_destruct(); fn PMIx_Device_distance_create(); fn PMIx_Device_distance_free(););
+lifecycle!(pmix_node_pid_t, PMIX_NODE_PID: fn PMIx_Node_pid_construct(); fn PMIx_Node_pid_destruct(); fn PMIx_Node_pid_create(); fn PMIx_Node_pid_free(););
+lifecycle!(pmix_regex2_t, PMIX_REGEX2: fn PMIx_Regex2_construct(); fn PMIx_Regex2_destruct(); fn PMIx_Regex2_create(); fn PMIx_Regex2_free(););
+lifecycle!(pmix_resource_unit_t, PMIX_RESOURCE_UNIT: fn PMIx_Resource_unit_construct(); fn PMIx_Resource_unit_destruct(); fn PMIx_Resource_unit_create(); fn PMIx_Resource_unit_free(););
+lifecycle!(pmix_byte_object_t, PMIX_BYTE_OBJECT: fn PMIx_Byte_object_construct(); fn PMIx_Byte_object_destruct(); fn PMIx_Byte_object_create(); fn PMIx_Byte_object_free(););
+lifecycle!(pmix_endpoint_t, PMIX_ENDPOINT: fn PMIx_Endpoint_construct(); fn PMIx_Endpoint_destruct(); fn PMIx_Endpoint_create(); fn PMIx_Endpoint_free(););
+lifecycle!(pmix_envar_t, PMIX_ENVAR: fn PMIx_Envar_construct(); fn PMIx_Envar_destruct(); fn PMIx_Envar_create(); fn PMIx_Envar_free(););
+lifecycle!(pmix_proc_info_t, PMIX_PROC_INFO: fn PMIx_Proc_info_construct(); fn PMIx_Proc_info_destruct(); fn PMIx_Proc_info_create(); fn PMIx_Proc_info_free(););
+lifecycle!(pmix_pdata_t, PMIX_PDATA: fn PMIx_Pdata_construct(); fn PMIx_Pdata_destruct(); fn PMIx_Pdata_create(); fn PMIx_Pdata_free(););
+lifecycle!(pmix_regattr_t, PMIX_REGATTR: fn PMIx_Regattr_construct(); fn PMIx_Regattr_destruct(); fn PMIx_Regattr_create(); fn PMIx_Regattr_free(););
+lifecycle!(pmix_app_t, PMIX_APP: fn PMIx_App_construct(); fn PMIx_App_destruct(); fn PMIx_App_create(); fn PMIx_App_free(););
+lifecycle!(pmix_query_t, PMIX_QUERY: fn PMIx_Query_construct(); fn PMIx_Query_destruct(); fn PMIx_Query_create(); fn PMIx_Query_free(););
+lifecycle!(pmix_topology_t, PMIX_TOPO: fn PMIx_Topology_construct(); fn PMIx_Topology_destruct(); fn PMIx_Topology_create(); fn PMIx_Topology_free(););
+lifecycle!(pmix_cpuset_t, PMIX_PROC_CPUSET: fn PMIx_Cpuset_construct(); fn PMIx_Cpuset_destruct(); fn PMIx_Cpuset_create(); fn PMIx_Cpuset_free(););
 
-lifecycle!(@construct pmix_coord_t, PMIX_COORD, PMIx_Coord_construct);
-lifecycle!(@destruct pmix_coord_t, PMIX_COORD, PMIx_Coord_destruct);
+lifecycle!(@construct pmix_coord_t, PMIX_COORD: fn PMIx_Coord_construct(););
+lifecycle!(@destruct pmix_coord_t, PMIX_COORD: fn PMIx_Coord_destruct(););
 
 /// `number` coords of `dims` zeroed dimensions each (NULL for `number == 0`); release
 /// with `PMIx_Coord_free(m, number)`.
