@@ -31,8 +31,12 @@ int main(int argc, char **argv)
         if (rank == 0) {
             rc = MPI_Open_port(MPI_INFO_NULL, port);
             CHECK(rc == MPI_SUCCESS, "server: MPI_Open_port -> %s", port);
-            rc = MPI_Publish_name(name, MPI_INFO_NULL, port);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Publish_name(name, MPI_INFO_NULL, port);
             CHECK(rc == MPI_SUCCESS, "server: MPI_Publish_name %s", name);
+            /* Without a port nobody can connect: end the job now instead of hanging. */
+            if (rc != MPI_SUCCESS)
+                MPI_Abort(MPI_COMM_WORLD, 3);
             printf("connect server published %s\n", name);
             fflush(stdout);
         }
@@ -42,6 +46,8 @@ int main(int argc, char **argv)
         if (rank == 0) {
             rc = MPI_Lookup_name(name, MPI_INFO_NULL, port);
             CHECK(rc == MPI_SUCCESS, "client: MPI_Lookup_name %s -> %s", name, port);
+            if (rc != MPI_SUCCESS)
+                MPI_Abort(MPI_COMM_WORLD, 3);
         }
         rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         CHECK(rc == MPI_SUCCESS, "client %d: MPI_Comm_connect", rank);
