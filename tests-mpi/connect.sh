@@ -21,6 +21,7 @@ trap cleanup EXIT
 
 for _ in $(seq 1 100); do
   [ -s "$uri" ] && break
+  kill -0 "$srv" 2>/dev/null || break
   sleep 0.1
 done
 if [ ! -s "$uri" ]; then

@@ -11,9 +11,11 @@
 #   connect    MPI_Comm_connect/accept between two mpiruns through one ompi-server
 #   abort      MPI_Abort(42) from the last of 4 ranks; the job must exit with 42
 #   singleton  ./mpi_hello without mpirun (it forks its own orted)
-#   netns      hello and ring at -np 6, and spawn, over 3 network-namespace hosts (mpirun on
-#              one, orted on the others), plain, with async modex, and with
-#              PMIX_MCA_pmix_server_fence_delta_modex=1 exported to every daemon
+#   netns      hello and ring at -np 6, and spawn (2 parents + 4 children), over 3 network-
+#              namespace hosts (mpirun on one, orted on the others): plain, with async modex
+#              (--mca pmix_base_async_modex 1 --mca pmix_base_collect_data 0), and with
+#              PMIX_MCA_pmix_server_fence_delta_modex=1 exported to every daemon; plus hello
+#              with an ssh-like agent where only orte_launch_agent carries the library
 #
 # Each single-host scenario runs once per mode in MODES; a mode swaps the library in by
 #   preload          LD_PRELOAD=PMIX_LIB (mpirun/orted inherit it, ranks get -x LD_PRELOAD)
@@ -28,7 +30,7 @@
 # skipped (and counted as failed) so that a broken library cannot keep CI busy for long.
 # Settings (environment): PMIX_LIB (required), MPI_BIN (compiled programs, default
 # build/tests-mpi), MODES, NETNS_MODES (default "preload ldpath"), NETNS_VARIANTS (default
-# "plain async delta"), NETNS_DIR (default
+# "plain async delta agent"), NETNS_DIR (default
 # ../shared/netns from the repository root), NETNS_PREFIX (default ompit<pid>), MAX_HANGS (3),
 # LOG_DIR (kept; default a temporary directory, removed when all passed unless KEEP_LOGS=1),
 # VERBOSE=1 (print each failing log in full).
@@ -40,7 +42,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MPI_BIN=${MPI_BIN:-$ROOT/build/tests-mpi}
 MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NETNS_MODES=${NETNS_MODES:-preload ldpath}
-NETNS_VARIANTS=${NETNS_VARIANTS:-plain async delta}
+NETNS_VARIANTS=${NETNS_VARIANTS:-plain async delta agent}
 # ../shared sits beside the clone in CI; a worktree under <top>/wt/<name> finds it two up.
 if [ -z "${NETNS_DIR:-}" ]; then
   NETNS_DIR=$ROOT/../shared/netns
@@ -127,10 +129,22 @@ mpirun_cmd() {
   MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x MPITEST_PMIX_LIB -x MPITEST_ENV "${MODE_X[@]}")
 }
 
-# The first lines of a log that look like the reason it failed.
+# The lines of a log that best explain a failure: loader and crash messages first, then
+# failed checks, then other error lines; the tail of the log if none of these.
 first_error() {
-  grep -v '^ok ' "$1" | grep -m 4 -E 'FAIL|rror|undefined symbol|not found|PMIx|PMIX|Segmentation|signal|abort|core dumped|killed' ||
+  local out
+  out=$({
+    grep -E 'undefined symbol|symbol lookup error|Segmentation|core dumped|panicked' "$1"
+    grep -E '^FAIL' "$1"
+    grep -v '^ok ' "$1" | grep -E 'rror|PMIx|PMIX|not found|Not found|failed'
+  } | awk '!seen[$0]++' | head -n 4)
+  if [ -n "$out" ]; then
+    echo "$out"
+  elif [ -s "$1" ]; then
     tail -n 4 "$1"
+  else
+    echo "(no output at all; tests-mpi/pmix-calls.sh shows the last PMIx_* call of each process)"
+  fi
 }
 
 # run_case NAME SECS WANT_RC MIN_PROCS NEED_ORTED CMD...
@@ -234,10 +248,16 @@ single_host() {
 # The mpirun of a multi-host case: mpirun runs "on" host 1 (its own UTS namespace, hostname
 # node1); netns-rsh starts orted on the other hosts, inheriting mpirun's environment
 # (LD_PRELOAD, LD_LIBRARY_PATH, LD_BIND_NOW, PMIX_MCA_*), which the ranks then check.
+# With "agent", the rsh agent drops the LD_* variables (as ssh would) and the orted command
+# itself carries them: --mca orte_launch_agent "env LD_PRELOAD=... orted".
 netns_mpirun() {
+  local -a rsh=(--mca plm_rsh_agent "$NETNS_DIR/netns-rsh")
+  if [ "${1:-}" = agent ]; then
+    rsh=(--mca plm_rsh_agent "$ROOT/tests-mpi/rsh-clean-env"
+      --mca orte_launch_agent "env ${MODE_ENV[*]} orted")
+  fi
   MPIRUN=(ip netns exec "${NETNS_PREFIX}_n1" unshare --uts /bin/sh -c 'hostname node1; exec "$@"' sh
-    mpirun --allow-run-as-root --hostfile "$WORK/hostfile"
-    --mca plm_rsh_agent "$NETNS_DIR/netns-rsh" --mca plm_rsh_no_tree_spawn 1
+    mpirun --allow-run-as-root --hostfile "$WORK/hostfile" "${rsh[@]}" --mca plm_rsh_no_tree_spawn 1
     --mca oob_tcp_if_include 10.211.0.0/24 --mca btl tcp,self --mca btl_tcp_if_include 10.211.0.0/24
     -x MPITEST_PMIX_LIB -x MPITEST_ENV "${MODE_X[@]}")
 }
@@ -265,6 +285,7 @@ scenario_netns() {
     return
   fi
   printf '10.211.0.1%d slots=2\n' 1 2 3 >"$WORK/hostfile"
+  export MPITEST_RSH=$NETNS_DIR/netns-rsh
   local mode variant
   local -a extra
   for mode in $NETNS_MODES; do
@@ -280,9 +301,15 @@ scenario_netns() {
           set_mode "$mode" PMIX_MCA_gds=hash
           extra=(--mca pmix_base_async_modex 1 --mca pmix_base_collect_data 0) ;;
         delta) set_mode "$mode" PMIX_MCA_pmix_server_fence_delta_modex=1 ;;
+        agent) set_mode "$mode" ;;
       esac
-      netns_mpirun
       local c=netns-$mode-$variant
+      if [ "$variant" = agent ]; then
+        netns_mpirun agent
+        run_case "$c/hello-np6" 60 0 6 1 "${MPIRUN[@]}" -np 6 "$MPI_BIN/mpi_hello" 6
+        continue
+      fi
+      netns_mpirun
       run_case "$c/hello-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_hello" 6
       run_case "$c/ring-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_ring"
       run_case "$c/spawn-np2+4" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 2 "$MPI_BIN/mpi_spawn" 4
