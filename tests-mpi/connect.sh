@@ -42,6 +42,14 @@ done
 "$@" "${lo[@]}" --ompi-server "file:$uri" -np "$npc" "$bin/mpi_connect" client "$name" \
   </dev/null >"$work/connect-client.log" 2>&1
 crc=$?
+# A server job whose client failed waits in MPI_Comm_accept forever: give it 10 s.
+if [ "$crc" != 0 ]; then
+  for _ in $(seq 1 100); do
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$job" 2>/dev/null
+fi
 wait "$job"
 src=$?
 

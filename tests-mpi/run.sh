@@ -59,7 +59,10 @@ mkdir -p "$LOG_DIR"
 # alive (a hung rank, a daemonized orted) is found by it and killed by pid.
 RUN_ID=pmixrs-ompi-$$-$RANDOM
 NETNS_MADE=0
+npass=0
 nfail=0
+hangs=0
+failed=()
 
 # Pids of the processes that carry our marker (one grep over every environ file).
 marked() {
@@ -100,11 +103,6 @@ LDDIR=$WORK/ldpath
 mkdir -p "$LDDIR"
 ln -s "$PMIX_LIB" "$LDDIR/libpmix.so.2"
 echo "testing $PMIX_LIB; logs in $LOG_DIR"
-
-npass=0
-nfail=0
-hangs=0
-failed=()
 
 # set_mode MODE [NAME=VALUE...]: the environment of a mode, plus extra exported variables.
 set_mode() {
