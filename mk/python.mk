@@ -9,13 +9,16 @@
 # Not in CHECK_TARGETS yet: the lead adds python-check and python-constants-check
 # once the runtime and include/ are on main.
 
-PYTHON          ?= /usr/bin/python3
+# the interpreter the tests run with and the package is installed for (Debian's,
+# where apt puts python3-pytest); PYTHON (any python3) runs the generator
+PMIX_PYTHON     ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PYTHON          ?= python3
 # the headers the constants come from (a parameter so that other header sets can be used)
 PMIX_PY_INCLUDE ?= $(CURDIR)/include
 DEBIAN_PMIX_LIB ?= /usr/lib/x86_64-linux-gnu/libpmix.so.2
 PYTEST_ARGS     ?= -q
 # where `make install` puts the package: Debian's python looks in dist-packages
-PYTHON_SITEDIR  ?= $(shell $(PYTHON) -c "import sys, sysconfig; \
+PYTHON_SITEDIR  ?= $(shell $(PMIX_PYTHON) -c "import sys, sysconfig; \
 kind = 'dist-packages' if 'dist-packages' in sysconfig.get_path('purelib') else 'site-packages'; \
 print('$(PREFIX)/lib/python%d.%d/%s' % (sys.version_info[0], sys.version_info[1], kind))")
 
@@ -29,11 +32,11 @@ python-constants-check:
 
 python-check: lib
 	PMIX_TEST_LAUNCHER=pmixrun PMIXRUN=$(PMIXRUN) PMIX_LIBRARY=$(LIBDIR)/libpmix.so.2 \
-	  $(TIMEOUT) 1800 $(PYTHON) -m pytest $(PYTEST_ARGS) tests-py
+	  $(TIMEOUT) 1800 $(PMIX_PYTHON) -m pytest $(PYTEST_ARGS) tests-py
 
 python-check-debian:
 	PMIX_TEST_LAUNCHER=mpirun PMIX_LIBRARY=$(DEBIAN_PMIX_LIB) \
-	  $(TIMEOUT) 1800 $(PYTHON) -m pytest $(PYTEST_ARGS) tests-py
+	  $(TIMEOUT) 1800 $(PMIX_PYTHON) -m pytest $(PYTEST_ARGS) tests-py
 
 # The package is copied (no pip needed); a link to the installed library sits
 # next to it, so `import pmix` finds our libpmix.so.2 first.

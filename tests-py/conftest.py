@@ -99,8 +99,20 @@ class Run:
             " ".join(self.cmd), self.returncode, self.stdout[-6000:], self.stderr[-6000:])
 
 
+def _require_runtime():
+    if LAUNCHER == "pmixrun":
+        pmixrun = launcher_cmd(1)[0]
+        if not (os.path.exists(pmixrun) or shutil.which(pmixrun)):
+            pytest.fail("PMIX_TEST_LAUNCHER=pmixrun but %s is missing (run make first)" % pmixrun)
+    elif not shutil.which("mpirun"):
+        pytest.fail("PMIX_TEST_LAUNCHER=mpirun but mpirun is not installed")
+    if LIB_VERSION is None:
+        pytest.fail("cannot load the PMIx library (%s) from Python" % (library() or "libpmix.so.2"))
+
+
 def run_ranks(prog, scenario, np=2, extra_env=None, timeout=None):
     """Run ``ranks/<prog> <scenario>`` as ``np`` ranks; never hangs."""
+    _require_runtime()
     timeout = timeout or TIMEOUT
     env = rank_env(dict({"PMIX_TEST_NP": str(np)}, **(extra_env or {})))
     cmd = (["timeout", "-s", "KILL", str(timeout)] + launcher_cmd(np) + ["env"]
@@ -115,6 +127,8 @@ def run_ranks(prog, scenario, np=2, extra_env=None, timeout=None):
 
 def run_alone(prog, scenario, timeout=None):
     """Run a rank program with no launcher (a singleton)."""
+    if LIB_VERSION is None:
+        pytest.fail("cannot load the PMIx library (%s) from Python" % (library() or "libpmix.so.2"))
     timeout = timeout or TIMEOUT
     env = {k: v for k, v in os.environ.items()
            if not (k.startswith("PMIX_") or k.startswith("OMPI_") or k.startswith("PRTE_"))}
@@ -131,15 +145,3 @@ def assert_ok(run, np):
     assert not fails and run.returncode == 0, "\n".join(fails) + "\n" + run.report()
     for r in range(np):
         assert ("[%d] ok - finalize" % r) in run.stdout, "rank %d did not finalize\n%s" % (r, run.report())
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _environment_ready():
-    if LAUNCHER == "pmixrun":
-        pmixrun = launcher_cmd(1)[0]
-        if not (os.path.exists(pmixrun) or shutil.which(pmixrun)):
-            pytest.exit("PMIX_TEST_LAUNCHER=pmixrun but %s is missing (run make first)" % pmixrun, returncode=2)
-    elif not shutil.which("mpirun"):
-        pytest.exit("PMIX_TEST_LAUNCHER=mpirun but mpirun is not installed", returncode=2)
-    if LIB_VERSION is None:
-        pytest.exit("cannot load the PMIx library (%s) from Python" % (library() or "libpmix.so.2"), returncode=2)

@@ -28,6 +28,24 @@ def test_self_referential_keys():
     assert_ok(run_ranks(PROG, "self_referential"), 2)
 
 
+@pytest.mark.parametrize("np", [2, 4])
+def test_reserved_keys(np):
+    assert_ok(run_ranks(PROG, "reserved_keys", np=np), np)
+
+
+def test_level_directives():
+    assert_ok(run_ranks(PROG, "level_directives"), 2)
+
+
+def test_storage_directives():
+    assert_ok(run_ranks(PROG, "storage_directives"), 2)
+
+
+@pmix_rs_only("no PMIX_DEL_* scopes (a deleting Put is PMIX_ERR_BAD_PARAM)")
+def test_deleted_key_is_not_found():
+    assert_ok(run_ranks(PROG, "deleted_key"), 2)
+
+
 @pmix_rs_only("PMIX_VERSION_NUMERIC does not exist before master")
 def test_version_numeric_ignores_proc():
     assert_ok(run_ranks(PROG, "version_numeric"), 2)

@@ -240,8 +240,12 @@ class PMIxClient:
     # -- data ----------------------------------------------------------
     @_api()
     def put(self, scope, key, value):
-        """PMIx_Put(scope, key, value dict)."""
+        """PMIx_Put(scope, key, value dict). ``value`` None (for a PMIX_DEL_*
+        scope, which ignores it) passes an empty PMIX_UNDEF value rather than
+        NULL, which some libraries dereference."""
         keep = Keep()
+        if value is None:
+            value = {"value": None, "val_type": C.PMIX_UNDEF}
         v = value_ptr(value, keep)
         return self._lib.PMIx_Put(int(scope), key_arg(key), v)
 

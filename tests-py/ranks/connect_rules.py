@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Waiter, check, check_eq, check_rc, info, main  # noqa: E402
+from common import Waiter, check, check_eq, check_rc, main  # noqa: E402
 from pmix import *  # noqa: E402,F401,F403
 
 

@@ -108,6 +108,102 @@ def self_referential(ctx):
     ctx.barrier()
 
 
+def reserved_keys(ctx):
+    """Commonly available reserved keys, with the types the page gives:
+    process-level ones for the proc, job-level ones at PMIX_RANK_WILDCARD
+    (every rank runs on one node here)."""
+    foo = ctx.foo
+    n = int(os.environ.get("PMIX_TEST_NP", "0"))
+    wild = {"nspace": ctx.ns, "rank": PMIX_RANK_WILDCARD}
+    got = {}
+    for who, proc, key, vt in (
+        ("proc", ctx.me, PMIX_LOCAL_RANK, PMIX_UINT16),
+        ("proc", ctx.me, PMIX_NODE_RANK, PMIX_UINT16),
+        ("proc", ctx.me, PMIX_HOSTNAME, PMIX_STRING),
+        ("proc", ctx.me, PMIX_GLOBAL_RANK, PMIX_PROC_RANK),
+        ("proc", ctx.me, PMIX_NODEID, PMIX_UINT32),
+        ("proc", ctx.me, PMIX_APPNUM, PMIX_UINT32),
+        ("peer", ctx.peer(), PMIX_LOCAL_RANK, PMIX_UINT16),
+        ("job", wild, PMIX_JOB_SIZE, PMIX_UINT32),
+        ("job", wild, PMIX_LOCAL_SIZE, PMIX_UINT32),
+        ("job", wild, PMIX_LOCAL_PEERS, PMIX_STRING),
+        ("job", wild, PMIX_UNIV_SIZE, PMIX_UINT32),
+        ("job", wild, PMIX_NUM_NODES, PMIX_UINT32),
+        ("job", wild, PMIX_NODE_LIST, PMIX_STRING),
+        ("job", wild, PMIX_MAX_PROCS, PMIX_UINT32),
+    ):
+        rc, v = foo.get(proc, key, [])
+        check(rc == PMIX_SUCCESS and v is not None and v["val_type"] == vt,
+              "%s %s: %s %r (want type %d)" % (who, key, foo.error_string(rc), v, vt))
+        if rc == PMIX_SUCCESS and v:
+            got[(who, key)] = v["value"]
+    want = {
+        ("proc", PMIX_LOCAL_RANK): ctx.rank,
+        ("proc", PMIX_NODE_RANK): ctx.rank,
+        ("proc", PMIX_GLOBAL_RANK): ctx.rank,
+        ("proc", PMIX_APPNUM): 0,
+        ("peer", PMIX_LOCAL_RANK): ctx.peer()["rank"],
+        ("job", PMIX_JOB_SIZE): n,
+        ("job", PMIX_LOCAL_SIZE): n,
+        ("job", PMIX_NUM_NODES): 1,
+    }
+    for k, w in want.items():
+        check_eq(got.get(k), w, "%s %s" % k)
+    peers = got.get(("job", PMIX_LOCAL_PEERS))
+    check(peers is not None and sorted(int(x) for x in peers.split(",")) == list(range(n)), "local peers %r" % peers)
+    check(got.get(("job", PMIX_NODE_LIST)) == got.get(("proc", PMIX_HOSTNAME)), "the node list is our host")
+    # slots, not processes: an oversubscribed launch may have fewer
+    check(got.get(("job", PMIX_UNIV_SIZE), 0) >= 1 and got.get(("job", PMIX_MAX_PROCS), 0) >= 1, "slot counts >= 1")
+    ctx.barrier()
+
+
+def level_directives(ctx):
+    """PMIX_JOB_INFO / PMIX_NODE_INFO / PMIX_SESSION_INFO select the level."""
+    foo = ctx.foo
+    n = int(os.environ.get("PMIX_TEST_NP", "0"))
+    wild = {"nspace": ctx.ns, "rank": PMIX_RANK_WILDCARD}
+    for key, level in ((PMIX_JOB_SIZE, PMIX_JOB_INFO), (PMIX_LOCAL_SIZE, PMIX_NODE_INFO),
+                       (PMIX_UNIV_SIZE, PMIX_SESSION_INFO)):
+        rc, v = foo.get(wild, key, [info(level, True, PMIX_BOOL)])
+        check(rc == PMIX_SUCCESS and v and v["value"] >= (1 if level == PMIX_SESSION_INFO else n), "%s with %s: %s %r" % (key, level, foo.error_string(rc), v))
+    ctx.barrier()
+
+
+def storage_directives(ctx):
+    """From Python every value is a copy: POINTER/STATIC directives are accepted."""
+    foo = ctx.foo
+    _post(ctx)
+    want = {"value": "value-of-%d" % ctx.peer()["rank"], "val_type": PMIX_STRING}
+    for d in (PMIX_GET_POINTER_VALUES, PMIX_GET_STATIC_VALUES):
+        for _ in range(3):
+            rc, v = foo.get(ctx.peer(), "mykey", [info(d, True, PMIX_BOOL)])
+        check_eq((rc, v), (PMIX_SUCCESS, want), "get with %s" % d)
+    rc, v = foo.get(ctx.peer(), "mykey", [])
+    check_eq((rc, v), (PMIX_SUCCESS, want), "the store is intact afterwards")
+    ctx.barrier()
+
+
+def deleted_key(ctx):
+    """A key retracted with a PMIX_DEL_* scope is NOT_FOUND once the removal
+    has been committed and carried by a collecting fence."""
+    foo = ctx.foo
+    collect = [info(PMIX_COLLECT_DATA, True, PMIX_BOOL)]
+    foo.put(PMIX_GLOBAL, "delkey", {"value": ctx.rank, "val_type": PMIX_INT})
+    foo.commit()
+    foo.fence(None, collect)
+    rc, v = foo.get(ctx.peer(), "delkey", [info(PMIX_TIMEOUT, 10, PMIX_INT)])
+    check_eq((rc, v and v["value"]), (PMIX_SUCCESS, ctx.peer()["rank"]), "peer's key before the deletion")
+    foo.fence(None, None)
+    check_rc(foo, foo.put(PMIX_DEL_GLOBAL, "delkey", None), PMIX_SUCCESS, "put(PMIX_DEL_GLOBAL, key, None)")
+    check_rc(foo, foo.commit(), PMIX_SUCCESS, "commit the deletion")
+    foo.fence(None, collect)
+    rc, v = foo.get(ctx.peer(), "delkey", [info(PMIX_IMMEDIATE, True, PMIX_BOOL)])
+    check_rc(foo, rc, PMIX_ERR_NOT_FOUND, "peer's key after the deletion")
+    rc, v = foo.get(ctx.me, "delkey", [info(PMIX_OPTIONAL, True, PMIX_BOOL)])
+    check_rc(foo, rc, PMIX_ERR_NOT_FOUND, "own key after the deletion")
+    ctx.barrier()
+
+
 def version_numeric(ctx):
     """PMIX_VERSION_NUMERIC reports the library's version and ignores proc."""
     foo = ctx.foo
@@ -352,6 +448,10 @@ SCENARIOS = {
         null_proc,
         wildcard,
         self_referential,
+        reserved_keys,
+        level_directives,
+        storage_directives,
+        deleted_key,
         version_numeric,
         optional,
         immediate,
