@@ -23,11 +23,16 @@ _checks = 0
 _tag = "[?]"
 
 
-def say(line):
-    """One write per line, so that the launcher does not interleave ranks
-    inside a line."""
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+_out_lock = threading.Lock()
+
+
+def say(*parts):
+    """print(), but one locked write per line: callbacks print from the
+    progress thread while the main thread prints its checks."""
+    line = " ".join(str(p) for p in parts) + "\n"
+    with _out_lock:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 def check(cond, what):

@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Waiter, check, check_eq, check_rc, main  # noqa: E402
+from common import Waiter, say, check, check_eq, check_rc, main  # noqa: E402
 from pmix import *  # noqa: E402,F401,F403
 
 
@@ -22,7 +22,7 @@ def _example(ctx, pydirs):
     calls = Waiter()
 
     def donecb(status, cbdata):
-        print("connect completed:", foo.error_string(status), flush=True)
+        say("connect completed:", foo.error_string(status))
         calls(status, cbdata)
 
     cbdata = "mycbdata"

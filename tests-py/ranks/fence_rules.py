@@ -7,7 +7,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Waiter, check, check_eq, check_rc, info, main  # noqa: E402
+from common import Waiter, say, check, check_eq, check_rc, info, main  # noqa: E402
 from pmix import *  # noqa: E402,F401,F403
 
 COLLECT = info(PMIX_COLLECT_DATA, True, PMIX_BOOL)
@@ -43,7 +43,7 @@ def example(ctx):
     calls = Waiter()
 
     def donecb(status, cbdata):
-        print("fence completed:", foo.error_string(status), flush=True)
+        say("fence completed:", foo.error_string(status))
         calls(status, cbdata)
 
     cbdata = "mycbdata"

@@ -3,11 +3,13 @@ one scenario per rule. Run as ranks: ``get_rules.py <scenario>``."""
 
 import os
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (  # noqa: E402
     Waiter,
+    say,
     check,
     check_eq,
     check_rc,
@@ -44,7 +46,7 @@ def example(ctx):
     calls = Waiter()
 
     def valuecb(status, value, cbdata):
-        print("get completed:", foo.error_string(status), value, flush=True)
+        say("get completed:", foo.error_string(status), value)
         calls(status, value, cbdata)
 
     cbdata = "mycbdata"
@@ -58,6 +60,7 @@ def example(ctx):
         check_rc(foo, status, PMIX_SUCCESS, "valuecb status")
         check_eq(value, {"value": "value-of-0", "val_type": PMIX_STRING}, "valuecb value")
         check(data is cbdata, "cbdata passed back unmodified (same object)")
+        check(calls.thread_ids[0] != threading.main_thread().ident, "valuecb ran on the progress thread, not ours")
     ctx.barrier()
 
 
