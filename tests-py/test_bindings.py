@@ -258,3 +258,85 @@ def test_generator_on_openpmix_headers():
                "PMIX_FABRIC_DEVICE_COORDINATES", "PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT", "PMIX_QUERY_SUPPORTED_QUALIFIERS"}
     diff = {k for k, v in consts.items() if hasattr(C, k) and getattr(C, k) != v} - changed
     assert not diff, sorted(diff)
+
+
+# -- the C callback trampolines, driven directly ------------------------------
+from pmix import _callbacks as CB  # noqa: E402
+
+
+def _entry(fn, data=None):
+    return CB.registry.add(CB.Entry(fn, data, cv.Keep(), "test"))
+
+
+def test_op_trampoline_calls_once(capfd):
+    calls = []
+    key = _entry(lambda st, d: calls.append((st, d)), "data")
+    CB.OP_CB(C.PMIX_ERR_TIMEOUT, key)
+    CB.OP_CB(C.PMIX_ERR_TIMEOUT, key)  # a second completion of the same request
+    assert calls == [(C.PMIX_ERR_TIMEOUT, "data")]
+    assert "unknown request" in capfd.readouterr().err
+
+
+def test_exception_in_callback_is_reported_not_raised(capfd):
+    def bad(status, cbdata):
+        raise RuntimeError("boom from a test callback")
+
+    CB.OP_CB(0, _entry(bad))
+    err = capfd.readouterr().err
+    assert "RuntimeError: boom from a test callback" in err and "progress thread continues" in err
+    calls = []
+    CB.OP_CB(0, _entry(lambda st, d: calls.append(st)))
+    assert calls == [0]
+
+
+def test_value_trampoline():
+    calls = []
+    keep = cv.Keep()
+    v = cv.value_ptr({"value": "x", "val_type": C.PMIX_STRING}, keep)
+    CB.VALUE_CB(C.PMIX_SUCCESS, v, _entry(lambda st, val, d: calls.append((st, val, d)), 7))
+    CB.VALUE_CB(C.PMIX_ERR_NOT_FOUND, None, _entry(lambda st, val, d: calls.append((st, val, d)), 8))
+    assert calls == [(0, {"value": "x", "val_type": C.PMIX_STRING}, 7), (C.PMIX_ERR_NOT_FOUND, None, 8)]
+
+
+def test_info_trampoline_releases_the_library_data():
+    released = []
+    calls = []
+    release = T.pmix_release_cbfunc_t(lambda d: released.append(d))
+    keep = cv.Keep()
+    ptr, n = cv.info_array([{"key": "a", "value": 1, "val_type": C.PMIX_INT}], keep)
+    CB.INFO_CB(0, ptr, n, _entry(lambda st, res, d: calls.append((st, res))), release, 99)
+    assert calls == [(0, [{"key": "a", "flags": 0, "value": 1, "val_type": C.PMIX_INT}])]
+    assert released == [99]
+
+
+def test_event_handler_trampoline_always_completes(capfd):
+    completions = []
+
+    def lib_cbfunc(status, results, nresults, op, thiscbdata, notification_cbdata):
+        got = cv.unload_info_array(results, nresults) if results else []
+        completions.append((status, got, notification_cbdata))
+        if op:
+            op(0, thiscbdata)  # the library lets go of the results
+
+    lib_cb = T.pmix_event_notification_cbfunc_fn_t(lib_cbfunc)
+    src = T.pmix_proc_t(b"ns", 3)
+    seen = []
+
+    def hdlr(ref, status, source, info, results):
+        seen.append((ref, status, source, info))
+        return C.PMIX_EVENT_ACTION_COMPLETE, [{"key": "r", "value": True, "val_type": C.PMIX_BOOL}]
+
+    before = len(CB.registry)
+    fn = CB.make_event_handler(hdlr, cv.info_array)
+    fn(5, -3007, ctypes.pointer(src), None, 0, None, 0, lib_cb, 1234)
+    assert seen == [(5, -3007, {"nspace": "ns", "rank": 3}, [])]
+    assert completions == [(C.PMIX_EVENT_ACTION_COMPLETE, [{"key": "r", "flags": 0, "value": True,
+                                                            "val_type": C.PMIX_BOOL}], 1234)]
+    assert len(CB.registry) == before
+
+    def bad(*a):
+        raise KeyError("boom in a test handler")
+
+    CB.make_event_handler(bad, cv.info_array)(6, -3007, ctypes.pointer(src), None, 0, None, 0, lib_cb, 5)
+    assert completions[-1] == (C.PMIX_EVENT_NO_ACTION_TAKEN, [], 5)
+    assert "boom in a test handler" in capfd.readouterr().err

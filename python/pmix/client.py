@@ -102,7 +102,8 @@ def _cb_args(cbfunc, cbdata, keep, what, tramp):
     if cbfunc is None:
         # a NULL callback: the library may use our buffers after returning
         # without telling us when it stops, so they are never released
-        orphans.append(keep)
+        if keep:
+            orphans.append(keep)
         return type(tramp)(), None, None
     if not callable(cbfunc):
         raise TypeError("cbfunc must be callable or None, not %s" % type(cbfunc).__name__)
