@@ -33,7 +33,8 @@ if PYPATH:
 def library():
     lib = os.environ.get("PMIX_LIBRARY")
     if lib:
-        return lib
+        # the ranks may run elsewhere than here: a relative path would move
+        return os.path.abspath(lib) if "/" in lib else lib
     if LAUNCHER == "pmixrun":
         return str(REPO / "build" / "lib" / "libpmix.so.2")
     return None
