@@ -6,7 +6,7 @@
 #   make python-check-debian      the same suite: Debian's libpmix under Open MPI's mpirun
 #   make install-python           install the package (make install PREFIX=... calls it)
 #
-# Not in CHECK_TARGETS yet: the lead adds python-check and python-constants-check
+# python-constants-check is in CHECK_TARGETS; python-check joins once the runtime runs it green.
 # once the runtime and include/ are on main.
 
 # the interpreter the tests run with and the package is installed for (Debian's,
@@ -44,3 +44,4 @@ install-python:
 	install -d $(DESTDIR)$(PYTHON_SITEDIR)/pmix
 	install -m 0644 python/pmix/*.py $(DESTDIR)$(PYTHON_SITEDIR)/pmix/
 	ln -sf $(PREFIX)/lib/libpmix.so.2 $(DESTDIR)$(PYTHON_SITEDIR)/pmix/libpmix.so.2
+CHECK_TARGETS += python-constants-check
