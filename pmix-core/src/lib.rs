@@ -13,6 +13,7 @@
 pub mod client;
 pub mod codec;
 pub mod error;
+pub mod protocol;
 pub mod reactor;
 pub mod server;
 pub mod store;

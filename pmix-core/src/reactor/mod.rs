@@ -244,7 +244,8 @@ impl Ctx {
     fn drop_conn(&mut self, id: ConnId, why: String) {
         if let Some(mut c) = self.conns.remove(&id) {
             let _ = self.registry.deregister(&mut c.stream);
-            self.pending.push_back((id, c.owner, ConnEvent::Closed(why)));
+            self.pending
+                .push_back((id, c.owner, ConnEvent::Closed(why)));
         }
     }
 
@@ -268,10 +269,11 @@ impl Ctx {
                     c.dec.push(buf.get(..n).unwrap_or_default());
                     loop {
                         match c.dec.next_frame() {
-                            Ok(Some(frame)) => {
-                                self.pending
-                                    .push_back((id, c.owner.clone(), ConnEvent::Frame(frame)))
-                            }
+                            Ok(Some(frame)) => self.pending.push_back((
+                                id,
+                                c.owner.clone(),
+                                ConnEvent::Frame(frame),
+                            )),
                             Ok(None) => break,
                             Err(e) => {
                                 log::warn!("connection {}: malformed frame, closing: {}", id, e);
@@ -436,9 +438,9 @@ fn lock_global() -> std::sync::MutexGuard<'static, Global> {
 /// `PMIX_ERR_OUT_OF_RESOURCE` if the poller or the thread cannot be created.
 pub fn acquire() -> Result<Handle> {
     let mut g = lock_global();
-    if let Some(r) = &g.running {
+    if let Some(h) = g.running.as_ref().map(|r| r.handle.clone()) {
         g.users += 1;
-        return Ok(r.handle.clone());
+        return Ok(h);
     }
     let poll = Poll::new().map_err(|e| out_of_resource("create poller", e))?;
     let waker = Arc::new(
@@ -754,7 +756,11 @@ mod tests {
         a1.read_exact(&mut echo).unwrap();
         assert_eq!(echo, frame);
         let log = got.lock().unwrap().clone();
-        assert!(log.iter().any(|l| l.starts_with("closed malformed")), "{:?}", log);
+        assert!(
+            log.iter().any(|l| l.starts_with("closed malformed")),
+            "{:?}",
+            log
+        );
         assert!(log.contains(&"frame 5".to_string()));
         release();
     }
