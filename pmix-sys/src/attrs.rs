@@ -761,9 +761,18 @@ mod tests {
     #[test]
     fn master_values_of_the_three_changed_keys() {
         assert_eq!(keys::PMIX_QUERY_SUPPORTED_QUALIFIERS, "pmix.qry.supqual");
-        assert_eq!(keys::PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT, "pmix.jctrl.ckpttime");
+        assert_eq!(
+            keys::PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT,
+            "pmix.jctrl.ckpttime"
+        );
         assert_eq!(keys::PMIX_FABRIC_DEVICE_COORDINATES, "pmix.fabdev.coord");
-        assert_eq!(attr_by_key("pmix.job.size").map(|a| a.dtype), Some(PMIX_UINT32));
-        assert_eq!(attr_by_name("PMIX_VERSION_NUMERIC").map(|a| a.key), Some("pmix.vers.num"));
+        assert_eq!(
+            attr_by_key("pmix.job.size").map(|a| a.dtype),
+            Some(PMIX_UINT32)
+        );
+        assert_eq!(
+            attr_by_name("PMIX_VERSION_NUMERIC").map(|a| a.key),
+            Some("pmix.vers.num")
+        );
     }
 }

@@ -253,7 +253,10 @@ mod tests {
 
     #[test]
     fn lookup_by_name_or_text() {
-        assert_eq!(status_by_name("pmix_err_not_found").map(|s| s.code), Some(-46));
+        assert_eq!(
+            status_by_name("pmix_err_not_found").map(|s| s.code),
+            Some(-46)
+        );
         assert_eq!(status_by_name("NOT-SUPPORTED").map(|s| s.code), Some(-47));
         assert!(status_by_name("NO-SUCH-THING").is_none());
     }

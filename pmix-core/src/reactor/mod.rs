@@ -20,7 +20,7 @@
 
 use crate::error::{Error, Result};
 use crate::protocol::{self, FrameDecoder};
-use crossbeam::channel::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use crossbeam::channel::{self, Receiver, RecvTimeoutError, Sender};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_sys as sys;
@@ -539,14 +539,9 @@ fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
             ctx.dispatch();
         }
         ctx.run_timers();
-        loop {
-            match rx.try_recv() {
-                Ok(cmd) => {
-                    run_guarded("command", || cmd(&mut ctx));
-                    ctx.dispatch();
-                }
-                Err(TryRecvError::Empty) | Err(TryRecvError::Disconnected) => break,
-            }
+        while let Ok(cmd) = rx.try_recv() {
+            run_guarded("command", || cmd(&mut ctx));
+            ctx.dispatch();
         }
     }
     // Drop everything still registered; commands still queued are dropped unrun, which

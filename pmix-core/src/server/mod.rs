@@ -15,6 +15,7 @@
 //! thread: it owns the listening socket and the rendezvous directory, checks each peer's
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
+pub mod global;
 pub mod state;
 
 use crate::error::{Error, Result};
@@ -276,7 +277,7 @@ pub struct Server {
     sock: PathBuf,
     tmpdir: PathBuf,
     listener: usize,
-    finalized: bool,
+    finalized_flag: std::sync::atomic::AtomicBool,
 }
 
 fn comm(what: &str, e: std::io::Error) -> Error {
@@ -293,7 +294,7 @@ fn remove_stale(base: &Path) {
         let Some(pid) = name.rsplit('.').next().and_then(|p| p.parse::<u32>().ok()) else {
             continue;
         };
-        if !Path::new(&format!("/proc/{}", pid)).exists() || pid == std::process::id() {
+        if !Path::new(&format!("/proc/{}", pid)).exists() {
             log::debug!("server: removing stale rendezvous directory {}", name);
             let _ = std::fs::remove_dir_all(ent.path());
         }
@@ -391,7 +392,7 @@ impl Server {
             sock,
             tmpdir,
             listener,
-            finalized: false,
+            finalized_flag: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -470,6 +471,26 @@ impl Server {
         let _ = self.post(move |sh, ctx| sh.step(ctx, |s, out| s.deregister_nspace(&ns, out)));
     }
 
+    /// Non-blocking [`Server::register_client`]: `done` runs on the progress thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_client_nb(&self, proc: &ProcId, uid: u32, done: HostDone<()>) -> Result<()> {
+        let p = proc.clone();
+        self.post(move |sh, _| {
+            let r = sh.lock().register_client(&p, uid);
+            done(r);
+        })
+    }
+
+    /// Run `f` on the progress thread (to complete a host's callback there).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn run_on_progress(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.post(move |_, _| f())
+    }
+
     /// Allow `proc` to connect, from a peer with this uid/gid.
     ///
     /// # Errors
@@ -546,11 +567,29 @@ impl Server {
         self.shutdown();
     }
 
-    fn shutdown(&mut self) {
-        if self.finalized {
+    /// Like [`Server::finalize`] for a server shared through an `Arc`: stop serving now;
+    /// dropping the last handle later does nothing more.
+    pub fn close_now(&self) {
+        if self
+            .finalized_flag
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             return;
         }
-        self.finalized = true;
+        self.stop();
+    }
+
+    fn shutdown(&mut self) {
+        if self
+            .finalized_flag
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        self.stop();
+    }
+
+    fn stop(&self) {
         let lid = self.listener;
         let _ = self.run("PMIx_server_finalize", move |sh, ctx| {
             ctx.remove_listener(lid);

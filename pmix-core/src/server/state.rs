@@ -674,7 +674,8 @@ impl ServerState {
             .any(|i| i.key.as_str() == keys::GET_REFRESH_CACHE && i.value.is_true());
         let local = self.is_local(&target);
         let have = self.has_key(&target, key.as_ref());
-        if have && !(refresh && !local) {
+        // A refresh of a remote target's data asks its node again (direct modex).
+        if have && (local || !refresh) {
             self.answer_get(conn, tag, requester, &target, key.as_ref(), out);
             return;
         }

@@ -46,7 +46,11 @@ fn define(out: &mut String, name: &str, value: &str, comment: Option<&str>) {
 fn status_fragment(rows: &[&StatusDef], guard: &str, what: &str) -> String {
     let mut s = banner(guard, "pmix-sys/src/status.rs", what);
     for r in rows {
-        let v = if r.code < 0 { format!("({})", r.code) } else { r.code.to_string() };
+        let v = if r.code < 0 {
+            format!("({})", r.code)
+        } else {
+            r.code.to_string()
+        };
         define(&mut s, r.name, &v, None);
     }
     let _ = write!(s, "\n#endif /* {guard} */\n");
@@ -103,7 +107,12 @@ fn c_type(t: pmix_data_type_t) -> &'static str {
 fn attrs_fragment(rows: &[&AttrDef], guard: &str, what: &str) -> String {
     let mut s = banner(guard, "pmix-sys/src/attrs.rs", what);
     for r in rows {
-        define(&mut s, r.name, &format!("\"{}\"", r.key), Some(c_type(r.dtype)));
+        define(
+            &mut s,
+            r.name,
+            &format!("\"{}\"", r.key),
+            Some(c_type(r.dtype)),
+        );
     }
     let _ = write!(s, "\n#endif /* {guard} */\n");
     s
@@ -111,8 +120,10 @@ fn attrs_fragment(rows: &[&AttrDef], guard: &str, what: &str) -> String {
 
 /// The four fragments, as (file name, contents).
 fn fragments() -> Vec<(&'static str, String)> {
-    let (dep, cur): (Vec<&StatusDef>, Vec<&StatusDef>) = STATUS_TABLE.iter().partition(|s| s.deprecated);
-    let (adep, acur): (Vec<&AttrDef>, Vec<&AttrDef>) = ATTR_TABLE.iter().partition(|a| a.deprecated);
+    let (dep, cur): (Vec<&StatusDef>, Vec<&StatusDef>) =
+        STATUS_TABLE.iter().partition(|s| s.deprecated);
+    let (adep, acur): (Vec<&AttrDef>, Vec<&AttrDef>) =
+        ATTR_TABLE.iter().partition(|a| a.deprecated);
     vec![
         (
             "pmix_status_gen.h",
