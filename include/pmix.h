@@ -159,13 +159,14 @@ PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t ranges[], size_t 
 
 /* Processes of namespace nspace (NULL or empty: all namespaces) on host nodename (NULL:
  * this node). On success *procs is a malloc'd array owned by the caller
- * (PMIX_PROC_FREE(*procs, *nprocs)). */
+ * (PMIX_PROC_FREE(*procs, *nprocs)); no match gives PMIX_SUCCESS with NULL and 0. */
 PMIX_EXPORT pmix_status_t PMIx_Resolve_peers(const char *nodename,
                                              const pmix_nspace_t nspace,
                                              pmix_proc_t **procs, size_t *nprocs);
 
-/* Comma-separated list of the nodes hosting namespace nspace (NULL: all). On success
- * *nodelist is a malloc'd string owned by the caller (free). */
+/* Comma-separated list of the nodes hosting namespace nspace (NULL or empty: all). On
+ * success *nodelist is a malloc'd string owned by the caller (free), or NULL if no node
+ * matches. */
 PMIX_EXPORT pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char **nodelist);
 
 /* ------------------------------------------------------------------------------------
@@ -212,7 +213,9 @@ PMIX_EXPORT pmix_status_t PMIx_Resource_block_nb(pmix_resource_block_directive_t
                                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* Ask the host to act on session sessionID as directives say (pause, extend, end...).
- * Non-blocking only: cbfunc (may be NULL) receives the results. */
+ * With cbfunc NULL the call blocks and returns the outcome; otherwise it returns at once
+ * and cbfunc receives the status and results, and directives must stay valid until
+ * then. */
 PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID,
                                                const pmix_info_t directives[], size_t ndirs,
                                                pmix_info_cbfunc_t cbfunc, void *cbdata);
@@ -423,9 +426,10 @@ PMIX_EXPORT const char *PMIx_Alloc_inheritance_string(pmix_alloc_inheritance_t i
 PMIX_EXPORT const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel);
 PMIX_EXPORT const char *PMIx_Job_state_string(pmix_job_state_t state);
 /* Key string of the attribute whose macro name is attribute ("PMIX_JOB_SIZE" gives
- * "pmix.job.size"); NULL when unknown. */
+ * "pmix.job.size", case ignored). An unknown name gives attribute itself back, NULL
+ * gives NULL; the result is never to be freed. */
 PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
-/* Macro name of the attribute whose key string is attrstring; NULL when unknown. */
+/* Macro name of the attribute whose key string is attrstring, with the same rules. */
 PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
 PMIX_EXPORT const char *PMIx_Link_state_string(pmix_link_state_t state);
 PMIX_EXPORT const char *PMIx_Device_type_string(pmix_device_type_t type);

@@ -256,7 +256,7 @@ typedef uint8_t pmix_persistence_t;
 /* Flags of a pmix_info_t (bit mask). The top 16 bits belong to the implementation. */
 typedef uint32_t pmix_info_directives_t;
 #define PMIX_INFO_REQD              0x00000001  /* the receiver must honour this entry */
-#define PMIX_INFO_ARRAY_END         0x00000002  /* last entry of an array from PMIx_Info_create */
+#define PMIX_INFO_ARRAY_END         0x00000002  /* marks the last entry of an info array */
 #define PMIX_INFO_REQD_PROCESSED    0x00000004  /* a required entry has been acted on */
 #define PMIX_INFO_QUALIFIER         0x00000008  /* qualifies the entry before it */
 #define PMIX_INFO_PERSISTENT        0x00000010  /* destructing the info leaves the value alone */
@@ -925,14 +925,16 @@ PMIX_EXPORT char **PMIx_Argv_split_inter(const char *src_string, int delimiter,
                                          bool include_empty);
 
 /* Join the strings of argv with delimiter between them. Returns a new string owned by
- * the caller (free), an empty string for an empty array, NULL for NULL. */
+ * the caller (free); a NULL or empty array gives an empty string, no memory gives NULL. */
 PMIX_EXPORT char *PMIx_Argv_join(char **argv, int delimiter);
 
 /* Deep copy of argv, owned by the caller; NULL for NULL. */
 PMIX_EXPORT char **PMIx_Argv_copy(char **argv);
 
-/* Set name=value in the environment array *env (the process environment if env is NULL),
- * replacing an existing entry only if overwrite is true. The array stays the caller's. */
+/* Set name=value in the environment array *env (grown as needed, stays the caller's),
+ * replacing an existing entry only if overwrite is true. If *env is the process's
+ * environ, the process environment is changed instead; a NULL value then unsets name.
+ * env must not be NULL. */
 PMIX_EXPORT pmix_status_t PMIx_Setenv(const char *name, const char *value,
                                       bool overwrite, char ***env);
 
@@ -1005,8 +1007,8 @@ PMIX_EXPORT void PMIx_Info_construct(pmix_info_t *p);
 /* Release p's value (unless p is marked persistent); p stays the caller's. */
 PMIX_EXPORT void PMIx_Info_destruct(pmix_info_t *p);
 
-/* malloc n constructed infos, the last marked PMIX_INFO_ARRAY_END (NULL if n is 0);
- * release with PMIx_Info_free(p, n). */
+/* malloc n constructed infos (NULL if n is 0 or memory is short); release with
+ * PMIx_Info_free(p, n). */
 PMIX_EXPORT pmix_info_t *PMIx_Info_create(size_t n);
 
 /* Destruct the n infos at p and free(p); NULL is ignored. */
@@ -1101,7 +1103,7 @@ PMIX_EXPORT pmix_coord_t *PMIx_Coord_create(size_t dims, size_t number);
 PMIX_EXPORT void PMIx_Coord_free(pmix_coord_t *m, size_t number);
 
 PMIX_EXPORT void PMIx_Topology_construct(pmix_topology_t *t);
-/* Releases the topology object only if this library created it. */
+/* Releases the topology object, unless it is the library's own shared copy. */
 PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 PMIX_EXPORT pmix_topology_t *PMIx_Topology_create(size_t n);
 PMIX_EXPORT void PMIx_Topology_free(pmix_topology_t *t, size_t n);
@@ -1184,7 +1186,8 @@ PMIX_EXPORT void PMIx_Proc_load(pmix_proc_t *p, const char *nspace, pmix_rank_t 
 PMIX_EXPORT void PMIx_Multicluster_nspace_construct(pmix_nspace_t target,
                                                     pmix_nspace_t cluster,
                                                     pmix_nspace_t nspace);
-/* Split target at its first ':' into cluster and nspace (no ':' gives an empty cluster). */
+/* Split target at its first ':' into cluster and nspace (both cleared first). Without a
+ * ':' all of target lands in cluster and nspace stays empty. */
 PMIX_EXPORT void PMIx_Multicluster_nspace_parse(pmix_nspace_t target,
                                                 pmix_nspace_t cluster,
                                                 pmix_nspace_t nspace);

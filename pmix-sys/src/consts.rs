@@ -2,7 +2,7 @@
 //! states, directives, channels, localities, device types and the C enums' values.
 //! Values are OpenPMIx master's (unchanged from 4.2.2 unless a comment says otherwise).
 //!
-//! Every constant is declared through [`consts!`], which also records it in
+//! Every constant is declared through the `consts!` macro, which also records it in
 //! [`CONST_TABLE`]; `gen-header --list` prints that table and `make abi-check` compares
 //! each entry with the value the C headers in `include/` give the same name.
 

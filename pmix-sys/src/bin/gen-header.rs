@@ -5,6 +5,8 @@
 //!                      pmix_attrs_gen.h and pmix_attrs_deprecated_gen.h
 //! gen-header --list    print "NAME VALUE" for every constant the Rust side defines
 //!                      (numbers in decimal, key strings quoted), for the ABI cross-check
+//! gen-header --layout  print the size/alignment/offsets of the `#[repr(C)]` types of
+//!                      pmix-sys in the format of the C layout dump, for the same check
 //! ```
 //!
 //! `make header` runs the first form on `include/`; `make abi-header-check` runs it on a
@@ -177,11 +179,152 @@ fn list() -> String {
     s
 }
 
+/// Size of the field a (never called) accessor closure points at.
+fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+    std::mem::size_of::<F>()
+}
+
+macro_rules! layout {
+    ($out:ident; $( $t:ident { $( $f:ident ),* } )*) => {
+        $(
+            let _ = writeln!($out, "struct {} size={} align={}", stringify!($t),
+                             std::mem::size_of::<$t>(), std::mem::align_of::<$t>());
+            $(
+                let _ = writeln!($out, "field {}.{} offset={} size={}", stringify!($t),
+                                 stringify!($f).trim_end_matches('_'),
+                                 std::mem::offset_of!($t, $f), field_size(|s: &$t| &s.$f));
+            )*
+        )*
+    };
+}
+
+macro_rules! scalars {
+    ($out:ident; $( $t:ident ),* ; arrays $( $a:ident ),*) => {
+        $( let _ = writeln!($out, "type {} size={} signed={}", stringify!($t),
+                            std::mem::size_of::<$t>(), i32::from(<$t>::MIN != 0)); )*
+        $( let _ = writeln!($out, "type {} size={}", stringify!($a), std::mem::size_of::<$a>()); )*
+    };
+}
+
+fn layout() -> String {
+    use pmix_sys::*;
+    let mut s = String::new();
+    layout! { s;
+        pmix_proc_t { nspace, rank }
+        pmix_byte_object_t { bytes, size }
+        pmix_data_array_t { type_, size, array }
+        pmix_envar_t { envar, value, separator }
+        pmix_coord_t { view, coord, dims }
+        pmix_proc_info_t { proc_, hostname, executable_name, pid, exit_code, state }
+        pmix_topology_t { source, topology }
+        pmix_cpuset_t { source, bitmap }
+        pmix_geometry_t { fabric, uuid, osname, coordinates, ncoords }
+        pmix_device_t { uuid, osname, type_ }
+        pmix_device_distance_t { uuid, osname, type_, mindist, maxdist }
+        pmix_endpoint_t { uuid, osname, endpt }
+        pmix_data_buffer_t { base_ptr, pack_ptr, unpack_ptr, bytes_allocated, bytes_used }
+        pmix_resource_unit_t { type_, count }
+        pmix_node_pid_t { hostname, nodeid, pid }
+        pmix_regex2_t { type_, bytes, len }
+        pmix_value_t { type_, data }
+        pmix_info_t { key, flags, value }
+        pmix_pdata_t { proc_, key, value }
+        pmix_app_t { cmd, argv, env, cwd, maxprocs, info, ninfo }
+        pmix_query_t { keys, qualifiers, nqual }
+        pmix_regattr_t { name, string, type_, description }
+        pmix_fabric_t { name, index, info, ninfo, module }
+        pmix_server_module_t { client_connected, client_finalized, abort, fence_nb,
+            direct_modex, publish, lookup, unpublish, spawn, connect, disconnect,
+            register_events, deregister_events, listener, notify_event, query,
+            tool_connected, log, allocate, job_control, monitor, get_credential,
+            validate_credential, iof_pull, push_stdin, group, fabric, client_connected2,
+            tool_connected2, log2, session_control, resource_block }
+    }
+    // The members of pmix_value_t's union all start at the union's offset.
+    let base = std::mem::offset_of!(pmix_value_t, data);
+    macro_rules! union_members {
+        ($( $f:ident ),*) => {
+            $(
+                // SAFETY: the closure only names the field's type; it is never called.
+                let size = field_size(|u: &pmix_value_data| unsafe { &u.$f });
+                let _ = writeln!(s, "field pmix_value_t.data.{} offset={} size={}",
+                                 stringify!($f).trim_end_matches('_'), base, size);
+            )*
+        };
+    }
+    union_members!(
+        flag,
+        byte,
+        string,
+        size,
+        pid,
+        integer,
+        int8,
+        int16,
+        int32,
+        int64,
+        uint,
+        uint8,
+        uint16,
+        uint32,
+        uint64,
+        fval,
+        dval,
+        tv,
+        time,
+        status,
+        rank,
+        nspace,
+        proc_,
+        bo,
+        persist,
+        scope,
+        range,
+        state,
+        pinfo,
+        darray,
+        ptr,
+        adir,
+        rbdir,
+        inheritance,
+        envar,
+        coord,
+        linkstate,
+        jstate,
+        topo,
+        cpuset,
+        locality,
+        geometry,
+        devtype,
+        device,
+        devdist,
+        endpoint,
+        dbuf,
+        resunit,
+        nodepid,
+        regex2
+    );
+    scalars! { s;
+        pmix_status_t, pmix_rank_t, pmix_data_type_t, pmix_scope_t, pmix_data_range_t,
+        pmix_persistence_t, pmix_info_directives_t, pmix_proc_state_t, pmix_job_state_t,
+        pmix_alloc_directive_t, pmix_resource_block_directive_t, pmix_alloc_inheritance_t,
+        pmix_iof_channel_t, pmix_link_state_t, pmix_coord_view_t, pmix_locality_t,
+        pmix_device_type_t, pmix_bind_envelope_t, pmix_value_cmp_t, pmix_boolean_t,
+        pmix_group_opt_t, pmix_group_operation_t, pmix_fabric_operation_t;
+        arrays pmix_nspace_t, pmix_key_t
+    }
+    s
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag] if flag == "--list" => {
             print!("{}", list());
+            ExitCode::SUCCESS
+        }
+        [flag] if flag == "--layout" => {
+            print!("{}", layout());
             ExitCode::SUCCESS
         }
         [dir] if !dir.starts_with('-') => {
@@ -195,7 +338,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => {
-            eprintln!("usage: gen-header <output-dir> | gen-header --list");
+            eprintln!("usage: gen-header <output-dir> | gen-header --list | gen-header --layout");
             ExitCode::from(2)
         }
     }
