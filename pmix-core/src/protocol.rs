@@ -482,6 +482,13 @@ pub enum ServerMsg {
         /// Data, if any.
         data: ReplyData,
     },
+    /// A process deleted one of its keys: drop it from the cache.
+    Forget {
+        /// Whose key.
+        proc_: ProcId,
+        /// Which key.
+        key: Key,
+    },
     /// An event for the client's handlers.
     Event {
         /// Event code.
@@ -512,6 +519,11 @@ impl Wire for ServerMsg {
                     }
                 }
             }
+            ServerMsg::Forget { proc_, key } => {
+                3u8.encode(out);
+                proc_.encode(out);
+                key.encode(out);
+            }
             ServerMsg::Event {
                 status,
                 source,
@@ -540,6 +552,10 @@ impl Wire for ServerMsg {
                 status: i32::decode(d)?,
                 source: ProcId::decode(d)?,
                 info: Vec::decode(d)?,
+            },
+            3 => ServerMsg::Forget {
+                proc_: ProcId::decode(d)?,
+                key: Key::decode(d)?,
             },
             t => return Err(Error::unpack(format!("unknown server message {}", t))),
         })
@@ -792,6 +808,10 @@ mod tests {
             tag: 9,
             status: 0,
             data: ReplyData::Job(Box::new(jd)),
+        });
+        roundtrip(ServerMsg::Forget {
+            proc_: p("ns", 2),
+            key: Key::new("gone").unwrap(),
         });
         roundtrip(ServerMsg::Event {
             status: sys::PMIX_ERR_LOST_CONNECTION,

@@ -394,3 +394,48 @@ fn lost_server_fires_lost_connection_event() {
     assert!(c.fence(vec![], &[]).is_err());
     c.finalize().unwrap();
 }
+
+#[test]
+fn deleted_key_is_dropped_from_peer_caches_and_behaves_as_never_published() {
+    let server = Arc::new(server_with_job(
+        "delete",
+        "job",
+        2,
+        Arc::new(RecordingHost::default()),
+    ));
+    let c0 = connect(&server, "job", 0).unwrap();
+    let c1 = connect(&server, "job", 1).unwrap();
+    let p0 = ProcId::new(ns("job"), 0);
+    c0.put(sys::PMIX_GLOBAL, key("d"), Value::Int(1)).unwrap();
+    c0.commit().unwrap();
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("d")), &GetOpts::default())
+            .unwrap(),
+        Value::Int(1)
+    );
+    c0.put(sys::PMIX_DEL_GLOBAL, key("d"), Value::Undef)
+        .unwrap();
+    c0.put(sys::PMIX_DEL_GLOBAL, key("never-there"), Value::Undef)
+        .unwrap();
+    assert_eq!(
+        c0.get(None, Some(&key("d")), &GetOpts::default())
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c0.commit().unwrap();
+    // The fence reply travels after the deletion notice on the same connection.
+    let t = {
+        let c0 = c0.clone();
+        std::thread::spawn(move || c0.fence(vec![], &[]))
+    };
+    c1.fence(vec![], &[]).unwrap();
+    t.join().unwrap().unwrap();
+    let imm = GetOpts::from_info(&[info(keys::IMMEDIATE, Value::Bool(true))]);
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("d")), &imm).unwrap_err().status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c0.finalize().unwrap();
+    c1.finalize().unwrap();
+}

@@ -269,6 +269,11 @@ impl Inner {
                         None => log::debug!("client: reply for unknown tag {}", tag),
                     }
                 }
+                Ok(ServerMsg::Forget { proc_, key }) => {
+                    if let Some(m) = self.write().peers.get_mut(&proc_) {
+                        m.remove(&key);
+                    }
+                }
                 Ok(ServerMsg::Event {
                     status,
                     source,
@@ -568,15 +573,30 @@ impl Client {
     /// commit unless the scope is `PMIX_INTERNAL`.
     ///
     /// # Errors
-    /// `PMIX_ERR_BAD_PARAM` for a scope other than LOCAL, REMOTE, GLOBAL, INTERNAL or UNDEF.
+    /// `PMIX_ERR_BAD_PARAM` for a scope other than LOCAL, REMOTE, GLOBAL, INTERNAL, UNDEF
+    /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
+    /// and deleting an absent key is not an error).
     pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
-        if scope > sys::PMIX_INTERNAL {
+        if scope > sys::PMIX_DEL_INTERNAL {
             return Err(Error::bad_param(format!(
                 "scope {} not supported by Put",
                 scope
             )));
         }
         let mut d = self.inner.write();
+        if scope >= sys::PMIX_DEL_LOCAL {
+            // Deletion: gone from our own view at once; the others learn at commit.
+            d.own.map.remove(&key);
+            d.staged.retain(|p| p.key != key);
+            if scope != sys::PMIX_DEL_INTERNAL {
+                d.staged.push(Put {
+                    key,
+                    scope,
+                    value: Value::Undef,
+                });
+            }
+            return Ok(());
+        }
         if matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
             d.staged.retain(|p| p.key != key);
             d.staged.push(Put {
@@ -1016,6 +1036,14 @@ impl Client {
             },
             Box::new(|_, _| {}),
         )
+    }
+
+    /// Run `f` on the progress thread (to call a C completion callback there).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` once the progress thread has stopped.
+    pub fn run_on_progress(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.inner.handle.post(move |_| f())
     }
 
     /// Deliver an event to our own handlers (used by the server side of a process too).

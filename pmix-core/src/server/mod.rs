@@ -103,6 +103,8 @@ struct Shared {
     state: Mutex<ServerState>,
     host: Arc<dyn Host>,
     handle: Handle,
+    handlers: Mutex<Vec<(usize, Vec<i32>, crate::client::EventHandler)>>,
+    next_handler: std::sync::atomic::AtomicUsize,
 }
 
 impl Shared {
@@ -367,6 +369,8 @@ impl Server {
             state: Mutex::new(ServerState::new(id.clone(), hostname)),
             host,
             handle: handle.clone(),
+            handlers: Mutex::new(Vec::new()),
+            next_handler: std::sync::atomic::AtomicUsize::new(1),
         });
         let sh = shared.clone();
         let lid = handle.call("PMIx_server_init", move |ctx| {
@@ -553,13 +557,87 @@ impl Server {
         self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request(&p, done, out)))
     }
 
-    /// Deliver an event to every connected client (`PMIx_Notify_event` in a server).
+    /// Deliver an event to every connected client and to this process's own handlers
+    /// (`PMIx_Notify_event` in a server).
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
     pub fn notify_event(&self, status: i32, source: &ProcId, info: Vec<Info>) -> Result<()> {
         let src = source.clone();
-        self.post(move |sh, ctx| sh.step(ctx, |s, out| s.notify(status, &src, info, out)))
+        self.post(move |sh, ctx| {
+            let ev = crate::client::Event {
+                status,
+                source: src.clone(),
+                info: info.clone(),
+            };
+            sh.step(ctx, |s, out| s.notify(status, &src, info, out));
+            let hs: Vec<crate::client::EventHandler> = sh
+                .handlers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&status))
+                .map(|(_, _, h)| h.clone())
+                .collect();
+            for h in hs {
+                h(&ev);
+            }
+        })
+    }
+
+    /// Register an event handler in the server process (`codes` empty: every event).
+    pub fn register_event_handler(&self, codes: Vec<i32>, h: crate::client::EventHandler) -> usize {
+        let id = self
+            .shared
+            .next_handler
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.shared
+            .handlers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((id, codes, h));
+        id
+    }
+
+    /// Remove an event handler registered with [`Server::register_event_handler`].
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for an unknown id.
+    pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
+        let mut hs = self
+            .shared
+            .handlers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let n = hs.len();
+        hs.retain(|(i, _, _)| *i != id);
+        if hs.len() == n {
+            return Err(Error::not_found(format!("no event handler {}", id)));
+        }
+        Ok(())
+    }
+
+    /// The opaque object the host gave with [`Server::register_client_object`] (0 if none).
+    pub fn client_object(&self, proc: &ProcId) -> usize {
+        self.shared.lock().client_object(proc)
+    }
+
+    /// [`Server::register_client_nb`] with the host's opaque object for the client.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_client_object(
+        &self,
+        proc: &ProcId,
+        uid: u32,
+        object: usize,
+        done: HostDone<()>,
+    ) -> Result<()> {
+        let p = proc.clone();
+        self.post(move |sh, _| {
+            let r = sh.lock().register_client_object(&p, uid, object);
+            done(r);
+        })
     }
 
     /// Stop serving, close every client connection and remove the rendezvous directory.

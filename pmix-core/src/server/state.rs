@@ -78,6 +78,7 @@ pub enum TimerEv {
 #[derive(Debug, Clone, Copy)]
 struct ClientReg {
     uid: u32,
+    object: usize,
 }
 
 #[derive(Default)]
@@ -223,6 +224,20 @@ impl ServerState {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` for a wildcard or otherwise invalid rank.
     pub fn register_client(&mut self, proc_: &ProcId, uid: u32) -> Result<()> {
+        self.register_client_object(proc_, uid, 0)
+    }
+
+    /// [`ServerState::register_client`] with the host's opaque object for this client
+    /// (a C host's `server_object`, handed back in its upcalls).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a wildcard or otherwise invalid rank.
+    pub fn register_client_object(
+        &mut self,
+        proc_: &ProcId,
+        uid: u32,
+        object: usize,
+    ) -> Result<()> {
         if proc_.rank >= sys::PMIX_RANK_VALID {
             return Err(Error::bad_param("register_client needs a real rank"));
         }
@@ -241,11 +256,20 @@ impl ServerState {
                 gone: BTreeSet::new(),
                 lost: BTreeSet::new(),
             });
-        ns.clients.insert(proc_.rank, ClientReg { uid });
+        ns.clients.insert(proc_.rank, ClientReg { uid, object });
         ns.local.insert(proc_.rank);
         ns.gone.remove(&proc_.rank);
         ns.lost.remove(&proc_.rank);
         Ok(())
+    }
+
+    /// The host's object registered for a client (0 if none).
+    pub fn client_object(&self, proc_: &ProcId) -> usize {
+        self.nspaces
+            .get(&proc_.nspace)
+            .and_then(|ns| ns.clients.get(&proc_.rank))
+            .map(|c| c.object)
+            .unwrap_or(0)
     }
 
     /// Forget a client.
@@ -519,12 +543,33 @@ impl ServerState {
             return;
         };
         let pd = ns.data.entry(who.rank).or_default();
+        let mut deleted = Vec::new();
         for p in puts {
             if matches!(
                 p.scope,
                 sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL
             ) {
                 pd.kv.put(p.key, p.scope, p.value);
+            } else if matches!(
+                p.scope,
+                sys::PMIX_DEL_LOCAL | sys::PMIX_DEL_REMOTE | sys::PMIX_DEL_GLOBAL
+            ) {
+                // A deletion removes the key if it was visible in the scope it names;
+                // deleting an absent key is not an error.
+                let drop_it = match pd.kv.map.get(&p.key) {
+                    Some(e) => match p.scope {
+                        sys::PMIX_DEL_GLOBAL => true,
+                        sys::PMIX_DEL_LOCAL => {
+                            matches!(e.scope, sys::PMIX_LOCAL | sys::PMIX_GLOBAL)
+                        }
+                        _ => matches!(e.scope, sys::PMIX_REMOTE | sys::PMIX_GLOBAL),
+                    },
+                    None => false,
+                };
+                if drop_it {
+                    pd.kv.map.remove(&p.key);
+                    deleted.push(p.key);
+                }
             } else {
                 log::warn!(
                     "server: {} committed key {} with scope {}; ignored",
@@ -535,6 +580,18 @@ impl ServerState {
             }
         }
         pd.committed = true;
+        // Local clients that cached a deleted key drop it (one-way notice).
+        for k in deleted {
+            let msg = protocol::encode(&ServerMsg::Forget {
+                proc_: who.clone(),
+                key: k,
+            });
+            for (&c, st) in &self.conns {
+                if matches!(st, ConnState::Client { proc_, .. } if proc_ != who) {
+                    out.push(Action::Send(c, msg.clone()));
+                }
+            }
+        }
         // Parked Gets for this process that can now be answered.
         let waiting: Vec<GetWaiter> = {
             let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
