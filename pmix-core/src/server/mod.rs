@@ -475,6 +475,18 @@ impl Server {
         let _ = self.post(move |sh, ctx| sh.step(ctx, |s, out| s.deregister_nspace(&ns, out)));
     }
 
+    /// [`Server::register_client`] with the host's opaque object for the client (a C
+    /// host's `server_object`; see [`Server::client_object`]).
+    ///
+    /// # Errors
+    /// As [`Server::register_client`].
+    pub fn register_client_with_object(&self, proc: &ProcId, uid: u32, object: usize) -> Result<()> {
+        let p = proc.clone();
+        self.run("PMIx_server_register_client", move |sh, _| {
+            sh.lock().register_client_object(&p, uid, object)
+        })
+    }
+
     /// Non-blocking [`Server::register_client`]: `done` runs on the progress thread.
     ///
     /// # Errors
