@@ -13,6 +13,9 @@ use pmix_sys as sys;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// Runs a completion on the progress thread of the client or server that took the call.
+type Poster = Box<dyn Fn(Box<dyn FnOnce() + Send>) -> pmix_core::Result<()>>;
+
 /// What one handler invocation owns until the handler reports completion.
 struct EvCall {
     source: sys::pmix_proc_t,
@@ -44,17 +47,20 @@ unsafe extern "C" fn ev_done(
     })
 }
 
-fn c_handler(f: unsafe extern "C" fn(
-    usize,
-    sys::pmix_status_t,
-    *const sys::pmix_proc_t,
-    *mut sys::pmix_info_t,
-    usize,
-    *mut sys::pmix_info_t,
-    usize,
-    sys::pmix_event_notification_cbfunc_fn_t,
-    *mut c_void,
-), id: Arc<AtomicUsize>) -> EventHandler {
+fn c_handler(
+    f: unsafe extern "C" fn(
+        usize,
+        sys::pmix_status_t,
+        *const sys::pmix_proc_t,
+        *mut sys::pmix_info_t,
+        usize,
+        *mut sys::pmix_info_t,
+        usize,
+        sys::pmix_event_notification_cbfunc_fn_t,
+        *mut c_void,
+    ),
+    id: Arc<AtomicUsize>,
+) -> EventHandler {
     Arc::new(move |ev: &Event| {
         let (info, ninfo) = conv::info_array_to_c(&ev.info).unwrap_or((core::ptr::null_mut(), 0));
         // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
@@ -116,23 +122,24 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
         };
         let slot = Arc::new(AtomicUsize::new(0));
         let h = c_handler(f, slot.clone());
-        let (id, post): (usize, Box<dyn Fn(Box<dyn FnOnce() + Send>) -> pmix_core::Result<()>>) =
-            if let Ok(c) = global::client() {
-                let id = c.register_event_handler(codes, h);
-                (id, Box::new(move |g| c.run_on_progress(g)))
-            } else if let Ok(s) = server_global::server() {
-                let id = s.register_event_handler(codes, h);
-                (id, Box::new(move |g| s.run_on_progress(g)))
-            } else {
-                return sys::PMIX_ERR_INIT;
-            };
+        let (id, post): (usize, Poster) = if let Ok(c) = global::client() {
+            let id = c.register_event_handler(codes, h);
+            (id, Box::new(move |g| c.run_on_progress(g)))
+        } else if let Ok(s) = server_global::server() {
+            let id = s.register_event_handler(codes, h);
+            (id, Box::new(move |g| s.run_on_progress(g)))
+        } else {
+            return sys::PMIX_ERR_INIT;
+        };
         slot.store(id, Ordering::SeqCst);
         let Some(cb) = cbfunc else {
             return id as sys::pmix_status_t;
         };
         let data = CbData::new(cbdata);
         // SAFETY: the caller's callback with its own cbdata (C contract).
-        let r = post(Box::new(move || unsafe { cb(sys::PMIX_SUCCESS, id, data.get()) }));
+        let r = post(Box::new(move || unsafe {
+            cb(sys::PMIX_SUCCESS, id, data.get())
+        }));
         status("PMIx_Register_event_handler", r)
     })
 }
@@ -151,14 +158,19 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Deregister_event_handler, {
         let data = CbData::new(cbdata);
-        let (r, post): (_, Box<dyn Fn(Box<dyn FnOnce() + Send>) -> pmix_core::Result<()>>) =
-            if let Ok(c) = global::client() {
-                (c.deregister_event_handler(evhdlr_ref), Box::new(move |g| c.run_on_progress(g)))
-            } else if let Ok(s) = server_global::server() {
-                (s.deregister_event_handler(evhdlr_ref), Box::new(move |g| s.run_on_progress(g)))
-            } else {
-                return sys::PMIX_ERR_INIT;
-            };
+        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
+            (
+                c.deregister_event_handler(evhdlr_ref),
+                Box::new(move |g| c.run_on_progress(g)),
+            )
+        } else if let Ok(s) = server_global::server() {
+            (
+                s.deregister_event_handler(evhdlr_ref),
+                Box::new(move |g| s.run_on_progress(g)),
+            )
+        } else {
+            return sys::PMIX_ERR_INIT;
+        };
         let st = status("PMIx_Deregister_event_handler", r);
         match cbfunc {
             // SAFETY: the caller's callback with its own cbdata (C contract).
@@ -194,23 +206,28 @@ pub unsafe extern "C" fn PMIx_Notify_event(
             Err(e) => return e.status(),
         };
         let data = CbData::new(cbdata);
-        let (r, post): (_, Box<dyn Fn(Box<dyn FnOnce() + Send>) -> pmix_core::Result<()>>) =
-            if let Ok(c) = global::client() {
-                (c.notify_event(status_code, range, info), Box::new(move |g| c.run_on_progress(g)))
-            } else if let Ok(s) = server_global::server() {
-                let src = if source.is_null() {
-                    s.id().clone()
-                } else {
-                    // SAFETY: non-NULL proc (C contract).
-                    match unsafe { conv::proc_from_ptr(source) } {
-                        Ok(p) => p,
-                        Err(e) => return e.status(),
-                    }
-                };
-                (s.notify_event(status_code, &src, info), Box::new(move |g| s.run_on_progress(g)))
+        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
+            (
+                c.notify_event(status_code, range, info),
+                Box::new(move |g| c.run_on_progress(g)),
+            )
+        } else if let Ok(s) = server_global::server() {
+            let src = if source.is_null() {
+                s.id().clone()
             } else {
-                return sys::PMIX_ERR_INIT;
+                // SAFETY: non-NULL proc (C contract).
+                match unsafe { conv::proc_from_ptr(source) } {
+                    Ok(p) => p,
+                    Err(e) => return e.status(),
+                }
             };
+            (
+                s.notify_event(status_code, &src, info),
+                Box::new(move |g| s.run_on_progress(g)),
+            )
+        } else {
+            return sys::PMIX_ERR_INIT;
+        };
         let st = status("PMIx_Notify_event", r);
         match cbfunc {
             // SAFETY: the caller's callback with its own cbdata (C contract).

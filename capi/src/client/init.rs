@@ -58,7 +58,9 @@ pub unsafe extern "C" fn PMIx_Finalize(
     _info: *const sys::pmix_info_t,
     _ninfo: usize,
 ) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Finalize, { status("PMIx_Finalize", global::finalize()) })
+    crate::ffi_status!(PMIx_Finalize, {
+        status("PMIx_Finalize", global::finalize())
+    })
 }
 
 /// Ask the host to abort `procs` (NULL: our whole namespace) with `status` and `msg`.

@@ -23,9 +23,7 @@ fn c_proc(p: &ProcId) -> sys::pmix_proc_t {
 }
 
 fn object(p: &ProcId) -> *mut c_void {
-    global::server()
-        .map(|s| s.client_object(p))
-        .unwrap_or(0) as *mut c_void
+    global::server().map(|s| s.client_object(p)).unwrap_or(0) as *mut c_void
 }
 
 /// What the host returned synchronously.
@@ -181,7 +179,16 @@ impl Host for CHost {
         if let Some(f) = self.module.client_connected2 {
             // SAFETY: the host's upcall with valid arguments; NULL cbfunc asks for a
             // synchronous verdict. Its errors are only logged (OpenPMIx's contract).
-            let rc = unsafe { f(&cp, object(p), core::ptr::null_mut(), 0, None, core::ptr::null_mut()) };
+            let rc = unsafe {
+                f(
+                    &cp,
+                    object(p),
+                    core::ptr::null_mut(),
+                    0,
+                    None,
+                    core::ptr::null_mut(),
+                )
+            };
             if rc != sys::PMIX_SUCCESS && rc != sys::PMIX_OPERATION_SUCCEEDED {
                 log::warn!("host client_connected2 for {} returned {}", p, rc);
             }
@@ -222,7 +229,16 @@ impl Host for CHost {
         let call = Box::into_raw(Box::new(OpCall { done, procs }));
         // SAFETY: the host's upcall; `procs` stays valid until op_done frees it.
         let rc = unsafe {
-            f(&cp, object(p), status, msg.as_ptr(), procs, n, Some(op_done), call as *mut c_void)
+            f(
+                &cp,
+                object(p),
+                status,
+                msg.as_ptr(),
+                procs,
+                n,
+                Some(op_done),
+                call as *mut c_void,
+            )
         };
         let v = verdict("abort", rc);
         if !matches!(v, Ok(HostReply::Pending)) {
@@ -275,7 +291,13 @@ impl Host for CHost {
         // SAFETY: as for `fence`.
         let rc = unsafe {
             let c = &*call;
-            f(c.procs, c.info, c.ninfo, Some(modex_done), call as *mut c_void)
+            f(
+                c.procs,
+                c.info,
+                c.ninfo,
+                Some(modex_done),
+                call as *mut c_void,
+            )
         };
         settle("direct_modex", rc, call)
     }

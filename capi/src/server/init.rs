@@ -31,7 +31,7 @@ pub unsafe extern "C" fn PMIx_server_init(
             Err(e) => return e.status(),
         };
         let find = |k: &str| info.iter().find(|i| i.key.as_str() == k).map(|i| &i.value);
-        let slots = if find(sys::attrs::keys::PMIX_SERVER_MODULE_V7).is_some_and(|v| v.is_true()) {
+        let slots = if find(sys::attrs::PMIX_SERVER_MODULE_V7).is_some_and(|v| v.is_true()) {
             sys::PMIX_SERVER_MODULE_SLOTS
         } else {
             sys::PMIX_SERVER_MODULE_SLOTS_V4
@@ -66,7 +66,10 @@ pub unsafe extern "C" fn PMIx_server_init(
                 .map(std::path::PathBuf::from),
             info,
         };
-        status("PMIx_server_init", global::start(cfg, Arc::new(CHost { module: m })))
+        status(
+            "PMIx_server_init",
+            global::start(cfg, Arc::new(CHost { module: m })),
+        )
     })
 }
 
@@ -76,5 +79,7 @@ pub unsafe extern "C" fn PMIx_server_init(
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not running).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_finalize() -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_finalize, { status("PMIx_server_finalize", global::finalize()) })
+    crate::ffi_status!(PMIx_server_finalize, {
+        status("PMIx_server_finalize", global::finalize())
+    })
 }

@@ -9,9 +9,17 @@ use pmix_sys as sys;
 use std::sync::Arc;
 
 /// Call `cb(st, cbdata)` on the progress thread (the PMIx convention for completions).
-fn complete(s: &Arc<Server>, cb: unsafe extern "C" fn(sys::pmix_status_t, *mut c_void), st: sys::pmix_status_t, data: CbData) -> sys::pmix_status_t {
+fn complete(
+    s: &Arc<Server>,
+    cb: unsafe extern "C" fn(sys::pmix_status_t, *mut c_void),
+    st: sys::pmix_status_t,
+    data: CbData,
+) -> sys::pmix_status_t {
     // SAFETY: the caller's callback with its own cbdata (C contract).
-    status("completion", s.run_on_progress(move || unsafe { cb(st, data.get()) }))
+    status(
+        "completion",
+        s.run_on_progress(move || unsafe { cb(st, data.get()) }),
+    )
 }
 
 /// Register namespace `nspace` with `nlocalprocs` local processes and the job, app, node
@@ -35,7 +43,12 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
             Err(e) => return e.status(),
         };
         // SAFETY: C string / `ninfo` infos (C contract); NULL nspace is BAD_PARAM.
-        let (ns, info) = match unsafe { (conv::nspace_from_ptr(nspace), conv::info_array_from_c(info, ninfo)) } {
+        let (ns, info) = match unsafe {
+            (
+                conv::nspace_from_ptr(nspace),
+                conv::info_array_from_c(info, ninfo),
+            )
+        } {
             (Ok(n), Ok(i)) => (n, i),
             (Err(e), _) | (_, Err(e)) => return e.status(),
         };
@@ -43,7 +56,10 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
             return sys::PMIX_ERR_BAD_PARAM;
         };
         let Some(cb) = cbfunc else {
-            return status("PMIx_server_register_nspace", s.register_nspace(&ns, nlocal, info));
+            return status(
+                "PMIx_server_register_nspace",
+                s.register_nspace(&ns, nlocal, info),
+            );
         };
         let data = CbData::new(cbdata);
         status(
@@ -53,7 +69,9 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
                 nlocal,
                 info,
                 // SAFETY: the caller's callback with its own cbdata (C contract).
-                Box::new(move |r| unsafe { cb(status("PMIx_server_register_nspace", r), data.get()) }),
+                Box::new(move |r| unsafe {
+                    cb(status("PMIx_server_register_nspace", r), data.get())
+                }),
             ),
         )
     })
@@ -111,7 +129,10 @@ pub unsafe extern "C" fn PMIx_server_register_client(
         };
         let obj = server_object as usize;
         let Some(cb) = cbfunc else {
-            return status("PMIx_server_register_client", s.register_client_with_object(&p, uid, obj));
+            return status(
+                "PMIx_server_register_client",
+                s.register_client_with_object(&p, uid, obj),
+            );
         };
         let data = CbData::new(cbdata);
         status(
@@ -121,7 +142,9 @@ pub unsafe extern "C" fn PMIx_server_register_client(
                 uid,
                 obj,
                 // SAFETY: the caller's callback with its own cbdata (C contract).
-                Box::new(move |r| unsafe { cb(status("PMIx_server_register_client", r), data.get()) }),
+                Box::new(move |r| unsafe {
+                    cb(status("PMIx_server_register_client", r), data.get())
+                }),
             ),
         )
     })
@@ -181,7 +204,8 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(
                 return sys::PMIX_ERR_BAD_PARAM;
             };
             // SAFETY: C strings we own; `env` is the caller's writable argv (C contract).
-            let rc = unsafe { crate::helpers::argv::PMIx_Setenv(k.as_ptr(), v.as_ptr(), true, env) };
+            let rc =
+                unsafe { crate::helpers::argv::PMIx_Setenv(k.as_ptr(), v.as_ptr(), true, env) };
             if rc != sys::PMIX_SUCCESS {
                 return rc;
             }

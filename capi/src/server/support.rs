@@ -8,7 +8,11 @@ use pmix_core::server::global;
 use pmix_sys as sys;
 
 /// Run `cb(SUCCESS, cbdata)` on the progress thread, or return SUCCESS without `cb`.
-fn op_success(name: &str, cbfunc: sys::pmix_op_cbfunc_t, cbdata: *mut c_void) -> sys::pmix_status_t {
+fn op_success(
+    name: &str,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
     let s = match global::server() {
         Ok(s) => s,
         Err(e) => return e.status(),
@@ -18,7 +22,10 @@ fn op_success(name: &str, cbfunc: sys::pmix_op_cbfunc_t, cbdata: *mut c_void) ->
     };
     let data = CbData::new(cbdata);
     // SAFETY: the caller's callback with its own cbdata (C contract).
-    status(name, s.run_on_progress(move || unsafe { cb(sys::PMIX_SUCCESS, data.get()) }))
+    status(
+        name,
+        s.run_on_progress(move || unsafe { cb(sys::PMIX_SUCCESS, data.get()) }),
+    )
 }
 
 /// Launcher-side application setup: completes with success and no infos.
@@ -47,7 +54,14 @@ pub unsafe extern "C" fn PMIx_server_setup_application(
             "PMIx_server_setup_application",
             // SAFETY: the caller's callback with its own cbdata (C contract).
             s.run_on_progress(move || unsafe {
-                cb(sys::PMIX_SUCCESS, core::ptr::null_mut(), 0, data.get(), None, core::ptr::null_mut())
+                cb(
+                    sys::PMIX_SUCCESS,
+                    core::ptr::null_mut(),
+                    0,
+                    data.get(),
+                    None,
+                    core::ptr::null_mut(),
+                )
             }),
         )
     })

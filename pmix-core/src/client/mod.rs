@@ -825,6 +825,14 @@ impl Client {
                 return Lookup::Found(v.clone());
             }
         }
+        // A non-reserved key the host registered for this process (or its job).
+        if let Some(v) = d
+            .jobs
+            .get(&target.nspace)
+            .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
+        {
+            return Lookup::Found(v.clone());
+        }
         if opts.optional || self.is_singleton() {
             return Lookup::Fail(Error::not_found(format!(
                 "{} not found locally for {}",

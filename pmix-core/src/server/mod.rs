@@ -480,7 +480,12 @@ impl Server {
     ///
     /// # Errors
     /// As [`Server::register_client`].
-    pub fn register_client_with_object(&self, proc: &ProcId, uid: u32, object: usize) -> Result<()> {
+    pub fn register_client_with_object(
+        &self,
+        proc: &ProcId,
+        uid: u32,
+        object: usize,
+    ) -> Result<()> {
         let p = proc.clone();
         self.run("PMIx_server_register_client", move |sh, _| {
             sh.lock().register_client_object(&p, uid, object)

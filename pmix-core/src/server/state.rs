@@ -698,8 +698,15 @@ impl ServerState {
         // Reserved keys and job-level requests are answered from the registered job data
         // (a process may also have published a reserved key itself; that wins).
         let reserved = key.as_ref().map(|k| k.is_reserved()).unwrap_or(false);
+        let in_job_data = match (&key, self.nspaces.get(&target.nspace)) {
+            (Some(k), Some(ns)) => ns
+                .job
+                .proc_value(target.rank, k.as_str(), Level::Any)
+                .is_some(),
+            _ => false,
+        };
         if target.rank == sys::PMIX_RANK_WILDCARD
-            || (reserved && !self.has_key(&target, key.as_ref()))
+            || ((reserved || in_job_data) && !self.has_key(&target, key.as_ref()))
         {
             let v = self.nspaces.get(&target.nspace).and_then(|ns| {
                 let k = key.as_ref()?;
