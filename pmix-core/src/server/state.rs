@@ -1173,3 +1173,327 @@ pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
         .iter()
         .any(|q| q.nspace == p.nspace && (q.rank == p.rank || q.rank == sys::PMIX_RANK_WILDCARD))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The server state machine driven directly, in memory: no sockets, no threads.
+    use super::*;
+    use crate::protocol::{encode_blob, ProcBlob};
+    use crate::store::Entry;
+    use std::sync::{Arc, Mutex};
+
+    const UID: u32 = 1000;
+
+    fn ns() -> Nspace {
+        Nspace::new("job").unwrap()
+    }
+    fn p(r: Rank) -> ProcId {
+        ProcId::new(ns(), r)
+    }
+    fn wild() -> ProcId {
+        p(sys::PMIX_RANK_WILDCARD)
+    }
+
+    /// A server with `size` ranks, of which `local` (0..local) live here and are connected
+    /// as connections 1..=local.
+    fn setup(size: u32, local: u32) -> ServerState {
+        let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
+        let peers: Vec<String> = (0..local).map(|r| r.to_string()).collect();
+        s.register_nspace(
+            &ns(),
+            local,
+            vec![
+                Info::new(keys::JOB_SIZE, Value::Uint32(size)).unwrap(),
+                Info::new(keys::LOCAL_PEERS, Value::string(&peers.join(","))).unwrap(),
+            ],
+        );
+        for r in 0..local {
+            s.register_client(&p(r), UID).unwrap();
+            let conn = r as ConnId + 1;
+            s.connected(conn, UID);
+            let hello = Hello {
+                version: protocol::VERSION,
+                proc_: p(r),
+                pid: 1,
+                uid: UID,
+                gid: 0,
+            };
+            let who = s.check_hello(conn, &protocol::encode(&hello)).unwrap();
+            let mut out = Vec::new();
+            s.accept(conn, who, &mut out);
+        }
+        s
+    }
+
+    fn req(s: &mut ServerState, conn: ConnId, tag: u32, r: Req) -> Vec<Action> {
+        let mut out = Vec::new();
+        s.request(conn, &protocol::encode(&Request { tag, req: r }), &mut out)
+            .unwrap();
+        out
+    }
+
+    /// (conn, tag, status) of every reply among the actions.
+    fn replies(out: &[Action]) -> Vec<(ConnId, u32, i32)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+                    Ok(ServerMsg::Reply { tag, status, .. }) => Some((*c, tag, status)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn fence(procs: Vec<ProcId>, collect: bool) -> Req {
+        Req::Fence {
+            procs,
+            collect,
+            timeout_ms: 0,
+            info: vec![],
+        }
+    }
+
+    fn put(k: &str, scope: u8, v: i32) -> Put {
+        Put {
+            key: Key::new(k).unwrap(),
+            scope,
+            value: Value::Int(v),
+        }
+    }
+
+    #[test]
+    fn all_local_fence_completes_at_the_last_arrival_and_sets_never_mix() {
+        let mut s = setup(3, 3);
+        assert!(replies(&req(&mut s, 1, 10, fence(vec![], false))).is_empty());
+        // An explicit list naming all three is a different fence.
+        assert!(replies(&req(&mut s, 2, 11, fence(vec![p(2), p(0), p(1)], false))).is_empty());
+        assert!(replies(&req(&mut s, 2, 12, fence(vec![wild()], false))).is_empty());
+        assert_eq!(s.pending_fences(), 2);
+        let out = req(&mut s, 3, 13, fence(vec![], false));
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(r, vec![(1, 10, 0), (2, 12, 0), (3, 13, 0)]);
+        assert_eq!(s.pending_fences(), 1);
+        assert!(!out.iter().any(|a| matches!(a, Action::HostFence { .. })));
+    }
+
+    #[test]
+    fn not_a_member_and_collect_mismatch() {
+        let mut s = setup(2, 2);
+        assert_eq!(
+            replies(&req(&mut s, 1, 1, fence(vec![p(1)], false))),
+            vec![(1, 1, sys::PMIX_ERR_NOT_A_MEMBER)]
+        );
+        req(&mut s, 1, 2, fence(vec![], true));
+        assert_eq!(
+            replies(&req(&mut s, 2, 3, fence(vec![], false))),
+            vec![(2, 3, sys::PMIX_ERR_BAD_PARAM)]
+        );
+    }
+
+    #[test]
+    fn multi_node_fence_hands_the_host_one_blob_and_stores_the_others() {
+        // Ranks 0 and 1 here, ranks 2 and 3 elsewhere.
+        let mut s = setup(4, 2);
+        for (conn, r) in [(1, 0), (2, 1)] {
+            req(
+                &mut s,
+                conn,
+                0,
+                Req::Commit {
+                    puts: vec![put("g", sys::PMIX_GLOBAL, r), put("l", sys::PMIX_LOCAL, r)],
+                },
+            );
+        }
+        assert!(req(&mut s, 1, 5, fence(vec![], true)).is_empty());
+        let out = req(&mut s, 2, 6, fence(vec![], true));
+        let (id, data) = match out.as_slice() {
+            [Action::HostFence {
+                id, data, procs, ..
+            }] => {
+                assert_eq!(procs, &vec![wild()]);
+                (*id, data.clone())
+            }
+            _ => panic!("expected exactly one host fence"),
+        };
+        let ours = protocol::decode_blobs(&data).unwrap();
+        assert_eq!(ours.len(), 1);
+        assert_eq!(ours[0].procs.len(), 2);
+        assert!(ours[0]
+            .procs
+            .iter()
+            .all(|pb| pb.entries.len() == 1 && pb.entries[0].0.as_str() == "g"));
+        // The host returns every server's blob, concatenated.
+        let theirs = encode_blob(&Blob {
+            collect: true,
+            procs: vec![ProcBlob {
+                proc_: p(3),
+                entries: vec![(
+                    Key::new("g").unwrap(),
+                    Entry {
+                        scope: sys::PMIX_REMOTE,
+                        value: Value::Int(33),
+                    },
+                )],
+            }],
+        });
+        let mut all = data.clone();
+        all.extend(theirs);
+        let mut out = Vec::new();
+        s.fence_done(id, Ok(all), &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(r, vec![(1, 5, 0), (2, 6, 0)]);
+        // Rank 3's data is now in the store: an immediate Get finds it.
+        let out = req(
+            &mut s,
+            1,
+            7,
+            Req::Get {
+                target: p(3),
+                key: Some(Key::new("g").unwrap()),
+                immediate: true,
+                timeout_ms: 0,
+                info: vec![],
+            },
+        );
+        assert_eq!(replies(&out), vec![(1, 7, 0)]);
+        // A malformed completion fails the next fence for everyone with BAD_PARAM.
+        req(&mut s, 1, 8, fence(vec![], true));
+        let out = req(&mut s, 2, 9, fence(vec![], true));
+        let Some(Action::HostFence { id, .. }) = out.first() else {
+            panic!("expected a host fence");
+        };
+        let mut out = Vec::new();
+        s.fence_done(*id, Ok(vec![1, 2, 3]), &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![
+                (1, 8, sys::PMIX_ERR_BAD_PARAM),
+                (2, 9, sys::PMIX_ERR_BAD_PARAM)
+            ]
+        );
+    }
+
+    #[test]
+    fn get_parks_until_commit_or_timer() {
+        let mut s = setup(2, 2);
+        let get = |k: &str, timeout_ms| Req::Get {
+            target: p(0),
+            key: Some(Key::new(k).unwrap()),
+            immediate: false,
+            timeout_ms,
+            info: vec![],
+        };
+        assert!(replies(&req(&mut s, 2, 1, get("x", 0))).is_empty());
+        let out = req(&mut s, 2, 2, get("y", 500));
+        let ev = out
+            .iter()
+            .find_map(|a| match a {
+                Action::Timer(_, ev) => Some(*ev),
+                _ => None,
+            })
+            .unwrap();
+        let out = req(
+            &mut s,
+            1,
+            0,
+            Req::Commit {
+                puts: vec![put("x", sys::PMIX_GLOBAL, 1)],
+            },
+        );
+        assert_eq!(replies(&out), vec![(2, 1, 0)]);
+        let mut out = Vec::new();
+        s.timer(ev, &mut out);
+        assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_TIMEOUT)]);
+    }
+
+    #[test]
+    fn lost_client_fails_its_fences_and_is_reported() {
+        let mut s = setup(2, 2);
+        req(&mut s, 1, 4, fence(vec![], false));
+        let mut out = Vec::new();
+        s.closed(2, &mut out);
+        assert!(out
+            .iter()
+            .any(|a| matches!(a, Action::HostLost(q) if q == &p(1))));
+        assert_eq!(replies(&out), vec![(1, 4, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]);
+        assert_eq!(
+            replies(&req(&mut s, 1, 5, fence(vec![p(0), p(1)], false))),
+            vec![(1, 5, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
+        );
+    }
+
+    #[test]
+    fn handshake_checks() {
+        let mut s = setup(2, 0);
+        s.register_client(&p(0), UID).unwrap();
+        let hello = |r, version| {
+            protocol::encode(&Hello {
+                version,
+                proc_: p(r),
+                pid: 1,
+                uid: UID,
+                gid: 0,
+            })
+        };
+        s.connected(1, UID + 1);
+        assert_eq!(
+            s.check_hello(1, &hello(0, protocol::VERSION))
+                .unwrap_err()
+                .status,
+            sys::PMIX_ERR_INVALID_CRED
+        );
+        s.connected(2, UID);
+        assert_eq!(
+            s.check_hello(2, &hello(1, protocol::VERSION))
+                .unwrap_err()
+                .status,
+            sys::PMIX_ERR_NOT_FOUND
+        );
+        assert_eq!(
+            s.check_hello(2, &hello(0, 99)).unwrap_err().status,
+            sys::PMIX_ERR_NOT_SUPPORTED
+        );
+        assert!(s.check_hello(2, b"garbage").is_err());
+        assert!(s.check_hello(2, &hello(0, protocol::VERSION)).is_ok());
+    }
+
+    #[test]
+    fn dmodex_request_waits_for_the_commit() {
+        let mut s = setup(2, 2);
+        let got: Arc<Mutex<Option<Result<Vec<u8>>>>> = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let mut out = Vec::new();
+        s.dmodex_request(
+            &p(1),
+            Box::new(move |r| *g.lock().unwrap() = Some(r)),
+            &mut out,
+        );
+        assert!(out.is_empty());
+        let out = req(
+            &mut s,
+            2,
+            0,
+            Req::Commit {
+                puts: vec![put("r", sys::PMIX_REMOTE, 7), put("l", sys::PMIX_LOCAL, 8)],
+            },
+        );
+        for a in out {
+            if let Action::AnswerDmodex(done, r) = a {
+                done(r);
+            }
+        }
+        let blob = got.lock().unwrap().take().unwrap().unwrap();
+        let b = protocol::decode_blobs(&blob).unwrap();
+        assert_eq!(b[0].procs[0].proc_, p(1));
+        assert_eq!(
+            b[0].procs[0].entries.len(),
+            1,
+            "only REMOTE/GLOBAL data leaves the node"
+        );
+    }
+}
