@@ -26,7 +26,7 @@ use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, JobData, KvSet, Level, Reader};
+use crate::store::{keys, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
@@ -140,6 +140,12 @@ pub struct GetOpts {
     pub level: Level,
     /// `PMIX_DATA_SCOPE`.
     pub scope: Option<u8>,
+    /// `PMIX_APPNUM` qualifier (with `PMIX_APP_INFO`).
+    pub appnum: Option<u32>,
+    /// `PMIX_HOSTNAME` qualifier (with `PMIX_NODE_INFO`).
+    pub hostname: Option<String>,
+    /// `PMIX_NODEID` qualifier (with `PMIX_NODE_INFO`).
+    pub nodeid: Option<u32>,
     /// Every directive, passed on to the server.
     pub info: Vec<Info>,
 }
@@ -186,6 +192,29 @@ impl GetOpts {
                     Value::Scope(s) => Some(s),
                     _ => i.value.as_u64().map(|v| v as u8),
                 }),
+            appnum: (level == Level::App)
+                .then(|| {
+                    info.iter()
+                        .find(|i| i.key.as_str() == keys::APPNUM)
+                        .and_then(|i| i.value.as_u64())
+                        .map(|v| v as u32)
+                })
+                .flatten(),
+            hostname: (level == Level::Node)
+                .then(|| {
+                    info.iter()
+                        .find(|i| i.key.as_str() == keys::HOSTNAME)
+                        .and_then(|i| i.value.as_str().map(str::to_string))
+                })
+                .flatten(),
+            nodeid: (level == Level::Node)
+                .then(|| {
+                    info.iter()
+                        .find(|i| i.key.as_str() == keys::NODEID)
+                        .and_then(|i| i.value.as_u64())
+                        .map(|v| v as u32)
+                })
+                .flatten(),
             info: info.to_vec(),
         }
     }
@@ -794,7 +823,25 @@ impl Client {
                 };
             };
             return match key {
-                Some(k) => match j.job_value(k.as_str(), opts.level, host) {
+                Some(k) => match j.job_value_sel(
+                    k.as_str(),
+                    opts.level,
+                    &Select {
+                        // Default to the caller's own application when it is in this job.
+                        appnum: opts.appnum.or_else(|| {
+                            (target.nspace == me.nspace)
+                                .then(|| {
+                                    j.proc_value(me.rank, keys::APPNUM, Level::Any)
+                                        .and_then(|v| v.as_u64())
+                                        .map(|v| v as u32)
+                                })
+                                .flatten()
+                        }),
+                        hostname: opts.hostname.as_deref(),
+                        nodeid: opts.nodeid,
+                        local_host: host,
+                    },
+                ) {
                     Some(v) => Lookup::Found(v.clone()),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",

@@ -748,6 +748,11 @@ impl ServerState {
             return;
         }
         let known_ns = self.nspaces.contains_key(&target.nspace);
+        if !known_ns {
+            // Nothing can arrive for a namespace we were never told about.
+            out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+            return;
+        }
         if local {
             let gone = self
                 .nspaces

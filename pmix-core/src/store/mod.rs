@@ -59,6 +59,20 @@ fn set_if_absent(list: &mut Vec<Info>, key: &str, value: Value) {
     }
 }
 
+/// Which application and node a job-level lookup is about (`PMIX_APPNUM`,
+/// `PMIX_HOSTNAME`, `PMIX_NODEID` qualifiers of a Get), and where the reader runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Select<'a> {
+    /// The application (None: the first registered).
+    pub appnum: Option<u32>,
+    /// The node, by host name.
+    pub hostname: Option<&'a str>,
+    /// The node, by id.
+    pub nodeid: Option<u32>,
+    /// The reader's host (the default node).
+    pub local_host: Option<&'a str>,
+}
+
 /// Where a Get looks first when the caller narrows it with `PMIX_*_INFO` directives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Level {
@@ -233,37 +247,54 @@ impl JobData {
     /// The job-level value of `key`, looking at job info, then the info of the node whose
     /// host name is `local_host` (node data describes where the reader runs).
     pub fn job_value(&self, key: &str, level: Level, local_host: Option<&str>) -> Option<&Value> {
+        self.job_value_sel(
+            key,
+            level,
+            &Select {
+                local_host,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The job-level value of `key` at `level`, for the application and node `sel` names:
+    /// job info, then the application's, then the node's.
+    pub fn job_value_sel(&self, key: &str, level: Level, sel: &Select<'_>) -> Option<&Value> {
+        let app = || self.app(sel.appnum).and_then(|l| find(l, key));
+        let node = || self.node(sel).and_then(|n| find(&n.info, key));
         match level {
-            Level::Any | Level::Job => {
-                if let Some(v) = find(&self.job, key) {
-                    return Some(v);
-                }
-                if level == Level::Job {
-                    return None;
-                }
-                if let Some(v) = self.apps.first().and_then(|(_, l)| find(l, key)) {
-                    return Some(v);
-                }
-                self.local_node(local_host).and_then(|n| find(&n.info, key))
-            }
-            Level::App => self.apps.first().and_then(|(_, l)| find(l, key)),
-            Level::Node => self.local_node(local_host).and_then(|n| find(&n.info, key)),
+            Level::Any => find(&self.job, key).or_else(app).or_else(node),
+            Level::Job => find(&self.job, key),
+            Level::App => app(),
+            Level::Node => node(),
         }
     }
 
-    fn local_node(&self, local_host: Option<&str>) -> Option<&NodeData> {
-        match local_host {
-            Some(h) => self
-                .nodes
-                .iter()
-                .find(|n| n.hostname.as_deref() == Some(h))
-                .or_else(|| {
-                    (self.nodes.len() == 1)
-                        .then(|| self.nodes.first())
-                        .flatten()
-                }),
-            None => self.nodes.first(),
+    fn app(&self, appnum: Option<u32>) -> Option<&Vec<Info>> {
+        match appnum {
+            Some(n) => self.apps.iter().find(|(a, _)| *a == n).map(|(_, l)| l),
+            None => self.apps.first().map(|(_, l)| l),
         }
+    }
+
+    fn node(&self, sel: &Select<'_>) -> Option<&NodeData> {
+        if let Some(id) = sel.nodeid {
+            return self.nodes.iter().find(|n| n.id == Some(id));
+        }
+        if let Some(h) = sel.hostname {
+            return self.nodes.iter().find(|n| n.hostname.as_deref() == Some(h));
+        }
+        self.local_node(sel.local_host)
+    }
+
+    fn local_node(&self, local_host: Option<&str>) -> Option<&NodeData> {
+        let by_name =
+            local_host.and_then(|h| self.nodes.iter().find(|n| n.hostname.as_deref() == Some(h)));
+        by_name.or_else(|| {
+            (self.nodes.len() == 1)
+                .then(|| self.nodes.first())
+                .flatten()
+        })
     }
 
     /// The value of `key` for process `rank`: its own data, then its node's, its app's and
