@@ -70,6 +70,19 @@ static int fence_done_status = 1;
 static volatile int fence_done = 0;
 static void fence_cb(pmix_status_t st, void *cbd) { (void)cbd; fence_done_status = st; fence_done = 1; }
 
+/* Progress-thread rule: a blocking call made inside a callback returns WOULD_BLOCK. */
+static volatile int get_calls = 0;
+static pmix_status_t get_cb_status = 1, inner_get = 1, inner_fence = 1;
+static void get_cb(pmix_status_t st, pmix_value_t *v, void *cbd)
+{
+    pmix_value_t *x = NULL;
+    (void)v;
+    get_cb_status = st;
+    inner_get = PMIx_Get((const pmix_proc_t *)cbd, "test.rank", NULL, 0, &x);
+    inner_fence = PMIx_Fence(NULL, 0, NULL, 0);
+    get_calls++;
+}
+
 static int client(const char *scenario, int n)
 {
     pmix_proc_t me, peer, wild;
@@ -147,6 +160,15 @@ static int client(const char *scenario, int n)
         CHECK_CALL(PMIx_Get_nb(&peer, "test.rank", NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
                  "Get_nb with NULL cbfunc");
     }
+    rc = PMIx_Get_nb(&peer, "test.rank", NULL, 0, get_cb, &peer);
+    CHECK_RC(rc, PMIX_SUCCESS, "Get_nb accepted");
+    for (int i = 0; i < 10000 && !get_calls; i++) usleep(1000);
+    usleep(50000);
+    CHECK(get_calls == 1 && get_cb_status == PMIX_SUCCESS, "Get_nb callback ran once (%d)", get_calls);
+    CHECK_RC(inner_get, PMIX_ERR_WOULD_BLOCK, "blocking Get inside a callback");
+    CHECK_RC(inner_fence, PMIX_ERR_WOULD_BLOCK, "blocking Fence inside a callback");
+    rc = PMIx_Fence_nb(NULL, 0, NULL, 0, NULL, NULL);
+    CHECK_RC(rc, PMIX_SUCCESS, "Fence_nb with NULL cbfunc blocks and returns the result");
     rc = PMIx_Fence_nb(NULL, 0, NULL, 0, fence_cb, NULL);
     CHECK_RC(rc, PMIX_SUCCESS, "Fence_nb accepted");
     for (int i = 0; i < 10000 && !fence_done; i++) usleep(1000);
