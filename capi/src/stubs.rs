@@ -276,32 +276,6 @@ pub unsafe extern "C" fn PMIx_Session_control(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Job_control(
-    _targets: *const sys::pmix_proc_t,
-    _ntargets: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Job_control, { not_supported("PMIx_Job_control") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Job_control_nb(
-    _targets: *const sys::pmix_proc_t,
-    _ntargets: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Job_control_nb, {
-        not_supported("PMIx_Job_control_nb")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor(
     _monitor: *const sys::pmix_info_t,
     _error: sys::pmix_status_t,

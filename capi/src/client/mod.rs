@@ -5,6 +5,7 @@ pub mod event;
 pub mod fence;
 pub mod get;
 pub mod init;
+pub mod job_control;
 pub mod put;
 
 use core::ffi::c_void;

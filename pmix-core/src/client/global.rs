@@ -17,11 +17,14 @@ use std::sync::Mutex;
 struct Global {
     client: Option<Client>,
     count: usize,
+    /// A server process's view of itself, used when `PMIx_Init` was not called.
+    embedded: Option<Client>,
 }
 
 static GLOBAL: Mutex<Global> = Mutex::new(Global {
     client: None,
     count: 0,
+    embedded: None,
 });
 
 fn lock() -> std::sync::MutexGuard<'static, Global> {
@@ -52,15 +55,40 @@ pub fn initialized() -> bool {
     lock().client.is_some()
 }
 
-/// The current client.
+/// The current client: the one `PMIx_Init` made or, in a server process that did not
+/// call it, the server's view of itself ([`attach_server`]).
 ///
 /// # Errors
-/// `PMIX_ERR_INIT` if `PMIx_Init` has not been called.
+/// `PMIX_ERR_INIT` if neither exists.
 pub fn client() -> Result<Client> {
-    lock()
-        .client
+    let g = lock();
+    g.client
         .clone()
+        .or_else(|| g.embedded.clone())
         .ok_or_else(|| Error::new(sys::PMIX_ERR_INIT, "PMIx_Init has not been called"))
+}
+
+/// Called by `PMIx_server_init`: give the process a local client view under the server's
+/// identity, so a host's `PMIx_Get`/`PMIx_Store_internal` work without `PMIx_Init`
+/// (Open MPI's mpirun stores and reads its own data this way).
+///
+/// # Errors
+/// As [`Client::embedded`].
+pub fn attach_server(id: ProcId) -> Result<()> {
+    let c = Client::embedded(id)?;
+    let old = lock().embedded.replace(c);
+    if let Some(o) = old {
+        let _ = o.finalize();
+    }
+    Ok(())
+}
+
+/// Called by `PMIx_server_finalize`: drop the server's self view.
+pub fn detach_server() {
+    let old = lock().embedded.take();
+    if let Some(o) = old {
+        let _ = o.finalize();
+    }
 }
 
 /// `PMIx_Finalize`: the last one disconnects.

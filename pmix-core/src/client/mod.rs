@@ -461,6 +461,47 @@ impl Client {
         r
     }
 
+    /// A client without a server connection: everything it answers comes from its own
+    /// store (a singleton, or the server process's own view of itself).
+    fn local(me: ProcId, hostname: String, handle: Handle, data: Data) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                me,
+                server: None,
+                hostname,
+                handle,
+                conn: Mutex::new(None),
+                connected: AtomicBool::new(false),
+                data: RwLock::new(data),
+                pending: Mutex::new(HashMap::new()),
+                next_tag: AtomicU32::new(1),
+                handlers: Mutex::new(Vec::new()),
+                next_handler: AtomicUsize::new(1),
+                finalized: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The client view a server process has of itself (`PMIx_Get`, `PMIx_Put`,
+    /// `PMIx_Store_internal` called in a host such as mpirun without `PMIx_Init`): a
+    /// local store under the server's identity, with no connection.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_OUT_OF_RESOURCE` if the progress thread cannot start.
+    pub fn embedded(id: ProcId) -> Result<Client> {
+        let handle = reactor::acquire()?;
+        let hostname = crate::sys::hostname();
+        let mut data = Data::default();
+        data.jobs.insert(
+            id.nspace.clone(),
+            JobData {
+                nspace: id.nspace.clone(),
+                ..Default::default()
+            },
+        );
+        Ok(Self::local(id, hostname, handle, data))
+    }
+
     fn connect_with(cfg: ClientConfig, handle: Handle) -> Result<Client> {
         let hostname = std::env::var("PMIX_HOSTNAME").unwrap_or_else(|_| crate::sys::hostname());
         let Some((me, path)) = cfg.server else {
@@ -472,22 +513,7 @@ impl Client {
             data.jobs
                 .insert(me.nspace.clone(), singleton_job(&me, &hostname));
             log::debug!("client: no server in the environment; singleton {}", me);
-            return Ok(Client {
-                inner: Arc::new(Inner {
-                    me,
-                    server: None,
-                    hostname,
-                    handle,
-                    conn: Mutex::new(None),
-                    connected: AtomicBool::new(false),
-                    data: RwLock::new(data),
-                    pending: Mutex::new(HashMap::new()),
-                    next_tag: AtomicU32::new(1),
-                    handlers: Mutex::new(Vec::new()),
-                    next_handler: AtomicUsize::new(1),
-                    finalized: AtomicBool::new(false),
-                }),
-            });
+            return Ok(Self::local(me, hostname, handle, data));
         };
         let (stream, server, jobs) = handshake(&me, &path)?;
         let mut data = Data::default();
@@ -1091,6 +1117,32 @@ impl Client {
             },
             Box::new(|_, _| {}),
         )
+    }
+
+    /// `PMIx_Job_control` (minimal): requests that only register files or directories
+    /// for cleanup (`PMIX_REGISTER_CLEANUP`, `PMIX_REGISTER_CLEANUP_DIR` and their
+    /// `PMIX_CLEANUP_*` modifiers) are accepted; the launcher removes its session
+    /// directories itself, so nothing more is done. Anything else is not supported yet.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_SUPPORTED` for any other directive.
+    pub fn job_control(&self, _targets: &[ProcId], directives: &[Info]) -> Result<()> {
+        use pmix_sys::attrs::keys as k;
+        const CLEANUP: [&str; 6] = [
+            k::PMIX_REGISTER_CLEANUP,
+            k::PMIX_REGISTER_CLEANUP_DIR,
+            k::PMIX_CLEANUP_RECURSIVE,
+            k::PMIX_CLEANUP_EMPTY,
+            k::PMIX_CLEANUP_IGNORE,
+            k::PMIX_CLEANUP_LEAVE_TOPDIR,
+        ];
+        if !directives.is_empty() && directives.iter().all(|i| CLEANUP.contains(&i.key.as_str())) {
+            log::debug!("PMIx_Job_control: cleanup registration accepted (left to the launcher)");
+            return Ok(());
+        }
+        Err(Error::not_supported(
+            "PMIx_Job_control supports only cleanup registration",
+        ))
     }
 
     /// Run `f` on the progress thread (to call a C completion callback there).

@@ -24,8 +24,11 @@ pub fn start(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<()> {
             "PMIx_server_init called twice",
         ));
     }
-    *g = Some(Arc::new(Server::start(cfg, host)?));
-    Ok(())
+    let s = Arc::new(Server::start(cfg, host)?);
+    let id = s.id().clone();
+    *g = Some(s);
+    drop(g);
+    crate::client::global::attach_server(id)
 }
 
 /// The running server.
@@ -46,6 +49,7 @@ pub fn finalize() -> Result<()> {
     let s = lock()
         .take()
         .ok_or_else(|| Error::new(sys::PMIX_ERR_INIT, "PMIx_server_finalize without init"))?;
+    crate::client::global::detach_server();
     match Arc::try_unwrap(s) {
         Ok(s) => s.finalize(),
         Err(s) => s.close_now(),
