@@ -201,6 +201,8 @@ impl Supervisor {
             return false;
         };
         r.connected = true;
+        // A rank that finalized and initialized again must finalize again.
+        r.finalized = false;
         self.any_connected = true;
         // Ranks that already left without finalizing can now no longer be waited for.
         let gone = self
@@ -354,6 +356,21 @@ mod tests {
         let mut s = Supervisor::new(2);
         s.connected(0);
         assert!(s.exited(1, Code(0)));
+    }
+
+    #[test]
+    fn reinitialized_rank_must_finalize_again() {
+        let mut s = Supervisor::new(1);
+        s.connected(0);
+        s.finalized(0);
+        s.connected(0);
+        assert!(s.exited(0, Code(0)));
+        let mut s = Supervisor::new(1);
+        for _ in 0..3 {
+            s.connected(0);
+            s.finalized(0);
+        }
+        assert!(!s.exited(0, Code(0)));
     }
 
     #[test]
