@@ -1,0 +1,119 @@
+# ABI checks: generated header fragments, the headers themselves, layouts and constants
+# against OpenPMIx 4.2.2 (Debian's headers), the exported symbols, and use of an installed
+# copy through pkg-config. `make abi` runs them all; each is also a target of its own.
+#
+#   make header            regenerate include/pmix_{status,attrs}[_deprecated]_gen.h
+#   make abi-header-check  the committed fragments equal what the tables generate
+#   make abi-headers       every public header compiles alone (C99/C11/C++11, -pedantic)
+#   make abi-check         layout/constant/prototype diff against Debian's 4.2.2 headers
+#                          (allow-list: tests-c/abi/allow-debian.txt), and pmix-sys's
+#                          constants and #[repr(C)] layouts against our headers
+#   make abi-stubs-check   capi/src/stubs.rs is what tools/gen-stubs.py generates
+#   make abi-exports       nm/readelf checks of build/lib/libpmix.so.2
+#   make abi-install       make install into a temp dir, build + run a program via pkg-config
+#   make abi-master-check  the same diff against OpenPMIx master's headers (if available)
+#   make abi-examples      OpenPMIx master's examples compile against our headers (if available)
+
+PYTHON          ?= python3
+ABI_OUT         := $(BUILD)/abi
+ABI_REF_INC     ?= /usr/lib/x86_64-linux-gnu/pmix2/include
+ABI_SIGS        := tests-c/abi/api-master-signatures.txt
+# Optional sources of OpenPMIx master's headers/examples (facts only, never copied in):
+# a directory holding include/*.h{,.in}, or the bare git mirror.
+MASTER_INCLUDE  ?= /tmp/master-include
+OPENPMIX_GIT    ?= /work/.mirror/openpmix+openpmix/repo
+GEN_HEADER      := $(CARGO) run -q -p pmix-sys --bin gen-header --
+ABI_FRAGMENTS   := pmix_status_gen.h pmix_status_deprecated_gen.h pmix_attrs_gen.h pmix_attrs_deprecated_gen.h
+ABI_HEADERS     := pmix.h pmix_common.h pmix_server.h pmix_tool.h pmix_deprecated.h pmix_version.h
+
+.PHONY: header abi abi-header-check abi-headers abi-check abi-stubs-check abi-exports \
+        abi-install abi-master-check abi-examples
+
+header:
+	$(GEN_HEADER) include
+
+abi: abi-header-check abi-headers abi-check abi-stubs-check abi-exports abi-install \
+     abi-master-check abi-examples
+
+abi-header-check:
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && $(GEN_HEADER) $$tmp && \
+	for f in $(ABI_FRAGMENTS); do \
+	  diff -u include/$$f $$tmp/$$f || { echo "FAIL include/$$f differs from the tables: run make header"; exit 1; }; \
+	done; echo "ok   generated header fragments match pmix-sys tables"
+
+abi-headers:
+	@for h in $(ABI_HEADERS); do \
+	  for std in c99 c11; do \
+	    printf '#include <%s>\nint abi_nonempty;\n' $$h | $(CC) -std=$$std -pedantic -Wall -Wextra -Werror -fsyntax-only -Iinclude -x c - \
+	      || { echo "FAIL $$h does not compile alone ($$std)"; exit 1; }; \
+	  done; \
+	  printf '#include <%s>\nint abi_nonempty;\n' $$h | $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -Iinclude -x c++ - \
+	    || { echo "FAIL $$h does not compile alone (C++11)"; exit 1; }; \
+	done; echo "ok   every public header compiles alone (C99, C11, C++11)"
+
+abi-check: abi-headers
+	@mkdir -p $(ABI_OUT)
+	@$(GEN_HEADER) --list > $(ABI_OUT)/rust-list.txt
+	@$(GEN_HEADER) --layout > $(ABI_OUT)/rust-layout.txt
+	$(PYTHON) tests-c/abi/abicheck.py --cc $(CC) --ours include --ref $(ABI_REF_INC) --ref-label debian \
+	  --allow tests-c/abi/allow-debian.txt --out $(ABI_OUT)/debian --signatures $(ABI_SIGS) \
+	  --rust-list $(ABI_OUT)/rust-list.txt --rust-layout $(ABI_OUT)/rust-layout.txt
+
+abi-stubs-check:
+	$(PYTHON) tools/gen-stubs.py --check
+	@echo "ok   capi/src/stubs.rs is up to date"
+
+abi-exports: lib
+	$(PYTHON) tests-c/abi/exports.py --lib $(LIBDIR)/libpmix.so.2 --signatures $(ABI_SIGS)
+
+abi-install: lib
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	$(MAKE) --no-print-directory install PREFIX=$$tmp > $$tmp/install.log 2>&1 \
+	  || { cat $$tmp/install.log; echo "FAIL make install"; exit 1; }; \
+	flags=$$(PKG_CONFIG_LIBDIR=$$tmp/lib/pkgconfig pkg-config --cflags --libs pmix) \
+	  || { echo "FAIL pkg-config does not find the installed pmix.pc"; exit 1; }; \
+	echo "pkg-config: $$flags"; \
+	$(CC) -Wall -Wextra -Werror -Itests-c tests-c/abi/install_smoke.c $$flags -o $$tmp/smoke \
+	  || { echo "FAIL building against the installed copy"; exit 1; }; \
+	env -u LD_LIBRARY_PATH $(TIMEOUT) 20 $$tmp/smoke
+
+# Prepare OpenPMIx master's headers (substituting the two configure-time templates the way
+# master's build does) into $(ABI_OUT)/master-inc; prints nothing and fails if unavailable.
+define abi_master_headers
+	d=$(ABI_OUT)/master-inc; rm -rf $$d; mkdir -p $$d; \
+	if [ -f $(MASTER_INCLUDE)/pmix_common.h.in ]; then \
+	  cp $(MASTER_INCLUDE)/pmix.h $(MASTER_INCLUDE)/pmix_server.h $(MASTER_INCLUDE)/pmix_tool.h \
+	     $(MASTER_INCLUDE)/pmix_deprecated.h $(MASTER_INCLUDE)/pmix_common.h.in $(MASTER_INCLUDE)/pmix_version.h.in $$d/; \
+	elif [ -d $(OPENPMIX_GIT) ]; then \
+	  for f in pmix.h pmix_server.h pmix_tool.h pmix_deprecated.h pmix_common.h.in pmix_version.h.in; do \
+	    git --git-dir=$(OPENPMIX_GIT) show HEAD:include/$$f > $$d/$$f || exit 1; done; \
+	else exit 3; fi; \
+	sed 's/^#undef PMIX_HAVE_VISIBILITY$$/#define PMIX_HAVE_VISIBILITY 1/' $$d/pmix_common.h.in > $$d/pmix_common.h; \
+	sed -e 's/@pmixmajor@/7L/' -e 's/@pmixminor@/0L/' -e 's/@pmixrelease@/0L/' -e 's/@pmixnumeric@/0x00070000/' \
+	  $$d/pmix_version.h.in > $$d/pmix_version.h; rm -f $$d/*.in
+endef
+
+abi-master-check:
+	@mkdir -p $(ABI_OUT); $(abi_master_headers) || { \
+	  [ $$? -eq 3 ] && { echo "SKIP abi-master-check: no OpenPMIx master headers ($(MASTER_INCLUDE) or $(OPENPMIX_GIT))"; exit 0; }; \
+	  echo "FAIL preparing OpenPMIx master headers"; exit 1; }; \
+	$(GEN_HEADER) --list > $(ABI_OUT)/rust-list.txt && \
+	$(PYTHON) tests-c/abi/abicheck.py --cc $(CC) --ours include --ref $(ABI_OUT)/master-inc --ref-label master \
+	  --allow tests-c/abi/allow-master.txt --out $(ABI_OUT)/master \
+	  --rust-list $(ABI_OUT)/rust-list.txt --signatures $(ABI_SIGS)
+
+# examples/server.c is left out: it includes OpenPMIx's private headers (src/...), so it
+# does not build against OpenPMIx's own installed headers either.
+abi-examples:
+	@if [ ! -d $(OPENPMIX_GIT) ]; then echo "SKIP abi-examples: no OpenPMIx mirror at $(OPENPMIX_GIT)"; exit 0; fi; \
+	d=$(ABI_OUT)/examples; rm -rf $$d; mkdir -p $$d; \
+	for f in $$(git --git-dir=$(OPENPMIX_GIT) ls-tree --name-only HEAD examples/ | grep '\.[ch]$$'); do \
+	  git --git-dir=$(OPENPMIX_GIT) show HEAD:$$f > $$d/$$(basename $$f); done; \
+	n=0; bad=0; for c in $$d/*.c; do \
+	  [ "$$(basename $$c)" = server.c ] && continue; n=$$((n+1)); \
+	  $(CC) -fsyntax-only -Wall -Iinclude -I$$d $$c 2> $$c.log || { bad=$$((bad+1)); echo "FAIL $$(basename $$c)"; cat $$c.log; }; \
+	done; \
+	[ $$n -gt 0 ] && [ $$bad -eq 0 ] && echo "ok   $$n OpenPMIx master examples compile against include/" || exit 1
+
+CHECK_TARGETS += abi-header-check abi-headers abi-check abi-stubs-check abi-exports abi-install \
+                 abi-master-check abi-examples
