@@ -4,6 +4,11 @@
 //! `PMIX_PROC_INFO_ARRAY` (`PMIX_PROC_DATA`) per rank, `PMIX_RANK` first. Every value
 //! has the type the PMIx_Get page gives its key.
 //!
+//! Slots: the CPUs pmixrun may run on (its affinity mask) are the node's slots, so
+//! `PMIX_NUM_SLOTS` is that count, `PMIX_UNIV_SIZE` the larger of it and the job size,
+//! `PMIX_MAX_PROCS` the job size (pmixrun starts exactly what it is asked to) and
+//! `PMIX_NODE_OVERSUBSCRIBED` says whether the job has more ranks than slots.
+//!
 //! `PMIX_PROC_PID` is registered with the other per-process data: pmixrun forks every
 //! rank before registering the job (see `sys::spawn_gated`), so the pids are known.
 //! `PMIX_PACKAGE_RANK` is not registered: pmixrun does not bind processes, so it knows
@@ -51,7 +56,8 @@ pub struct Layout {
     pub session_id: u32,
     /// Applications in order.
     pub apps: Vec<AppLayout>,
-    /// CPUs available to pmixrun (for `PMIX_NODE_OVERSUBSCRIBED`).
+    /// CPUs pmixrun may run on: the node's slots (`PMIX_NUM_SLOTS`; more ranks than
+    /// that is `PMIX_NODE_OVERSUBSCRIBED`).
     pub ncpus: u32,
     /// Scratch directories.
     pub dirs: Dirs,
@@ -170,9 +176,9 @@ pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
         Info::new(PMIX_JOBID, Value::string(ns))?,
         Info::new(PMIX_SESSION_ID, Value::Uint32(layout.session_id))?,
         Info::new(PMIX_JOB_SIZE, Value::Uint32(size))?,
-        Info::new(PMIX_UNIV_SIZE, Value::Uint32(size))?,
+        Info::new(PMIX_UNIV_SIZE, Value::Uint32(size.max(layout.ncpus)))?,
         Info::new(PMIX_MAX_PROCS, Value::Uint32(size))?,
-        Info::new(PMIX_NUM_SLOTS, Value::Uint32(size))?,
+        Info::new(PMIX_NUM_SLOTS, Value::Uint32(layout.ncpus))?,
         Info::new(PMIX_JOB_NUM_APPS, Value::Uint32(napps))?,
         Info::new(PMIX_NPROC_OFFSET, Value::Rank(0))?,
         Info::new(PMIX_NUM_NODES, Value::Uint32(1))?,
@@ -352,6 +358,9 @@ pub(crate) mod tests {
         assert_eq!(one(&r, PMIX_NODE_MAP), &Value::string("host"));
         assert_eq!(one(&r, PMIX_PROC_MAP), &Value::string("0,1,2,3,4"));
         assert_eq!(one(&r, PMIX_NODE_OVERSUBSCRIBED), &Value::Bool(true));
+        assert_eq!(one(&r, PMIX_NUM_SLOTS), &Value::Uint32(4));
+        assert_eq!(one(&r, PMIX_UNIV_SIZE), &Value::Uint32(5));
+        assert_eq!(one(&r, PMIX_MAX_PROCS), &Value::Uint32(5));
         assert_eq!(one(&r, PMIX_JOBID), &Value::string("pmixrun.host.42"));
         assert_eq!(one(&r, PMIX_TMPDIR), &Value::string("/t"));
         match one(&r, PMIX_LOCAL_PROCS) {

@@ -519,7 +519,7 @@ impl Launcher {
                     self.begin_kill();
                 } else if self.sup.nrunning() > 0 {
                     self.say(&format!(
-                        "received {} again; killing the job with SIGKILL",
+                        "received {} while the job is being killed; sending SIGKILL",
                         crate::supervisor::signal_name(sig)
                     ));
                     self.kill_hard();

@@ -184,8 +184,7 @@ fn run(opts: Options) -> i32 {
         hostname,
         session_id: pid,
         apps,
-        ncpus: std::thread::available_parallelism()
-            .map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX)),
+        ncpus: sys::cpu_count(),
         dirs: scratch.dirs().clone(),
     };
 

@@ -166,6 +166,19 @@ pub fn hostname() -> io::Result<String> {
     Ok(s.to_string_lossy().into_owned())
 }
 
+/// Number of CPUs this process may run on (its affinity mask), at least 1.
+pub fn cpu_count() -> u32 {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most
+    // size_of::<cpu_set_t>() bytes into it; CPU_COUNT only reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return 1;
+        }
+        u32::try_from(libc::CPU_COUNT(&set)).unwrap_or(1).max(1)
+    }
+}
+
 /// Raise the soft limit on open descriptors to the hard limit (each rank costs a few).
 pub fn raise_fd_limit() -> io::Result<u64> {
     let mut lim = libc::rlimit {
@@ -556,6 +569,11 @@ mod tests {
         let mut buf = [0u8; 8];
         assert_eq!(read(r.as_raw_fd(), &mut buf).expect("read"), 3);
         assert_eq!(&buf[..3], b"abc");
+    }
+
+    #[test]
+    fn cpu_count_is_positive() {
+        assert!(cpu_count() >= 1);
     }
 
     #[test]

@@ -2,7 +2,9 @@
  * a peer and for the job (rank WILDCARD), each with the PMIx_Get page's type and the
  * value pmixrun must have given it.
  * Run: pmixrun -n N job_info N   (one application, launched from the current directory) */
+#define _GNU_SOURCE
 #include <pmix.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,9 +184,15 @@ int main(int argc, char **argv)
     want_str(&job, PMIX_JOBID, me.nspace);
     want_u32(&job, PMIX_SESSION_ID, (uint32_t)launcher);
     want_u32(&job, PMIX_JOB_SIZE, n);
-    want_u32(&job, PMIX_UNIV_SIZE, n);
+    /* pmixrun's slots are the CPUs it may run on (its affinity mask, which we share). */
+    cpu_set_t cpus;
+    uint32_t slots = 1;
+    if (0 == sched_getaffinity(0, sizeof cpus, &cpus) && CPU_COUNT(&cpus) > 0) {
+        slots = (uint32_t)CPU_COUNT(&cpus);
+    }
+    want_u32(&job, PMIX_UNIV_SIZE, n > slots ? n : slots);
     want_u32(&job, PMIX_MAX_PROCS, n);
-    want_u32(&job, PMIX_NUM_SLOTS, n);
+    want_u32(&job, PMIX_NUM_SLOTS, slots);
     want_u32(&job, PMIX_JOB_NUM_APPS, 1);
     want_rank(&job, PMIX_NPROC_OFFSET, 0);
     want_u32(&job, PMIX_NUM_NODES, 1);
@@ -193,8 +201,7 @@ int main(int argc, char **argv)
     want_str(&job, PMIX_ALLOCATED_NODELIST, host);
     want_bool(&job, PMIX_TDIR_RMCLEAN, true);
     want_bool(&job, PMIX_SPAWNED, false);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    want_bool(&job, PMIX_NODE_OVERSUBSCRIBED, (long)n > ncpu);
+    want_bool(&job, PMIX_NODE_OVERSUBSCRIBED, n > slots);
     want_str(&job, PMIX_HOSTNAME, host);
     want_u32(&job, PMIX_NODEID, 0);
     want_u32(&job, PMIX_LOCAL_SIZE, n);
