@@ -69,12 +69,15 @@ fn real_main() -> i32 {
 /// The environment every rank starts from: pmixrun's own, without the variables that
 /// tie a process to some other PMIx server (an outer job's `PMIX_*`, except the
 /// user's `PMIX_DEBUG` and `PMIX_MCA_*` settings), plus the `-x` exports.
-fn base_env(exports: &[(String, String)]) -> Vec<(OsString, OsString)> {
+fn base_env(
+    vars: impl Iterator<Item = (OsString, OsString)>,
+    exports: &[(String, String)],
+) -> Vec<(OsString, OsString)> {
     let keep = |k: &OsString| {
         let k = k.to_string_lossy();
         !k.starts_with("PMIX_") || k == "PMIX_DEBUG" || k.starts_with("PMIX_MCA_")
     };
-    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+    let mut env: Vec<(OsString, OsString)> = vars
         .filter(|(k, _)| keep(k))
         .filter(|(k, _)| {
             !exports
@@ -206,7 +209,7 @@ fn run(opts: Options) -> i32 {
         tag_output: opts.tag_output,
         timeout: opts.timeout,
         grace: GRACE,
-        base_env: base_env(&opts.exports),
+        base_env: base_env(std::env::vars_os(), &opts.exports),
         stdin_to_rank0: !sys::isatty(0),
     };
     let sinks = Sinks {
@@ -292,5 +295,49 @@ fn init_logger() {
     };
     if log::set_logger(&LOGGER).is_ok() {
         log::set_max_level(level);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_env_drops_an_outer_jobs_pmix_variables() {
+        let vars = [
+            ("PATH", "/bin"),
+            ("PMIX_NAMESPACE", "outer"),
+            ("PMIX_SERVER_URI41", "x"),
+            ("PMIX_DEBUG", "1"),
+            ("PMIX_MCA_gds", "hash"),
+            ("A", "old"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = base_env(
+            vars,
+            &[("A".into(), "new".into()), ("B".into(), "b".into())],
+        );
+        let got: Vec<String> = env
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "PATH=/bin",
+                "PMIX_DEBUG=1",
+                "PMIX_MCA_gds=hash",
+                "A=new",
+                "B=b"
+            ]
+        );
+    }
+
+    #[test]
+    fn relative_paths_become_absolute() {
+        let cwd = Path::new("/work");
+        assert_eq!(absolute(Path::new("a/b"), cwd), PathBuf::from("/work/a/b"));
+        assert_eq!(absolute(Path::new("/x"), cwd), PathBuf::from("/x"));
     }
 }
