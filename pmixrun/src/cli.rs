@@ -99,8 +99,9 @@ Exit status and failures:
   0 when every rank exits 0. Otherwise the status of the first failure:
   - a rank exits non-zero: that status; a rank killed by signal S: 128+S;
   - a rank calls PMIx_Abort(status, ...): status (1 if status is 0);
-  - a rank that called PMIx_Init exits without PMIx_Finalize, or, once any rank has
-    connected to the server, any rank exits without finalizing: 1;
+  - a rank that called PMIx_Init exits without PMIx_Finalize (or closes its
+    connection to the server and goes on running), or, once any rank has connected
+    to the server, any rank exits without finalizing: 1;
   - --timeout expires: 124;
   - pmixrun receives SIGINT or SIGTERM: it forwards the signal to the job and exits
     with 128+signal (a second signal kills the job with SIGKILL);

@@ -17,6 +17,11 @@ pub enum JobEvent {
     Connected(Rank),
     /// The rank called `PMIx_Finalize`.
     Finalized(Rank),
+    /// The rank's connection closed before it called `PMIx_Finalize`.
+    // TODO(engine merge): sent by `Host::client_lost`, which the engine's trait gains;
+    // until then only the tests construct it.
+    #[allow(dead_code)]
+    Lost(Rank),
     /// The rank called `PMIx_Abort`. `done` releases the caller; the launcher calls it
     /// once the job is being killed.
     Abort {
@@ -36,6 +41,7 @@ impl fmt::Debug for JobEvent {
         match self {
             JobEvent::Connected(r) => write!(f, "Connected({r})"),
             JobEvent::Finalized(r) => write!(f, "Finalized({r})"),
+            JobEvent::Lost(r) => write!(f, "Lost({r})"),
             JobEvent::Abort {
                 rank, status, msg, ..
             } => write!(f, "Abort({rank}, {status}, {msg:?})"),

@@ -102,6 +102,9 @@ const ENV_SLACK_VARS: usize = 1024;
 /// How long output may still arrive after the last rank exited (descendants of a rank
 /// can hold its pipes open).
 const DRAIN: Duration = Duration::from_millis(500);
+/// A rank whose connection closed is given this long to exit before the lost
+/// connection itself fails the job (so a crash is reported as the crash it is).
+const LOST_GRACE: Duration = Duration::from_millis(300);
 /// Without pidfds, how often to look for exited ranks.
 const TICK: Duration = Duration::from_millis(50);
 
@@ -135,6 +138,7 @@ pub struct Launcher {
     sup: Supervisor,
     kill_at: Option<Instant>,
     killed_hard: bool,
+    lost: Vec<(Rank, Instant)>,
 }
 
 fn env_block(vars: &[(OsString, OsString)]) -> Vec<u8> {
@@ -213,6 +217,7 @@ impl Launcher {
             sup: Supervisor::new(n),
             kill_at: None,
             killed_hard: false,
+            lost: Vec::new(),
         };
         if let Some(s) = &l.signals {
             sys::set_nonblocking(s.as_raw_fd())?;
@@ -416,6 +421,7 @@ impl Launcher {
         let rank = match &cause {
             Cause::RankExit { rank, .. }
             | Cause::NoFinalize { rank, .. }
+            | Cause::Lost { rank }
             | Cause::Abort { rank, .. }
             | Cause::Launch { rank, .. } => Some(*rank),
             Cause::Timeout(_) | Cause::Interrupted(_) => None,
@@ -459,6 +465,7 @@ impl Launcher {
                     }
                 }
                 JobEvent::Finalized(r) => self.sup.finalized(r),
+                JobEvent::Lost(r) => self.lost.push((r, Instant::now() + LOST_GRACE)),
                 JobEvent::Abort {
                     rank,
                     status,
@@ -567,6 +574,14 @@ impl Launcher {
             self.reap();
             self.handle_signals();
             let now = Instant::now();
+            let (due, pending): (Vec<_>, Vec<_>) =
+                self.lost.drain(..).partition(|(_, at)| now >= *at);
+            self.lost = pending;
+            for (rank, _) in due {
+                if self.sup.lost(rank) {
+                    self.begin_kill();
+                }
+            }
             if let (Some(d), Some(t)) = (deadline, self.cfg.timeout) {
                 if now >= d && self.sup.nrunning() > 0 && self.sup.timed_out(t) {
                     self.begin_kill();
@@ -615,7 +630,8 @@ impl Launcher {
                     None => {}
                 }
             }
-            let mut wake = [deadline, self.kill_at, drain_until]
+            let next_lost = self.lost.iter().map(|(_, at)| *at).min();
+            let mut wake = [deadline, self.kill_at, drain_until, next_lost]
                 .into_iter()
                 .flatten()
                 .map(|t| t.saturating_duration_since(now))
@@ -990,6 +1006,47 @@ mod tests {
             r.err
         );
         assert!(r.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn lost_connection_of_a_live_rank_fails_the_job() {
+        let hook: Hook = Box::new(|p, ev| {
+            ev.push(JobEvent::Connected(p.rank));
+            if p.rank == 1 {
+                ev.push(JobEvent::Lost(1));
+            }
+        });
+        let r = launch(
+            vec![sh("sleep 30"), sh("sleep 30")],
+            false,
+            Some(20.0),
+            fake(Some(hook)),
+        );
+        assert_eq!(r.status, 1);
+        assert!(
+            r.err.contains(
+                "rank 1 closed its connection to the PMIx server without calling PMIx_Finalize"
+            ),
+            "{}",
+            r.err
+        );
+        assert!(r.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn lost_connection_of_a_crashing_rank_reports_the_crash() {
+        let hook: Hook = Box::new(|p, ev| {
+            ev.push(JobEvent::Connected(p.rank));
+            ev.push(JobEvent::Lost(p.rank));
+        });
+        let r = launch(
+            vec![sh("kill -SEGV $$")],
+            false,
+            Some(20.0),
+            fake(Some(hook)),
+        );
+        assert_eq!(r.status, 128 + libc::SIGSEGV, "{}", r.err);
+        assert!(r.err.contains("killed by SIGSEGV"), "{}", r.err);
     }
 
     #[test]

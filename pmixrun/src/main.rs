@@ -231,10 +231,21 @@ fn run(opts: Options) -> i32 {
             return 1;
         }
     };
+    // The server must call this node by the name the job was registered with.
+    let server_info = match pmix_core::Info::new(
+        keys::PMIX_HOSTNAME,
+        pmix_core::Value::string(&layout.hostname),
+    ) {
+        Ok(i) => vec![i],
+        Err(e) => {
+            eprintln!("pmixrun: cannot describe the server: {e}");
+            return 1;
+        }
+    };
     let server_cfg = ServerConfig {
         id: server_id,
         tmpdir: Some(scratch.node_dir().to_path_buf()),
-        info: Vec::new(),
+        info: server_info,
     };
     let server = match Server::start(server_cfg, Arc::new(JobHost::new(nspace, events))) {
         Ok(s) => s,

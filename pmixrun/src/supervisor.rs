@@ -34,6 +34,12 @@ pub enum Cause {
         /// Whether it had connected (called `PMIx_Init`).
         connected: bool,
     },
+    /// A rank's connection to the server closed before `PMIx_Finalize` while the
+    /// process went on running.
+    Lost {
+        /// The rank.
+        rank: Rank,
+    },
     /// A rank called `PMIx_Abort`.
     Abort {
         /// The rank.
@@ -74,7 +80,7 @@ impl Cause {
                 exit: ExitKind::Signal(s),
                 ..
             } => 128 + s,
-            Cause::NoFinalize { .. } => 1,
+            Cause::NoFinalize { .. } | Cause::Lost { .. } => 1,
             Cause::Abort { status, .. } => match status & 0xff {
                 0 => 1,
                 s => s,
@@ -136,6 +142,11 @@ impl fmt::Display for Cause {
                 f,
                 "rank {rank} exited without calling PMIx_Init/PMIx_Finalize \
                  while other ranks of the job use PMIx"
+            ),
+            Cause::Lost { rank } => write!(
+                f,
+                "rank {rank} closed its connection to the PMIx server without calling \
+                 PMIx_Finalize"
             ),
             Cause::Abort { rank, status, msg } => {
                 write!(f, "rank {rank} called PMIx_Abort with status {status}")?;
@@ -237,6 +248,15 @@ impl Supervisor {
             ExitKind::Code(0) if finalized || !any_connected => false,
             ExitKind::Code(0) => self.fail(Cause::NoFinalize { rank, connected }),
             _ => self.fail(Cause::RankExit { rank, exit }),
+        }
+    }
+
+    /// The server lost a rank's connection before `PMIx_Finalize`, and the process
+    /// has not ended since (an exit is judged by [`Supervisor::exited`]).
+    pub fn lost(&mut self, rank: Rank) -> bool {
+        match self.rec(rank) {
+            Some(r) if r.exit.is_none() && !r.finalized => self.fail(Cause::Lost { rank }),
+            _ => false,
         }
     }
 
@@ -371,6 +391,20 @@ mod tests {
             s.finalized(0);
         }
         assert!(!s.exited(0, Code(0)));
+    }
+
+    #[test]
+    fn lost_connection_of_a_running_rank_fails() {
+        let mut s = Supervisor::new(2);
+        s.connected(0);
+        assert!(s.lost(0));
+        assert_eq!(s.exit_status(), 1);
+        // An exit already seen decides instead.
+        let mut s = Supervisor::new(1);
+        s.connected(0);
+        assert!(s.exited(0, Signal(libc::SIGSEGV)));
+        assert!(!s.lost(0));
+        assert_eq!(s.exit_status(), 128 + libc::SIGSEGV);
     }
 
     #[test]
