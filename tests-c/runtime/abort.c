@@ -10,7 +10,11 @@
 int main(void)
 {
     pmix_proc_t me;
-    CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
+    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
+    if (PMIX_SUCCESS != init_rc) {
+        CHECK_DONE(); /* nothing else can work */
+    }
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "Fence");
     if (1 == me.rank) {
         printf("rank 1 aborting\n");

@@ -91,7 +91,11 @@ static void fence_nb(const pmix_info_t *info, size_t ninfo, const char *what)
 int main(void)
 {
     pmix_proc_t me, job;
-    CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
+    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
+    if (PMIX_SUCCESS != init_rc) {
+        CHECK_DONE(); /* nothing else can work */
+    }
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
     uint32_t n = 1;

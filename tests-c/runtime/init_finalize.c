@@ -16,6 +16,9 @@ int main(void)
     CHECK(0 == PMIx_Initialized(), "not initialized before PMIx_Init");
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     CHECK_RC(rc, PMIX_SUCCESS, "PMIx_Init");
+    if (PMIX_SUCCESS != rc) {
+        CHECK_DONE(); /* nothing else can work */
+    }
     CHECK(1 == PMIx_Initialized(), "initialized after PMIx_Init");
     CHECK(NULL != ns && 0 == strcmp(me.nspace, ns), "nspace %s matches PMIX_NAMESPACE %s",
           me.nspace, ns ? ns : "(unset)");

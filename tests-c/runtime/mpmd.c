@@ -35,7 +35,11 @@ int main(int argc, char **argv)
     uint32_t appnum = (uint32_t)atoi(argv[1]), appsize = (uint32_t)atoi(argv[2]);
     uint32_t appldr = (uint32_t)atoi(argv[3]);
     pmix_proc_t me, job;
-    CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
+    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
+    if (PMIX_SUCCESS != init_rc) {
+        CHECK_DONE(); /* nothing else can work */
+    }
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t n = get_u32(&job, PMIX_JOB_SIZE, NULL, 0, PMIX_UINT32);
 

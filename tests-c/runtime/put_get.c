@@ -154,7 +154,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: put_get collect|nocollect\n");
         return 2;
     }
-    CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
+    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
+    if (PMIX_SUCCESS != init_rc) {
+        CHECK_DONE(); /* nothing else can work */
+    }
     pmix_proc_t job;
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
@@ -164,6 +168,9 @@ int main(int argc, char **argv)
         PMIX_VALUE_RELEASE(v);
     }
     CHECK(n > 0, "job size %u", n);
+    if (0 == n) {
+        CHECK_DONE();
+    }
 
     char key[PMIX_MAX_KEYLEN + 1];
     struct store s;
