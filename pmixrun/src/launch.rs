@@ -10,7 +10,7 @@ use crate::host::{Events, JobEvent};
 use crate::job::{self, Layout};
 use crate::output::Stream;
 use crate::supervisor::{Cause, Supervisor};
-use crate::sys::{self, ChildFds, ChildSpec, ExitKind, Pid};
+use crate::sys::{self, ChildFds, ChildSpec, EnvFits, ExitKind, Pid};
 use pmix_core::server::Server;
 use pmix_core::{Info, Nspace, ProcId, Rank};
 use std::ffi::OsString;
@@ -117,7 +117,8 @@ struct Child {
     rank: Rank,
     pid: Pid,
     program: String,
-    spec: Option<ChildSpec>,
+    /// Whether an environment of `(bytes, variables)` fits the child's gate buffers.
+    env_fits: EnvFits,
     pidfd: Option<OwnedFd>,
     stdout: Option<Out>,
     stderr: Option<Out>,
@@ -239,6 +240,8 @@ impl Launcher {
             let (err_r, err_w) = sys::pipe()?;
             let (gate_r, gate_w) = sys::pipe()?;
             let (fail_r, fail_w) = sys::pipe()?;
+            sys::set_nonblocking(out_r.as_raw_fd())?;
+            sys::set_nonblocking(err_r.as_raw_fd())?;
             let stdin = if rank == 0 && l.cfg.stdin_to_rank0 {
                 0
             } else {
@@ -255,10 +258,10 @@ impl Launcher {
             if l.pgid == 0 {
                 l.pgid = pid;
             }
-            // The child's ends close here in the parent.
+            // The child's ends, and its buffers, are the child's copy now.
             drop((out_w, err_w, gate_r, fail_w));
-            sys::set_nonblocking(out_r.as_raw_fd())?;
-            sys::set_nonblocking(err_r.as_raw_fd())?;
+            let env_fits = spec.fits();
+            drop(spec);
             let pidfd = match sys::pidfd_open(pid) {
                 Ok(fd) => Some(fd),
                 Err(e) => {
@@ -274,7 +277,7 @@ impl Launcher {
                 rank,
                 pid,
                 program: plan.path.display().to_string(),
-                spec: Some(spec),
+                env_fits,
                 pidfd,
                 stdout: Some(Out {
                     fd: out_r,
@@ -319,11 +322,7 @@ impl Launcher {
                 .map_err(|e| format!("no environment for rank {}: {e}", c.rank))?;
             let env = merge_env(&self.cfg.base_env, &vars);
             let block = env_block(&env);
-            let fits = c
-                .spec
-                .as_ref()
-                .is_some_and(|s| s.env_fits(block.len(), env.len()));
-            if !fits {
+            if !c.env_fits.fits(block.len(), env.len()) {
                 return Err(format!(
                     "the environment of rank {} is too large ({} bytes)",
                     c.rank,
@@ -334,7 +333,6 @@ impl Launcher {
                 sys::open_gate(&gate, &block)
                     .map_err(|e| format!("cannot release rank {}: {e}", c.rank))?;
             }
-            c.spec = None;
         }
         // Every rank is released: each error pipe now ends at exec (or carries why not).
         for i in 0..self.children.len() {
@@ -725,6 +723,7 @@ mod tests {
         clients: Mutex<Vec<ProcId>>,
         fail_register: bool,
         on_fork: Option<Hook>,
+        huge_env: bool,
     }
 
     impl JobServer for Fake {
@@ -746,10 +745,14 @@ mod tests {
             if let Some(h) = &self.on_fork {
                 h(p, &self.events);
             }
-            Ok(vec![
+            let mut vars = vec![
                 ("PMIX_RANK".into(), p.rank.to_string()),
                 ("FAKE_VAR".into(), "from-server".into()),
-            ])
+            ];
+            if self.huge_env {
+                vars.push(("HUGE".into(), "x".repeat(ENV_SLACK_BYTES + 1)));
+            }
+            Ok(vars)
         }
         fn deregister_client(&self, _: &ProcId) {}
         fn deregister_nspace(&self, _: &Nspace) {}
@@ -849,6 +852,7 @@ mod tests {
             clients: Mutex::new(Vec::new()),
             fail_register: false,
             on_fork: hook,
+            huge_env: false,
         }
     }
 
@@ -1077,6 +1081,7 @@ mod tests {
                 clients: Mutex::new(Vec::new()),
                 fail_register: true,
                 on_fork: None,
+                huge_env: false,
             },
         );
         assert_eq!(r.status, -1);
@@ -1087,6 +1092,25 @@ mod tests {
         );
         assert!(r.pids.iter().all(|&p| gone(p)));
         assert!(r.elapsed < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn environment_too_large_for_the_gate_is_refused() {
+        let r = launch(vec![sh("sleep 30")], false, None, |events| Fake {
+            events,
+            infos: Mutex::new(Vec::new()),
+            clients: Mutex::new(Vec::new()),
+            fail_register: false,
+            on_fork: None,
+            huge_env: true,
+        });
+        assert_eq!(r.status, -1);
+        assert!(
+            r.err.contains("the environment of rank 0 is too large"),
+            "{}",
+            r.err
+        );
+        assert!(r.pids.iter().all(|&p| gone(p)));
     }
 
     #[test]

@@ -346,9 +346,27 @@ impl ChildSpec {
         })
     }
 
-    /// Whether an environment block of `bytes` bytes with `vars` variables fits.
-    pub fn env_fits(&self, bytes: usize, vars: usize) -> bool {
-        bytes <= self.env_buf.len() && vars < self.env_ptrs.len()
+    /// The room the child has for its environment.
+    pub fn fits(&self) -> EnvFits {
+        EnvFits {
+            bytes: self.env_buf.len(),
+            slots: self.env_ptrs.len(),
+        }
+    }
+}
+
+/// The room a gated child has for its environment block.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvFits {
+    bytes: usize,
+    slots: usize,
+}
+
+impl EnvFits {
+    /// Whether a block of `bytes` bytes holding `vars` variables fits (one pointer slot
+    /// stays free for the terminating NULL).
+    pub fn fits(&self, bytes: usize, vars: usize) -> bool {
+        bytes <= self.bytes && vars < self.slots
     }
 }
 
