@@ -3,6 +3,7 @@
 //! A path through the crate:
 //! * [`value`] — the data model (`Value`, `Info`, `ProcId`, …), no C types;
 //! * [`codec`] — the one codec (wire protocol, host blobs, `PMIx_Data_pack`);
+//! * [`compress`] — the small LZ compressor behind `PMIx_Data_compress`;
 //! * [`store`] — key/value storage with scopes, qualifiers, deletion and caching;
 //! * [`client`] and [`server`] — the client and server state machines;
 //! * [`reactor`] — the one progress thread per process (mio), the only I/O and the only
@@ -12,6 +13,7 @@
 
 pub mod client;
 pub mod codec;
+pub mod compress;
 pub mod error;
 pub mod reactor;
 pub mod server;

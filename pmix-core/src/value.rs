@@ -624,6 +624,252 @@ impl Value {
     }
 }
 
+/// Outcome of [`Value::compare`] (`pmix_value_cmp_t`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ValueCmp {
+    /// `PMIX_EQUAL`.
+    Equal,
+    /// `PMIX_VALUE1_GREATER`.
+    Value1Greater,
+    /// `PMIX_VALUE2_GREATER`.
+    Value2Greater,
+    /// `PMIX_VALUE_TYPE_DIFFERENT`.
+    TypeDifferent,
+    /// `PMIX_VALUE_INCOMPATIBLE_OBJECTS` (e.g. coordinates in different views).
+    IncompatibleObjects,
+    /// `PMIX_VALUE_COMPARISON_NOT_AVAIL` (opaque objects, NaN, absent objects).
+    NotAvailable,
+}
+
+impl ValueCmp {
+    /// The `pmix_value_cmp_t` code.
+    pub fn raw(self) -> sys::pmix_value_cmp_t {
+        match self {
+            ValueCmp::Equal => sys::PMIX_EQUAL,
+            ValueCmp::Value1Greater => sys::PMIX_VALUE1_GREATER,
+            ValueCmp::Value2Greater => sys::PMIX_VALUE2_GREATER,
+            ValueCmp::TypeDifferent => sys::PMIX_VALUE_TYPE_DIFFERENT,
+            ValueCmp::IncompatibleObjects => sys::PMIX_VALUE_INCOMPATIBLE_OBJECTS,
+            ValueCmp::NotAvailable => sys::PMIX_VALUE_COMPARISON_NOT_AVAIL,
+        }
+    }
+
+    fn of(o: std::cmp::Ordering) -> Self {
+        match o {
+            std::cmp::Ordering::Less => ValueCmp::Value2Greater,
+            std::cmp::Ordering::Equal => ValueCmp::Equal,
+            std::cmp::Ordering::Greater => ValueCmp::Value1Greater,
+        }
+    }
+
+    /// `self`, or `next()` when `self` is `Equal`.
+    fn then(self, next: impl FnOnce() -> ValueCmp) -> ValueCmp {
+        if self == ValueCmp::Equal {
+            next()
+        } else {
+            self
+        }
+    }
+}
+
+impl Value {
+    /// Compare two values the way `PMIx_Value_compare` does: different types are
+    /// `TypeDifferent`; numbers compare numerically, strings and byte strings
+    /// byte-wise (shorter byte objects first), structs field by field in declaration
+    /// order, data arrays by element type, then length, then element by element.
+    /// Objects whose order is undefined (hwloc topologies/cpusets that are not the same
+    /// object, NaN, absent procs, apps, queries) give `NotAvailable`.
+    pub fn compare(&self, other: &Value) -> ValueCmp {
+        use self::Value as V;
+        use ValueCmp as C;
+        fn o<T: Ord + ?Sized>(a: &T, b: &T) -> ValueCmp {
+            ValueCmp::of(a.cmp(b))
+        }
+        fn bytes(a: &[u8], b: &[u8]) -> ValueCmp {
+            o(&(a.len(), a), &(b.len(), b))
+        }
+        fn present<T: Ord>(a: &Option<T>, b: &Option<T>) -> ValueCmp {
+            match (a, b) {
+                (None, None) => ValueCmp::Equal,
+                (Some(a), Some(b)) => o(a, b),
+                _ => ValueCmp::NotAvailable,
+            }
+        }
+        fn opaque(a: &Opaque, b: &Opaque) -> ValueCmp {
+            match (&a.source, &b.source) {
+                (None, None) => ValueCmp::NotAvailable,
+                (Some(x), Some(y)) if x == y && a.ptr == b.ptr => ValueCmp::Equal,
+                (Some(x), Some(y)) if x == y => ValueCmp::NotAvailable,
+                _ => ValueCmp::IncompatibleObjects,
+            }
+        }
+        fn coord(a: &Coord, b: &Coord) -> ValueCmp {
+            if a.view != b.view {
+                return ValueCmp::IncompatibleObjects;
+            }
+            o(&(a.coord.len(), &a.coord), &(b.coord.len(), &b.coord))
+        }
+        if self.dtype() != other.dtype() {
+            return C::TypeDifferent;
+        }
+        match (self, other) {
+            (V::Undef, V::Undef) => C::Equal,
+            (V::Bool(a), V::Bool(b)) => o(a, b),
+            (V::Byte(a), V::Byte(b))
+            | (V::Uint8(a), V::Uint8(b))
+            | (V::Persist(a), V::Persist(b))
+            | (V::Scope(a), V::Scope(b))
+            | (V::Range(a), V::Range(b))
+            | (V::ProcState(a), V::ProcState(b))
+            | (V::JobState(a), V::JobState(b))
+            | (V::LinkState(a), V::LinkState(b))
+            | (V::AllocDirective(a), V::AllocDirective(b))
+            | (V::ResblockDirective(a), V::ResblockDirective(b))
+            | (V::AllocInherit(a), V::AllocInherit(b))
+            | (V::Command(a), V::Command(b)) => o(a, b),
+            (V::Int8(a), V::Int8(b)) => o(a, b),
+            (V::Int16(a), V::Int16(b)) => o(a, b),
+            (V::Uint16(a), V::Uint16(b))
+            | (V::DataType(a), V::DataType(b))
+            | (V::IofChannel(a), V::IofChannel(b))
+            | (V::Locality(a), V::Locality(b)) => o(a, b),
+            (V::Int(a), V::Int(b))
+            | (V::Int32(a), V::Int32(b))
+            | (V::Pid(a), V::Pid(b))
+            | (V::Status(a), V::Status(b)) => o(a, b),
+            (V::Uint(a), V::Uint(b))
+            | (V::Uint32(a), V::Uint32(b))
+            | (V::Rank(a), V::Rank(b))
+            | (V::InfoDirectives(a), V::InfoDirectives(b)) => o(a, b),
+            (V::Int64(a), V::Int64(b)) | (V::Time(a), V::Time(b)) => o(a, b),
+            (V::Uint64(a), V::Uint64(b))
+            | (V::Size(a), V::Size(b))
+            | (V::DevType(a), V::DevType(b)) => o(a, b),
+            (V::Float(a), V::Float(b)) => a.partial_cmp(b).map_or(C::NotAvailable, C::of),
+            (V::Double(a), V::Double(b)) => a.partial_cmp(b).map_or(C::NotAvailable, C::of),
+            (V::Timeval(a, x), V::Timeval(b, y)) => o(&(a, x), &(b, y)),
+            (V::Pointer(a), V::Pointer(b)) => o(a, b),
+            (V::String(a), V::String(b)) => o(a, b),
+            (V::ProcNspace(a), V::ProcNspace(b)) => present(a, b),
+            (V::Proc(a), V::Proc(b)) => present(a, b),
+            (V::ByteObject(a), V::ByteObject(b))
+            | (V::CompressedString(a), V::CompressedString(b))
+            | (V::CompressedByteObject(a), V::CompressedByteObject(b))
+            | (V::Regex(a), V::Regex(b))
+            | (V::DataBuffer(a), V::DataBuffer(b)) => bytes(a, b),
+            (V::ProcInfo(a), V::ProcInfo(b)) => o(
+                &(
+                    &a.proc_,
+                    &a.hostname,
+                    &a.executable_name,
+                    a.pid,
+                    a.exit_code,
+                ),
+                &(
+                    &b.proc_,
+                    &b.hostname,
+                    &b.executable_name,
+                    b.pid,
+                    b.exit_code,
+                ),
+            ),
+            (V::Envar(a), V::Envar(b)) => o(
+                &(&a.envar, &a.value, a.separator),
+                &(&b.envar, &b.value, b.separator),
+            ),
+            (V::Coord(a), V::Coord(b)) => coord(a, b),
+            (V::Topo(a), V::Topo(b)) | (V::Cpuset(a), V::Cpuset(b)) => opaque(a, b),
+            (V::Geometry(a), V::Geometry(b)) => {
+                if a.fabric != b.fabric {
+                    return C::IncompatibleObjects;
+                }
+                o(
+                    &(&a.uuid, &a.osname, a.coordinates.len()),
+                    &(&b.uuid, &b.osname, b.coordinates.len()),
+                )
+                .then(|| {
+                    a.coordinates
+                        .iter()
+                        .zip(&b.coordinates)
+                        .map(|(x, y)| coord(x, y))
+                        .find(|c| *c != C::Equal)
+                        .unwrap_or(C::Equal)
+                })
+            }
+            (V::Device(a), V::Device(b)) => {
+                if a.dtype != b.dtype {
+                    return C::IncompatibleObjects;
+                }
+                o(&(&a.uuid, &a.osname), &(&b.uuid, &b.osname))
+            }
+            (V::DeviceDist(a), V::DeviceDist(b)) => {
+                if a.dtype != b.dtype {
+                    return C::IncompatibleObjects;
+                }
+                o(
+                    &(&a.uuid, &a.osname, a.mindist, a.maxdist),
+                    &(&b.uuid, &b.osname, b.mindist, b.maxdist),
+                )
+            }
+            (V::Endpoint(a), V::Endpoint(b)) => {
+                o(&(&a.uuid, &a.osname), &(&b.uuid, &b.osname)).then(|| bytes(&a.endpt, &b.endpt))
+            }
+            (V::ResourceUnit(a), V::ResourceUnit(b)) => {
+                if a.dtype != b.dtype {
+                    return C::IncompatibleObjects;
+                }
+                o(&a.count, &b.count)
+            }
+            (V::NodePid(a), V::NodePid(b)) => o(
+                &(&a.hostname, a.nodeid, a.pid),
+                &(&b.hostname, b.nodeid, b.pid),
+            ),
+            (V::Regex2(a), V::Regex2(b)) => {
+                o(&a.rtype, &b.rtype).then(|| bytes(&a.bytes, &b.bytes))
+            }
+            (V::Regattr(a), V::Regattr(b)) => {
+                if a.name.is_none() && b.name.is_none() {
+                    return C::NotAvailable;
+                }
+                o(
+                    &(&a.name, &a.string, a.dtype),
+                    &(&b.name, &b.string, b.dtype),
+                )
+                .then(|| {
+                    let (x, y) = (
+                        a.description.as_deref().unwrap_or(&[]),
+                        b.description.as_deref().unwrap_or(&[]),
+                    );
+                    o(
+                        &(a.description.is_some(), x.len(), x),
+                        &(b.description.is_some(), y.len(), y),
+                    )
+                })
+            }
+            (V::Info(a), V::Info(b)) => o(&a.key, &b.key).then(|| a.value.compare(&b.value)),
+            (V::Pdata(a), V::Pdata(b)) => {
+                o(&(&a.proc_, &a.key), &(&b.proc_, &b.key)).then(|| a.value.compare(&b.value))
+            }
+            (V::Value(a), V::Value(b)) => a.compare(b),
+            (V::DataArray(a), V::DataArray(b)) => {
+                if a.dtype != b.dtype {
+                    return C::TypeDifferent;
+                }
+                o(&a.items.len(), &b.items.len()).then(|| {
+                    a.items
+                        .iter()
+                        .zip(&b.items)
+                        .map(|(x, y)| x.compare(y))
+                        .find(|c| *c != C::Equal)
+                        .unwrap_or(C::Equal)
+                })
+            }
+            (a, b) if a == b => C::Equal,
+            _ => C::NotAvailable,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,5 +890,48 @@ mod tests {
         assert!(Value::Undef.is_true());
         assert!(!Value::Bool(false).is_true());
         assert!(!Value::Int(1).is_true());
+    }
+
+    #[test]
+    fn compare_orders_numbers_numerically_and_flags_mismatches() {
+        assert_eq!(
+            Value::Uint32(256).compare(&Value::Uint32(1)),
+            ValueCmp::Value1Greater
+        );
+        assert_eq!(
+            Value::Int(-1).compare(&Value::Int(1)),
+            ValueCmp::Value2Greater
+        );
+        assert_eq!(
+            Value::string("a").compare(&Value::string("a")),
+            ValueCmp::Equal
+        );
+        assert_eq!(
+            Value::Int(1).compare(&Value::Uint32(1)),
+            ValueCmp::TypeDifferent
+        );
+        assert_eq!(
+            Value::Double(f64::NAN).compare(&Value::Double(1.0)),
+            ValueCmp::NotAvailable
+        );
+        let c1 = Value::Coord(Box::new(Coord {
+            view: 1,
+            coord: vec![1],
+        }));
+        let c2 = Value::Coord(Box::new(Coord {
+            view: 2,
+            coord: vec![1],
+        }));
+        assert_eq!(c1.compare(&c2), ValueCmp::IncompatibleObjects);
+        let a = Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_INT,
+            items: vec![Value::Int(1), Value::Int(2)],
+        }));
+        let b = Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_INT,
+            items: vec![Value::Int(1), Value::Int(3)],
+        }));
+        assert_eq!(a.compare(&b), ValueCmp::Value2Greater);
+        assert_eq!(a.compare(&a.clone()), ValueCmp::Equal);
     }
 }

@@ -1,0 +1,808 @@
+//! `pmix_data_buffer_t` and the data-buffer codec: `PMIx_Data_buffer_*`,
+//! `PMIx_Data_pack/unpack/copy/copy_payload/load/unload/embed` and
+//! `PMIx_Data_compress/decompress`.
+//!
+//! A buffer's payload (`base_ptr`, `bytes_allocated`) comes from libc malloc and is
+//! owned by the buffer; `PMIx_Data_buffer_destruct`/`release` free it. Each
+//! `PMIx_Data_pack` call appends one record: the data type (`u16`), the number of
+//! items (`u32`) and the items encoded with `pmix-core`'s codec (each a typed
+//! [`Value`]). `PMIx_Data_unpack` checks the type (`PMIX_ERR_TYPE_MISMATCH`) and
+//! decodes the whole record before touching `dest` or the unpack pointer, so a
+//! truncated or corrupt buffer yields an error and leaves everything unchanged.
+
+use super::value::datum_from_c;
+use crate::conv::{self, alloc};
+use crate::{check_null, ffi_status, ffi_value};
+use core::ffi::{c_char, c_void};
+use pmix_core::codec::{Decoder, Wire};
+use pmix_core::{Error, Result, Value};
+use pmix_sys::*;
+
+/// Size of one `dest`/`src` slot of `PMIx_Data_pack`/`unpack` for type `t` (regexes
+/// travel as `char *`).
+fn slot_size(t: pmix_data_type_t) -> Option<usize> {
+    if t == PMIX_REGEX {
+        Some(core::mem::size_of::<*mut c_char>())
+    } else {
+        conv::elem_size(t)
+    }
+}
+
+/// Append `bytes` to the buffer, growing its malloc'd payload as needed.
+///
+/// # Safety
+/// `b` is an initialised buffer whose payload came from libc malloc.
+unsafe fn append(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Result<()> {
+    let (off, used) = conv::dbuf_unread_range(b)?;
+    let allocated = if b.base_ptr.is_null() {
+        0
+    } else {
+        b.bytes_allocated
+    };
+    let need = used.checked_add(bytes.len()).ok_or_else(alloc::nomem)?;
+    let mut base = b.base_ptr;
+    let mut cap = allocated;
+    if need > allocated || base.is_null() {
+        cap = need.max(allocated.saturating_mul(2)).max(64);
+        // SAFETY: `base` is NULL or the buffer's malloc'd payload (caller's promise).
+        base = unsafe { alloc::realloc_bytes(base as *mut c_void, cap) }? as *mut c_char;
+    }
+    // SAFETY: `base` holds `cap >= need` bytes; the first `used` are the old payload.
+    unsafe {
+        core::ptr::copy_nonoverlapping(bytes.as_ptr(), (base as *mut u8).add(used), bytes.len());
+        b.base_ptr = base;
+        b.bytes_allocated = cap;
+        b.bytes_used = need;
+        b.pack_ptr = base.add(need);
+        b.unpack_ptr = base.add(off);
+    }
+    Ok(())
+}
+
+/// Read `n` pack items of type `t` from `src`.
+///
+/// # Safety
+/// `src` holds `n` slots of type `t` (see [`slot_size`]).
+unsafe fn pack_items(src: *const c_void, n: usize, t: pmix_data_type_t) -> Result<Vec<Value>> {
+    let esz = slot_size(t).ok_or_else(|| conv::value::unknown_type(t))?;
+    let mut out = Vec::with_capacity(n.min(1024));
+    for i in 0..n {
+        // SAFETY: slot `i` lies in the caller's array.
+        let p = unsafe { (src as *const u8).add(i * esz) };
+        out.push(if t == PMIX_REGEX {
+            // SAFETY: a regex slot is a `char *`.
+            unsafe {
+                datum_from_c(
+                    core::ptr::read_unaligned(p as *const *const c_void),
+                    PMIX_REGEX,
+                )
+            }?
+        } else {
+            // SAFETY: slot of type `t`.
+            unsafe { conv::elem_from_c(p, t) }?
+        });
+    }
+    Ok(out)
+}
+
+/// Append `num_vals` items of `type_` read from `src` to the buffer (see the module
+/// documentation for the record format). `target` is ignored: every peer uses this
+/// library's format.
+///
+/// # Returns
+/// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` (NULL buffer, NULL `src` with items, negative
+/// count, malformed items, inconsistent buffer); `PMIX_ERR_UNKNOWN_DATA_TYPE`;
+/// `PMIX_ERR_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_pack(
+    target: *const pmix_proc_t,
+    buffer: *mut pmix_data_buffer_t,
+    src: *mut c_void,
+    num_vals: i32,
+    type_: pmix_data_type_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_pack, {
+        let _ = target;
+        check_null!(buffer);
+        let Ok(n) = usize::try_from(num_vals) else {
+            return PMIX_ERR_BAD_PARAM;
+        };
+        if n > 0 {
+            check_null!(src);
+        }
+        // SAFETY: `src` holds `n` items of `type_` (C contract).
+        let items = match unsafe { pack_items(src, n, type_) } {
+            Ok(v) => v,
+            Err(e) => return e.status(),
+        };
+        let mut rec = Vec::new();
+        type_.encode(&mut rec);
+        (n as u32).encode(&mut rec);
+        for v in &items {
+            v.encode(&mut rec);
+        }
+        // SAFETY: an initialised buffer (C contract).
+        crate::guard::status_of(unsafe { append(&mut *buffer, &rec) })
+    })
+}
+
+/// Decode the next record: its items and the number of bytes it spans.
+fn decode_record(bytes: &[u8], t: pmix_data_type_t) -> Result<(Vec<Value>, usize)> {
+    let mut d = Decoder::new(bytes);
+    let rt = u16::decode(&mut d)?;
+    if rt != t {
+        log::warn!("PMIx_Data_unpack: next item has type {}, not {}", rt, t);
+        return Err(Error::new(PMIX_ERR_TYPE_MISMATCH, "type mismatch"));
+    }
+    let n = d.count(2)?;
+    let mut items = Vec::with_capacity(n);
+    for _ in 0..n {
+        let v = Value::decode(&mut d)?;
+        if v.dtype() != t {
+            return Err(Error::unpack("record holds an item of another type"));
+        }
+        items.push(v);
+    }
+    Ok((items, d.position()))
+}
+
+/// Write `v` into unpack slot `p` of type `t`.
+///
+/// # Safety
+/// `p` is a writable slot of type `t`.
+unsafe fn unpack_item(v: &Value, p: *mut u8, t: pmix_data_type_t) -> Result<()> {
+    if let (PMIX_REGEX, Value::Regex(b)) = (t, v) {
+        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        let s = alloc::strdup_bytes(&b[..end])?;
+        // SAFETY: the slot is a `char *`.
+        unsafe { core::ptr::write_unaligned(p as *mut *mut c_char, s) };
+        return Ok(());
+    }
+    // SAFETY: slot of type `t`, which equals `v.dtype()`.
+    unsafe { conv::elem_to_c(v, p) }
+}
+
+/// Unpack the next record of `type_` into `dest` (up to `*max_num_values` items; the
+/// number written is stored back). Strings and structs written into `dest` are
+/// malloc'd and belong to the caller. `source` is ignored.
+///
+/// # Returns
+/// `PMIX_SUCCESS`; `PMIX_ERR_TYPE_MISMATCH` when the next item has another type;
+/// `PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER` when nothing is left;
+/// `PMIX_ERR_UNPACK_INADEQUATE_SPACE` when `*max_num_values` is 0, or smaller than
+/// the record (the first `*max_num_values` items are delivered and the rest of the
+/// record is skipped); `PMIX_ERR_UNPACK_FAILURE` for truncated/corrupt data;
+/// `PMIX_ERR_BAD_PARAM`; `PMIX_ERR_UNKNOWN_DATA_TYPE`; `PMIX_ERR_NOMEM`. On any error
+/// other than inadequate space nothing is written and the buffer does not advance.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_unpack(
+    source: *const pmix_proc_t,
+    buffer: *mut pmix_data_buffer_t,
+    dest: *mut c_void,
+    max_num_values: *mut i32,
+    type_: pmix_data_type_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_unpack, {
+        let _ = source;
+        check_null!(buffer, dest, max_num_values);
+        // SAFETY: valid pointers (C contract).
+        let (b, max) = unsafe { (&mut *buffer, &mut *max_num_values) };
+        let Ok(cap) = usize::try_from(*max) else {
+            return PMIX_ERR_BAD_PARAM;
+        };
+        if cap == 0 {
+            return PMIX_ERR_UNPACK_INADEQUATE_SPACE;
+        }
+        let Some(esz) = slot_size(type_) else {
+            *max = 0;
+            return PMIX_ERR_UNKNOWN_DATA_TYPE;
+        };
+        let (off, used) = match conv::dbuf_unread_range(b) {
+            Ok(r) => r,
+            Err(e) => return e.status(),
+        };
+        if off == used {
+            *max = 0;
+            return PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+        }
+        // SAFETY: the unread region lies inside the payload (checked above).
+        let bytes =
+            unsafe { core::slice::from_raw_parts((b.base_ptr as *const u8).add(off), used - off) };
+        let (items, consumed) = match decode_record(bytes, type_) {
+            Ok(r) => r,
+            Err(e) => {
+                *max = 0;
+                return e.status();
+            }
+        };
+        let k = items.len().min(cap);
+        for (i, v) in items[..k].iter().enumerate() {
+            // SAFETY: `dest` has `cap >= k` slots of `esz` bytes (C contract).
+            if let Err(e) = unsafe { unpack_item(v, (dest as *mut u8).add(i * esz), type_) } {
+                for j in 0..i {
+                    // SAFETY: slots before `i` were filled by us.
+                    unsafe { release_slot((dest as *mut u8).add(j * esz), type_) };
+                }
+                *max = 0;
+                return e.status();
+            }
+        }
+        // SAFETY: `off + consumed <= used`, inside the payload.
+        b.unpack_ptr = unsafe { b.base_ptr.add(off + consumed) };
+        *max = k as i32;
+        if items.len() > cap {
+            PMIX_ERR_UNPACK_INADEQUATE_SPACE
+        } else {
+            PMIX_SUCCESS
+        }
+    })
+}
+
+/// Undo [`unpack_item`].
+///
+/// # Safety
+/// `p` is a slot filled by `unpack_item`.
+unsafe fn release_slot(p: *mut u8, t: pmix_data_type_t) {
+    // SAFETY: promised by the caller.
+    unsafe {
+        if t == PMIX_REGEX {
+            alloc::free(core::ptr::read_unaligned(p as *mut *mut c_char));
+        } else {
+            conv::elem_destruct(p, t);
+        }
+    }
+}
+
+/// `*dest` = a malloc'd deep copy of the datum at `src` (read as `PMIx_Value_load`
+/// reads it; a string gives a `char *`, `PMIX_POINTER` gives `src` itself).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_copy(
+    dest: *mut *mut c_void,
+    src: *mut c_void,
+    type_: pmix_data_type_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_copy, {
+        check_null!(dest, src);
+        // SAFETY: `src` is a datum of `type_` (C contract).
+        let v = match unsafe { datum_from_c(src, type_) } {
+            Ok(v) => v,
+            Err(e) => return e.status(),
+        };
+        let out: Result<*mut c_void> = match &v {
+            Value::String(s) => alloc::strdup_opt(s).map(|p| p as *mut c_void),
+            Value::Pointer(p) => Ok(*p as *mut c_void),
+            Value::Regex(b) => {
+                let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                alloc::strdup_bytes(&b[..end]).map(|p| p as *mut c_void)
+            }
+            Value::Undef => Err(conv::value::unknown_type(PMIX_UNDEF)),
+            _ => conv::elem_array_new(1, type_).and_then(|p| {
+                // SAFETY: one fresh datum of the type.
+                match unsafe { conv::elem_to_c(&v, p) } {
+                    Ok(()) => Ok(p as *mut c_void),
+                    Err(e) => {
+                        // SAFETY: ours, owns nothing.
+                        unsafe { alloc::free(p) };
+                        Err(e)
+                    }
+                }
+            }),
+        };
+        match out {
+            Ok(p) => {
+                // SAFETY: writable (C contract).
+                unsafe { *dest = p };
+                PMIX_SUCCESS
+            }
+            Err(e) => e.status(),
+        }
+    })
+}
+
+/// Append the unread part of `src`'s payload to `dest` (NULL `src`: no-op).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_copy_payload(
+    dest: *mut pmix_data_buffer_t,
+    src: *mut pmix_data_buffer_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_copy_payload, {
+        check_null!(dest);
+        if src.is_null() {
+            return PMIX_SUCCESS;
+        }
+        // SAFETY: initialised buffers (C contract).
+        let r = unsafe { conv::dbuf_from_c(&*src) }
+            .and_then(|bytes| unsafe { append(&mut *dest, &bytes) });
+        crate::guard::status_of(r)
+    })
+}
+
+/// Replace the buffer's payload with `payload`'s bytes, taking ownership of them (the
+/// byte object is emptied). NULL `payload` just empties the buffer.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_load(
+    buffer: *mut pmix_data_buffer_t,
+    payload: *mut pmix_byte_object_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_load, {
+        check_null!(buffer);
+        // SAFETY: initialised buffer and byte object (C contract).
+        unsafe {
+            let b = &mut *buffer;
+            conv::dbuf_destruct(b);
+            if let Some(bo) = payload.as_mut() {
+                if !bo.bytes.is_null() {
+                    b.base_ptr = bo.bytes;
+                    b.unpack_ptr = bo.bytes;
+                    b.pack_ptr = bo.bytes.add(bo.size);
+                    b.bytes_allocated = bo.size;
+                    b.bytes_used = bo.size;
+                }
+                *bo = pmix_byte_object_t {
+                    bytes: core::ptr::null_mut(),
+                    size: 0,
+                };
+            }
+        }
+        PMIX_SUCCESS
+    })
+}
+
+/// Move the unread part of the buffer's payload into `payload` (without a copy when
+/// nothing was unpacked yet) and leave the buffer empty. The caller frees
+/// `payload->bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_unload(
+    buffer: *mut pmix_data_buffer_t,
+    payload: *mut pmix_byte_object_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_unload, {
+        check_null!(buffer, payload);
+        // SAFETY: initialised buffer, writable byte object (C contract).
+        let (b, bo) = unsafe { (&mut *buffer, &mut *payload) };
+        let (off, used) = match conv::dbuf_unread_range(b) {
+            Ok(r) => r,
+            Err(e) => return e.status(),
+        };
+        *bo = pmix_byte_object_t {
+            bytes: core::ptr::null_mut(),
+            size: 0,
+        };
+        if off == 0 && used > 0 {
+            bo.bytes = b.base_ptr;
+            bo.size = used;
+            b.base_ptr = core::ptr::null_mut();
+        } else if off < used {
+            // SAFETY: the unread region lies inside the payload.
+            let rest = unsafe {
+                core::slice::from_raw_parts((b.base_ptr as *const u8).add(off), used - off)
+            };
+            match alloc::bytes_to_c(rest) {
+                Ok((p, n)) => {
+                    *bo = pmix_byte_object_t {
+                        bytes: p as *mut c_char,
+                        size: n,
+                    }
+                }
+                Err(e) => return e.status(),
+            }
+        }
+        // SAFETY: the payload (if still ours) came from malloc.
+        unsafe { conv::dbuf_destruct(b) };
+        PMIX_SUCCESS
+    })
+}
+
+/// Replace the buffer's payload with a copy of `payload`'s bytes (the caller keeps
+/// `payload`). NULL `payload` just empties the buffer.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_embed(
+    buffer: *mut pmix_data_buffer_t,
+    payload: *const pmix_byte_object_t,
+) -> pmix_status_t {
+    ffi_status!(PMIx_Data_embed, {
+        check_null!(buffer);
+        // SAFETY: initialised buffer and byte object (C contract).
+        unsafe {
+            let b = &mut *buffer;
+            conv::dbuf_destruct(b);
+            match payload.as_ref() {
+                None => PMIX_SUCCESS,
+                Some(bo) => crate::guard::status_of(conv::dbuf_to_c(&conv::bo_from_c(bo), b)),
+            }
+        }
+    })
+}
+
+// ---- pmix_data_buffer_t lifecycle ----
+
+/// An empty buffer.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_construct(b: *mut pmix_data_buffer_t) {
+    ffi_value!(PMIx_Data_buffer_construct, (), {
+        if !b.is_null() {
+            // SAFETY: writable (C contract).
+            unsafe { core::ptr::write_bytes(b, 0, 1) };
+        }
+    })
+}
+
+/// Free the payload and leave the buffer empty. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_destruct(b: *mut pmix_data_buffer_t) {
+    ffi_value!(PMIx_Data_buffer_destruct, (), {
+        // SAFETY: NULL or an initialised buffer with a malloc'd payload (C contract).
+        if let Some(b) = unsafe { b.as_mut() } {
+            // SAFETY: as above.
+            unsafe { conv::dbuf_destruct(b) };
+        }
+    })
+}
+
+/// A malloc'd empty buffer; release with `PMIx_Data_buffer_release`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_create() -> *mut pmix_data_buffer_t {
+    ffi_value!(PMIx_Data_buffer_create, core::ptr::null_mut(), {
+        alloc::calloc_array::<pmix_data_buffer_t>(1).unwrap_or(core::ptr::null_mut())
+    })
+}
+
+/// Destruct and free a buffer from `PMIx_Data_buffer_create`. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_release(b: *mut pmix_data_buffer_t) {
+    ffi_value!(PMIx_Data_buffer_release, (), {
+        // SAFETY: NULL or a malloc'd buffer (C contract).
+        unsafe {
+            PMIx_Data_buffer_destruct(b);
+            alloc::free(b);
+        }
+    })
+}
+
+/// `PMIx_Data_load` of `bytes`/`sz`: the buffer takes ownership of `bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_load(
+    b: *mut pmix_data_buffer_t,
+    bytes: *mut c_char,
+    sz: usize,
+) {
+    ffi_value!(PMIx_Data_buffer_load, (), {
+        let mut bo = pmix_byte_object_t { bytes, size: sz };
+        // SAFETY: forwarded.
+        let rc = unsafe { PMIx_Data_load(b, &mut bo) };
+        if rc != PMIX_SUCCESS {
+            log::warn!("PMIx_Data_buffer_load: {}", rc);
+        }
+    })
+}
+
+/// `PMIx_Data_unload` into `*bytes`/`*sz` (NULL/0 on failure); the caller frees `*bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_unload(
+    b: *mut pmix_data_buffer_t,
+    bytes: *mut *mut c_char,
+    sz: *mut usize,
+) {
+    ffi_value!(PMIx_Data_buffer_unload, (), {
+        if bytes.is_null() || sz.is_null() {
+            return;
+        }
+        let mut bo = pmix_byte_object_t {
+            bytes: core::ptr::null_mut(),
+            size: 0,
+        };
+        // SAFETY: forwarded; `bytes`/`sz` are writable (C contract).
+        unsafe {
+            let rc = PMIx_Data_unload(b, &mut bo);
+            if rc == PMIX_SUCCESS {
+                *bytes = bo.bytes;
+                *sz = bo.size;
+            } else {
+                *bytes = core::ptr::null_mut();
+                *sz = 0;
+            }
+        }
+    })
+}
+
+// ---- compression ----
+
+/// Compress `size` bytes into a malloc'd `*outbytes` (`*nbytes` long). Returns false
+/// (and allocates nothing) for NULL arguments, inputs under 4096 bytes, or data that
+/// would not shrink.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_compress(
+    inbytes: *const u8,
+    size: usize,
+    outbytes: *mut *mut u8,
+    nbytes: *mut usize,
+) -> bool {
+    ffi_value!(PMIx_Data_compress, false, {
+        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
+            return false;
+        }
+        // SAFETY: `inbytes` is readable for `size` bytes (C contract).
+        let input = unsafe { core::slice::from_raw_parts(inbytes, size) };
+        let Some(out) = pmix_core::compress::compress(input) else {
+            return false;
+        };
+        let Ok((p, n)) = alloc::bytes_to_c(&out) else {
+            return false;
+        };
+        // SAFETY: writable (C contract).
+        unsafe {
+            *outbytes = p;
+            *nbytes = n;
+        }
+        true
+    })
+}
+
+/// Decompress data made by `PMIx_Data_compress` into a malloc'd `*outbytes`. Returns
+/// false (allocating nothing) for NULL arguments or malformed input.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_decompress(
+    inbytes: *const u8,
+    size: usize,
+    outbytes: *mut *mut u8,
+    nbytes: *mut usize,
+) -> bool {
+    ffi_value!(PMIx_Data_decompress, false, {
+        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
+            return false;
+        }
+        // SAFETY: `inbytes` is readable for `size` bytes (C contract).
+        let input = unsafe { core::slice::from_raw_parts(inbytes, size) };
+        let Ok(out) = pmix_core::compress::decompress(input) else {
+            return false;
+        };
+        let Ok(p) = alloc::malloc_bytes(out.len()) else {
+            return false;
+        };
+        // SAFETY: `p` holds `out.len()` bytes; outputs are writable (C contract).
+        unsafe {
+            core::ptr::copy_nonoverlapping(out.as_ptr(), p, out.len());
+            *outbytes = p;
+            *nbytes = out.len();
+        }
+        true
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// Samples grouped by type (regexes excluded: their pack slot is a `char *`).
+    fn pool() -> Vec<Value> {
+        let mut all = conv::tests::element_samples();
+        all.extend(conv::tests::array_only_samples());
+        all.extend(
+            conv::tests::value_samples()
+                .into_iter()
+                .filter(|v| matches!(v, Value::DataArray(_))),
+        );
+        all.retain(|v| !matches!(v, Value::Regex(_) | Value::Undef));
+        all
+    }
+
+    fn empty_buffer() -> pmix_data_buffer_t {
+        // SAFETY: all-zero is an empty buffer.
+        unsafe { core::mem::zeroed() }
+    }
+
+    /// Pack `items` (all of type `t`) through the C API.
+    fn pack(buf: &mut pmix_data_buffer_t, t: pmix_data_type_t, items: &[Value]) {
+        let arr = conv::elem_array_new(items.len(), t).unwrap();
+        let esz = conv::elem_size(t).unwrap();
+        // SAFETY: `arr` holds `items.len()` slots of type `t`.
+        unsafe {
+            for (i, v) in items.iter().enumerate() {
+                conv::elem_to_c(v, arr.add(i * esz)).unwrap();
+            }
+            let src = if arr.is_null() {
+                esz as *mut c_void
+            } else {
+                arr as *mut c_void
+            };
+            assert_eq!(
+                PMIx_Data_pack(core::ptr::null(), buf, src, items.len() as i32, t),
+                PMIX_SUCCESS
+            );
+            conv::elem_array_free(arr, items.len(), t);
+        }
+    }
+
+    /// Unpack one record of type `t` with room for `cap` items.
+    fn unpack(
+        buf: &mut pmix_data_buffer_t,
+        t: pmix_data_type_t,
+        cap: usize,
+    ) -> (pmix_status_t, Vec<Value>) {
+        let arr = conv::elem_array_new(cap.max(1), t).unwrap();
+        let esz = conv::elem_size(t).unwrap();
+        let mut n = cap.max(1) as i32;
+        // SAFETY: `arr` has `n` constructed slots of type `t`.
+        unsafe {
+            let rc = PMIx_Data_unpack(core::ptr::null(), buf, arr as *mut c_void, &mut n, t);
+            let got = (0..n as usize)
+                .map(|i| conv::elem_from_c(arr.add(i * esz), t).unwrap())
+                .collect();
+            conv::elem_array_free(arr, cap.max(1), t);
+            (rc, got)
+        }
+    }
+
+    #[test]
+    fn random_pack_unpack_sequences_round_trip() {
+        let pool = pool();
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for _round in 0..40 {
+            let mut buf = empty_buffer();
+            let mut records = Vec::new();
+            for _ in 0..(rng(&mut seed) % 6 + 1) {
+                let pick = &pool[(rng(&mut seed) as usize) % pool.len()];
+                let t = pick.dtype();
+                let same: Vec<&Value> = pool.iter().filter(|v| v.dtype() == t).collect();
+                let n = (rng(&mut seed) % 4) as usize;
+                let items: Vec<Value> = (0..n)
+                    .map(|_| same[(rng(&mut seed) as usize) % same.len()].clone())
+                    .collect();
+                pack(&mut buf, t, &items);
+                records.push((t, items));
+            }
+            for (t, items) in &records {
+                let (rc, got) = unpack(&mut buf, *t, items.len());
+                assert_eq!(rc, PMIX_SUCCESS);
+                assert_eq!(&got, items);
+            }
+            let (rc, _) = unpack(&mut buf, PMIX_INT, 1);
+            assert_eq!(rc, PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+            // SAFETY: our buffer.
+            unsafe { PMIx_Data_buffer_destruct(&mut buf) };
+        }
+    }
+
+    #[test]
+    fn type_mismatch_and_short_storage() {
+        let mut buf = empty_buffer();
+        pack(
+            &mut buf,
+            PMIX_UINT32,
+            &[Value::Uint32(1), Value::Uint32(2), Value::Uint32(3)],
+        );
+        pack(&mut buf, PMIX_STRING, &[Value::string("after")]);
+        let (rc, got) = unpack(&mut buf, PMIX_STRING, 1);
+        assert_eq!(rc, PMIX_ERR_TYPE_MISMATCH);
+        assert!(got.is_empty());
+        let (rc, got) = unpack(&mut buf, PMIX_UINT32, 2);
+        assert_eq!(rc, PMIX_ERR_UNPACK_INADEQUATE_SPACE);
+        assert_eq!(got, vec![Value::Uint32(1), Value::Uint32(2)]);
+        let (rc, got) = unpack(&mut buf, PMIX_STRING, 1);
+        assert_eq!(rc, PMIX_SUCCESS);
+        assert_eq!(got, vec![Value::string("after")]);
+        // SAFETY: our buffer.
+        unsafe { PMIx_Data_buffer_destruct(&mut buf) };
+    }
+
+    /// Feed every truncation and many random corruptions of a packed buffer to unpack:
+    /// each call returns a status (no panic, no crash), and whatever it hands out is
+    /// released (valgrind checks the leaks).
+    #[test]
+    fn truncated_and_corrupted_buffers_are_rejected() {
+        let pool = pool();
+        let mut buf = empty_buffer();
+        let mut types = Vec::new();
+        for v in pool.iter().step_by(3) {
+            pack(&mut buf, v.dtype(), &[v.clone(), v.clone()]);
+            types.push(v.dtype());
+        }
+        let mut whole = pmix_byte_object_t {
+            bytes: core::ptr::null_mut(),
+            size: 0,
+        };
+        // SAFETY: our buffer; `whole` receives its payload.
+        unsafe { assert_eq!(PMIx_Data_unload(&mut buf, &mut whole), PMIX_SUCCESS) };
+        // SAFETY: `whole` holds `size` bytes.
+        let bytes = unsafe { conv::bo_from_c(&whole) };
+        let drain = |data: &[u8]| -> usize {
+            let mut b = empty_buffer();
+            conv::dbuf_to_c(data, &mut b).unwrap();
+            let mut ok = 0;
+            for t in &types {
+                let (rc, _) = unpack(&mut b, *t, 2);
+                if rc != PMIX_SUCCESS {
+                    break;
+                }
+                ok += 1;
+            }
+            // SAFETY: our buffer.
+            unsafe { PMIx_Data_buffer_destruct(&mut b) };
+            ok
+        };
+        assert_eq!(drain(&bytes), types.len());
+        let step = (bytes.len() / 400).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            assert!(drain(&bytes[..cut]) < types.len(), "cut {}", cut);
+        }
+        let mut seed = 77;
+        for _ in 0..300 {
+            let mut bad = bytes.clone();
+            for _ in 0..(rng(&mut seed) % 3 + 1) {
+                let i = (rng(&mut seed) as usize) % bad.len();
+                bad[i] = rng(&mut seed) as u8;
+            }
+            drain(&bad);
+        }
+        // SAFETY: the payload came from malloc.
+        unsafe { alloc::free(whole.bytes) };
+    }
+
+    #[test]
+    fn load_unload_embed_copy_payload() {
+        let mut a = empty_buffer();
+        pack(&mut a, PMIX_INT, &[Value::Int(7), Value::Int(8)]);
+        pack(&mut a, PMIX_STRING, &[Value::string("x")]);
+        let (rc, _) = unpack(&mut a, PMIX_INT, 2);
+        assert_eq!(rc, PMIX_SUCCESS);
+        let mut b = empty_buffer();
+        // SAFETY: our buffers.
+        unsafe { assert_eq!(PMIx_Data_copy_payload(&mut b, &mut a), PMIX_SUCCESS) };
+        assert_eq!(unpack(&mut b, PMIX_STRING, 1).1, vec![Value::string("x")]);
+        let mut bo = pmix_byte_object_t {
+            bytes: core::ptr::null_mut(),
+            size: 0,
+        };
+        // SAFETY: our buffers and byte object.
+        unsafe {
+            assert_eq!(PMIx_Data_unload(&mut a, &mut bo), PMIX_SUCCESS);
+            assert!(a.base_ptr.is_null());
+            let mut c = empty_buffer();
+            assert_eq!(PMIx_Data_embed(&mut c, &bo), PMIX_SUCCESS);
+            assert_eq!(unpack(&mut c, PMIX_STRING, 1).1, vec![Value::string("x")]);
+            assert_eq!(PMIx_Data_load(&mut c, &mut bo), PMIX_SUCCESS);
+            assert!(bo.bytes.is_null());
+            assert_eq!(unpack(&mut c, PMIX_STRING, 1).1, vec![Value::string("x")]);
+            PMIx_Data_buffer_destruct(&mut c);
+            PMIx_Data_buffer_destruct(&mut b);
+        }
+    }
+
+    #[test]
+    fn compress_round_trip_through_the_exports() {
+        let input = b"abcabcabcabc-".repeat(500);
+        let (mut out, mut n) = (core::ptr::null_mut(), 0usize);
+        let (mut back, mut m) = (core::ptr::null_mut(), 0usize);
+        // SAFETY: valid buffers and out-pointers.
+        unsafe {
+            assert!(!PMIx_Data_compress(input.as_ptr(), 100, &mut out, &mut n));
+            assert!(PMIx_Data_compress(
+                input.as_ptr(),
+                input.len(),
+                &mut out,
+                &mut n
+            ));
+            assert!(n < input.len());
+            assert!(PMIx_Data_decompress(out, n, &mut back, &mut m));
+            assert_eq!(core::slice::from_raw_parts(back, m), &input[..]);
+            let (mut x, mut xn) = (core::ptr::null_mut(), 0usize);
+            assert!(!PMIx_Data_decompress(out, n - 1, &mut x, &mut xn));
+            assert!(x.is_null());
+            alloc::free(out);
+            alloc::free(back);
+        }
+    }
+}
