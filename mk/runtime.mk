@@ -40,4 +40,9 @@ runtime-check: runtime-build
 run: lib $(HELLO_BIN)
 	$(TIMEOUT) 60 $(PMIXRUN) -n 4 $(HELLO_BIN)
 
+# Part of `make check`. Until the engine (server and client C API) lands, most cases
+# fail (quickly, never hang); RUNTIME_IN_CHECK=0 leaves them out of `make check`.
+RUNTIME_IN_CHECK ?= 1
+ifeq ($(RUNTIME_IN_CHECK),1)
 CHECK_TARGETS += runtime-check
+endif
