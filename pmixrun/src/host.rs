@@ -18,9 +18,6 @@ pub enum JobEvent {
     /// The rank called `PMIx_Finalize`.
     Finalized(Rank),
     /// The rank's connection closed before it called `PMIx_Finalize`.
-    // TODO(engine merge): sent by `Host::client_lost`, which the engine's trait gains;
-    // until then only the tests construct it.
-    #[allow(dead_code)]
     Lost(Rank),
     /// The rank called `PMIx_Abort`. `done` releases the caller; the launcher calls it
     /// once the job is being killed.
@@ -137,6 +134,12 @@ impl Host for JobHost {
     fn client_finalized(&self, proc: &ProcId) {
         if let Some(r) = self.rank_of(proc) {
             self.events.push(JobEvent::Finalized(r));
+        }
+    }
+
+    fn client_lost(&self, proc: &ProcId) {
+        if let Some(r) = self.rank_of(proc) {
+            self.events.push(JobEvent::Lost(r));
         }
     }
 
