@@ -103,50 +103,6 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Connect(
-    _procs: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Connect, { not_supported("PMIx_Connect") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Connect_nb(
-    _procs: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Connect_nb, { not_supported("PMIx_Connect_nb") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Disconnect(
-    _procs: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Disconnect, { not_supported("PMIx_Disconnect") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Disconnect_nb(
-    _ranges: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Disconnect_nb, { not_supported("PMIx_Disconnect_nb") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(
     _nodename: *const c_char,
     _nspace: *const c_char,

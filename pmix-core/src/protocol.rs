@@ -23,10 +23,13 @@
 //! blobs of several servers; [`decode_blobs`] reads such a concatenation and rejects the
 //! whole of it if any part is malformed.
 
+pub mod dynamic;
+
 use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::{Entry, JobData, NodeData};
-use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
+use crate::value::{Info, Key, Nspace, Pdata, ProcId, Rank, Value};
+pub use dynamic::{ConnectData, DynReq, GroupOp, PeerData};
 use pmix_sys as sys;
 use std::collections::BTreeMap;
 
@@ -348,6 +351,8 @@ pub enum Req {
         /// Event infos.
         info: Vec<Info>,
     },
+    /// A dynamic operation (connect, spawn, publish, query, …; see [`dynamic`]).
+    Dyn(DynReq),
 }
 
 /// A request with the tag its reply will carry.
@@ -418,6 +423,10 @@ impl Wire for Request {
                 range.encode(out);
                 info.encode(out);
             }
+            Req::Dyn(r) => {
+                8u8.encode(out);
+                r.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -453,6 +462,7 @@ impl Wire for Request {
                 range: u8::decode(d)?,
                 info: Vec::decode(d)?,
             },
+            8 => Req::Dyn(DynReq::decode(d)?),
             t => return Err(Error::unpack(format!("unknown request type {}", t))),
         };
         Ok(Request { tag, req })
@@ -468,6 +478,10 @@ pub enum ReplyData {
     Data(Vec<Info>),
     /// A namespace's job data.
     Job(Box<JobData>),
+    /// What a completed connect delivers (see [`ConnectData`]).
+    Connected(Box<ConnectData>),
+    /// Published data found by a lookup.
+    Pdata(Vec<Pdata>),
 }
 
 /// A message from the server.
@@ -517,6 +531,14 @@ impl Wire for ServerMsg {
                         2u8.encode(out);
                         j.encode(out);
                     }
+                    ReplyData::Connected(c) => {
+                        3u8.encode(out);
+                        c.encode(out);
+                    }
+                    ReplyData::Pdata(v) => {
+                        4u8.encode(out);
+                        encode_seq(v, out);
+                    }
                 }
             }
             ServerMsg::Forget { proc_, key } => {
@@ -545,6 +567,8 @@ impl Wire for ServerMsg {
                     0 => ReplyData::None,
                     1 => ReplyData::Data(Vec::decode(d)?),
                     2 => ReplyData::Job(Box::new(JobData::decode(d)?)),
+                    3 => ReplyData::Connected(Box::new(ConnectData::decode(d)?)),
+                    4 => ReplyData::Pdata(decode_seq(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),
                 },
             },

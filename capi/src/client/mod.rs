@@ -1,11 +1,13 @@
 //! The client API (`pmix.h`): one file per family, each export a thin translation onto
 //! `pmix_core::client`.
 
+pub mod connect;
 pub mod event;
 pub mod fence;
 pub mod get;
 pub mod init;
 pub mod job_control;
+pub mod ops;
 pub mod put;
 
 use core::ffi::c_void;

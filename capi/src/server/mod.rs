@@ -4,6 +4,7 @@
 
 pub mod dmodex;
 pub mod host;
+pub mod host_dyn;
 pub mod init;
 pub mod nspace;
 pub mod regex;

@@ -17,11 +17,14 @@
 
 pub mod global;
 pub mod state;
+mod upcalls;
+
+pub use upcalls::HostCall;
 
 use crate::error::{Error, Result};
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
 use crate::store::keys;
-use crate::value::{Info, Nspace, ProcId};
+use crate::value::{App, Info, Nspace, Pdata, ProcId, Query};
 use pmix_sys as sys;
 use state::{Action, ServerState};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -85,6 +88,118 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_found("host has no direct modex"))
     }
+    /// A connect that involves other servers: `data` is this server's blob (its
+    /// participants' endpoint data and their namespaces' job data,
+    /// `protocol::dynamic::encode_connect_blob`); `done` receives the concatenation of
+    /// every participating server's blob. Connects among local clients only never reach
+    /// the host.
+    fn connect(
+        &self,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _data: Vec<u8>,
+        _done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no connect"))
+    }
+    /// A disconnect that involves other servers.
+    fn disconnect(
+        &self,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no disconnect"))
+    }
+    /// `PMIx_Spawn` from `requester`: start the applications as a new namespace (register
+    /// it and its clients first), then hand `done` the namespace.
+    fn spawn(
+        &self,
+        _requester: &ProcId,
+        _job_info: &[Info],
+        _apps: &[App],
+        _done: HostDone<Nspace>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no spawn"))
+    }
+    /// `PMIx_Publish`: `info` holds the data and the directives (`PMIX_RANGE`,
+    /// `PMIX_PERSISTENCE`, …).
+    fn publish(&self, _proc: &ProcId, _info: &[Info], _done: HostDone<()>) -> Result<HostReply> {
+        Err(Error::not_supported("host has no publish"))
+    }
+    /// `PMIx_Lookup`: `done` receives what was found (with `PMIX_WAIT`, once every key,
+    /// or the number asked for, has been published).
+    fn lookup(
+        &self,
+        _proc: &ProcId,
+        _keys: &[String],
+        _info: &[Info],
+        _done: HostDone<Vec<Pdata>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no lookup"))
+    }
+    /// `PMIx_Unpublish` (`keys` empty: everything `proc` published in the range).
+    fn unpublish(
+        &self,
+        _proc: &ProcId,
+        _keys: &[String],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no unpublish"))
+    }
+    /// `PMIx_Query_info` for what the server cannot answer from its own data.
+    fn query(
+        &self,
+        _proc: &ProcId,
+        _queries: &[Query],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no query"))
+    }
+    /// `PMIx_Log`.
+    fn log(
+        &self,
+        _proc: &ProcId,
+        _data: &[Info],
+        _directives: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no log"))
+    }
+    /// `PMIx_Job_control` (`targets` empty: the requester's namespace).
+    fn job_control(
+        &self,
+        _proc: &ProcId,
+        _targets: &[ProcId],
+        _directives: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no job control"))
+    }
+    /// An event whose range reaches beyond this server's clients.
+    fn notify_event(
+        &self,
+        _status: i32,
+        _source: &ProcId,
+        _range: u8,
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no notify_event"))
+    }
+    /// A group construct (`construct`) or destruct that involves other servers; `done`
+    /// receives results such as `PMIX_GROUP_CONTEXT_ID`.
+    fn group(
+        &self,
+        _construct: bool,
+        _grp: &str,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no group"))
+    }
 }
 
 /// Server configuration.
@@ -134,6 +249,7 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
+                Action::Host(c) => self.host_call(ctx, c),
                 Action::HostFinalized(p) => self.host.client_finalized(&p),
                 Action::HostLost(p) => self.host.client_lost(&p),
                 Action::AnswerDmodex(done, r) => done(r),

@@ -15,6 +15,17 @@ use pmix_sys as sys;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+// The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
+// own files as children of this module, so they can reach the state directly.
+#[path = "connect.rs"]
+mod connect;
+#[path = "dynamic.rs"]
+mod dynamic;
+#[path = "group.rs"]
+mod group;
+#[path = "query.rs"]
+mod query;
+
 /// Something the glue must do after a state-machine step.
 pub enum Action {
     /// Send this frame body on a connection.
@@ -63,6 +74,8 @@ pub enum Action {
     AnswerDmodex(HostDone<Vec<u8>>, Result<Vec<u8>>),
     /// Start a timer; when it fires call [`ServerState::timer`] with this event.
     Timer(Duration, TimerEv),
+    /// Make a host upcall of the dynamic operations (see `server/upcalls.rs`).
+    Host(super::upcalls::HostCall),
 }
 
 /// What a timer means when it fires.
@@ -72,6 +85,8 @@ pub enum TimerEv {
     Fence(u64),
     /// The parked Get with this id timed out.
     Get(u64),
+    /// A dynamic operation (connect, disconnect, lookup, …) with this id timed out.
+    Dyn(u64),
 }
 
 /// A registered client (allowed to connect).
@@ -141,6 +156,7 @@ pub struct ServerState {
     dmodex_out: BTreeSet<ProcId>,
     dmodex_in: Vec<(ProcId, HostDone<Vec<u8>>)>,
     next_id: u64,
+    dynamic: dynamic::DynState,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -164,6 +180,7 @@ impl ServerState {
             dmodex_out: BTreeSet::new(),
             dmodex_in: Vec::new(),
             next_id: 0,
+            dynamic: Default::default(),
         }
     }
 
@@ -416,6 +433,7 @@ impl ServerState {
                 ns.lost.insert(proc_.rank);
             }
         }
+        self.dyn_gone(&proc_, finalized, out);
         if finalized {
             self.target_gone(&proc_, out);
             return;
@@ -513,9 +531,11 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
+                self.dyn_finalized(&me, out);
                 out.push(Action::HostFinalized(me));
                 out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
             }
+            Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
             Req::Notify { status, info, .. } => {
                 let ev = protocol::encode(&ServerMsg::Event {
                     status,
@@ -1172,6 +1192,7 @@ impl ServerState {
                     self.fail_fence(&key, sys::PMIX_ERR_TIMEOUT, out);
                 }
             }
+            TimerEv::Dyn(id) => self.dyn_timer(id, out),
             TimerEv::Get(id) => {
                 if let Some(pos) = self.getters.iter().position(|g| g.id == id) {
                     let g = self.getters.remove(pos);
