@@ -53,5 +53,12 @@ check "connect rules within one namespace (3 ranks)" 0 ' 0 failed' 40 -- \
 check "connect rules within one namespace (5 ranks)" 0 ' 0 failed' 40 -- \
     "${PR[@]}" -n 5 "$DYN/connect_rules"
 
+check "finalize without disconnect raises PROC_TERM_WO_SYNC" 0 \
+    'rank 2 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 30 -- \
+    "${PR[@]}" -n 3 "$DYN/connect_term" finalize
+check "exit without disconnect raises PROC_TERM_WO_SYNC" 1 \
+    'rank 0 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 30 -- \
+    "${PR[@]}" -n 2 "$DYN/connect_term" crash
+
 echo "dynamic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
