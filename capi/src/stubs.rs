@@ -80,29 +80,6 @@ pub unsafe extern "C" fn PMIx_Unpublish_nb(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Spawn(
-    _job_info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _apps: *const sys::pmix_app_t,
-    _napps: usize,
-    _nspace: *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Spawn, { not_supported("PMIx_Spawn") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Spawn_nb(
-    _job_info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _apps: *const sys::pmix_app_t,
-    _napps: usize,
-    _cbfunc: sys::pmix_spawn_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Spawn_nb, { not_supported("PMIx_Spawn_nb") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(
     _nodename: *const c_char,
     _nspace: *const c_char,

@@ -14,6 +14,7 @@ mod keys;
 mod launch;
 mod output;
 mod scratch;
+mod spawn;
 mod supervisor;
 mod sys;
 
@@ -248,23 +249,27 @@ fn run(opts: Options) -> i32 {
         info: server_info,
     };
     let server = match Server::start(server_cfg, Arc::new(JobHost::new(nspace, events))) {
-        Ok(s) => s,
+        Ok(s) => Arc::new(s),
         Err(e) => {
             launcher.abandon();
             eprintln!("pmixrun: cannot start the PMIx server: {e}");
             return 1;
         }
     };
-    if let Err(e) = launcher.start(&server) {
+    if let Err(e) = launcher.start(&*server) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");
-        server.finalize();
+        server.close_now();
         return 1;
     }
+    launcher.serve_spawns(server.clone());
     let status = launcher.run();
-    launcher.finish(&server);
+    launcher.finish(&*server);
     drop(launcher);
-    server.finalize();
+    match Arc::try_unwrap(server) {
+        Ok(s) => s.finalize(),
+        Err(s) => s.close_now(),
+    }
     drop(scratch);
     status
 }

@@ -290,6 +290,7 @@ impl Supervisor {
     }
 
     /// Number of ranks still running.
+    #[cfg(test)]
     pub fn nrunning(&self) -> usize {
         self.ranks.iter().filter(|r| r.exit.is_none()).count()
     }

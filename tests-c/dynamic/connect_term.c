@@ -3,8 +3,12 @@
  * Run: pmixrun -n N connect_term finalize|crash   (N >= 2)
  *   finalize: rank 1 calls PMIx_Finalize without disconnecting, then exits 0;
  *   crash:    rank 1 exits without PMIx_Finalize (pmixrun then fails the job).
- * The other ranks wait for the event and check its source and affected process. */
+ * The other ranks wait for the event and check its source and affected process (in crash
+ * mode they ignore the SIGTERM with which pmixrun ends the job meanwhile). */
 #include "dyn.h"
+
+#include <signal.h>
+#include <unistd.h>
 
 static struct waiter ev;
 static pmix_proc_t ev_source;
@@ -47,6 +51,10 @@ int main(int argc, char **argv)
     load_proc(&wild, me.nspace, PMIX_RANK_WILDCARD);
     CHECK_RC(PMIx_Connect(&wild, 1, NULL, 0), PMIX_SUCCESS, "connect the whole job");
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "fence after connect");
+    if (crash && 1 != me.rank) {
+        /* pmixrun kills the job when rank 1 dies; stay long enough to see the event. */
+        signal(SIGTERM, SIG_IGN);
+    }
     if (1 == me.rank) {
         if (crash) {
             printf("rank 1 exits without PMIx_Finalize\n");

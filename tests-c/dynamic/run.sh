@@ -60,5 +60,18 @@ check "exit without disconnect raises PROC_TERM_WO_SYNC" 1 \
     'rank 0 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 30 -- \
     "${PR[@]}" -n 2 "$DYN/connect_term" crash
 
+# --- spawn ---
+check "spawn: children connect to their parents (1 parent, 2 children)" 0 'parent 0 done' 40 -- \
+    "${PR[@]}" -n 1 "$DYN/spawn" ok 2
+check "spawn: children connect to their parents (3 parents, 4 children)" 0 'child 3 of 4 done' 40 -- \
+    "${PR[@]}" -n 3 "$DYN/spawn" ok 4
+check "spawn: a failing spawned job is reported and fails pmixrun" 3 \
+    'spawned job [^ ]+: rank [0-9] exited with status 3' 40 -- \
+    "${PR[@]}" -n 2 "$DYN/spawn" fail 2
+
+check "spawn: children dying unsynchronized raise PROC_/JOB_TERM_WO_SYNC" 1 \
+    'parent heard PROC_TERM_WO_SYNC and JOB_TERM_WO_SYNC' 40 -- \
+    "${PR[@]}" -n 1 "$DYN/spawn" crash 2
+
 echo "dynamic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

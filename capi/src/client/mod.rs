@@ -9,6 +9,7 @@ pub mod init;
 pub mod job_control;
 pub mod ops;
 pub mod put;
+pub mod spawn;
 
 use core::ffi::c_void;
 

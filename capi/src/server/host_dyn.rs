@@ -182,7 +182,11 @@ unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
     })
 }
 
-unsafe extern "C" fn spawn_cb(status: sys::pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
+unsafe extern "C" fn spawn_cb(
+    status: sys::pmix_status_t,
+    nspace: *mut c_char,
+    cbdata: *mut c_void,
+) {
     crate::ffi_value!(spawn_cb, (), {
         if cbdata.is_null() {
             return;
@@ -192,7 +196,9 @@ unsafe extern "C" fn spawn_cb(status: sys::pmix_status_t, nspace: *mut c_char, c
         let r = if status != sys::PMIX_SUCCESS {
             Err(Error::new(status, "the host could not spawn"))
         } else if nspace.is_null() {
-            Err(Error::bad_param("the host spawned without naming the namespace"))
+            Err(Error::bad_param(
+                "the host spawned without naming the namespace",
+            ))
         } else {
             // SAFETY: a C string from the host.
             unsafe { conv::nspace_from_ptr(nspace) }
@@ -276,7 +282,14 @@ impl CHost {
         // SAFETY: the lent arrays live in `call` until op_cb or settle frees them.
         let rc = unsafe {
             let l = &(*call).lent;
-            f(l.procs, l.nprocs, l.info, l.ninfo, Some(op_cb), call as *mut c_void)
+            f(
+                l.procs,
+                l.nprocs,
+                l.info,
+                l.ninfo,
+                Some(op_cb),
+                call as *mut c_void,
+            )
         };
         settle("connect", rc, call)
     }
@@ -296,7 +309,14 @@ impl CHost {
         // SAFETY: as for `dyn_connect`.
         let rc = unsafe {
             let l = &(*call).lent;
-            f(l.procs, l.nprocs, l.info, l.ninfo, Some(op_cb), call as *mut c_void)
+            f(
+                l.procs,
+                l.nprocs,
+                l.info,
+                l.ninfo,
+                Some(op_cb),
+                call as *mut c_void,
+            )
         };
         settle("disconnect", rc, call)
     }
@@ -361,7 +381,14 @@ impl CHost {
         // SAFETY: as for `dyn_connect`.
         let rc = unsafe {
             let l = &(*call).lent;
-            f(&l.proc_, l.keys, l.info, l.ninfo, Some(lookup_cb), call as *mut c_void)
+            f(
+                &l.proc_,
+                l.keys,
+                l.info,
+                l.ninfo,
+                Some(lookup_cb),
+                call as *mut c_void,
+            )
         };
         settle("lookup", rc, call)
     }
@@ -382,7 +409,14 @@ impl CHost {
         // SAFETY: as for `dyn_connect`.
         let rc = unsafe {
             let l = &(*call).lent;
-            f(&l.proc_, l.keys, l.info, l.ninfo, Some(op_cb), call as *mut c_void)
+            f(
+                &l.proc_,
+                l.keys,
+                l.info,
+                l.ninfo,
+                Some(op_cb),
+                call as *mut c_void,
+            )
         };
         settle("unpublish", rc, call)
     }
@@ -536,5 +570,4 @@ impl CHost {
         };
         settle("group", rc, call)
     }
-
 }

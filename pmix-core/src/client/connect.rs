@@ -85,7 +85,12 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (no participants), `PMIX_ERR_NOT_A_MEMBER`,
     /// `PMIX_ERR_UNREACH` (then `cb` is not called).
-    pub fn connect_procs_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<()> {
+    pub fn connect_procs_nb(
+        &self,
+        procs: Vec<ProcId>,
+        info: &[Info],
+        cb: Callback<()>,
+    ) -> Result<()> {
         let procs = self.connect_args(procs, "PMIx_Connect")?;
         if self.is_singleton() {
             self.singleton_only_self(&procs)?;

@@ -27,10 +27,10 @@ use crate::protocol::{self, ConnectData, PeerData, ReplyData};
 use crate::reactor::ConnId;
 use crate::server::upcalls::HostCall;
 use crate::store::JobData;
-use pmix_sys::attrs::keys as ak;
 use crate::value::{Info, ProcId, Value};
 use crate::Result;
 use pmix_sys as sys;
+use pmix_sys::attrs::keys as ak;
 use std::time::Duration;
 
 /// One participant that arrived.
@@ -91,8 +91,7 @@ impl ServerState {
             .get(&q.nspace)
             .and_then(|ns| ns.job.job_size())
             .unwrap_or(0);
-        size > 0
-            && (0..size).all(|r| set.contains(&ProcId::new(q.nspace.clone(), r)))
+        size > 0 && (0..size).all(|r| set.contains(&ProcId::new(q.nspace.clone(), r)))
     }
 
     /// Local participants the operation waits for, and whether every participant is
@@ -519,7 +518,11 @@ impl ServerState {
 
     /// Participant lists of the connects in force (tests, diagnostics).
     pub fn connected_sets(&self) -> Vec<Vec<ProcId>> {
-        self.dynamic.connected.iter().map(|(s, _)| s.clone()).collect()
+        self.dynamic
+            .connected
+            .iter()
+            .map(|(s, _)| s.clone())
+            .collect()
     }
 }
 
@@ -528,7 +531,9 @@ mod tests {
     //! Connect and disconnect driven through the state machine, in memory.
     use super::super::*;
     use crate::protocol::dynamic::{decode_connect_blobs, encode_connect_blob};
-    use crate::protocol::{ConnectData, DynReq, Hello, PeerData, ReplyData, Req, Request, ServerMsg};
+    use crate::protocol::{
+        ConnectData, DynReq, Hello, PeerData, ReplyData, Req, Request, ServerMsg,
+    };
     use crate::server::HostCall;
 
     const UID: u32 = 1000;
@@ -777,7 +782,10 @@ mod tests {
         send(&mut s, 1, 1, connect(vec![p("a", 0), p("a", 1)], 0));
         let mut out = Vec::new();
         s.closed(2, &mut out);
-        assert_eq!(statuses(&out), vec![(1, 1, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]);
+        assert_eq!(
+            statuses(&out),
+            vec![(1, 1, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
+        );
         let out = send(
             &mut s,
             1,

@@ -45,10 +45,23 @@ impl ServerState {
                 procs,
                 timeout_ms,
                 info,
-            } => self.connect_req(conn, tag, me, procs, timeout_ms, info, Vec::new(), true, out),
+            } => self.connect_req(
+                conn,
+                tag,
+                me,
+                procs,
+                timeout_ms,
+                info,
+                Vec::new(),
+                true,
+                out,
+            ),
             DynReq::Spawn { job_info, apps } => {
                 if apps.is_empty() || apps.iter().any(|a| a.maxprocs < 0) {
-                    log::warn!("server: {} asked to spawn no (or a negative number of) processes", me);
+                    log::warn!(
+                        "server: {} asked to spawn no (or a negative number of) processes",
+                        me
+                    );
                     out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
                     return;
                 }

@@ -163,9 +163,8 @@ impl Shared {
         finish: Finish<T>,
     ) {
         let slot: Arc<Mutex<Option<Finish<T>>>> = Arc::new(Mutex::new(Some(finish)));
-        let take = |s: &Arc<Mutex<Option<Finish<T>>>>| {
-            s.lock().unwrap_or_else(|p| p.into_inner()).take()
-        };
+        let take =
+            |s: &Arc<Mutex<Option<Finish<T>>>>| s.lock().unwrap_or_else(|p| p.into_inner()).take();
         let me = self.clone();
         let s2 = slot.clone();
         let done: HostDone<T> = Box::new(move |r| {
@@ -217,7 +216,12 @@ impl Shared {
                 self.upcall(
                     ctx,
                     |h, done: HostDone<Option<crate::value::Nspace>>| {
-                        h.spawn(&proc_, &job_info, &apps, Box::new(move |r| done(r.map(Some))))
+                        h.spawn(
+                            &proc_,
+                            &job_info,
+                            &apps,
+                            Box::new(move |r| done(r.map(Some))),
+                        )
                     },
                     || None,
                     Box::new(move |s, r, out| s.spawn_done(conn, tag, &p2, r, out)),
