@@ -838,6 +838,14 @@ impl Client {
             };
         }
         if target.rank == sys::PMIX_RANK_WILDCARD {
+            // PMIX_GET_REFRESH_CACHE on job data: ask the server's current registration.
+            if opts.refresh && key.is_some() && !self.is_singleton() {
+                return Lookup::Ask {
+                    target,
+                    key: key.cloned(),
+                    immediate: true,
+                };
+            }
             let Some(j) = d.jobs.get(&target.nspace) else {
                 if opts.optional {
                     return Lookup::Fail(Error::not_found("namespace not known locally"));
