@@ -439,3 +439,69 @@ fn deleted_key_is_dropped_from_peer_caches_and_behaves_as_never_published() {
     c0.finalize().unwrap();
     c1.finalize().unwrap();
 }
+
+#[test]
+fn qualified_values_are_selected_by_their_qualifiers() {
+    use pmix_core::{DataArray, Info};
+    let server = Arc::new(server_with_job(
+        "qual",
+        "job",
+        2,
+        Arc::new(RecordingHost::default()),
+    ));
+    let c0 = connect(&server, "job", 0).unwrap();
+    let c1 = connect(&server, "job", 1).unwrap();
+    let qual = |k: &str, v: &str| {
+        let mut i = info(k, Value::string(v));
+        i.flags = sys::PMIX_INFO_QUALIFIER;
+        i
+    };
+    let posted = |v: i32, dev: &str| {
+        Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_INFO,
+            items: vec![
+                Value::Info(Box::new(info("bw", Value::Int(v)))),
+                Value::Info(Box::new(qual("dev", dev))),
+            ],
+        }))
+    };
+    for (v, dev) in [(10, "eth0"), (20, "ib0")] {
+        c0.put(sys::PMIX_GLOBAL, key(keys_qual()), posted(v, dev))
+            .unwrap();
+    }
+    c0.commit().unwrap();
+    let p0 = ProcId::new(ns("job"), 0);
+    let with = |dev: &str| GetOpts::from_info(&[qual("dev", dev)]);
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &with("ib0")).unwrap(),
+        Value::Int(20)
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &with("eth0")).unwrap(),
+        Value::Int(10)
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &with("lo"))
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    // The owner selects the same way; an unqualified Get does not see qualified values.
+    assert_eq!(
+        c0.get(None, Some(&key("bw")), &with("eth0")).unwrap(),
+        Value::Int(10)
+    );
+    let opt: Vec<Info> = vec![info(keys::OPTIONAL, Value::Bool(true))];
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &GetOpts::from_info(&opt))
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c0.finalize().unwrap();
+    c1.finalize().unwrap();
+}
+
+fn keys_qual() -> &'static str {
+    pmix_core::store::qualified::CONTAINER
+}

@@ -26,7 +26,7 @@ use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, JobData, KvSet, Level, Reader, Select};
+use crate::store::{keys, qualified, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
@@ -639,6 +639,11 @@ impl Client {
             )));
         }
         let mut d = self.inner.write();
+        let value = if key.as_str() == qualified::CONTAINER && scope < sys::PMIX_DEL_LOCAL {
+            qualified::merge(d.own.map.get(&key).map(|e| &e.value), &value)?
+        } else {
+            value
+        };
         if scope >= sys::PMIX_DEL_LOCAL {
             // Deletion: gone from our own view at once; the others learn at commit.
             d.own.map.remove(&key);
@@ -892,7 +897,7 @@ impl Client {
                 immediate: opts.immediate,
             };
         };
-        if k.is_reserved() {
+        if host_key(k) {
             if let Some(v) = d
                 .jobs
                 .get(&target.nspace)
@@ -922,7 +927,7 @@ impl Client {
         }
         Lookup::Ask {
             target,
-            immediate: opts.immediate || k.is_reserved(),
+            immediate: opts.immediate || host_key(k),
             key: Some(k.clone()),
         }
     }
@@ -1003,6 +1008,11 @@ impl Client {
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
+        if let Some((container, sel)) = qualified_get(key, opts) {
+            return self
+                .get(proc, Some(&container), &without_qualifiers(opts))
+                .and_then(|c| sel(c));
+        }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => Ok(v),
             Lookup::Fail(e) => Err(e),
@@ -1034,6 +1044,14 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        if let Some((container, sel)) = qualified_get(key, opts) {
+            return self.get_nb(
+                proc,
+                Some(&container),
+                &without_qualifiers(opts),
+                Box::new(move |r| cb(r.and_then(|c| sel(c)))),
+            );
+        }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => self.inner.handle.post(move |_| cb(Ok(v))),
             Lookup::Fail(e) => self.inner.handle.post(move |_| cb(Err(e))),
@@ -1200,6 +1218,38 @@ impl Client {
         reactor::release();
         Ok(())
     }
+}
+
+/// For a Get that names qualifiers: the container key to fetch instead, and the
+/// selection to apply to it.
+type Selector = Box<dyn FnOnce(Value) -> Result<Value> + Send>;
+
+fn qualified_get(key: Option<&Key>, opts: &GetOpts) -> Option<(Key, Selector)> {
+    let k = key?.clone();
+    let quals = qualified::requested(&opts.info);
+    if quals.is_empty() {
+        return None;
+    }
+    let container = Key::new(qualified::CONTAINER).ok()?;
+    Some((
+        container,
+        Box::new(move |c: Value| {
+            qualified::select(&c, &k, &quals)
+                .ok_or_else(|| Error::not_found(format!("no value of {} with those qualifiers", k)))
+        }),
+    ))
+}
+
+fn without_qualifiers(opts: &GetOpts) -> GetOpts {
+    let mut o = opts.clone();
+    o.info.retain(|i| i.flags & sys::PMIX_INFO_QUALIFIER == 0);
+    o
+}
+
+/// A reserved key the host provides (answered at once, never waited for). The container
+/// of qualified values is reserved by name but published by processes.
+fn host_key(k: &Key) -> bool {
+    k.is_reserved() && k.as_str() != qualified::CONTAINER
 }
 
 fn state_includes(procs: &[ProcId], p: &ProcId) -> bool {

@@ -697,7 +697,10 @@ impl ServerState {
     ) {
         // Reserved keys and job-level requests are answered from the registered job data
         // (a process may also have published a reserved key itself; that wins).
-        let reserved = key.as_ref().map(|k| k.is_reserved()).unwrap_or(false);
+        let reserved = key
+            .as_ref()
+            .map(|k| k.is_reserved() && k.as_str() != crate::store::qualified::CONTAINER)
+            .unwrap_or(false);
         let in_job_data = match (&key, self.nspaces.get(&target.nspace)) {
             (Some(k), Some(ns)) => ns
                 .job
