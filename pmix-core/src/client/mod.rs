@@ -1011,7 +1011,7 @@ impl Client {
         if let Some((container, sel)) = qualified_get(key, opts) {
             return self
                 .get(proc, Some(&container), &without_qualifiers(opts))
-                .and_then(|c| sel(c));
+                .and_then(sel);
         }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => Ok(v),
@@ -1049,7 +1049,7 @@ impl Client {
                 proc,
                 Some(&container),
                 &without_qualifiers(opts),
-                Box::new(move |r| cb(r.and_then(|c| sel(c)))),
+                Box::new(move |r| cb(r.and_then(sel))),
             );
         }
         match self.lookup_local(proc, key, opts) {
