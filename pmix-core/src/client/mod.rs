@@ -906,7 +906,8 @@ impl Client {
                 return Lookup::Found(v.clone());
             }
         }
-        if !opts.refresh {
+        // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
+        if !opts.refresh && opts.scope.is_none() {
             if let Some(v) = d.peers.get(&target).and_then(|m| m.get(k)) {
                 return Lookup::Found(v.clone());
             }

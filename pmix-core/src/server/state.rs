@@ -127,6 +127,7 @@ struct GetWaiter {
     requester: ProcId,
     target: ProcId,
     key: Option<Key>,
+    scope: Option<u8>,
 }
 
 /// The server's whole state.
@@ -601,7 +602,15 @@ impl ServerState {
             now
         };
         for g in waiting {
-            self.answer_get(g.conn, g.tag, &g.requester, &g.target, g.key.as_ref(), out);
+            self.answer_get(
+                g.conn,
+                g.tag,
+                &g.requester,
+                &g.target,
+                g.key.as_ref(),
+                g.scope,
+                out,
+            );
         }
         // Direct-modex requests from other nodes.
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
@@ -643,6 +652,7 @@ impl ServerState {
         requester: &ProcId,
         target: &ProcId,
         key: Option<&Key>,
+        scope: Option<u8>,
         out: &mut Vec<Action>,
     ) {
         let reader = if requester == target {
@@ -662,6 +672,11 @@ impl ServerState {
                     out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                     return;
                 }
+                Some(e) if scope.is_some_and(|want| e.scope != want) => {
+                    // PMIX_DATA_SCOPE restricts the search to values posted in that scope.
+                    out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+                    return;
+                }
                 Some(Entry { scope, .. }) if !scope_visible(*scope, reader) => {
                     out.push(reply(
                         conn,
@@ -678,7 +693,14 @@ impl ServerState {
             conn,
             tag,
             sys::PMIX_SUCCESS,
-            ReplyData::Data(pd.kv.visible(reader)),
+            ReplyData::Data(match scope {
+                None => pd.kv.visible(reader),
+                Some(want) => {
+                    let mut only = pd.kv.clone();
+                    only.map.retain(|_, e| e.scope == want);
+                    only.visible(reader)
+                }
+            }),
         ));
     }
 
@@ -739,11 +761,18 @@ impl ServerState {
         let refresh = info
             .iter()
             .any(|i| i.key.as_str() == keys::GET_REFRESH_CACHE && i.value.is_true());
+        let scope = info
+            .iter()
+            .find(|i| i.key.as_str() == keys::DATA_SCOPE)
+            .and_then(|i| match i.value {
+                Value::Scope(s) => Some(s),
+                _ => i.value.as_u64().and_then(|v| u8::try_from(v).ok()),
+            });
         let local = self.is_local(&target);
         let have = self.has_key(&target, key.as_ref());
         // A refresh of a remote target's data asks its node again (direct modex).
         if have && (local || !refresh) {
-            self.answer_get(conn, tag, requester, &target, key.as_ref(), out);
+            self.answer_get(conn, tag, requester, &target, key.as_ref(), scope, out);
             return;
         }
         if immediate {
@@ -794,6 +823,7 @@ impl ServerState {
             requester: requester.clone(),
             target,
             key,
+            scope,
         });
     }
 
@@ -809,7 +839,15 @@ impl ServerState {
             Ok(blobs) => {
                 self.store_blobs(blobs);
                 for g in mine {
-                    self.answer_get(g.conn, g.tag, &g.requester, &g.target, g.key.as_ref(), out);
+                    self.answer_get(
+                        g.conn,
+                        g.tag,
+                        &g.requester,
+                        &g.target,
+                        g.key.as_ref(),
+                        g.scope,
+                        out,
+                    );
                 }
             }
             Err(e) => {
