@@ -645,6 +645,7 @@ impl ServerState {
     }
 
     /// Reply to a Get from what the store holds now.
+    #[allow(clippy::too_many_arguments)]
     fn answer_get(
         &self,
         conn: ConnId,
