@@ -230,6 +230,10 @@ struct Data {
     peers: HashMap<ProcId, HashMap<Key, Value>>,
 }
 
+/// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
+/// from, its address for the caller, and the owner that frees it when dropped.
+type Pinned = (Value, usize, Box<dyn Send>);
+
 struct Inner {
     me: ProcId,
     server: Option<ProcId>,
@@ -243,6 +247,7 @@ struct Inner {
     handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
     next_handler: AtomicUsize,
     finalized: AtomicBool,
+    pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -478,6 +483,7 @@ impl Client {
                 handlers: Mutex::new(Vec::new()),
                 next_handler: AtomicUsize::new(1),
                 finalized: AtomicBool::new(false),
+                pinned: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -533,6 +539,7 @@ impl Client {
             handlers: Mutex::new(Vec::new()),
             next_handler: AtomicUsize::new(1),
             finalized: AtomicBool::new(false),
+            pinned: Mutex::new(HashMap::new()),
         });
         stream
             .set_nonblocking(true)
@@ -1172,6 +1179,33 @@ impl Client {
         ))
     }
 
+    /// `PMIX_GET_POINTER_VALUES`: the address of a library-owned copy of `value`, the
+    /// value of `key` for `proc`. The same address is returned while the value stays the
+    /// same; when it changes, the old copy is released (its owner dropped) and a new one
+    /// made with `make`, which returns the owner and the address. All copies are released
+    /// at finalize. So a pointer stays valid until the key's value changes or finalize.
+    ///
+    /// # Errors
+    /// `make`'s error.
+    pub fn pin<T: Send + 'static>(
+        &self,
+        proc: &ProcId,
+        key: Option<&Key>,
+        value: &Value,
+        make: impl FnOnce(&Value) -> Result<(T, usize)>,
+    ) -> Result<usize> {
+        let mut p = lock(&self.inner.pinned);
+        let k = (proc.clone(), key.cloned());
+        if let Some((v, addr, _)) = p.get(&k) {
+            if v == value {
+                return Ok(*addr);
+            }
+        }
+        let (owner, addr) = make(value)?;
+        p.insert(k, (value.clone(), addr, Box::new(owner)));
+        Ok(addr)
+    }
+
     /// Run `f` on the progress thread (to call a C completion callback there).
     ///
     /// # Errors
@@ -1200,6 +1234,7 @@ impl Client {
         if self.inner.finalized.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        lock(&self.inner.pinned).clear();
         if !self.is_singleton() && self.inner.connected.load(Ordering::SeqCst) {
             let r = reactor::wait("PMIx_Finalize", Some(FINALIZE_TIMEOUT), |done| {
                 self.request(Req::Finalize, Box::new(move |_, _| done.complete(Ok(()))))
