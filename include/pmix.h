@@ -472,7 +472,7 @@ PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target,
 /* Unpack up to *max_num_values items of type from buffer into dest (storage for that
  * many items, provided by the caller); *max_num_values receives the count unpacked.
  * Pointer items (strings, nested structures) are malloc'd and then owned by the caller.
- * A type that does not match what was packed gives PMIX_ERR_UNPACK_FAILURE; reading
+ * A type that does not match what was packed gives PMIX_ERR_TYPE_MISMATCH; reading
  * past the end gives PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER. */
 PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source,
                                            pmix_data_buffer_t *buffer, void *dest,

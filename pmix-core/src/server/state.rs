@@ -330,7 +330,18 @@ impl ServerState {
                 ),
             ));
         }
-        if self.by_proc.contains_key(&p) {
+        // A client that finalized and reconnects (repeated PMIx_Init) may race its own
+        // old connection's close: a finalized connection does not block a new one.
+        let old_live = self.by_proc.get(&p).is_some_and(|c| {
+            !matches!(
+                self.conns.get(c),
+                Some(ConnState::Client {
+                    finalized: true,
+                    ..
+                })
+            )
+        });
+        if old_live {
             return Err(Error::new(
                 sys::PMIX_ERR_EXISTS,
                 format!("{} is already connected", p),
@@ -351,6 +362,10 @@ impl ServerState {
             jobs,
         };
         out.push(Action::Send(conn, protocol::encode(&w)));
+        if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
+            // A process that finalized and called PMIx_Init again is back.
+            ns.gone.remove(&proc_.rank);
+        }
         self.by_proc.insert(proc_.clone(), conn);
         self.conns.insert(
             conn,
@@ -386,8 +401,13 @@ impl ServerState {
         let ConnState::Client { proc_, finalized } = st else {
             return;
         };
-        self.by_proc.remove(&proc_);
         self.getters.retain(|g| g.conn != conn);
+        if self.by_proc.get(&proc_).is_some_and(|&c| c != conn) {
+            // The process already reconnected (finalize, then Init again): this was its
+            // old, finalized connection, and the process is not gone.
+            return;
+        }
+        self.by_proc.remove(&proc_);
         for t in self.fences.values_mut() {
             t.arrived.retain(|a| a.conn != conn);
         }
@@ -1507,6 +1527,38 @@ mod tests {
         );
         assert!(s.check_hello(2, b"garbage").is_err());
         assert!(s.check_hello(2, &hello(0, protocol::VERSION)).is_ok());
+    }
+
+    /// Regression: repeated PMIx_Init after PMIx_Finalize failed with PMIX_ERR_EXISTS when
+    /// the new connection's handshake was handled before the old connection's close.
+    #[test]
+    fn reinit_races_the_old_connections_close() {
+        let mut s = setup(2, 2);
+        // Rank 0 (conn 1) finalizes; its socket close has not been seen yet.
+        req(&mut s, 1, 5, Req::Finalize);
+        s.connected(9, UID);
+        let hello = protocol::encode(&Hello {
+            version: protocol::VERSION,
+            proc_: p(0),
+            pid: 1,
+            uid: UID,
+            gid: 0,
+        });
+        let who = s
+            .check_hello(9, &hello)
+            .expect("a finalized connection must not block re-init");
+        let mut out = Vec::new();
+        s.accept(9, who, &mut out);
+        // The old connection's close now arrives: rank 0 is not gone and stays connected.
+        let mut out = Vec::new();
+        s.closed(1, &mut out);
+        assert!(s.is_client(9));
+        s.connected(10, UID);
+        assert_eq!(
+            s.check_hello(10, &hello).unwrap_err().status,
+            sys::PMIX_ERR_EXISTS,
+            "a live connection still blocks a second one"
+        );
     }
 
     #[test]
