@@ -898,6 +898,27 @@ impl Client {
             };
         }
         let Some(k) = key else {
+            if self.is_singleton() {
+                // No server to ask (a singleton, or a server process's own view): all we
+                // hold for that process, as stored with PMIx_Store_internal or registered.
+                let mut all: Vec<Info> = d
+                    .peers
+                    .get(&target)
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| Info {
+                                key: k.clone(),
+                                flags: 0,
+                                value: v.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(j) = d.jobs.get(&target.nspace) {
+                    all.extend(j.proc_infos(target.rank));
+                }
+                return Lookup::Found(info_array(all));
+            }
             return Lookup::Ask {
                 target,
                 key: None,

@@ -40,8 +40,16 @@ pub enum Action {
         /// Directives (with `PMIX_REQUIRED_KEY` when a key is wanted).
         info: Vec<Info>,
     },
-    /// Tell the host a client finalized.
-    HostFinalized(ProcId),
+    /// Tell the host a client finalized; answer the client with
+    /// [`ServerState::finalize_done`] once the host has taken note.
+    HostFinalized {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// Who finalized.
+        proc_: ProcId,
+    },
     /// Tell the host a client vanished without finalizing.
     HostLost(ProcId),
     /// Call `Host::abort`; answer the client with [`ServerState::abort_done`].
@@ -514,8 +522,13 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
-                out.push(Action::HostFinalized(me));
-                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
+                // The client is released only after the host has recorded the finalize
+                // (a host may otherwise see the process exit first and call it abnormal).
+                out.push(Action::HostFinalized {
+                    conn,
+                    tag,
+                    proc_: me,
+                });
             }
             Req::Notify { status, info, .. } => {
                 let ev = protocol::encode(&ServerMsg::Event {
@@ -546,6 +559,12 @@ impl ServerState {
                 out.push(Action::Send(c, ev.clone()));
             }
         }
+    }
+
+    /// The host has recorded a client's finalize: release the client (whatever the host
+    /// said, the client is finalizing).
+    pub fn finalize_done(&mut self, conn: ConnId, tag: u32, out: &mut Vec<Action>) {
+        out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
     }
 
     /// The host answered an abort upcall.
@@ -1492,6 +1511,22 @@ mod tests {
             replies(&req(&mut s, 1, 5, fence(vec![p(0), p(1)], false))),
             vec![(1, 5, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
         );
+    }
+
+    /// Regression: Open MPI's mpirun (np 32) called a rank "exited improperly" because the
+    /// client was released from PMIx_Finalize before the host had recorded the finalize.
+    #[test]
+    fn finalize_is_acknowledged_only_after_the_host() {
+        let mut s = setup(1, 1);
+        let out = req(&mut s, 1, 3, Req::Finalize);
+        assert!(replies(&out).is_empty(), "no reply before the host answers");
+        let Some(Action::HostFinalized { conn, tag, proc_ }) = out.first() else {
+            panic!("expected the host upcall");
+        };
+        assert_eq!((*conn, *tag, proc_.clone()), (1, 3, p(0)));
+        let mut out = Vec::new();
+        s.finalize_done(1, 3, &mut out);
+        assert_eq!(replies(&out), vec![(1, 3, 0)]);
     }
 
     #[test]
