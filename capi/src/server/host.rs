@@ -35,9 +35,6 @@ fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
     }
 }
 
-/// A completion the host may call with nothing to report back.
-unsafe extern "C" fn ignore_op(_status: sys::pmix_status_t, _cbdata: *mut c_void) {}
-
 /// Everything an in-flight modex-style upcall lent the host.
 struct ModexCall {
     done: HostDone<Vec<u8>>,
@@ -204,12 +201,23 @@ impl Host for CHost {
         Ok(())
     }
 
-    fn client_finalized(&self, p: &ProcId) {
-        if let Some(f) = self.module.client_finalized {
-            let cp = c_proc(p);
-            // SAFETY: the host's upcall; `cp` outlives it and the completion ignores data.
-            unsafe { f(&cp, object(p), Some(ignore_op), core::ptr::null_mut()) };
+    fn client_finalized_nb(&self, p: &ProcId, done: HostDone<()>) -> Result<HostReply> {
+        let Some(f) = self.module.client_finalized else {
+            return Ok(HostReply::Completed);
+        };
+        let cp = c_proc(p);
+        let call = Box::into_raw(Box::new(OpCall {
+            done,
+            procs: core::ptr::null_mut(),
+        }));
+        // SAFETY: the host's upcall; `cp` outlives it and `call` stays ours until op_done.
+        let rc = unsafe { f(&cp, object(p), Some(op_done), call as *mut c_void) };
+        let v = verdict("client_finalized", rc);
+        if !matches!(v, Ok(HostReply::Pending)) {
+            // SAFETY: the host will not call back; the box is still ours.
+            drop(unsafe { Box::from_raw(call) });
         }
+        v
     }
 
     fn abort(
