@@ -21,65 +21,6 @@ fn not_supported(name: &str) -> sys::pmix_status_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Publish, { not_supported("PMIx_Publish") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish_nb(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Publish_nb, { not_supported("PMIx_Publish_nb") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup(
-    _data: *mut sys::pmix_pdata_t,
-    _ndata: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Lookup, { not_supported("PMIx_Lookup") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup_nb(
-    _keys: *mut *mut c_char,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_lookup_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Lookup_nb, { not_supported("PMIx_Lookup_nb") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish(
-    _keys: *mut *mut c_char,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Unpublish, { not_supported("PMIx_Unpublish") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish_nb(
-    _keys: *mut *mut c_char,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Unpublish_nb, { not_supported("PMIx_Unpublish_nb") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(
     _nodename: *const c_char,
     _nspace: *const c_char,

@@ -2,8 +2,9 @@
 //! progress thread) become [`JobEvent`]s in a queue that the launcher's main loop
 //! drains; a socket pair wakes the loop's `poll`.
 
+use crate::pubsub::PubStore;
 use pmix_core::server::{Host, HostDone, HostReply};
-use pmix_core::{App, Info, Nspace, ProcId, Result};
+use pmix_core::{App, Info, Nspace, Pdata, ProcId, Result};
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{ErrorKind, Read, Write};
@@ -117,13 +118,24 @@ impl Events {
 pub struct JobHost {
     nspace: Nspace,
     events: Arc<Events>,
+    store: PubStore,
 }
 
 impl JobHost {
     /// A host for the job `nspace` (and the jobs its ranks spawn, whose namespaces
     /// start with it).
+    #[cfg(test)]
     pub fn new(nspace: Nspace, events: Arc<Events>) -> JobHost {
-        JobHost { nspace, events }
+        Self::with_store(nspace, events, PubStore::new())
+    }
+
+    /// A host whose `PMIx_Publish` data store is `store`.
+    pub fn with_store(nspace: Nspace, events: Arc<Events>, store: PubStore) -> JobHost {
+        JobHost {
+            nspace,
+            events,
+            store,
+        }
     }
 
     fn rank_of(&self, proc: &ProcId) -> Option<ProcId> {
@@ -154,12 +166,14 @@ impl Host for JobHost {
     }
 
     fn client_finalized(&self, proc: &ProcId) {
+        self.store.proc_ended(proc);
         if let Some(r) = self.rank_of(proc) {
             self.events.push(JobEvent::Finalized(r));
         }
     }
 
     fn client_lost(&self, proc: &ProcId) {
+        self.store.proc_ended(proc);
         if let Some(r) = self.rank_of(proc) {
             self.events.push(JobEvent::Lost(r));
         }
@@ -201,6 +215,34 @@ impl Host for JobHost {
             apps: apps.to_vec(),
             done,
         });
+        Ok(HostReply::Pending)
+    }
+
+    fn publish(&self, proc: &ProcId, info: &[Info], done: HostDone<()>) -> Result<HostReply> {
+        done(self.store.publish(proc, info));
+        Ok(HostReply::Pending)
+    }
+
+    fn lookup(
+        &self,
+        proc: &ProcId,
+        keys: &[String],
+        info: &[Info],
+        done: HostDone<Vec<Pdata>>,
+    ) -> Result<HostReply> {
+        self.store.lookup(proc, keys, info, done);
+        Ok(HostReply::Pending)
+    }
+
+    fn unpublish(
+        &self,
+        proc: &ProcId,
+        keys: &[String],
+        info: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.store.unpublish(proc, keys, info);
+        done(Ok(()));
         Ok(HostReply::Pending)
     }
 }

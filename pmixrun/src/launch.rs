@@ -176,7 +176,12 @@ pub struct Launcher {
     lost: Vec<(usize, Rank, Instant)>,
     /// Set by [`Launcher::serve_spawns`]: the server spawned jobs are registered with.
     server: Option<Arc<dyn JobServer + Send + Sync>>,
+    /// Called with the namespace of each spawned job that ended.
+    on_job_end: Option<JobEndHook>,
 }
+
+/// What [`Launcher::on_job_end`] registers.
+pub type JobEndHook = Box<dyn FnMut(&Nspace) + Send>;
 
 fn env_block(vars: &[(OsString, OsString)]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -254,6 +259,7 @@ impl Launcher {
             killed_hard: false,
             lost: Vec::new(),
             server: None,
+            on_job_end: None,
         };
         if let Some(s) = &l.signals {
             sys::set_nonblocking(s.as_raw_fd())?;
@@ -381,6 +387,11 @@ impl Launcher {
     /// them with `server`. Without it, spawn requests are refused.
     pub fn serve_spawns(&mut self, server: Arc<dyn JobServer + Send + Sync>) {
         self.server = Some(server);
+    }
+
+    /// Call `f` with the namespace of every spawned job once all its ranks have ended.
+    pub fn on_job_end(&mut self, f: JobEndHook) {
+        self.on_job_end = Some(f);
     }
 
     /// Register the job and its ranks with `server`, give every rank its environment
@@ -801,6 +812,11 @@ impl Launcher {
                 continue;
             }
             j.ended = true;
+            let ns = j.layout.nspace.clone();
+            if let Some(f) = self.on_job_end.as_mut() {
+                f(&ns);
+            }
+            let Some(j) = self.jobs.get(i) else { continue };
             let status = j.sup.exit_status();
             if status != 0 && self.failed.is_none() {
                 continue;

@@ -13,6 +13,7 @@ mod job;
 mod keys;
 mod launch;
 mod output;
+mod pubsub;
 mod scratch;
 mod spawn;
 mod supervisor;
@@ -248,7 +249,9 @@ fn run(opts: Options) -> i32 {
         tmpdir: Some(scratch.node_dir().to_path_buf()),
         info: server_info,
     };
-    let server = match Server::start(server_cfg, Arc::new(JobHost::new(nspace, events))) {
+    let store = pubsub::PubStore::new();
+    let host = JobHost::with_store(nspace, events, store.clone());
+    let server = match Server::start(server_cfg, Arc::new(host)) {
         Ok(s) => Arc::new(s),
         Err(e) => {
             launcher.abandon();
@@ -263,6 +266,7 @@ fn run(opts: Options) -> i32 {
         return 1;
     }
     launcher.serve_spawns(server.clone());
+    launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
     let status = launcher.run();
     launcher.finish(&*server);
     drop(launcher);

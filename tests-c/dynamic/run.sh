@@ -60,6 +60,10 @@ check "exit without disconnect raises PROC_TERM_WO_SYNC" 1 \
     'rank 0 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 30 -- \
     "${PR[@]}" -n 2 "$DYN/connect_term" crash
 
+# --- publish / lookup / unpublish ---
+check "publish, lookup, unpublish: ranges, persistence, PMIX_WAIT (3 ranks)" 0 ' 0 failed' 40 -- \
+    "${PR[@]}" -n 3 "$DYN/publish"
+
 # --- spawn ---
 check "spawn: children connect to their parents (1 parent, 2 children)" 0 'parent 0 done' 40 -- \
     "${PR[@]}" -n 1 "$DYN/spawn" ok 2

@@ -158,6 +158,24 @@ static int as_child(const pmix_proc_t *parent, bool fail, bool crash)
     if (v) {
         PMIX_VALUE_RELEASE(v);
     }
+    /* MPI_Comm_spawn-style rendezvous: wait for the parent's published "port". */
+    pmix_pdata_t d;
+    PMIX_PDATA_CONSTRUCT(&d);
+    PMIX_LOAD_KEY(d.key, "spawn.port");
+    pmix_info_t wt[2];
+    int all = 0, secs = 20;
+    PMIX_INFO_LOAD(&wt[0], PMIX_WAIT, &all, PMIX_INT);
+    PMIX_INFO_LOAD(&wt[1], PMIX_TIMEOUT, &secs, PMIX_INT);
+    CHECK_RC(PMIx_Lookup(&d, 1, wt, 2), PMIX_SUCCESS, "child: lookup of the parent's port");
+    CHECK(PMIX_STRING == d.value.type && 0 == strcmp(d.value.data.string, "port-of-parent") &&
+              PMIX_CHECK_PROCID(&d.proc, parent),
+          "child: the port, published by the parent");
+    PMIX_PDATA_DESTRUCT(&d);
+    PMIX_PDATA_CONSTRUCT(&d);
+    PMIX_LOAD_KEY(d.key, "spawn.nsonly");
+    CHECK_RC(PMIx_Lookup(&d, 1, NULL, 0), PMIX_ERR_NOT_FOUND,
+             "child: the parent's namespace-range datum is not visible");
+    PMIX_PDATA_DESTRUCT(&d);
     const char *var = getenv("SPAWN_TEST_VAR");
     CHECK(var && 0 == strcmp(var, "from-app"), "child: the app's env reached it");
     uint32_t nchildren = job_size(me.nspace, false);
@@ -261,6 +279,18 @@ int main(int argc, char **argv)
         PMIX_INFO_LOAD(&jinfo, PMIX_NOTIFY_COMPLETION, &t, PMIX_BOOL);
         CHECK_RC(PMIx_Spawn(&jinfo, 1, &app, 1, child_ns), PMIX_SUCCESS, "PMIx_Spawn");
         printf("spawned %s\n", child_ns);
+        if (!fail) {
+            pmix_info_t pub[2];
+            pmix_data_range_t range = PMIX_RANGE_NAMESPACE;
+            PMIX_INFO_LOAD(&pub[0], "spawn.nsonly", "x", PMIX_STRING);
+            PMIX_INFO_LOAD(&pub[1], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+            CHECK_RC(PMIx_Publish(pub, 2), PMIX_SUCCESS, "publish on the namespace");
+            PMIX_INFO_DESTRUCT(&pub[0]);
+            PMIX_INFO_DESTRUCT(&pub[1]);
+            PMIX_INFO_LOAD(&pub[0], "spawn.port", "port-of-parent", PMIX_STRING);
+            CHECK_RC(PMIx_Publish(pub, 1), PMIX_SUCCESS, "publish the port");
+            PMIX_INFO_DESTRUCT(&pub[0]);
+        }
         CHECK(job_size(child_ns, true) == (uint32_t)nchild,
               "the spawn reply carried the children's job data");
         if (!fail) {

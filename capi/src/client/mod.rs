@@ -8,6 +8,7 @@ pub mod get;
 pub mod init;
 pub mod job_control;
 pub mod ops;
+pub mod publish;
 pub mod put;
 pub mod spawn;
 

@@ -21,6 +21,7 @@
 
 mod connect;
 pub mod global;
+mod publish;
 mod spawn;
 
 use crate::error::{Error, Result};

@@ -77,21 +77,21 @@ impl ServerState {
                 conn,
                 tag,
                 proc_: me.clone(),
-                info,
+                info: self.with_uid(me, info),
             })),
             DynReq::Lookup { keys, info } => out.push(Action::Host(HostCall::Lookup {
                 conn,
                 tag,
                 proc_: me.clone(),
                 keys,
-                info,
+                info: self.with_uid(me, info),
             })),
             DynReq::Unpublish { keys, info } => out.push(Action::Host(HostCall::Unpublish {
                 conn,
                 tag,
                 proc_: me.clone(),
                 keys,
-                info,
+                info: self.with_uid(me, info),
             })),
             DynReq::Log { data, directives } => out.push(Action::Host(HostCall::Log {
                 conn,
@@ -118,6 +118,23 @@ impl ServerState {
                 info,
             } => self.group_req(conn, tag, me, op, id, procs, info, out),
         }
+    }
+
+    /// `info` with the client's registered user id as `PMIX_USERID` (the host limits
+    /// published data to its publisher's user).
+    fn with_uid(&self, me: &ProcId, mut info: Vec<Info>) -> Vec<Info> {
+        let uid = self
+            .nspaces
+            .get(&me.nspace)
+            .and_then(|ns| ns.clients.get(&me.rank))
+            .map(|c| c.uid);
+        if let Some(uid) = uid {
+            info.retain(|i| i.key.as_str() != ak::PMIX_USERID);
+            if let Ok(i) = Info::new(ak::PMIX_USERID, Value::Uint32(uid)) {
+                info.push(i);
+            }
+        }
+        info
     }
 
     /// The host answered an upcall that only reports a status.
