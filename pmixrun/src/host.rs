@@ -218,6 +218,19 @@ impl Host for JobHost {
         Ok(HostReply::Pending)
     }
 
+    fn notify_event(
+        &self,
+        status: i32,
+        source: &ProcId,
+        range: u8,
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        // One server reaches every process pmixrun runs: the event has been delivered.
+        log::debug!("event {status} from {source} (range {range}) reached the launcher");
+        Ok(HostReply::Completed)
+    }
+
     fn publish(&self, proc: &ProcId, info: &[Info], done: HostDone<()>) -> Result<HostReply> {
         done(self.store.publish(proc, info));
         Ok(HostReply::Pending)

@@ -46,8 +46,8 @@ pub trait JobServer {
     fn deregister_client(&self, proc: &ProcId);
     /// See [`Server::deregister_nspace`].
     fn deregister_nspace(&self, nspace: &Nspace);
-    /// Raise an event at the server's clients (see [`Server::notify_event`]).
-    fn notify(&self, _status: i32, _source: &ProcId, _info: Vec<Info>) {}
+    /// Raise an event at the server's clients in `range` (see [`Server::notify_event`]).
+    fn notify(&self, _status: i32, _source: &ProcId, _range: u8, _info: Vec<Info>) {}
 }
 
 impl JobServer for Server {
@@ -71,8 +71,8 @@ impl JobServer for Server {
     fn deregister_nspace(&self, nspace: &Nspace) {
         Server::deregister_nspace(self, nspace)
     }
-    fn notify(&self, status: i32, source: &ProcId, info: Vec<Info>) {
-        if let Err(e) = Server::notify_event(self, status, source, info) {
+    fn notify(&self, status: i32, source: &ProcId, range: u8, info: Vec<Info>) {
+        if let Err(e) = Server::notify_event_range(self, status, source, range, info) {
             log::debug!("cannot raise event {status}: {e}");
         }
     }
@@ -155,6 +155,10 @@ struct Job {
     parent: Option<ProcId>,
     /// The spawner asked to hear when it ends (`PMIX_NOTIFY_COMPLETION`).
     notify_end: bool,
+    /// The spawner asked to hear of each rank's end (`PMIX_NOTIFY_PROC_TERMINATION`;
+    /// with `abnormal_only`, `PMIX_NOTIFY_PROC_ABNORMAL_TERMINATION`: failures only).
+    notify_procs: bool,
+    abnormal_only: bool,
     /// Its scratch directories (a spawned job's own; removed with the launcher).
     _scratch: Option<Scratch>,
     /// Its end has been dealt with.
@@ -288,6 +292,8 @@ impl Launcher {
             pgid: 0,
             parent: None,
             notify_end: false,
+            notify_procs: false,
+            abnormal_only: false,
             _scratch: None,
             ended: false,
         });
@@ -615,7 +621,12 @@ impl Launcher {
                         Info::new(ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(src.clone())))
                             .into_iter()
                             .collect();
-                    server.notify(pmix_sys::PMIX_ERR_JOB_TERM_WO_SYNC, &src, info);
+                    server.notify(
+                        pmix_sys::PMIX_ERR_JOB_TERM_WO_SYNC,
+                        &src,
+                        pmix_sys::PMIX_RANGE_SESSION,
+                        info,
+                    );
                 }
             }
         }
@@ -744,6 +755,10 @@ impl Launcher {
         if let Some(j) = self.jobs.get_mut(job) {
             j.parent = Some(requester.clone());
             j.notify_end = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_COMPLETION);
+            let all = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_PROC_TERMINATION);
+            let abnormal = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_PROC_ABNORMAL_TERMINATION);
+            j.notify_procs = all || abnormal;
+            j.abnormal_only = abnormal && !all;
             j._scratch = plan.scratch;
         }
         let failed = match self.start_job(job, &*server) {
@@ -790,6 +805,7 @@ impl Launcher {
         }
         for (job, rank, exit) in exits {
             log::debug!("job {job} rank {rank} ended: {exit:?}");
+            self.proc_ended(job, rank, exit);
             if self
                 .jobs
                 .get_mut(job)
@@ -799,6 +815,44 @@ impl Launcher {
             }
         }
         self.jobs_ended();
+    }
+
+    /// A rank of a spawned job ended: tell the spawner if it asked
+    /// (`PMIX_EVENT_PROC_TERMINATED`, with the rank and its exit code).
+    fn proc_ended(&self, job: usize, rank: Rank, exit: ExitKind) {
+        let Some(j) = self.jobs.get(job) else { return };
+        let code = match exit {
+            ExitKind::Code(c) => c,
+            ExitKind::Signal(s) => 128 + s,
+        };
+        if !j.notify_procs || (j.abnormal_only && code == 0) {
+            return;
+        }
+        let (Some(server), Some(parent)) = (&self.server, &j.parent) else {
+            return;
+        };
+        let who = ProcId::new(j.layout.nspace.clone(), rank);
+        let range = pmix_core::value::DataArray {
+            dtype: pmix_sys::PMIX_PROC,
+            items: vec![Value::Proc(Some(parent.clone()))],
+        };
+        let info: Vec<Info> = [
+            (ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(who.clone()))),
+            (ak::PMIX_EXIT_CODE, Value::Int(code)),
+            (
+                ak::PMIX_EVENT_CUSTOM_RANGE,
+                Value::DataArray(Box::new(range)),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Info::new(k, v).ok())
+        .collect();
+        server.notify(
+            pmix_sys::PMIX_EVENT_PROC_TERMINATED,
+            &who,
+            pmix_sys::PMIX_RANGE_CUSTOM,
+            info,
+        );
     }
 
     /// Spawned jobs whose ranks have all ended: tell the spawner if it asked.
@@ -847,7 +901,12 @@ impl Launcher {
                     }
                 }
                 if let Some(server) = &self.server {
-                    server.notify(pmix_sys::PMIX_EVENT_JOB_END, &src, info);
+                    server.notify(
+                        pmix_sys::PMIX_EVENT_JOB_END,
+                        &src,
+                        pmix_sys::PMIX_RANGE_CUSTOM,
+                        info,
+                    );
                 }
             }
         }

@@ -64,6 +64,12 @@ check "exit without disconnect raises PROC_TERM_WO_SYNC" 1 \
 check "publish, lookup, unpublish: ranges, persistence, PMIX_WAIT (3 ranks)" 0 ' 0 failed' 40 -- \
     "${PR[@]}" -n 3 "$DYN/publish"
 
+# --- events ---
+check "event chains, directives and ranges (3 ranks)" 0 ' 0 failed' 40 -- \
+    "${PR[@]}" -n 3 "$DYN/events"
+check "event chains, directives and ranges (4 ranks)" 0 ' 0 failed' 40 -- \
+    "${PR[@]}" -n 4 "$DYN/events"
+
 # --- spawn ---
 check "spawn: children connect to their parents (1 parent, 2 children)" 0 'parent 0 done' 40 -- \
     "${PR[@]}" -n 1 "$DYN/spawn" ok 2

@@ -21,7 +21,31 @@
 #include <signal.h>
 #include <unistd.h>
 
-static struct waiter proc_term, job_term;
+static struct waiter proc_term, job_term, proc_ended;
+static pmix_proc_t ended_proc;
+static int ended_code = -1;
+
+static void ended_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                          size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    (void)id;
+    (void)results;
+    (void)nresults;
+    if (source) {
+        ended_proc = *source;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) {
+            ended_code = info[i].value.data.integer;
+        }
+    }
+    waiter_done(&proc_ended, status);
+    if (cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
 
 static void term_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
                          pmix_info_t info[], size_t ninfo, pmix_info_t results[],
@@ -294,17 +318,32 @@ int main(int argc, char **argv)
         CHECK(job_size(child_ns, true) == (uint32_t)nchild,
               "the spawn reply carried the children's job data");
         if (!fail) {
-            /* Spawn_nb of one more, short-lived child that only checks in. */
+            /* Spawn_nb of one more, short-lived child (a plain program),
+             * asking to hear when its process ends. */
+            waiter_init(&proc_ended);
+            pmix_status_t pt = PMIX_EVENT_PROC_TERMINATED;
+            PMIx_Register_event_handler(&pt, 1, NULL, 0, ended_handler, NULL, NULL);
             struct waiter w;
             waiter_init(&w);
             pmix_app_t one;
             PMIX_APP_CONSTRUCT(&one);
-            one.cmd = strdup("true");
+            one.cmd = strdup("sh");
+            PMIx_Argv_append_nosize(&one.argv, "sh");
+            PMIx_Argv_append_nosize(&one.argv, "-c");
+            PMIx_Argv_append_nosize(&one.argv, "exit 0");
             one.maxprocs = 1;
-            CHECK_RC(PMIx_Spawn_nb(NULL, 0, &one, 1, spawn_cb, &w), PMIX_SUCCESS, "Spawn_nb");
+            pmix_info_t note;
+            PMIX_INFO_LOAD(&note, PMIX_NOTIFY_PROC_TERMINATION, &t, PMIX_BOOL);
+            CHECK_RC(PMIx_Spawn_nb(&note, 1, &one, 1, spawn_cb, &w), PMIX_SUCCESS, "Spawn_nb");
             CHECK(waiter_wait(&w) && PMIX_SUCCESS == w.status, "Spawn_nb completed");
             sleep_ms(50);
             CHECK(1 == w.calls, "Spawn_nb called back once");
+            CHECK(waiter_wait_n(&proc_ended, 1, 20), "PMIX_EVENT_PROC_TERMINATED arrived");
+            CHECK(0 == ended_proc.rank && 0 == ended_code &&
+                      !PMIX_CHECK_NSPACE(ended_proc.nspace, me.nspace),
+                  "it names the spawned process (%s:%u, exit %d)", ended_proc.nspace,
+                  ended_proc.rank, ended_code);
+            PMIX_INFO_DESTRUCT(&note);
             PMIX_APP_DESTRUCT(&one);
         }
         PMIX_APP_DESTRUCT(&app);

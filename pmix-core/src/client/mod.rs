@@ -20,6 +20,7 @@
 //! progress thread and the one wait helper.
 
 mod connect;
+mod events;
 pub mod global;
 mod publish;
 mod spawn;
@@ -34,7 +35,7 @@ use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
@@ -102,16 +103,7 @@ pub fn parse_uri(uri: &str) -> Result<String> {
         })
 }
 
-/// An event delivered to handlers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    /// Event code.
-    pub status: i32,
-    /// Process the event is about or comes from.
-    pub source: ProcId,
-    /// Event infos.
-    pub info: Vec<Info>,
-}
+pub use crate::event::Event;
 
 /// An event handler; runs on the progress thread.
 pub type EventHandler = Arc<dyn Fn(&Event) + Send + Sync + 'static>;
@@ -247,8 +239,7 @@ struct Inner {
     data: RwLock<Data>,
     pending: Mutex<HashMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
-    handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
-    next_handler: AtomicUsize,
+    handlers: crate::event::Handlers,
     finalized: AtomicBool,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
@@ -265,15 +256,13 @@ impl Inner {
         self.data.write().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Run an event through our handler chain (on the progress thread).
     fn deliver(&self, ev: &Event) {
-        let hs: Vec<EventHandler> = lock(&self.handlers)
-            .iter()
-            .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&ev.status))
-            .map(|(_, _, h)| h.clone())
-            .collect();
-        for h in hs {
-            h(ev);
-        }
+        let h = self.handle.clone();
+        let post: crate::event::Poster = Arc::new(move |f| {
+            let _ = h.post(move |_| f());
+        });
+        self.handlers.deliver(ev.clone(), post);
     }
 
     /// The connection to the server is gone: fail everything waiting and tell handlers.
@@ -483,8 +472,7 @@ impl Client {
                 data: RwLock::new(data),
                 pending: Mutex::new(HashMap::new()),
                 next_tag: AtomicU32::new(1),
-                handlers: Mutex::new(Vec::new()),
-                next_handler: AtomicUsize::new(1),
+                handlers: Default::default(),
                 finalized: AtomicBool::new(false),
                 pinned: Mutex::new(HashMap::new()),
             }),
@@ -539,8 +527,7 @@ impl Client {
             data: RwLock::new(data),
             pending: Mutex::new(HashMap::new()),
             next_tag: AtomicU32::new(1),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: AtomicUsize::new(1),
+            handlers: Default::default(),
             finalized: AtomicBool::new(false),
             pinned: Mutex::new(HashMap::new()),
         });
@@ -1132,9 +1119,7 @@ impl Client {
     /// Register an event handler for `codes` (empty: every event, a default handler).
     /// Returns its id.
     pub fn register_event_handler(&self, codes: Vec<i32>, h: EventHandler) -> usize {
-        let id = self.inner.next_handler.fetch_add(1, Ordering::Relaxed);
-        lock(&self.inner.handlers).push((id, codes, h));
-        id
+        self.inner.handlers.register_simple(codes, h)
     }
 
     /// Remove an event handler.
@@ -1142,13 +1127,7 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = lock(&self.inner.handlers);
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.inner.handlers.deregister(id)
     }
 
     /// `PMIx_Notify_event` from a client: deliver to our own handlers and, unless the
@@ -1162,8 +1141,10 @@ impl Client {
             source: self.inner.me.clone(),
             info: info.clone(),
         };
-        let inner = self.inner.clone();
-        self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        if self.event_reaches_self(range, &info) {
+            let inner = self.inner.clone();
+            self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        }
         if self.is_singleton() || range == sys::PMIX_RANGE_PROC_LOCAL {
             return Ok(());
         }

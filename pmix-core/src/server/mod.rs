@@ -226,8 +226,7 @@ struct Shared {
     state: Mutex<ServerState>,
     host: Arc<dyn Host>,
     handle: Handle,
-    handlers: Mutex<Vec<(usize, Vec<i32>, crate::client::EventHandler)>>,
-    next_handler: std::sync::atomic::AtomicUsize,
+    handlers: crate::event::Handlers,
 }
 
 impl Shared {
@@ -505,8 +504,7 @@ impl Server {
             state: Mutex::new(ServerState::new(id.clone(), hostname)),
             host,
             handle: handle.clone(),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: std::sync::atomic::AtomicUsize::new(1),
+            handlers: Default::default(),
         });
         let sh = shared.clone();
         let lid = handle.call("PMIx_server_init", move |ctx| {
@@ -711,45 +709,59 @@ impl Server {
     }
 
     /// Deliver an event to every connected client and to this process's own handlers
-    /// (`PMIx_Notify_event` in a server).
+    /// (`PMIx_Notify_event` in a server, range `PMIX_RANGE_SESSION`).
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
     pub fn notify_event(&self, status: i32, source: &ProcId, info: Vec<Info>) -> Result<()> {
+        self.notify_event_range(status, source, sys::PMIX_RANGE_SESSION, info)
+    }
+
+    /// `PMIx_Notify_event` in a server: deliver an event to the connected clients in
+    /// `range` (see `server/events.rs`) and to this process's own handlers.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn notify_event_range(
+        &self,
+        status: i32,
+        source: &ProcId,
+        range: u8,
+        info: Vec<Info>,
+    ) -> Result<()> {
         let src = source.clone();
         self.post(move |sh, ctx| {
-            let ev = crate::client::Event {
+            let ev = crate::event::Event {
                 status,
                 source: src.clone(),
                 info: info.clone(),
             };
-            sh.step(ctx, |s, out| s.notify(status, &src, info, out));
-            let hs: Vec<crate::client::EventHandler> = sh
-                .handlers
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&status))
-                .map(|(_, _, h)| h.clone())
-                .collect();
-            for h in hs {
-                h(&ev);
-            }
+            sh.step(ctx, |s, out| s.host_notify(status, &src, range, info, out));
+            let h = sh.handle.clone();
+            let post: crate::event::Poster = Arc::new(move |f| {
+                let _ = h.post(move |_| f());
+            });
+            sh.handlers.deliver(ev, post);
         })
     }
 
     /// Register an event handler in the server process (`codes` empty: every event).
     pub fn register_event_handler(&self, codes: Vec<i32>, h: crate::client::EventHandler) -> usize {
-        let id = self
-            .shared
-            .next_handler
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.shared
-            .handlers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((id, codes, h));
-        id
+        self.shared.handlers.register_simple(codes, h)
+    }
+
+    /// Register a chain handler in the server process (see [`crate::event`]).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_EVENT_REGISTRATION` for a position that is taken or a missing named
+    /// handler.
+    pub fn register_chain_handler(
+        &self,
+        codes: Vec<i32>,
+        opts: crate::event::HandlerOpts,
+        h: crate::event::ChainHandler,
+    ) -> Result<usize> {
+        self.shared.handlers.register(codes, opts, h)
     }
 
     /// Remove an event handler registered with [`Server::register_event_handler`].
@@ -757,17 +769,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = self
-            .shared
-            .handlers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.shared.handlers.deregister(id)
     }
 
     /// The opaque object the host gave with [`Server::register_client_object`] (0 if none).

@@ -21,6 +21,8 @@ use std::time::Duration;
 mod connect;
 #[path = "dynamic.rs"]
 mod dynamic;
+#[path = "events.rs"]
+mod events;
 #[path = "group.rs"]
 mod group;
 #[path = "query.rs"]
@@ -550,35 +552,18 @@ impl ServerState {
                 });
             }
             Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
-            Req::Notify { status, info, .. } => {
-                let ev = protocol::encode(&ServerMsg::Event {
-                    status,
-                    source: me.clone(),
-                    info,
-                });
-                for (&c, st) in &self.conns {
-                    if c != conn && matches!(st, ConnState::Client { .. }) {
-                        out.push(Action::Send(c, ev.clone()));
-                    }
-                }
-                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
-            }
+            Req::Notify {
+                status,
+                range,
+                info,
+            } => self.client_notify(conn, tag, &me, status, range, info, out),
         }
         Ok(())
     }
 
     /// Send an event to every connected client (a host's `PMIx_Notify_event`).
     pub fn notify(&mut self, status: i32, source: &ProcId, info: Vec<Info>, out: &mut Vec<Action>) {
-        let ev = protocol::encode(&ServerMsg::Event {
-            status,
-            source: source.clone(),
-            info,
-        });
-        for (&c, st) in &self.conns {
-            if matches!(st, ConnState::Client { .. }) {
-                out.push(Action::Send(c, ev.clone()));
-            }
-        }
+        self.host_notify(status, source, sys::PMIX_RANGE_SESSION, info, out);
     }
 
     /// The host has recorded a client's finalize: release the client (whatever the host
