@@ -109,9 +109,11 @@ struct Entry {
 }
 
 static OBJECTS: LazyLock<Mutex<HashMap<ObjectId, Entry>>> = LazyLock::new(Default::default);
-/// Objects created so far per (creating process, process set): equal on every member.
-static SERIALS: LazyLock<Mutex<HashMap<(ProcId, Vec<ProcId>), u64>>> =
-    LazyLock::new(Default::default);
+/// Objects created so far per (server, creating process, process set): equal on every
+/// member. (The server is part of the key only so that tests may run clients with the
+/// same identity against several servers in one process.)
+type SerialKey = (Option<ProcId>, ProcId, Vec<ProcId>);
+static SERIALS: LazyLock<Mutex<HashMap<SerialKey, u64>>> = LazyLock::new(Default::default);
 static NEXT_OBJECT: AtomicU64 = AtomicU64::new(1);
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
@@ -267,7 +269,8 @@ pub fn create(client: &Client, procs: Vec<ProcId>) -> Result<ObjectId> {
     }
     let serial = {
         let mut m = lock(&SERIALS);
-        let n = m.entry((me.clone(), procs.clone())).or_insert(0);
+        let key = (client.server_id().cloned(), me.clone(), procs.clone());
+        let n = m.entry(key).or_insert(0);
         *n += 1;
         *n
     };
@@ -538,12 +541,6 @@ pub fn async_error(id: ObjectId) -> Result<i32> {
     Ok(object(id)?.error.load(Ordering::Acquire))
 }
 
-/// Number of objects alive in this process, including released ones whose operations
-/// are still outstanding (for tests).
-pub fn live_objects() -> usize {
-    lock(&OBJECTS).len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,6 +559,36 @@ mod tests {
         assert!(overlaps(&[p(0)], &wild));
         let other = ProcId::new(Nspace::new("other").unwrap(), 0);
         assert!(!overlaps(&[wild], &other));
+    }
+
+    #[test]
+    fn release_to_zero_frees_after_the_outstanding_completion() {
+        let c = Client::connect(crate::client::ClientConfig::default()).unwrap();
+        let id = create(&c, vec![]).unwrap();
+        let obj = object(id).unwrap();
+        let weak = Arc::downgrade(&obj);
+        // What a pending operation's completion holds.
+        let (rid, slot) = obj.start(0);
+        let pending: Box<dyn FnOnce()> = {
+            let o = obj.clone();
+            Box::new(move || o.finish(&slot, Ok(vec![])))
+        };
+        drop(obj);
+        retain(id).unwrap();
+        release(id).unwrap();
+        assert!(
+            test(id, rid).unwrap().is_none(),
+            "still usable with a reference"
+        );
+        release(id).unwrap();
+        assert!(object(id).is_err(), "the handle is gone at zero");
+        assert!(
+            weak.upgrade().is_some(),
+            "alive while an operation is outstanding"
+        );
+        pending();
+        assert!(weak.upgrade().is_none(), "freed after its last operation");
+        c.finalize().unwrap();
     }
 
     #[test]
