@@ -269,8 +269,11 @@ fn released_object_lives_until_its_requests_complete() {
 /// participants *and* the same tag (a host must honour the tag, as this one does).
 #[derive(Default)]
 struct Fabric {
-    pending: Mutex<HashMap<String, Vec<(Vec<u8>, HostDone<Vec<u8>>)>>>,
+    pending: Mutex<HashMap<String, Vec<Contribution>>>,
 }
+
+/// One server's blob and how to hand it the result.
+type Contribution = (Vec<u8>, HostDone<Vec<u8>>);
 
 struct Node(Arc<Fabric>);
 

@@ -429,8 +429,9 @@ pub fn barrier(id: ObjectId, comm: usize) -> Result<RequestId> {
 /// [`Finished`] (the C layer keeps its receive buffer there).
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` for an unknown object or communicator or more than
-/// [`MAX_COUNT`] values; the server connection's error as for [`barrier`].
+/// `PMIX_ERR_BAD_PARAM` for an unknown object or communicator;
+/// `PMIX_ERR_OUT_OF_RESOURCE` for more than [`MAX_COUNT`] values; the server
+/// connection's error as for [`barrier`].
 pub fn allreduce(
     id: ObjectId,
     comm: usize,
@@ -440,11 +441,14 @@ pub fn allreduce(
 ) -> Result<RequestId> {
     let obj = object(id)?;
     if values.len() > MAX_COUNT {
-        return Err(Error::bad_param(format!(
-            "allreduce of {} values, at most {}",
-            values.len(),
-            MAX_COUNT
-        )));
+        return Err(Error::new(
+            sys::PMIX_ERR_OUT_OF_RESOURCE,
+            format!(
+                "allreduce of {} values, at most {}",
+                values.len(),
+                MAX_COUNT
+            ),
+        ));
     }
     let info = tag_info(obj.next_tag(comm)?)?;
     let count = values.len();
@@ -555,7 +559,7 @@ mod tests {
         let wild = p(sys::PMIX_RANK_WILDCARD);
         assert!(overlaps(&[p(0), p(1)], &p(1)));
         assert!(!overlaps(&[p(0), p(1)], &p(2)));
-        assert!(overlaps(&[wild.clone()], &p(7)));
+        assert!(overlaps(std::slice::from_ref(&wild), &p(7)));
         assert!(overlaps(&[p(0)], &wild));
         let other = ProcId::new(Nspace::new("other").unwrap(), 0);
         assert!(!overlaps(&[wild], &other));
