@@ -12,7 +12,7 @@
 //!   holds nothing but a sequence number: no communication is needed to make one, so
 //!   `resize` is trivially ordered with the operations of communicator 0.
 //! * A **request** is an entry in the object's table under a [`RequestId`]; the progress
-//!   thread fills it in, [`test`]/[`test_any`] take it out when it is done.
+//!   thread fills it in, [`test()`]/[`test_any`] take it out when it is done.
 //!
 //! # Keeping communicators apart
 //! PMIx fences are matched by their participant set only, and every communicator of an
@@ -74,7 +74,7 @@ pub type ObjectId = u64;
 /// The handle of an outstanding request (never 0, unique in the process).
 pub type RequestId = u64;
 
-/// A request that [`test`] or [`test_any`] found complete (and removed).
+/// A request that [`test()`] or [`test_any`] found complete (and removed).
 #[derive(Debug)]
 pub struct Finished {
     /// The allreduce's result (empty for a barrier), or why the operation failed.
