@@ -113,23 +113,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "pmix_cuda_comms_create failed\n");
         return 1;
     }
+    /* Interleave the kinds in rounds so that a change in machine load hits all alike. */
+    enum { ROUNDS = 10 };
+    int per = iters / ROUNDS > 0 ? iters / ROUNDS : 1;
+    double total[NKIND] = {0};
+    for (int kind = 0; kind < NKIND; kind++) {
+        for (int i = 0; i < per / 2 + 5; i++) { /* warm-up */
+            if (run(kind) != 0) {
+                fprintf(stderr, "rank %u: %s failed\n", me.rank, names[kind]);
+                return 1;
+            }
+        }
+    }
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int kind = 0; kind < NKIND; kind++) {
+            double t0 = now_us();
+            for (int i = 0; i < per; i++) {
+                if (run(kind) != 0) {
+                    fprintf(stderr, "rank %u: %s failed\n", me.rank, names[kind]);
+                    return 1;
+                }
+            }
+            total[kind] += now_us() - t0;
+        }
+    }
     double mean[NKIND];
     for (int kind = 0; kind < NKIND; kind++) {
-        int warm = iters / 10 + 10;
-        for (int i = 0; i < warm; i++) {
-            if (run(kind) != 0) {
-                fprintf(stderr, "rank %u: %s failed\n", me.rank, names[kind]);
-                return 1;
-            }
-        }
-        double t0 = now_us();
-        for (int i = 0; i < iters; i++) {
-            if (run(kind) != 0) {
-                fprintf(stderr, "rank %u: %s failed\n", me.rank, names[kind]);
-                return 1;
-            }
-        }
-        mean[kind] = (now_us() - t0) / iters;
+        mean[kind] = total[kind] / ((double)per * ROUNDS);
     }
     /* The slowest rank's mean of each kind (nanoseconds), with the object itself. */
     cuuint64_t ns[NKIND], worst[NKIND];
@@ -143,8 +153,9 @@ int main(int argc, char **argv)
         return 1;
     }
     if (me.rank == 0) {
-        printf("cuda_bench: %u ranks, %d iterations each (mean of the slowest rank)\n", n,
-               iters);
+        printf("cuda_bench: %u ranks, %d iterations each in %d interleaved rounds "
+               "(mean of the slowest rank)\n",
+               n, per * ROUNDS, ROUNDS);
         for (int k = 0; k < NKIND; k++) {
             printf("  %-30s %9.2f us   %.2fx PMIx_Fence\n", names[k], worst[k] / 1000.0,
                    (double)worst[k] / (double)worst[FENCE]);
