@@ -41,6 +41,26 @@ const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
 const BLOB_MAGIC: u32 = u32::from_le_bytes(*b"PMXB");
 const BLOB_VERSION: u16 = 1;
 
+/// Directive (an info key in our own `pmixrs.` namespace) that keeps fences over the same
+/// participants apart: the server matches a fence on its sorted participant list *and*
+/// this string value, so two fences with different tags never complete each other.
+/// `PMIx_Fence` itself carries no such identity (OpenPMIx matches by participants only);
+/// the CUDA communications object ([`crate::cuda`]) tags each operation with
+/// `<object>.<communicator>.<sequence>`. A host that carries fences between servers
+/// receives the tag among the fence's directives and must match on it too.
+pub const FENCE_TAG: &str = "pmixrs.fence.tag";
+
+/// Key under which an allgather contribution travels inside a host blob (one entry per
+/// process, a byte object), so multi-server allgathers use the ordinary fence path of
+/// any host that concatenates blobs.
+pub const GATHER_KEY: &str = "pmixrs.gather";
+
+/// Wire number of [`Req::Allgather`], far from the numbers of the core requests so that
+/// requests added elsewhere do not collide with it.
+const REQ_ALLGATHER: u8 = 64;
+/// Wire number of [`ReplyData::Gathered`] (see [`REQ_ALLGATHER`]).
+const REPLY_GATHERED: u8 = 64;
+
 /// Append `body` as one frame (length prefix + body) to `out`.
 pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
@@ -294,6 +314,28 @@ impl Wire for Put {
     }
 }
 
+/// One participant's contribution to an allgather.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contribution {
+    /// Who contributed.
+    pub proc_: ProcId,
+    /// What it contributed (opaque to the server).
+    pub data: Vec<u8>,
+}
+
+impl Wire for Contribution {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.proc_.encode(out);
+        self.data.encode(out);
+    }
+    fn decode(d: &mut Decoder<'_>) -> Result<Self> {
+        Ok(Contribution {
+            proc_: ProcId::decode(d)?,
+            data: Vec::decode(d)?,
+        })
+    }
+}
+
 /// A client request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Req {
@@ -353,6 +395,20 @@ pub enum Req {
     },
     /// A dynamic operation (connect, spawn, publish, query, …; see [`dynamic`]).
     Dyn(DynReq),
+    /// A fence that also gathers one opaque contribution per participant (our own
+    /// extension, used by [`crate::cuda`]). Matched like a fence (participants and
+    /// [`FENCE_TAG`]); reply: status and [`ReplyData::Gathered`], every participant's
+    /// contribution sorted by process.
+    Allgather {
+        /// Participants as the caller described them (the server sorts them).
+        procs: Vec<ProcId>,
+        /// `PMIX_TIMEOUT` in milliseconds (0 = none).
+        timeout_ms: u32,
+        /// All directives the caller passed (with [`FENCE_TAG`]).
+        info: Vec<Info>,
+        /// The caller's contribution.
+        data: Vec<u8>,
+    },
 }
 
 /// A request with the tag its reply will carry.
@@ -427,6 +483,18 @@ impl Wire for Request {
                 8u8.encode(out);
                 r.encode(out);
             }
+            Req::Allgather {
+                procs,
+                timeout_ms,
+                info,
+                data,
+            } => {
+                REQ_ALLGATHER.encode(out);
+                procs.encode(out);
+                timeout_ms.encode(out);
+                info.encode(out);
+                data.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -463,6 +531,12 @@ impl Wire for Request {
                 info: Vec::decode(d)?,
             },
             8 => Req::Dyn(DynReq::decode(d)?),
+            REQ_ALLGATHER => Req::Allgather {
+                procs: Vec::decode(d)?,
+                timeout_ms: u32::decode(d)?,
+                info: Vec::decode(d)?,
+                data: Vec::decode(d)?,
+            },
             t => return Err(Error::unpack(format!("unknown request type {}", t))),
         };
         Ok(Request { tag, req })
@@ -482,6 +556,8 @@ pub enum ReplyData {
     Connected(Box<ConnectData>),
     /// Published data found by a lookup.
     Pdata(Vec<Pdata>),
+    /// Every participant's contribution to an allgather, sorted by process.
+    Gathered(Vec<Contribution>),
 }
 
 /// A message from the server.
@@ -539,6 +615,10 @@ impl Wire for ServerMsg {
                         4u8.encode(out);
                         encode_seq(v, out);
                     }
+                    ReplyData::Gathered(v) => {
+                        REPLY_GATHERED.encode(out);
+                        encode_seq(v, out);
+                    }
                 }
             }
             ServerMsg::Forget { proc_, key } => {
@@ -569,6 +649,7 @@ impl Wire for ServerMsg {
                     2 => ReplyData::Job(Box::new(JobData::decode(d)?)),
                     3 => ReplyData::Connected(Box::new(ConnectData::decode(d)?)),
                     4 => ReplyData::Pdata(decode_seq(d)?),
+                    REPLY_GATHERED => ReplyData::Gathered(decode_seq(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),
                 },
             },
@@ -819,6 +900,12 @@ mod tests {
                 range: 3,
                 info: vec![],
             },
+            Req::Allgather {
+                procs: vec![p("ns", 0), p("ns", 1)],
+                timeout_ms: 0,
+                info: vec![Info::new(FENCE_TAG, Value::string("t.1.2")).unwrap()],
+                data: vec![9, 8, 7],
+            },
         ];
         for (i, req) in reqs.into_iter().enumerate() {
             roundtrip(Request { tag: i as u32, req });
@@ -832,6 +919,20 @@ mod tests {
             tag: 9,
             status: 0,
             data: ReplyData::Job(Box::new(jd)),
+        });
+        roundtrip(ServerMsg::Reply {
+            tag: 10,
+            status: 0,
+            data: ReplyData::Gathered(vec![
+                Contribution {
+                    proc_: p("ns", 0),
+                    data: vec![],
+                },
+                Contribution {
+                    proc_: p("ns", 1),
+                    data: vec![1; 17],
+                },
+            ]),
         });
         roundtrip(ServerMsg::Forget {
             proc_: p("ns", 2),

@@ -21,6 +21,7 @@
 
 mod connect;
 mod events;
+mod gather;
 pub mod global;
 mod publish;
 mod spawn;
