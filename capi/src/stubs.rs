@@ -21,66 +21,6 @@ fn not_supported(name: &str) -> sys::pmix_status_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Resolve_peers(
-    _nodename: *const c_char,
-    _nspace: *const c_char,
-    _procs: *mut *mut sys::pmix_proc_t,
-    _nprocs: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Resolve_peers, { not_supported("PMIx_Resolve_peers") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Resolve_nodes(
-    _nspace: *const c_char,
-    _nodelist: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Resolve_nodes, { not_supported("PMIx_Resolve_nodes") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Query_info(
-    _queries: *mut sys::pmix_query_t,
-    _nqueries: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Query_info, { not_supported("PMIx_Query_info") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Query_info_nb(
-    _queries: *mut sys::pmix_query_t,
-    _nqueries: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Query_info_nb, { not_supported("PMIx_Query_info_nb") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Log(
-    _data: *const sys::pmix_info_t,
-    _ndata: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Log, { not_supported("PMIx_Log") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Log_nb(
-    _data: *const sys::pmix_info_t,
-    _ndata: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Log_nb, { not_supported("PMIx_Log_nb") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request(
     _directive: sys::pmix_alloc_directive_t,
     _info: *mut sys::pmix_info_t,
@@ -625,26 +565,6 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_generate_cpuset, {
         not_supported("PMIx_server_generate_cpuset")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_define_process_set(
-    _members: *const sys::pmix_proc_t,
-    _nmembers: usize,
-    _pset_name: *const c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_define_process_set, {
-        not_supported("PMIx_server_define_process_set")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_delete_process_set(
-    _pset_name: *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_delete_process_set, {
-        not_supported("PMIx_server_delete_process_set")
     })
 }
 

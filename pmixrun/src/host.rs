@@ -29,8 +29,21 @@ pub enum JobEvent {
         status: i32,
         /// Its message.
         msg: String,
+        /// The processes to abort (empty: the caller's whole job).
+        targets: Vec<ProcId>,
         /// Completion of the upcall.
         done: HostDone<()>,
+    },
+    /// A rank called `PMIx_Job_control` (kill, terminate or signal processes).
+    JobControl {
+        /// Who asked.
+        requester: ProcId,
+        /// Targets (empty: the requester's namespace).
+        targets: Vec<ProcId>,
+        /// Directives.
+        directives: Vec<Info>,
+        /// Completion of the upcall.
+        done: HostDone<Vec<Info>>,
     },
     /// The rank called `PMIx_Spawn`: start the apps as a new job and hand `done` its
     /// namespace once it is registered and running.
@@ -58,6 +71,9 @@ impl fmt::Debug for JobEvent {
             JobEvent::Spawn {
                 requester, apps, ..
             } => write!(f, "Spawn({requester}, {} apps)", apps.len()),
+            JobEvent::JobControl {
+                requester, targets, ..
+            } => write!(f, "JobControl({requester}, {} targets)", targets.len()),
         }
     }
 }
@@ -184,16 +200,16 @@ impl Host for JobHost {
         proc: &ProcId,
         status: i32,
         msg: &str,
-        _targets: &[ProcId],
+        targets: &[ProcId],
         done: HostDone<()>,
     ) -> Result<HostReply> {
-        // Any abort ends the whole job (whatever the targets), as mpirun does.
         match self.rank_of(proc) {
             Some(proc_) => {
                 self.events.push(JobEvent::Abort {
                     proc_,
                     status,
                     msg: msg.to_string(),
+                    targets: targets.to_vec(),
                     done,
                 });
                 Ok(HostReply::Pending)
@@ -229,6 +245,63 @@ impl Host for JobHost {
         // One server reaches every process pmixrun runs: the event has been delivered.
         log::debug!("event {status} from {source} (range {range}) reached the launcher");
         Ok(HostReply::Completed)
+    }
+
+    fn job_control(
+        &self,
+        proc: &ProcId,
+        targets: &[ProcId],
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.events.push(JobEvent::JobControl {
+            requester: proc.clone(),
+            targets: targets.to_vec(),
+            directives: directives.to_vec(),
+            done,
+        });
+        Ok(HostReply::Pending)
+    }
+
+    fn log(
+        &self,
+        proc: &ProcId,
+        data: &[Info],
+        _directives: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        use std::io::Write as _;
+        let mut handled = false;
+        for i in data {
+            let Some(text) = i.value.as_str() else {
+                continue;
+            };
+            let nl = if text.ends_with('\n') { "" } else { "\n" };
+            match i.key.as_str() {
+                pmix_sys::attrs::keys::PMIX_LOG_STDERR => {
+                    let mut e = std::io::stderr().lock();
+                    let _ = write!(e, "{text}{nl}");
+                    let _ = e.flush();
+                    handled = true;
+                }
+                pmix_sys::attrs::keys::PMIX_LOG_STDOUT => {
+                    let mut o = std::io::stdout().lock();
+                    let _ = write!(o, "{text}{nl}");
+                    let _ = o.flush();
+                    handled = true;
+                }
+                _ => {}
+            }
+        }
+        if handled {
+            done(Ok(()));
+        } else {
+            log::debug!("log request from {proc} names no channel pmixrun has");
+            done(Err(pmix_core::Error::not_supported(
+                "pmixrun logs to PMIX_LOG_STDERR and PMIX_LOG_STDOUT only",
+            )));
+        }
+        Ok(HostReply::Pending)
     }
 
     fn publish(&self, proc: &ProcId, info: &[Info], done: HostDone<()>) -> Result<HostReply> {

@@ -144,6 +144,8 @@ struct Child {
     gate: Option<OwnedFd>,
     err: Option<OwnedFd>,
     reaped: bool,
+    /// A process asked for this rank's end (job control, abort of a subset).
+    on_request: bool,
 }
 
 /// One job: the one pmixrun was asked to run (index 0) or one a rank spawned.
@@ -370,6 +372,7 @@ impl Launcher {
                 gate: Some(gate_w),
                 err: Some(fail_r),
                 reaped: false,
+                on_request: false,
             });
         }
         Ok(job)
@@ -679,7 +682,29 @@ impl Launcher {
                     proc_,
                     status,
                     msg,
+                    targets,
                     done,
+                } if !targets.is_empty()
+                    && !targets
+                        .iter()
+                        .any(|t| pmix_core::event::proc_matches(t, &proc_)) =>
+                {
+                    // An abort of other processes: they end, the caller goes on.
+                    let n = self.end_on_request(&targets, libc::SIGKILL);
+                    let mut line =
+                        format!("{proc_} called PMIx_Abort({status}) on {n} other processes");
+                    if !msg.is_empty() {
+                        line.push_str(&format!(": {msg}"));
+                    }
+                    self.say(&line);
+                    done(Ok(()));
+                }
+                JobEvent::Abort {
+                    proc_,
+                    status,
+                    msg,
+                    done,
+                    ..
                 } => {
                     if let Some(j) = self.job_of(&proc_.nspace) {
                         if self
@@ -702,8 +727,105 @@ impl Launcher {
                     let r = self.spawn_job(requester, &job_info, &apps);
                     done(r);
                 }
+                JobEvent::JobControl {
+                    requester,
+                    targets,
+                    directives,
+                    done,
+                } => {
+                    let r = self.job_control(&requester, targets, &directives);
+                    done(r);
+                }
             }
         }
+    }
+
+    /// Signal the running ranks `targets` name (wildcards: whole jobs) and mark them
+    /// as ending on request; returns how many were signalled.
+    fn end_on_request(&mut self, targets: &[ProcId], sig: i32) -> usize {
+        let mut n = 0;
+        for c in &mut self.children {
+            let Some(j) = self.jobs.get(c.job) else {
+                continue;
+            };
+            let p = ProcId::new(j.layout.nspace.clone(), c.rank);
+            if c.reaped
+                || !targets
+                    .iter()
+                    .any(|t| pmix_core::event::proc_matches(t, &p))
+            {
+                continue;
+            }
+            c.on_request = true;
+            if let Err(e) = sys::kill(c.pid, sig) {
+                log::warn!("kill {} ({p}): {e}", c.pid);
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// `PMIx_Job_control` from `requester`: `PMIX_JOB_CTRL_KILL` (SIGKILL),
+    /// `PMIX_JOB_CTRL_TERMINATE` (SIGTERM) or `PMIX_JOB_CTRL_SIGNAL` (that signal) to
+    /// `targets` (empty: the requester's namespace). Ranks killed or terminated this way
+    /// do not fail the jobs.
+    fn job_control(
+        &mut self,
+        requester: &ProcId,
+        targets: Vec<ProcId>,
+        directives: &[Info],
+    ) -> pmix_core::Result<Vec<Info>> {
+        let targets = if targets.is_empty() {
+            vec![ProcId::new(
+                requester.nspace.clone(),
+                pmix_sys::PMIX_RANK_WILDCARD,
+            )]
+        } else {
+            targets
+        };
+        let has = |k: &str| {
+            directives
+                .iter()
+                .any(|i| i.key.as_str() == k && i.value.is_true())
+        };
+        if has(ak::PMIX_JOB_CTRL_KILL) || has(ak::PMIX_JOB_CTRL_TERMINATE) {
+            let sig = if has(ak::PMIX_JOB_CTRL_KILL) {
+                libc::SIGKILL
+            } else {
+                libc::SIGTERM
+            };
+            let n = self.end_on_request(&targets, sig);
+            log::debug!("{requester} ended {n} processes by job control");
+            return Ok(Vec::new());
+        }
+        if let Some(sig) = directives
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_JOB_CTRL_SIGNAL)
+            .and_then(|i| match i.value {
+                Value::Int(s) | Value::Int32(s) => Some(s),
+                _ => None,
+            })
+        {
+            for c in &self.children {
+                let Some(j) = self.jobs.get(c.job) else {
+                    continue;
+                };
+                let p = ProcId::new(j.layout.nspace.clone(), c.rank);
+                if !c.reaped
+                    && targets
+                        .iter()
+                        .any(|t| pmix_core::event::proc_matches(t, &p))
+                {
+                    sys::kill(c.pid, sig).map_err(|e| {
+                        pmix_core::Error::new(pmix_sys::PMIX_ERROR, format!("kill {p}: {e}"))
+                    })?;
+                }
+            }
+            return Ok(Vec::new());
+        }
+        Err(pmix_core::Error::not_supported(
+            "pmixrun's job control kills, terminates or signals processes only",
+        ))
     }
 
     /// Start a job for a rank's `PMIx_Spawn`: lay it out, fork it, register it and
@@ -793,19 +915,25 @@ impl Launcher {
                 Ok(Some(exit)) => {
                     c.reaped = true;
                     c.pidfd = None;
-                    exits.push((c.job, c.rank, exit));
+                    exits.push((c.job, c.rank, exit, c.on_request));
                 }
                 Ok(None) => {}
                 Err(e) => {
                     log::warn!("waitpid {}: {e}", c.pid);
                     c.reaped = true;
-                    exits.push((c.job, c.rank, ExitKind::Signal(libc::SIGKILL)));
+                    exits.push((c.job, c.rank, ExitKind::Signal(libc::SIGKILL), c.on_request));
                 }
             }
         }
-        for (job, rank, exit) in exits {
+        for (job, rank, exit, on_request) in exits {
             log::debug!("job {job} rank {rank} ended: {exit:?}");
             self.proc_ended(job, rank, exit);
+            if on_request {
+                if let Some(j) = self.jobs.get_mut(job) {
+                    j.sup.ended_on_request(rank, exit);
+                }
+                continue;
+            }
             if self
                 .jobs
                 .get_mut(job)
@@ -1391,6 +1519,7 @@ mod tests {
                     proc_: p.clone(),
                     status: 5,
                     msg: "giving up".into(),
+                    targets: vec![],
                     done: Box::new(move |_| *flag.lock().unwrap_or_else(|p| p.into_inner()) = true),
                 });
             }

@@ -259,6 +259,19 @@ fn run(opts: Options) -> i32 {
             return 1;
         }
     };
+    // Process sets named on the command line (--pset), one per application.
+    let mut first_rank = 0u32;
+    for app in &opts.apps {
+        if let Some(name) = &app.pset {
+            let members = (first_rank..first_rank + app.nprocs)
+                .map(|r| ProcId::new(layout.nspace.clone(), r))
+                .collect();
+            if let Err(e) = server.define_process_set(name, members) {
+                log::warn!("cannot define process set {name}: {e}");
+            }
+        }
+        first_rank += app.nprocs;
+    }
     if let Err(e) = launcher.start(&*server) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");

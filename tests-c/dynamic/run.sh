@@ -70,6 +70,14 @@ check "event chains, directives and ranges (3 ranks)" 0 ' 0 failed' 40 -- \
 check "event chains, directives and ranges (4 ranks)" 0 ' 0 failed' 40 -- \
     "${PR[@]}" -n 4 "$DYN/events"
 
+# --- queries, process sets, resolve, log ---
+check "query, psets, resolve, log (2+2 ranks)" 0 'query log line from rank 3' 40 -- \
+    "${PR[@]}" -n 2 --pset alpha "$DYN/query" : -n 2 --pset beta "$DYN/query"
+
+check "job control and abort of a subset end only their targets" 0 \
+    'called PMIx_Abort\(5\) on 1 other processes: ending rank 2' 40 -- \
+    "${PR[@]}" -n 4 "$DYN/control"
+
 # --- spawn ---
 check "spawn: children connect to their parents (1 parent, 2 children)" 0 'parent 0 done' 40 -- \
     "${PR[@]}" -n 1 "$DYN/spawn" ok 2

@@ -10,6 +10,7 @@ pub mod job_control;
 pub mod ops;
 pub mod publish;
 pub mod put;
+pub mod query;
 pub mod spawn;
 
 use core::ffi::c_void;

@@ -7,6 +7,7 @@ pub mod host;
 pub mod host_dyn;
 pub mod init;
 pub mod nspace;
+pub mod psets;
 pub mod regex;
 pub mod support;
 

@@ -24,6 +24,7 @@ mod events;
 mod gather;
 pub mod global;
 mod publish;
+mod query;
 mod spawn;
 
 use crate::error::{Error, Result};
@@ -784,6 +785,17 @@ impl Client {
         let me = &self.inner.me;
         if let Some(k) = key {
             match k.as_str() {
+                // Process sets and groups change at run time: the server answers.
+                pmix_sys::attrs::keys::PMIX_PSET_NAMES
+                | pmix_sys::attrs::keys::PMIX_GROUP_NAMES
+                    if !self.is_singleton() =>
+                {
+                    return Lookup::Ask {
+                        target: proc.cloned().unwrap_or_else(|| me.clone()),
+                        key: Some(k.clone()),
+                        immediate: true,
+                    }
+                }
                 keys::VERSION_NUMERIC => {
                     return Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION))
                 }

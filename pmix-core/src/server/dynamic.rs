@@ -11,7 +11,7 @@ use crate::server::upcalls::HostCall;
 use crate::value::{Info, Nspace, Pdata, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Everything the dynamic operations keep between requests.
 #[derive(Default)]
@@ -22,6 +22,14 @@ pub struct DynState {
     /// Participant lists of completed connects not disconnected since; `true` marks the
     /// implicit connection of a spawn's parent and children.
     pub(super) connected: Vec<(Vec<ProcId>, bool)>,
+    /// Process sets the host defined, by name.
+    pub(super) psets: BTreeMap<String, Vec<ProcId>>,
+    /// Groups, by name.
+    pub(super) groups: BTreeMap<String, super::group::Group>,
+    /// Group operations collecting their members.
+    pub(super) group_ops: Vec<super::group::GroupOp>,
+    /// The last context id handed out.
+    pub(super) last_ctx_id: u64,
 }
 
 impl ServerState {

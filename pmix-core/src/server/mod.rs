@@ -16,6 +16,7 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 pub mod global;
+mod psets;
 pub mod state;
 mod upcalls;
 

@@ -28,6 +28,8 @@ mod group;
 #[path = "query.rs"]
 mod query;
 
+pub use query::QueryState;
+
 /// Something the glue must do after a state-machine step.
 pub enum Action {
     /// Send this frame body on a connection.
@@ -802,6 +804,9 @@ impl ServerState {
         info: Vec<Info>,
         out: &mut Vec<Action>,
     ) {
+        if self.dyn_get(conn, tag, &target, key.as_ref(), out) {
+            return;
+        }
         // Reserved keys and job-level requests are answered from the registered job data
         // (a process may also have published a reserved key itself; that wins).
         let reserved = key

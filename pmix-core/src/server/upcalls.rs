@@ -94,8 +94,8 @@ pub enum HostCall {
         proc_: ProcId,
         /// Queries the server could not answer itself.
         queries: Vec<Query>,
-        /// Results the server already has (merged into the host's).
-        have: Vec<Info>,
+        /// Results the server already has (merged with the host's).
+        state: super::state::QueryState,
     },
     /// `Host::log`.
     Log {
@@ -267,12 +267,12 @@ impl Shared {
                 tag,
                 proc_,
                 queries,
-                have,
+                state,
             } => self.upcall(
                 ctx,
                 |h, done| h.query(&proc_, &queries, done),
                 Vec::new,
-                Box::new(move |s, r, out| s.query_done(conn, tag, have, r, out)),
+                Box::new(move |s, r, out| s.query_done(conn, tag, state, r, out)),
             ),
             HostCall::Log {
                 conn,
