@@ -29,7 +29,7 @@ use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::{Entry, JobData, NodeData};
 use crate::value::{Info, Key, Nspace, Pdata, ProcId, Rank, Value};
-pub use dynamic::{ConnectData, DynReq, GroupOp, PeerData};
+pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 use pmix_sys as sys;
 use std::collections::BTreeMap;
 
@@ -556,6 +556,8 @@ pub enum ReplyData {
     Connected(Box<ConnectData>),
     /// Published data found by a lookup.
     Pdata(Vec<Pdata>),
+    /// What a completed group construct or join delivers (see [`GroupReply`]).
+    Group(Box<GroupReply>),
     /// Every participant's contribution to an allgather, sorted by process.
     Gathered(Vec<Contribution>),
 }
@@ -615,6 +617,10 @@ impl Wire for ServerMsg {
                         4u8.encode(out);
                         encode_seq(v, out);
                     }
+                    ReplyData::Group(g) => {
+                        5u8.encode(out);
+                        g.encode(out);
+                    }
                     ReplyData::Gathered(v) => {
                         REPLY_GATHERED.encode(out);
                         encode_seq(v, out);
@@ -649,6 +655,7 @@ impl Wire for ServerMsg {
                     2 => ReplyData::Job(Box::new(JobData::decode(d)?)),
                     3 => ReplyData::Connected(Box::new(ConnectData::decode(d)?)),
                     4 => ReplyData::Pdata(decode_seq(d)?),
+                    5 => ReplyData::Group(Box::new(GroupReply::decode(d)?)),
                     REPLY_GATHERED => ReplyData::Gathered(decode_seq(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),
                 },

@@ -78,6 +78,10 @@ check "job control and abort of a subset end only their targets" 0 \
     'called PMIx_Abort\(5\) on 1 other processes: ending rank 2' 40 -- \
     "${PR[@]}" -n 4 "$DYN/control"
 
+# --- groups ---
+check "groups: construct, context ids, invite/join, leave, destruct (4 ranks)" 0 ' 0 failed' 40 -- \
+    "${PR[@]}" -n 4 "$DYN/groups"
+
 # --- spawn ---
 check "spawn: children connect to their parents (1 parent, 2 children)" 0 'parent 0 done' 40 -- \
     "${PR[@]}" -n 1 "$DYN/spawn" ok 2

@@ -5,6 +5,7 @@ pub mod connect;
 pub mod event;
 pub mod fence;
 pub mod get;
+pub mod group;
 pub mod init;
 pub mod job_control;
 pub mod ops;

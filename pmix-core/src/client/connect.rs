@@ -50,7 +50,7 @@ impl Client {
     }
 
     /// What we contribute to a connect: our REMOTE/GLOBAL puts, minus reserved keys.
-    fn endpoint(&self) -> Vec<Info> {
+    pub(super) fn endpoint_data(&self) -> Vec<Info> {
         self.inner
             .read()
             .own
@@ -101,7 +101,7 @@ impl Client {
             procs,
             timeout_ms: ms(info),
             info: info.to_vec(),
-            endpoint: self.endpoint(),
+            endpoint: self.endpoint_data(),
         };
         self.dyn_request(
             req,
@@ -200,6 +200,6 @@ impl Client {
     /// Group ids in a participant list become the group's members (a wildcard rank: all
     /// of them; rank r: member r).
     pub(super) fn expand_groups(&self, procs: Vec<ProcId>) -> Vec<ProcId> {
-        procs
+        self.expand_group_procs(procs)
     }
 }

@@ -23,6 +23,7 @@ mod connect;
 mod events;
 mod gather;
 pub mod global;
+mod group;
 mod publish;
 mod query;
 mod spawn;
@@ -225,6 +226,8 @@ struct Data {
     own: KvSet,
     staged: Vec<Put>,
     peers: HashMap<ProcId, HashMap<Key, Value>>,
+    /// Groups we are a member of, with their members (see `group.rs`).
+    groups: HashMap<String, Vec<ProcId>>,
 }
 
 /// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
@@ -260,6 +263,7 @@ impl Inner {
 
     /// Run an event through our handler chain (on the progress thread).
     fn deliver(&self, ev: &Event) {
+        self.note_event(ev);
         let h = self.handle.clone();
         let post: crate::event::Poster = Arc::new(move |f| {
             let _ = h.post(move |_| f());
@@ -712,6 +716,8 @@ impl Client {
     // ------------------------------------------------------------ fence
 
     fn fence_args(&self, procs: Vec<ProcId>) -> Result<Vec<ProcId>> {
+        // A group name stands for its members.
+        let procs = self.expand_group_procs(procs);
         let procs = if procs.is_empty() {
             vec![ProcId::new(
                 self.inner.me.nspace.clone(),

@@ -104,6 +104,8 @@ pub enum GroupOp {
     Join = 4,
     /// `PMIx_Group_leave`.
     Leave = 5,
+    /// `PMIx_Group_join` declining the invitation.
+    Decline = 6,
 }
 
 impl GroupOp {
@@ -115,6 +117,7 @@ impl GroupOp {
             3 => GroupOp::Invite,
             4 => GroupOp::Join,
             5 => GroupOp::Leave,
+            6 => GroupOp::Decline,
             _ => return None,
         })
     }
@@ -286,6 +289,30 @@ impl Wire for ConnectData {
         Ok(ConnectData {
             jobs: decode_seq(d)?,
             peers: decode_seq(d)?,
+        })
+    }
+}
+
+/// What a completed group construct (or accepted invitation) gives a member: the
+/// operation's results (`PMIX_GROUP_ID`, `PMIX_GROUP_MEMBERSHIP`,
+/// `PMIX_GROUP_CONTEXT_ID`) and the exchanged data, as for a connect.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GroupReply {
+    /// Results for the caller.
+    pub results: Vec<Info>,
+    /// Job data of the other namespaces, endpoint data of the other members.
+    pub data: ConnectData,
+}
+
+impl Wire for GroupReply {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.results.encode(out);
+        self.data.encode(out);
+    }
+    fn decode(d: &mut Decoder<'_>) -> Result<Self> {
+        Ok(GroupReply {
+            results: Vec::decode(d)?,
+            data: ConnectData::decode(d)?,
         })
     }
 }

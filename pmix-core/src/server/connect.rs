@@ -72,7 +72,7 @@ impl ServerState {
     /// Group ids in a participant list become the group's members (a wildcard rank: all
     /// of them; rank r: member r). Names that are not groups stay.
     pub(super) fn expand_groups(&self, procs: Vec<ProcId>) -> Vec<ProcId> {
-        procs
+        self.expand_group_names(procs)
     }
 
     /// True if `set` names `p` with the same description `q` uses: `q` itself, or its
@@ -368,8 +368,7 @@ impl ServerState {
             }
             return;
         }
-        // Endpoint data: what each participant contributed, ours first.
-        let mut peers: Vec<PeerData> = t
+        let contributed: Vec<PeerData> = t
             .arrived
             .iter()
             .map(|a| PeerData {
@@ -377,15 +376,40 @@ impl ServerState {
                 info: a.endpoint.clone(),
             })
             .collect();
+        let (jobs, peers) = self.exchange(&t.procs, contributed, remote);
+        if !self.dynamic.connected.iter().any(|(s, _)| s == &t.procs) {
+            self.dynamic.connected.push((t.procs.clone(), false));
+        }
+        for a in t.arrived {
+            let data = payload_for(&jobs, &peers, &a.proc_);
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_SUCCESS,
+                ReplyData::Connected(Box::new(data)),
+            ));
+        }
+    }
+
+    /// What a completed exchange (connect, group construct) delivers: the job data of
+    /// every namespace in `procs` (ours where we know it, else the other servers'), and
+    /// the endpoint data of every contributor (ours, then the other servers', which is
+    /// also kept here).
+    pub(super) fn exchange(
+        &mut self,
+        procs: &[ProcId],
+        contributed: Vec<PeerData>,
+        remote: ConnectData,
+    ) -> (Vec<JobData>, Vec<PeerData>) {
+        let mut peers = contributed;
         for p in remote.peers {
             if !peers.iter().any(|q| q.proc_ == p.proc_) {
                 self.store_peer(&p);
                 peers.push(p);
             }
         }
-        // Job data of every namespace in the operation, ours where we know it.
         let mut jobs: Vec<JobData> = Vec::new();
-        for p in &t.procs {
+        for p in procs.iter().chain(peers.iter().map(|x| &x.proc_)) {
             if jobs.iter().any(|j| j.nspace == p.nspace) {
                 continue;
             }
@@ -395,29 +419,7 @@ impl ServerState {
                 jobs.push(j.clone());
             }
         }
-        if !self.dynamic.connected.iter().any(|(s, _)| s == &t.procs) {
-            self.dynamic.connected.push((t.procs.clone(), false));
-        }
-        for a in t.arrived {
-            let data = ConnectData {
-                jobs: jobs
-                    .iter()
-                    .filter(|j| j.nspace != a.proc_.nspace)
-                    .cloned()
-                    .collect(),
-                peers: peers
-                    .iter()
-                    .filter(|p| p.proc_ != a.proc_)
-                    .cloned()
-                    .collect(),
-            };
-            out.push(reply(
-                a.conn,
-                a.tag,
-                sys::PMIX_SUCCESS,
-                ReplyData::Connected(Box::new(data)),
-            ));
-        }
+        (jobs, peers)
     }
 
     /// Keep another server's participant's endpoint data, so Gets here find it.
@@ -523,6 +525,19 @@ impl ServerState {
             .iter()
             .map(|(s, _)| s.clone())
             .collect()
+    }
+}
+
+/// The part of an exchange one participant receives: the other namespaces' job data and
+/// the other participants' endpoint data.
+pub(super) fn payload_for(jobs: &[JobData], peers: &[PeerData], who: &ProcId) -> ConnectData {
+    ConnectData {
+        jobs: jobs
+            .iter()
+            .filter(|j| j.nspace != who.nspace)
+            .cloned()
+            .collect(),
+        peers: peers.iter().filter(|p| &p.proc_ != who).cloned().collect(),
     }
 }
 

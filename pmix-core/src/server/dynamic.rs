@@ -233,6 +233,7 @@ impl ServerState {
     /// A timer of a dynamic operation fired.
     pub(super) fn dyn_timer(&mut self, id: u64, out: &mut Vec<Action>) {
         self.connect_timer(id, out);
+        self.group_timer(id, out);
     }
 
     /// A client called `PMIx_Finalize`.
@@ -243,6 +244,7 @@ impl ServerState {
     /// A client's connection closed (`finalized`: after `PMIx_Finalize`).
     pub(super) fn dyn_gone(&mut self, p: &ProcId, finalized: bool, out: &mut Vec<Action>) {
         self.connect_participant_gone(p, finalized, out);
+        self.group_member_gone(p, out);
     }
 
     /// Send an event to one connected client (nothing if it is not connected).

@@ -258,6 +258,10 @@ impl ServerState {
                     .map(|n| Value::string(&n))
                     .collect(),
             }))),
+            ak::PMIX_GROUP_CONTEXT_ID => {
+                let id = qual(q, ak::PMIX_GROUP_ID)?.as_str()?;
+                self.dynamic.groups.get(id)?.ctx_id.map(Value::Size)
+            }
             ak::PMIX_QUERY_GROUP_MEMBERSHIP => {
                 let id = qual(q, ak::PMIX_GROUP_ID)?.as_str()?;
                 let m = self.group_members(id)?;
