@@ -542,8 +542,9 @@ pub(super) fn payload_for(jobs: &[JobData], peers: &[PeerData], who: &ProcId) ->
 }
 
 #[cfg(test)]
-mod tests {
-    //! Connect and disconnect driven through the state machine, in memory.
+pub(super) mod tests {
+    //! Connect and disconnect driven through the state machine, in memory (the helpers
+    //! serve the other dynamic operations' tests too).
     use super::super::*;
     use crate::protocol::dynamic::{decode_connect_blobs, encode_connect_blob};
     use crate::protocol::{
@@ -553,19 +554,19 @@ mod tests {
 
     const UID: u32 = 1000;
 
-    fn ns(n: &str) -> Nspace {
+    pub(crate) fn ns(n: &str) -> Nspace {
         Nspace::new(n).unwrap()
     }
-    fn p(n: &str, r: Rank) -> ProcId {
+    pub(crate) fn p(n: &str, r: Rank) -> ProcId {
         ProcId::new(ns(n), r)
     }
-    fn wild(n: &str) -> ProcId {
+    pub(crate) fn wild(n: &str) -> ProcId {
         p(n, sys::PMIX_RANK_WILDCARD)
     }
 
     /// Namespaces "a" (2 ranks) and "b" (1 rank) all here, connected as conns 1, 2, 3;
     /// namespace "r" (2 ranks) lives elsewhere (unknown here).
-    fn setup() -> ServerState {
+    pub(crate) fn setup() -> ServerState {
         let mut s = ServerState::new(p("srv", 0), "h".into());
         let mut conn = 0;
         for (n, size) in [("a", 2u32), ("b", 1)] {
@@ -597,7 +598,7 @@ mod tests {
         s
     }
 
-    fn send(s: &mut ServerState, conn: ConnId, tag: u32, r: DynReq) -> Vec<Action> {
+    pub(crate) fn send(s: &mut ServerState, conn: ConnId, tag: u32, r: DynReq) -> Vec<Action> {
         let mut out = Vec::new();
         let body = protocol::encode(&Request {
             tag,
@@ -627,7 +628,7 @@ mod tests {
         }
     }
 
-    fn msgs(out: &[Action]) -> Vec<(ConnId, ServerMsg)> {
+    pub(crate) fn msgs(out: &[Action]) -> Vec<(ConnId, ServerMsg)> {
         out.iter()
             .filter_map(|a| match a {
                 Action::Send(c, b) => Some((*c, protocol::decode::<ServerMsg>(b).unwrap())),
@@ -636,7 +637,7 @@ mod tests {
             .collect()
     }
 
-    fn statuses(out: &[Action]) -> Vec<(ConnId, u32, i32)> {
+    pub(crate) fn statuses(out: &[Action]) -> Vec<(ConnId, u32, i32)> {
         let mut v: Vec<_> = msgs(out)
             .into_iter()
             .filter_map(|(c, m)| match m {

@@ -124,3 +124,78 @@ impl ServerState {
         self.send_event(&targets, status, source, info, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Event routing driven through the state machine, in memory.
+    use super::super::connect::tests::{msgs, p, setup};
+    use super::super::*;
+    use crate::protocol::{Req, Request, ServerMsg};
+    use crate::server::HostCall;
+    use crate::value::{DataArray, Value};
+    use pmix_sys::attrs::keys as ak;
+
+    /// Connections 1, 2 (namespace a) and 3 (namespace b); a:0 raises the event.
+    fn notify(s: &mut ServerState, range: u8, info: Vec<Info>) -> Vec<Action> {
+        let mut out = Vec::new();
+        let body = protocol::encode(&Request {
+            tag: 7,
+            req: Req::Notify {
+                status: -4242,
+                range,
+                info,
+            },
+        });
+        s.request(1, &body, &mut out).unwrap();
+        out
+    }
+
+    fn reached(out: &[Action]) -> Vec<ConnId> {
+        let mut v: Vec<ConnId> = msgs(out)
+            .into_iter()
+            .filter_map(|(c, m)| matches!(m, ServerMsg::Event { .. }).then_some(c))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn to_host(out: &[Action]) -> bool {
+        out.iter()
+            .any(|a| matches!(a, Action::Host(HostCall::Notify { .. })))
+    }
+
+    #[test]
+    fn ranges_pick_the_clients_and_the_host() {
+        let mut s = setup();
+        let out = notify(&mut s, sys::PMIX_RANGE_NAMESPACE, vec![]);
+        assert_eq!(reached(&out), vec![2], "namespace a, not the source");
+        assert!(to_host(&out));
+        let out = notify(&mut s, sys::PMIX_RANGE_LOCAL, vec![]);
+        assert_eq!(reached(&out), vec![2, 3]);
+        assert!(!to_host(&out));
+        let out = notify(&mut s, sys::PMIX_RANGE_SESSION, vec![]);
+        assert_eq!(reached(&out), vec![2, 3]);
+        assert!(to_host(&out));
+        let stays = vec![Info::new(ak::PMIX_EVENT_STAYS_LOCAL, Value::Bool(true)).unwrap()];
+        assert!(!to_host(&notify(&mut s, sys::PMIX_RANGE_SESSION, stays)));
+        let custom = vec![Info::new(
+            ak::PMIX_EVENT_CUSTOM_RANGE,
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_PROC,
+                items: vec![Value::Proc(Some(p("b", 0)))],
+            })),
+        )
+        .unwrap()];
+        let out = notify(&mut s, sys::PMIX_RANGE_CUSTOM, custom);
+        assert_eq!(reached(&out), vec![3]);
+        assert!(!to_host(&out), "every named process is local");
+        let out = notify(&mut s, sys::PMIX_RANGE_RM, vec![]);
+        assert!(reached(&out).is_empty());
+        assert!(to_host(&out));
+        // From the host: never back to it.
+        let mut out = Vec::new();
+        s.host_notify(-1, &p("srv", 0), sys::PMIX_RANGE_GLOBAL, vec![], &mut out);
+        assert_eq!(reached(&out), vec![1, 2, 3]);
+        assert!(!to_host(&out));
+    }
+}

@@ -490,3 +490,141 @@ impl ServerState {
         out.push(reply(conn, tag, status, data));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Queries driven through the state machine, in memory.
+    use super::super::connect::tests::{msgs, p, send, setup};
+    use super::super::*;
+    use crate::protocol::{DynReq, ServerMsg};
+    use crate::server::HostCall;
+    use crate::value::Query;
+    use pmix_sys::attrs::keys as ak;
+
+    fn q(keys: &[&str], quals: Vec<Info>) -> Query {
+        Query {
+            keys: Some(keys.iter().map(|k| k.as_bytes().to_vec()).collect()),
+            qualifiers: quals,
+        }
+    }
+
+    fn answer(out: &[Action]) -> (i32, Vec<Info>) {
+        msgs(out)
+            .into_iter()
+            .find_map(|(_, m)| match m {
+                ServerMsg::Reply { status, data, .. } => Some((
+                    status,
+                    match data {
+                        ReplyData::Data(v) => v,
+                        _ => Vec::new(),
+                    },
+                )),
+                _ => None,
+            })
+            .expect("a reply")
+    }
+
+    fn results_of(r: &Info) -> Vec<Info> {
+        crate::store::info_array(&r.value).unwrap()
+    }
+
+    #[test]
+    fn the_server_answers_what_it_knows_and_asks_the_host_for_the_rest() {
+        let mut s = setup();
+        let ns_b = Info::new(ak::PMIX_NSPACE, Value::string("b")).unwrap();
+        let out = send(
+            &mut s,
+            1,
+            1,
+            DynReq::Query {
+                queries: vec![
+                    q(&[ak::PMIX_QUERY_NAMESPACES], vec![]),
+                    q(
+                        &[ak::PMIX_JOB_SIZE, ak::PMIX_QUERY_PROC_TABLE],
+                        vec![ns_b.clone()],
+                    ),
+                ],
+            },
+        );
+        let (st, res) = answer(&out);
+        assert_eq!(st, sys::PMIX_SUCCESS);
+        assert_eq!(res.len(), 2);
+        let first = results_of(&res[0]);
+        assert_eq!(first[0].value.as_str(), Some("a,b"));
+        let second = results_of(&res[1]);
+        assert_eq!(second[0].key.as_str(), ak::PMIX_QUERY_QUALIFIERS);
+        assert_eq!(second[1].value, Value::Uint32(1));
+        match &second[2].value {
+            Value::DataArray(a) => assert_eq!(a.items.len(), 1),
+            v => panic!("not a table: {:?}", v),
+        }
+        // An unknown key goes to the host; its answer is merged by key.
+        let out = send(
+            &mut s,
+            1,
+            2,
+            DynReq::Query {
+                queries: vec![q(&[ak::PMIX_QUERY_NAMESPACES, "host.key"], vec![])],
+            },
+        );
+        let Some(Action::Host(HostCall::Query { state, queries, .. })) =
+            out.into_iter().find(|a| matches!(a, Action::Host(_)))
+        else {
+            panic!("expected a host query");
+        };
+        assert_eq!(queries.len(), 1);
+        let mut out = Vec::new();
+        s.query_done(
+            1,
+            2,
+            state,
+            Ok(vec![Info::new("host.key", Value::Int(5)).unwrap()]),
+            &mut out,
+        );
+        let (st, res) = answer(&out);
+        assert_eq!(st, sys::PMIX_SUCCESS);
+        assert_eq!(results_of(&res[0]).len(), 2);
+        // The host knows nothing: partial.
+        let out = send(
+            &mut s,
+            1,
+            3,
+            DynReq::Query {
+                queries: vec![q(&[ak::PMIX_QUERY_NAMESPACES, "host.key"], vec![])],
+            },
+        );
+        let Some(Action::Host(HostCall::Query { state, .. })) =
+            out.into_iter().find(|a| matches!(a, Action::Host(_)))
+        else {
+            panic!("expected a host query");
+        };
+        let mut out = Vec::new();
+        s.query_done(
+            1,
+            3,
+            state,
+            Err(crate::Error::not_supported("no")),
+            &mut out,
+        );
+        assert_eq!(answer(&out).0, sys::PMIX_ERR_PARTIAL_SUCCESS);
+        let _ = p("a", 0);
+    }
+
+    #[test]
+    fn psets_are_reported_and_announced() {
+        let mut s = setup();
+        let mut out = Vec::new();
+        s.define_pset("ps", vec![p("a", 1), p("b", 0)], &mut out);
+        assert_eq!(
+            msgs(&out)
+                .iter()
+                .filter(|(_, m)| matches!(m, ServerMsg::Event { status, .. } if *status == sys::PMIX_PROCESS_SET_DEFINE))
+                .count(),
+            3
+        );
+        assert_eq!(s.psets_of(&p("b", 0)), vec!["ps".to_string()]);
+        assert!(s.psets_of(&p("a", 0)).is_empty());
+        s.delete_pset("ps", &mut out);
+        assert!(s.psets_of(&p("b", 0)).is_empty());
+    }
+}
