@@ -38,13 +38,14 @@ fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
 /// A completion the host may call with nothing to report back.
 unsafe extern "C" fn ignore_op(_status: sys::pmix_status_t, _cbdata: *mut c_void) {}
 
-/// Everything an in-flight modex-style upcall lent the host.
+/// Everything an in-flight modex-style upcall lent the host. The fence blob is not here:
+/// it is given to the host, which frees it (OpenPMIx never frees the `data` it passes to
+/// `fence_nb`, and Open MPI's ORTE loads it into a buffer that frees it).
 struct ModexCall {
     done: HostDone<Vec<u8>>,
     procs: *mut sys::pmix_proc_t,
     info: *mut sys::pmix_info_t,
     ninfo: usize,
-    data: *mut u8,
 }
 
 impl ModexCall {
@@ -54,12 +55,10 @@ impl ModexCall {
         unsafe {
             conv::alloc::free(self.procs);
             conv::info_array_free(self.info, self.ninfo);
-            conv::alloc::free(self.data);
         }
         self.procs = core::ptr::null_mut();
         self.info = core::ptr::null_mut();
         self.ninfo = 0;
-        self.data = core::ptr::null_mut();
     }
 }
 
@@ -120,13 +119,8 @@ unsafe extern "C" fn op_done(status: sys::pmix_status_t, cbdata: *mut c_void) {
     })
 }
 
-/// Lend `procs`, `info` and `data` to the host for a modex-style upcall.
-fn lend(
-    procs: &[ProcId],
-    info: &[Info],
-    data: &[u8],
-    done: HostDone<Vec<u8>>,
-) -> Result<*mut ModexCall> {
+/// Lend `procs` and `info` to the host for a modex-style upcall.
+fn lend(procs: &[ProcId], info: &[Info], done: HostDone<Vec<u8>>) -> Result<*mut ModexCall> {
     let (p, _) = conv::proc_array_to_c(procs)?;
     let (i, ni) = match conv::info_array_to_c(info) {
         Ok(x) => x,
@@ -136,27 +130,11 @@ fn lend(
             return Err(e);
         }
     };
-    let d = if data.is_empty() {
-        core::ptr::null_mut()
-    } else {
-        match conv::alloc::bytes_to_c(data) {
-            Ok((d, _)) => d,
-            Err(e) => {
-                // SAFETY: our fresh blocks.
-                unsafe {
-                    conv::alloc::free(p);
-                    conv::info_array_free(i, ni);
-                }
-                return Err(e);
-            }
-        }
-    };
     Ok(Box::into_raw(Box::new(ModexCall {
         done,
         procs: p,
         info: i,
         ninfo: ni,
-        data: d,
     })))
 }
 
@@ -260,8 +238,18 @@ impl Host for CHost {
         let Some(f) = self.module.fence_nb else {
             return Err(Error::not_supported("host has no fence_nb"));
         };
-        let call = lend(procs, info, &data, done)?;
-        // SAFETY: the lent arrays live in `call` until modex_done or settle frees them.
+        // The blob becomes the host's (malloc'd; NULL when empty), whatever it answers.
+        let (blob, nblob) = conv::alloc::bytes_to_c(&data)?;
+        let call = match lend(procs, info, done) {
+            Ok(c) => c,
+            Err(e) => {
+                // SAFETY: our fresh block, not yet given to the host.
+                unsafe { conv::alloc::free(blob) };
+                return Err(e);
+            }
+        };
+        // SAFETY: the lent arrays live in `call` until modex_done or settle frees them;
+        // `blob` is handed over.
         let rc = unsafe {
             let c = &*call;
             f(
@@ -269,8 +257,8 @@ impl Host for CHost {
                 procs.len(),
                 c.info,
                 c.ninfo,
-                c.data as *mut c_char,
-                data.len(),
+                blob as *mut c_char,
+                nblob,
                 Some(modex_done),
                 call as *mut c_void,
             )
@@ -287,7 +275,7 @@ impl Host for CHost {
         let Some(f) = self.module.direct_modex else {
             return Err(Error::not_found("host has no direct_modex"));
         };
-        let call = lend(std::slice::from_ref(p), info, &[], done)?;
+        let call = lend(std::slice::from_ref(p), info, done)?;
         // SAFETY: as for `fence`.
         let rc = unsafe {
             let c = &*call;

@@ -878,6 +878,34 @@ impl Client {
             };
         }
         let Some(k) = key else {
+            if opts.optional || self.is_singleton() {
+                // No server to ask (a singleton, or a server process's view of itself):
+                // what Store_internal put here for that process, plus what the host
+                // registered for it. mpirun reads each daemon's wireup data this way.
+                let mut all: Vec<Info> = d
+                    .peers
+                    .get(&target)
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| Info {
+                                key: k.clone(),
+                                flags: 0,
+                                value: v.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(j) = d.jobs.get(&target.nspace) {
+                    all.extend(j.proc_infos(target.rank));
+                }
+                if all.is_empty() {
+                    return Lookup::Fail(Error::not_found(format!(
+                        "no data for {} held locally",
+                        target
+                    )));
+                }
+                return Lookup::Found(info_array(all));
+            }
             return Lookup::Ask {
                 target,
                 key: None,
