@@ -190,6 +190,30 @@ impl Host for CHost {
         }
     }
 
+    fn client_finalized_nb(&self, p: &ProcId, done: HostDone<()>) {
+        let Some(f) = self.module.client_finalized else {
+            done(Ok(()));
+            return;
+        };
+        let cp = c_proc(p);
+        let call = Box::into_raw(Box::new(OpCall {
+            done,
+            procs: core::ptr::null_mut(),
+        }));
+        // SAFETY: the host's upcall; `cp` outlives it. The client is released when the
+        // host calls op_done (ORTE records the finalization first), or at once if it
+        // will not call back.
+        let rc = unsafe { f(&cp, object(p), Some(op_done), call as *mut c_void) };
+        if rc != sys::PMIX_SUCCESS {
+            if rc != sys::PMIX_OPERATION_SUCCEEDED {
+                log::debug!("host client_finalized for {} returned {}", p, rc);
+            }
+            // SAFETY: the host will not call back; the box is still ours.
+            let c = unsafe { Box::from_raw(call) };
+            (c.done)(Ok(()));
+        }
+    }
+
     fn abort(
         &self,
         p: &ProcId,

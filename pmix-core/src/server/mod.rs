@@ -49,6 +49,13 @@ pub trait Host: Send + Sync + 'static {
     }
     /// A client called `PMIx_Finalize` (or disconnected after finalizing).
     fn client_finalized(&self, _proc: &ProcId) {}
+    /// As [`Host::client_finalized`], for a host that completes later: the client's
+    /// `PMIx_Finalize` returns only after `done` runs. The default calls
+    /// `client_finalized` and completes at once.
+    fn client_finalized_nb(&self, proc: &ProcId, done: HostDone<()>) {
+        self.client_finalized(proc);
+        done(Ok(()));
+    }
     /// A client's connection closed before it called `PMIx_Finalize` (it crashed, exited
     /// without finalizing, or sent malformed data). Fences it took part in have already
     /// been failed with `PMIX_ERR_PROC_TERM_WO_SYNC` for the other participants.
@@ -134,7 +141,16 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
-                Action::HostFinalized(p) => self.host.client_finalized(&p),
+                Action::HostFinalized { proc_, conn, ack } => {
+                    let me = self.clone();
+                    let done: HostDone<()> = Box::new(move |_| {
+                        // Whatever the host says, the client is released.
+                        let _ = me.handle.post(move |ctx| {
+                            ctx.send(conn, &ack);
+                        });
+                    });
+                    self.host.client_finalized_nb(&proc_, done);
+                }
                 Action::HostLost(p) => self.host.client_lost(&p),
                 Action::AnswerDmodex(done, r) => done(r),
                 Action::HostFence {

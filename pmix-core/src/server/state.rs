@@ -40,8 +40,17 @@ pub enum Action {
         /// Directives (with `PMIX_REQUIRED_KEY` when a key is wanted).
         info: Vec<Info>,
     },
-    /// Tell the host a client finalized.
-    HostFinalized(ProcId),
+    /// Tell the host a client finalized; once the host has recorded it, send `ack` (the
+    /// client's Finalize reply) on `conn`. A host such as ORTE must see the finalization
+    /// before the client can exit, or it reports the exit as abnormal.
+    HostFinalized {
+        /// The client.
+        proc_: ProcId,
+        /// Its connection.
+        conn: ConnId,
+        /// The encoded Finalize reply.
+        ack: Vec<u8>,
+    },
     /// Tell the host a client vanished without finalizing.
     HostLost(ProcId),
     /// Call `Host::abort`; answer the client with [`ServerState::abort_done`].
@@ -513,8 +522,15 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
-                out.push(Action::HostFinalized(me));
-                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
+                out.push(Action::HostFinalized {
+                    proc_: me,
+                    conn,
+                    ack: protocol::encode(&ServerMsg::Reply {
+                        tag,
+                        status: sys::PMIX_SUCCESS,
+                        data: ReplyData::None,
+                    }),
+                });
             }
             Req::Notify { status, info, .. } => {
                 let ev = protocol::encode(&ServerMsg::Event {
