@@ -2,7 +2,8 @@
 # API that forks clients of itself, and a singleton client. engine-check runs each
 # scenario under a timeout; a hang is a failure.
 
-ENGINE_BINS := $(BUILD)/tests/engine/simphost $(BUILD)/tests/engine/singleton
+ENGINE_BINS := $(BUILD)/tests/engine/simphost $(BUILD)/tests/engine/singleton \
+               $(BUILD)/tests/engine/multinode
 
 $(BUILD)/tests/engine/%: tests-c/engine/%.c tests-c/check.h | lib
 	@mkdir -p $(dir $@)
@@ -11,9 +12,25 @@ $(BUILD)/tests/engine/%: tests-c/engine/%.c tests-c/check.h | lib
 .PHONY: engine-check
 engine-check: $(ENGINE_BINS)
 	@set -e; b=$(BUILD)/tests/engine; \
-	for s in "singleton" "simphost basic 4" "simphost basic 2" "simphost lost 2" "simphost abort 2"; do \
+	for s in "singleton" "simphost basic 4" "simphost basic 2" "simphost lost 2" "simphost abort 2" \
+	         "multinode fence" "multinode dmodex"; do \
 	    echo "== $$s"; $(TIMEOUT) 60 $$b/$$s > $$b/log.txt 2>&1 || { cat $$b/log.txt; echo "FAIL $$s"; exit 1; }; \
 	    tail -1 $$b/log.txt; \
 	done
 
 CHECK_TARGETS += engine-check
+
+# The multi-node host pattern (Open MPI's daemons: the host owns and frees the fence blob,
+# completes upcalls from its own threads) under valgrind: any invalid free, double free or
+# read of freed memory in the library's server C API fails the run.
+ENGINE_VALGRIND ?= valgrind -q --error-exitcode=9
+.PHONY: engine-valgrind
+engine-valgrind: $(BUILD)/tests/engine/multinode
+	@set -e; b=$(BUILD)/tests/engine; \
+	for s in fence dmodex; do \
+	    echo "== valgrind multinode $$s"; \
+	    $(TIMEOUT) 180 $(ENGINE_VALGRIND) $$b/multinode $$s > $$b/vglog.txt 2>&1 || { cat $$b/vglog.txt; echo "FAIL valgrind multinode $$s"; exit 1; }; \
+	    tail -1 $$b/vglog.txt; \
+	done
+
+CHECK_TARGETS += engine-valgrind

@@ -439,3 +439,29 @@ fn deleted_key_is_dropped_from_peer_caches_and_behaves_as_never_published() {
     c0.finalize().unwrap();
     c1.finalize().unwrap();
 }
+
+/// Regression (Open MPI over several hosts): mpirun stores each daemon's wireup data with
+/// Store_internal and reads it back with a Get of that daemon and a NULL key, in the server
+/// process without PMIx_Init. That Get answered PMIX_ERR_UNREACH (it asked a server the
+/// process is not connected to), and mpirun aborted.
+#[test]
+fn embedded_get_of_all_data_of_another_proc_reads_store_internal() {
+    let me = ProcId::new(ns("daemons"), 0);
+    let c = pmix_core::client::Client::embedded(me).unwrap();
+    let dmn = ProcId::new(ns("daemons"), 1);
+    c.store_internal(&dmn, key("pmix.puri"), Value::string("tcp://10.0.0.2:1"))
+        .unwrap();
+    let all = c.get(Some(&dmn), None, &GetOpts::default()).unwrap();
+    let infos = pmix_core::store::info_array(&all).expect("a data array of infos");
+    assert!(infos
+        .iter()
+        .any(|i| i.key.as_str() == "pmix.puri" && i.value == Value::string("tcp://10.0.0.2:1")));
+    let other = ProcId::new(ns("daemons"), 2);
+    assert_eq!(
+        c.get(Some(&other), None, &GetOpts::default())
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c.finalize().unwrap();
+}

@@ -217,6 +217,19 @@ impl ServerState {
     /// Forget a namespace (its clients' connections stay until they close).
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
         self.nspaces.remove(nspace);
+        let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
+            .into_iter()
+            .partition(|(p, _)| &p.nspace == nspace);
+        self.dmodex_in = keep;
+        for (p, d) in done {
+            out.push(Action::AnswerDmodex(
+                d,
+                Err(Error::not_found(format!(
+                    "{} deregistered before {} committed",
+                    nspace, p
+                ))),
+            ));
+        }
         let keys: Vec<Vec<ProcId>> = self
             .fences
             .keys()
@@ -867,13 +880,21 @@ impl ServerState {
         out: &mut Vec<Action>,
     ) {
         let Some(ns) = self.nspaces.get(&proc_.nspace) else {
-            out.push(Action::AnswerDmodex(
-                done,
-                Err(Error::not_found(format!(
-                    "namespace {} unknown",
-                    proc_.nspace
-                ))),
-            ));
+            if proc_.rank == sys::PMIX_RANK_WILDCARD {
+                out.push(Action::AnswerDmodex(
+                    done,
+                    Err(Error::not_found(format!(
+                        "namespace {} unknown",
+                        proc_.nspace
+                    ))),
+                ));
+            } else {
+                // Another node's client may ask before our host has registered the job
+                // here (hosts register a job on each node at their own pace): wait for
+                // the process to commit, as for a registered one.
+                log::debug!("server: direct modex for {} waits for its namespace", proc_);
+                self.dmodex_in.push((proc_.clone(), done));
+            }
             return;
         };
         if proc_.rank == sys::PMIX_RANK_WILDCARD {
@@ -1568,5 +1589,101 @@ mod tests {
             1,
             "only REMOTE/GLOBAL data leaves the node"
         );
+    }
+
+    /// Regression (Open MPI at np 32): mpirun reported a rank's exit as improper when the
+    /// rank left PMIx_Finalize before ORTE's client_finalized upcall had recorded it. The
+    /// Finalize reply now travels with the host upcall and is sent when the host is done.
+    #[test]
+    fn finalize_is_acknowledged_only_through_the_host() {
+        let mut s = setup(2, 2);
+        let out = req(&mut s, 1, 5, Req::Finalize);
+        assert!(replies(&out).is_empty(), "no reply before the host is done");
+        let acks: Vec<_> = out
+            .iter()
+            .filter_map(|a| match a {
+                Action::HostFinalized { proc_, conn, ack } => Some((proc_.clone(), *conn, ack)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].0, p(0));
+        assert_eq!(acks[0].1, 1);
+        match protocol::decode::<ServerMsg>(acks[0].2).unwrap() {
+            ServerMsg::Reply { tag, status, .. } => {
+                assert_eq!((tag, status), (5, sys::PMIX_SUCCESS));
+            }
+            _ => panic!("the ack is the Finalize reply"),
+        }
+    }
+
+    /// Regression (multi-node Open MPI): another node's direct-modex request can reach us
+    /// before our host has registered the job; it waits for the commit instead of failing.
+    #[test]
+    fn dmodex_request_before_the_job_is_registered_waits() {
+        let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
+        let got: Arc<Mutex<Option<Result<Vec<u8>>>>> = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let mut out = Vec::new();
+        s.dmodex_request(
+            &p(0),
+            Box::new(move |r| *g.lock().unwrap() = Some(r)),
+            &mut out,
+        );
+        assert!(out.is_empty(), "parked, not answered");
+        s.register_nspace(
+            &ns(),
+            1,
+            vec![
+                Info::new(keys::JOB_SIZE, Value::Uint32(2)).unwrap(),
+                Info::new(keys::LOCAL_PEERS, Value::string("0")).unwrap(),
+            ],
+        );
+        s.register_client(&p(0), UID).unwrap();
+        s.connected(1, UID);
+        let hello = protocol::encode(&Hello {
+            version: protocol::VERSION,
+            proc_: p(0),
+            pid: 1,
+            uid: UID,
+            gid: 0,
+        });
+        let who = s.check_hello(1, &hello).unwrap();
+        s.accept(1, who, &mut out);
+        let out = req(
+            &mut s,
+            1,
+            0,
+            Req::Commit {
+                puts: vec![put("r", sys::PMIX_GLOBAL, 7)],
+            },
+        );
+        for a in out {
+            if let Action::AnswerDmodex(done, r) = a {
+                done(r);
+            }
+        }
+        let blob = got.lock().unwrap().take().expect("answered").unwrap();
+        let b = protocol::decode_blobs(&blob).unwrap();
+        assert_eq!(b[0].procs[0].proc_, p(0));
+        assert_eq!(b[0].procs[0].entries.len(), 1);
+    }
+
+    #[test]
+    fn parked_dmodex_request_fails_when_the_job_is_deregistered() {
+        let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
+        let mut out = Vec::new();
+        s.dmodex_request(&p(0), Box::new(|_| {}), &mut out);
+        assert!(out.is_empty());
+        s.register_nspace(&ns(), 1, vec![]);
+        s.deregister_nspace(&ns(), &mut out);
+        let st: Vec<i32> = out
+            .into_iter()
+            .filter_map(|a| match a {
+                Action::AnswerDmodex(_, r) => Some(r.err().map(|e| e.status).unwrap_or(0)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(st, vec![sys::PMIX_ERR_NOT_FOUND]);
     }
 }
