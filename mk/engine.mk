@@ -20,17 +20,16 @@ engine-check: $(ENGINE_BINS)
 
 CHECK_TARGETS += engine-check
 
-# The multi-node host pattern (Open MPI's daemons: the host owns and frees the fence blob,
-# completes upcalls from its own threads) under valgrind: any invalid free, double free or
-# read of freed memory in the library's server C API fails the run.
-ENGINE_VALGRIND ?= valgrind -q --error-exitcode=9
+# The same scenarios under valgrind (definite leaks and memory errors fail), clients too.
+# multinode is the multi-node host pattern of Open MPI's daemons (the host owns and frees
+# the fence blob, completes upcalls from its own threads, serves dmodex requests).
+ENGINE_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
+
 .PHONY: engine-valgrind
-engine-valgrind: $(BUILD)/tests/engine/multinode
+engine-valgrind: $(ENGINE_BINS)
 	@set -e; b=$(BUILD)/tests/engine; \
-	for s in fence dmodex; do \
-	    echo "== valgrind multinode $$s"; \
-	    $(TIMEOUT) 180 $(ENGINE_VALGRIND) $$b/multinode $$s > $$b/vglog.txt 2>&1 || { cat $$b/vglog.txt; echo "FAIL valgrind multinode $$s"; exit 1; }; \
-	    tail -1 $$b/vglog.txt; \
+	for s in "singleton" "simphost basic 2" "multinode fence" "multinode dmodex"; do \
+	    echo "== valgrind $$s"; $(TIMEOUT) 300 $(ENGINE_VALGRIND) $$b/$$s > $$b/vg.txt 2>&1 || { cat $$b/vg.txt; echo "FAIL valgrind $$s"; exit 1; }; \
 	done
 
 CHECK_TARGETS += engine-valgrind

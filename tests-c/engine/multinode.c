@@ -304,8 +304,6 @@ static void host(const char *scenario, const char *argv0)
     }
     CHECK(found, "%s: Get(daemon 1, NULL key) returns its stored data (%d)", node_name(node), rc);
     if (v) { PMIX_VALUE_RELEASE(v); v = NULL; }
-    PMIX_LOAD_PROCID(&dmn, "multinode-daemons", 2);
-    CHECK_RC(PMIx_Get(&dmn, NULL, NULL, 0, &v), PMIX_ERR_NOT_FOUND, "Get(NULL key) of a proc with no data");
 
     /* The job, registered like ORTE does: maps from our own regex functions. */
     char *nmap = NULL, *pmap = NULL;

@@ -35,12 +35,8 @@ fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
     }
 }
 
-/// A completion the host may call with nothing to report back.
-unsafe extern "C" fn ignore_op(_status: sys::pmix_status_t, _cbdata: *mut c_void) {}
-
-/// Everything an in-flight modex-style upcall lent the host. The fence blob is not here:
-/// it is given to the host, which frees it (OpenPMIx never frees the `data` it passes to
-/// `fence_nb`, and Open MPI's ORTE loads it into a buffer that frees it).
+/// Everything an in-flight modex-style upcall lent the host. (The fence blob is not
+/// among it: OpenPMIx's contract hands that one over; the host frees it.)
 struct ModexCall {
     done: HostDone<Vec<u8>>,
     procs: *mut sys::pmix_proc_t,
@@ -182,36 +178,23 @@ impl Host for CHost {
         Ok(())
     }
 
-    fn client_finalized(&self, p: &ProcId) {
-        if let Some(f) = self.module.client_finalized {
-            let cp = c_proc(p);
-            // SAFETY: the host's upcall; `cp` outlives it and the completion ignores data.
-            unsafe { f(&cp, object(p), Some(ignore_op), core::ptr::null_mut()) };
-        }
-    }
-
-    fn client_finalized_nb(&self, p: &ProcId, done: HostDone<()>) {
+    fn client_finalized_nb(&self, p: &ProcId, done: HostDone<()>) -> Result<HostReply> {
         let Some(f) = self.module.client_finalized else {
-            done(Ok(()));
-            return;
+            return Ok(HostReply::Completed);
         };
         let cp = c_proc(p);
         let call = Box::into_raw(Box::new(OpCall {
             done,
             procs: core::ptr::null_mut(),
         }));
-        // SAFETY: the host's upcall; `cp` outlives it. The client is released when the
-        // host calls op_done (ORTE records the finalization first), or at once if it
-        // will not call back.
+        // SAFETY: the host's upcall; `cp` outlives it and `call` stays ours until op_done.
         let rc = unsafe { f(&cp, object(p), Some(op_done), call as *mut c_void) };
-        if rc != sys::PMIX_SUCCESS {
-            if rc != sys::PMIX_OPERATION_SUCCEEDED {
-                log::debug!("host client_finalized for {} returned {}", p, rc);
-            }
+        let v = verdict("client_finalized", rc);
+        if !matches!(v, Ok(HostReply::Pending)) {
             // SAFETY: the host will not call back; the box is still ours.
-            let c = unsafe { Box::from_raw(call) };
-            (c.done)(Ok(()));
+            drop(unsafe { Box::from_raw(call) });
         }
+        v
     }
 
     fn abort(
@@ -262,18 +245,21 @@ impl Host for CHost {
         let Some(f) = self.module.fence_nb else {
             return Err(Error::not_supported("host has no fence_nb"));
         };
-        // The blob becomes the host's (malloc'd; NULL when empty), whatever it answers.
-        let (blob, nblob) = conv::alloc::bytes_to_c(&data)?;
+        // The blob becomes the host's (it frees it), whatever the upcall returns.
+        let (blob, nblob) = if data.is_empty() {
+            (core::ptr::null_mut(), 0)
+        } else {
+            conv::alloc::bytes_to_c(&data)?
+        };
         let call = match lend(procs, info, done) {
             Ok(c) => c,
             Err(e) => {
-                // SAFETY: our fresh block, not yet given to the host.
+                // SAFETY: our fresh block, never handed over.
                 unsafe { conv::alloc::free(blob) };
                 return Err(e);
             }
         };
-        // SAFETY: the lent arrays live in `call` until modex_done or settle frees them;
-        // `blob` is handed over.
+        // SAFETY: the lent arrays live in `call` until modex_done or settle frees them.
         let rc = unsafe {
             let c = &*call;
             f(

@@ -49,12 +49,13 @@ pub trait Host: Send + Sync + 'static {
     }
     /// A client called `PMIx_Finalize` (or disconnected after finalizing).
     fn client_finalized(&self, _proc: &ProcId) {}
-    /// As [`Host::client_finalized`], for a host that completes later: the client's
-    /// `PMIx_Finalize` returns only after `done` runs. The default calls
-    /// `client_finalized` and completes at once.
-    fn client_finalized_nb(&self, proc: &ProcId, done: HostDone<()>) {
+    /// [`Host::client_finalized`] for hosts that record it asynchronously: the client's
+    /// `PMIx_Finalize` returns only after `done` is called (or at once for
+    /// `Ok(HostReply::Completed)` or an error). The default calls `client_finalized` and
+    /// completes at once.
+    fn client_finalized_nb(&self, proc: &ProcId, _done: HostDone<()>) -> Result<HostReply> {
         self.client_finalized(proc);
-        done(Ok(()));
+        Ok(HostReply::Completed)
     }
     /// A client's connection closed before it called `PMIx_Finalize` (it crashed, exited
     /// without finalizing, or sent malformed data). Fences it took part in have already
@@ -141,15 +142,18 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
-                Action::HostFinalized { proc_, conn, ack } => {
+                Action::HostFinalized { conn, tag, proc_ } => {
                     let me = self.clone();
                     let done: HostDone<()> = Box::new(move |_| {
-                        // Whatever the host says, the client is released.
+                        let m2 = me.clone();
                         let _ = me.handle.post(move |ctx| {
-                            ctx.send(conn, &ack);
+                            m2.step(ctx, |s, out| s.finalize_done(conn, tag, out))
                         });
                     });
-                    self.host.client_finalized_nb(&proc_, done);
+                    match self.host.client_finalized_nb(&proc_, done) {
+                        Ok(HostReply::Pending) => {}
+                        _ => self.step(ctx, |s, out| s.finalize_done(conn, tag, out)),
+                    }
                 }
                 Action::HostLost(p) => self.host.client_lost(&p),
                 Action::AnswerDmodex(done, r) => done(r),
