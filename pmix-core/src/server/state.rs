@@ -937,10 +937,7 @@ impl ServerState {
                 // Another node's client may ask before our host has registered the job
                 // here (hosts register a job on each node at their own pace): wait for
                 // the process to commit, as for a registered one.
-                log::debug!(
-                    "server: direct modex for {} waits for its namespace",
-                    proc_
-                );
+                log::debug!("server: direct modex for {} waits for its namespace", proc_);
                 self.dmodex_in.push((proc_.clone(), done));
             }
             return;
