@@ -129,13 +129,14 @@ static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pm
         memcpy(c.data, data, ndata);
     }
     free(data);   /* the blob is the host's: ORTE's buffer frees it before returning */
+    /* Send before queueing: once queued, the reader thread may complete and free it. */
+    send_msg(MSG_FENCE, 0, 0, c.data, ndata);
     pthread_mutex_lock(&mtx);
     n_fence++;
     n_fence_bytes += (int)ndata;
     if (nprocs < 1 || procs == NULL || n_own >= MAXQ) n_bad_upcall++;
-    ownq[n_own++] = c;
+    else ownq[n_own++] = c;
     pthread_mutex_unlock(&mtx);
-    send_msg(MSG_FENCE, 0, 0, c.data, ndata);
     pthread_t t;
     pthread_create(&t, NULL, completer, NULL);
     pthread_detach(t);
