@@ -38,8 +38,8 @@ pub struct Options {
     pub nodes: u32,
     /// `--node-env K:VAR=value`: set VAR in node K's server only (bench).
     pub node_env: Vec<(u32, String, String)>,
-    /// `--report-fences`: print each fence's contributions (bench).
-    pub report_fences: bool,
+    /// `--report-modex`: print each fence's contributions and each direct modex (bench).
+    pub report_modex: bool,
 }
 
 /// What `parse` decided.
@@ -106,8 +106,9 @@ multi-node jobs run under a real host such as Open MPI, PRRTE or Slurm):
                         set VAR=value in the environment of node K's server only
                         (e.g. 1:PMIX_MCA_pmix_server_fence_delta_modex=1 to give
                         the nodes different settings); may be repeated
-  --report-fences       print one line per completed fence on stderr with the size
-                        in bytes of each node's contribution
+  --report-modex        print on stderr one line per completed fence, with the size
+                        in bytes of each node's contribution, and one per direct-modex
+                        request (which node asks which for whose data)
 
 What each rank gets:
   the environment of pmixrun, plus the -x variables, plus what the PMIx server's
@@ -205,7 +206,7 @@ pub fn parse(
         exports: Vec::new(),
         nodes: 1,
         node_env: Vec::new(),
-        report_fences: false,
+        report_modex: false,
     };
     let mut i = 0;
     loop {
@@ -259,11 +260,11 @@ pub fn parse(
                 }
                 "--nodes" => opts.nodes = parse_count(opt, &value(opt)?)?,
                 "--node-env" => opts.node_env.push(parse_node_env(&value(opt)?)?),
-                "--report-fences" => {
+                "--report-modex" => {
                     if inline.is_some() {
-                        return Err(UsageError("--report-fences takes no value".into()));
+                        return Err(UsageError("--report-modex takes no value".into()));
                     }
-                    opts.report_fences = true
+                    opts.report_modex = true
                 }
                 ":" => return Err(UsageError("':' with no program before it".into())),
                 w if w.starts_with('-') && w.len() > 1 => {
@@ -335,7 +336,9 @@ fn parse_node_env(v: &str) -> Result<(u32, String, String), UsageError> {
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !valid_name {
-        return Err(UsageError(format!("--node-env: '{name}' is not a variable name")));
+        return Err(UsageError(format!(
+            "--node-env: '{name}' is not a variable name"
+        )));
     }
     Ok((node, name.to_string(), value.to_string()))
 }
@@ -398,11 +401,10 @@ mod tests {
 
     #[test]
     fn multi_node_bench_options() {
-        let o = run(
-            "--nodes 3 -n 7 --node-env 1:PMIX_MCA_x=1 --node-env=2:B=c=d --report-fences prog",
-        );
+        let o =
+            run("--nodes 3 -n 7 --node-env 1:PMIX_MCA_x=1 --node-env=2:B=c=d --report-modex prog");
         assert_eq!(o.nodes, 3);
-        assert!(o.report_fences);
+        assert!(o.report_modex);
         assert_eq!(
             o.node_env,
             vec![
@@ -461,7 +463,7 @@ mod tests {
         assert!(err("--node-env 1A=1 prog").contains("K:VAR=value"));
         assert!(err("--node-env x:A=1 prog").contains("K:VAR=value"));
         assert!(err("--node-env 0:1A=1 prog").contains("not a variable name"));
-        assert!(err("--report-fences=1 prog").contains("no value"));
+        assert!(err("--report-modex=1 prog").contains("no value"));
         assert!(err("--tag-output=yes prog").contains("no value"));
         assert!(err("-n 4000 a : -n 97 b").contains("at most"));
     }
@@ -477,7 +479,7 @@ mod tests {
             "-x VAR",
             "--nodes",
             "--node-env",
-            "--report-fences",
+            "--report-modex",
             "--help",
             "--version",
         ] {

@@ -172,7 +172,6 @@ impl Layout {
         }
         out
     }
-
 }
 
 /// A node's ranks as the comma list `PMIX_LOCAL_PEERS` uses.
@@ -317,7 +316,10 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
                 Info::new(PMIX_NODE_SIZE, Value::Uint32(count))?,
                 Info::new(PMIX_LOCAL_PEERS, Value::string(&peers_list(n)))?,
                 Info::new(PMIX_LOCAL_PROCS, local_procs(layout, n))?,
-                Info::new(PMIX_LOCALLDR, Value::Rank(n.ranks.first().copied().unwrap_or(0)))?,
+                Info::new(
+                    PMIX_LOCALLDR,
+                    Value::Rank(n.ranks.first().copied().unwrap_or(0)),
+                )?,
                 Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed(n)))?,
             ]),
         )?);

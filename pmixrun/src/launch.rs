@@ -41,8 +41,8 @@ pub trait JobServer {
     /// Register the job: by default the one node's registration with
     /// [`JobServer::register_nspace`] (a multi-node bench registers each node's own).
     fn register_job(&self, layout: &Layout, pids: &[Pid]) -> Result<(), String> {
-        let infos = job::registration(layout, pids)
-            .map_err(|e| format!("cannot describe the job: {e}"))?;
+        let infos =
+            job::registration(layout, pids).map_err(|e| format!("cannot describe the job: {e}"))?;
         self.register_nspace(&layout.nspace, layout.size(), infos)
             .map_err(|e| format!("the PMIx server refused the job: {e}"))
     }

@@ -43,7 +43,10 @@ fn main() {
 
 fn real_main() -> i32 {
     // A node daemon of the multi-node bench (started by the front end only).
-    if std::env::args_os().nth(1).is_some_and(|a| a == "--node-daemon") {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "--node-daemon")
+    {
         return node::daemon::run();
     }
     let mut args = Vec::new();
@@ -299,7 +302,7 @@ fn run_nodes(
     let cfg = node::fabric::FabricConfig {
         node_dirs,
         node_env: opts.node_env.clone(),
-        report_fences: opts.report_fences,
+        report_modex: opts.report_modex,
     };
     let mut fabric = match node::fabric::Fabric::start(layout, cfg, events) {
         Ok(f) => f,

@@ -23,6 +23,7 @@ struct Pending {
     fences: HashMap<u64, HostDone<Vec<u8>>>,
     dmodex: HashMap<u64, HostDone<Vec<u8>>>,
     aborts: HashMap<u64, HostDone<()>>,
+    finalized: HashMap<u64, std::sync::mpsc::Sender<()>>,
 }
 
 /// The daemon's [`Host`]: every upcall becomes an [`Up`] message.
@@ -45,7 +46,10 @@ fn outcome(status: i32, what: &str) -> Result<()> {
     if status == pmix_sys::PMIX_SUCCESS {
         Ok(())
     } else {
-        Err(Error::new(status, format!("{what} failed on the front end")))
+        Err(Error::new(
+            status,
+            format!("{what} failed on the front end"),
+        ))
     }
 }
 
@@ -54,8 +58,21 @@ impl Host for NodeHost {
         self.tx.send(&Up::Connected(proc.clone()));
         Ok(())
     }
+    /// Waits (briefly, on the progress thread) until the front end has recorded the
+    /// finalization: the client's answer follows this upcall, and the launcher must not
+    /// see the process exit before it knows the process finalized.
     fn client_finalized(&self, proc: &ProcId) {
-        self.tx.send(&Up::Finalized(proc.clone()));
+        let id = self.id();
+        let (seen_tx, seen) = std::sync::mpsc::channel();
+        self.lock().finalized.insert(id, seen_tx);
+        self.tx.send(&Up::Finalized {
+            id,
+            proc_: proc.clone(),
+        });
+        if seen.recv_timeout(FINALIZE_ACK).is_err() {
+            log::warn!("the front end did not confirm that {proc} finalized");
+            self.lock().finalized.remove(&id);
+        }
     }
     fn client_lost(&self, proc: &ProcId) {
         self.tx.send(&Up::Lost(proc.clone()));
@@ -121,6 +138,9 @@ impl Host for NodeHost {
     }
 }
 
+/// How long a client's finalization waits for the front end to record it.
+const FINALIZE_ACK: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn status_of(r: &Result<()>) -> (i32, String) {
     match r {
         Ok(()) => (pmix_sys::PMIX_SUCCESS, String::new()),
@@ -171,7 +191,10 @@ pub fn run() -> i32 {
             return 1;
         }
     };
-    let tx = match stream.try_clone().and_then(|w| link::writer(w, "node-link")) {
+    let tx = match stream
+        .try_clone()
+        .and_then(|w| link::writer(w, "node-link"))
+    {
         Ok(tx) => tx,
         Err(e) => {
             eprintln!("pmixrun node daemon: cannot write to the front end: {e}");
@@ -185,109 +208,121 @@ pub fn run() -> i32 {
     });
     let mut server: Option<Server> = None;
     let mut node = 0u32;
-    let r = link::read_loop::<Down>(stream, |msg| match msg {
-        Down::Setup {
-            node: id,
-            hostname,
-            server: sid,
-            tmpdir,
-        } => {
-            node = id;
-            let cfg = ServerConfig {
-                id: sid,
-                tmpdir: Some(PathBuf::from(tmpdir)),
-                info: Info::new(pmix_sys::attrs::keys::PMIX_HOSTNAME, Value::string(&hostname))
+    let r = link::read_loop::<Down>(stream, |msg| {
+        match msg {
+            Down::Setup {
+                node: id,
+                hostname,
+                server: sid,
+                tmpdir,
+            } => {
+                node = id;
+                let cfg = ServerConfig {
+                    id: sid,
+                    tmpdir: Some(PathBuf::from(tmpdir)),
+                    info: Info::new(
+                        pmix_sys::attrs::keys::PMIX_HOSTNAME,
+                        Value::string(&hostname),
+                    )
                     .into_iter()
                     .collect(),
-            };
-            match Server::start(cfg, host.clone()) {
-                Ok(s) => {
-                    log::debug!("node {node} ({hostname}): server {} up", s.uri());
-                    server = Some(s);
-                    tx.send(&Up::Ready {
-                        status: pmix_sys::PMIX_SUCCESS,
-                        msg: String::new(),
-                    });
-                }
-                Err(e) => tx.send(&Up::Ready {
-                    status: pmix_core::protocol::status_of(&e),
-                    msg: e.to_string(),
-                }),
-            }
-        }
-        Down::Call { id, call: c } => {
-            let (r, env) = match &server {
-                Some(s) => call(s, c),
-                None => (Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server")), Vec::new()),
-            };
-            if id != 0 {
-                let (status, msg) = status_of(&r);
-                tx.send(&Up::Reply {
-                    id,
-                    status,
-                    msg,
-                    env,
-                });
-            }
-        }
-        Down::FenceDone { id, status, data } => {
-            let done = host.lock().fences.remove(&id);
-            match done {
-                Some(d) => d(blob_result(status, data, "fence")),
-                None => log::warn!("node {node}: completion of unknown fence {id}"),
-            }
-        }
-        Down::DmodexDone { id, status, data } => {
-            let done = host.lock().dmodex.remove(&id);
-            match done {
-                Some(d) => d(blob_result(status, data, "direct modex")),
-                None => log::warn!("node {node}: answer to unknown direct modex {id}"),
-            }
-        }
-        Down::AbortDone { id, status } => {
-            let done = host.lock().aborts.remove(&id);
-            if let Some(d) = done {
-                d(outcome(status, "abort"));
-            }
-        }
-        Down::DmodexAsk { id, proc_, info } => {
-            let tx2 = tx.clone();
-            let answer: HostDone<Vec<u8>> = Box::new(move |r| {
-                let (status, data) = match r {
-                    Ok(d) => (pmix_sys::PMIX_SUCCESS, d),
-                    Err(e) => (pmix_core::protocol::status_of(&e), Vec::new()),
                 };
-                tx2.send(&Up::DmodexAnswer { id, status, data });
-            });
-            match &server {
-                Some(s) => {
-                    if let Err(e) = s.dmodex_request_info(&proc_, &info, answer) {
-                        tx.send(&Up::DmodexAnswer {
-                            id,
-                            status: pmix_core::protocol::status_of(&e),
-                            data: Vec::new(),
+                match Server::start(cfg, host.clone()) {
+                    Ok(s) => {
+                        log::debug!("node {node} ({hostname}): server {} up", s.uri());
+                        server = Some(s);
+                        tx.send(&Up::Ready {
+                            status: pmix_sys::PMIX_SUCCESS,
+                            msg: String::new(),
                         });
                     }
-                }
-                None => answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server"))),
-            }
-        }
-        Down::Notify {
-            status,
-            source,
-            info,
-        } => {
-            if let Some(s) = &server {
-                if let Err(e) = s.notify_event(status, &source, info) {
-                    log::warn!("node {node}: cannot deliver event {status}: {e}");
+                    Err(e) => tx.send(&Up::Ready {
+                        status: pmix_core::protocol::status_of(&e),
+                        msg: e.to_string(),
+                    }),
                 }
             }
-        }
-        Down::Shutdown => {
-            if let Some(s) = server.take() {
-                s.finalize();
+            Down::Call { id, call: c } => {
+                let (r, env) = match &server {
+                    Some(s) => call(s, c),
+                    None => (
+                        Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server")),
+                        Vec::new(),
+                    ),
+                };
+                if id != 0 {
+                    let (status, msg) = status_of(&r);
+                    tx.send(&Up::Reply {
+                        id,
+                        status,
+                        msg,
+                        env,
+                    });
+                }
             }
+            Down::FenceDone { id, status, data } => {
+                let done = host.lock().fences.remove(&id);
+                match done {
+                    Some(d) => d(blob_result(status, data, "fence")),
+                    None => log::warn!("node {node}: completion of unknown fence {id}"),
+                }
+            }
+            Down::DmodexDone { id, status, data } => {
+                let done = host.lock().dmodex.remove(&id);
+                match done {
+                    Some(d) => d(blob_result(status, data, "direct modex")),
+                    None => log::warn!("node {node}: answer to unknown direct modex {id}"),
+                }
+            }
+            Down::AbortDone { id, status } => {
+                let done = host.lock().aborts.remove(&id);
+                if let Some(d) = done {
+                    d(outcome(status, "abort"));
+                }
+            }
+            Down::DmodexAsk { id, proc_, info } => {
+                let tx2 = tx.clone();
+                let answer: HostDone<Vec<u8>> = Box::new(move |r| {
+                    let (status, data) = match r {
+                        Ok(d) => (pmix_sys::PMIX_SUCCESS, d),
+                        Err(e) => (pmix_core::protocol::status_of(&e), Vec::new()),
+                    };
+                    tx2.send(&Up::DmodexAnswer { id, status, data });
+                });
+                match &server {
+                    Some(s) => {
+                        if let Err(e) = s.dmodex_request_info(&proc_, &info, answer) {
+                            tx.send(&Up::DmodexAnswer {
+                                id,
+                                status: pmix_core::protocol::status_of(&e),
+                                data: Vec::new(),
+                            });
+                        }
+                    }
+                    None => answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server"))),
+                }
+            }
+            Down::Notify {
+                status,
+                source,
+                info,
+            } => {
+                if let Some(s) = &server {
+                    if let Err(e) = s.notify_event(status, &source, info) {
+                        log::warn!("node {node}: cannot deliver event {status}: {e}");
+                    }
+                }
+            }
+            Down::FinalizedSeen { id } => {
+                let seen = host.lock().finalized.remove(&id);
+                if let Some(s) = seen {
+                    let _ = s.send(());
+                }
+            }
+            // Stop reading; the server is finalized below.
+            Down::Shutdown => return false,
         }
+        true
     });
     if let Err(e) = r {
         log::warn!("node {node}: link to the front end failed: {e}");

@@ -125,8 +125,9 @@ pub struct FabricConfig {
     pub node_dirs: Vec<PathBuf>,
     /// `--node-env`: extra environment variables of one node's daemon.
     pub node_env: Vec<(u32, String, String)>,
-    /// `--report-fences`: print each fence's contributions on stderr.
-    pub report_fences: bool,
+    /// `--report-modex`: print each fence's contributions and each direct-modex
+    /// request on stderr.
+    pub report_modex: bool,
 }
 
 type CallReply = (i32, String, Vec<(String, String)>);
@@ -183,12 +184,16 @@ impl Shared {
         let mut set = BTreeSet::new();
         for p in procs {
             if p.nspace != self.nspace {
-                return Err(format!("fence names namespace {}, not this job's", p.nspace));
+                return Err(format!(
+                    "fence names namespace {}, not this job's",
+                    p.nspace
+                ));
             }
             if p.rank == pmix_sys::PMIX_RANK_WILDCARD {
-                set.extend((0..self.nodes.len()).filter(|&n| {
-                    self.nodes.get(n).is_some_and(|nl| !nl.ranks.is_empty())
-                }));
+                set.extend(
+                    (0..self.nodes.len())
+                        .filter(|&n| self.nodes.get(n).is_some_and(|nl| !nl.ranks.is_empty())),
+                );
             } else {
                 set.insert(
                     self.node_of(p.rank)
@@ -207,10 +212,11 @@ impl Shared {
                     self.events.push(JobEvent::Connected(r));
                 }
             }
-            Up::Finalized(p) => {
-                if let Some(r) = self.rank_of(&p) {
+            Up::Finalized { id, proc_ } => {
+                if let Some(r) = self.rank_of(&proc_) {
                     self.events.push(JobEvent::Finalized(r));
                 }
+                self.send(node, &Down::FinalizedSeen { id });
             }
             Up::Lost(p) => {
                 if let Some(r) = self.rank_of(&p) {
@@ -278,7 +284,9 @@ impl Shared {
                     st.dmodex.insert(gid, (node, id));
                     gid
                 };
-                log::debug!("direct modex for {proc_}: node {node} asks node {owner}");
+                self.report(&format!(
+                    "direct modex {gid}: node{node} asks node{owner} for {proc_}"
+                ));
                 self.send(
                     owner,
                     &Down::DmodexAsk {
@@ -389,17 +397,15 @@ impl Shared {
             .iter()
             .map(|(n, s)| format!("node{n}={s}"))
             .collect();
-        let line = format!(
-            "fence {n} ({} participant entries): {} bytes, total {} bytes",
-            done.procs.len(),
+        let over = match done.procs.as_slice() {
+            [p] if p.rank == pmix_sys::PMIX_RANK_WILDCARD => "all ranks".to_string(),
+            ps => format!("{} ranks", ps.len()),
+        };
+        self.report(&format!(
+            "fence {n} over {over}: {} bytes, total {} bytes",
             sizes.join(" "),
             done.data.len()
-        );
-        log::info!("{line}");
-        if self.report {
-            let mut e = std::io::stderr().lock();
-            let _ = writeln!(e, "pmixrun: {line}");
-        }
+        ));
         for (n, their) in done.parts {
             self.send(
                 n,
@@ -409,6 +415,15 @@ impl Shared {
                     data: done.data.clone(),
                 },
             );
+        }
+    }
+
+    /// Log a line of the modex report (and print it with `--report-modex`).
+    fn report(&self, line: &str) {
+        log::info!("{line}");
+        if self.report {
+            let mut e = std::io::stderr().lock();
+            let _ = writeln!(e, "pmixrun: {line}");
         }
     }
 
@@ -507,7 +522,7 @@ impl Fabric {
             nodes: layout.nodes.clone(),
             links,
             events,
-            report: cfg.report_fences,
+            report: cfg.report_modex,
             st: Mutex::new(State::default()),
         });
         let mut readers = Vec::new();
@@ -520,7 +535,10 @@ impl Fabric {
             let t = std::thread::Builder::new()
                 .name(format!("node{i}-reader"))
                 .spawn(move || {
-                    let r = link::read_loop::<Up>(stream, |m| sh.handle(i, m));
+                    let r = link::read_loop::<Up>(stream, |m| {
+                        sh.handle(i, m);
+                        true
+                    });
                     sh.closed(i, r);
                 });
             match t {

@@ -116,6 +116,11 @@ pub enum Down {
     },
     /// Finalize the server and exit.
     Shutdown,
+    /// The launcher has recorded an [`Up::Finalized`].
+    FinalizedSeen {
+        /// The daemon's id.
+        id: u64,
+    },
 }
 
 /// Daemon → front end.
@@ -141,8 +146,15 @@ pub enum Up {
     },
     /// A client connected.
     Connected(ProcId),
-    /// A client finalized.
-    Finalized(ProcId),
+    /// A client finalized; the front end answers [`Down::FinalizedSeen`] with this id
+    /// once the launcher knows (the client is released only then, so its exit can never
+    /// overtake its finalization).
+    Finalized {
+        /// The daemon's id.
+        id: u64,
+        /// Who.
+        proc_: ProcId,
+    },
     /// A client's connection closed before it finalized.
     Lost(ProcId),
     /// A client called `PMIx_Abort`.
@@ -329,6 +341,10 @@ impl Wire for Down {
                 info.encode(out);
             }
             Down::Shutdown => 8u8.encode(out),
+            Down::FinalizedSeen { id } => {
+                9u8.encode(out);
+                id.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -368,6 +384,9 @@ impl Wire for Down {
                 info: Vec::decode(d)?,
             },
             8 => Down::Shutdown,
+            9 => Down::FinalizedSeen {
+                id: u64::decode(d)?,
+            },
             t => return Err(bad(t, "front-end")),
         })
     }
@@ -391,16 +410,20 @@ impl Wire for Up {
                 id.encode(out);
                 status.encode(out);
                 msg.encode(out);
-                let pairs: Vec<Pair> = env.iter().map(|(k, v)| Pair(k.clone(), v.clone())).collect();
+                let pairs: Vec<Pair> = env
+                    .iter()
+                    .map(|(k, v)| Pair(k.clone(), v.clone()))
+                    .collect();
                 encode_seq(&pairs, out);
             }
             Up::Connected(p) => {
                 3u8.encode(out);
                 p.encode(out);
             }
-            Up::Finalized(p) => {
+            Up::Finalized { id, proc_ } => {
                 4u8.encode(out);
-                p.encode(out);
+                id.encode(out);
+                proc_.encode(out);
             }
             Up::Lost(p) => {
                 5u8.encode(out);
@@ -474,7 +497,10 @@ impl Wire for Up {
                     .collect(),
             },
             3 => Up::Connected(ProcId::decode(d)?),
-            4 => Up::Finalized(ProcId::decode(d)?),
+            4 => Up::Finalized {
+                id: u64::decode(d)?,
+                proc_: ProcId::decode(d)?,
+            },
             5 => Up::Lost(ProcId::decode(d)?),
             6 => Up::Abort {
                 id: u64::decode(d)?,
@@ -545,17 +571,21 @@ pub fn writer(stream: UnixStream, name: &str) -> std::io::Result<Sender> {
     Ok(Sender(tx))
 }
 
-/// Read messages from `stream` until end of file, handing each to `f`. A frame that does
-/// not decode ends the link (the peer is not speaking this protocol).
+/// Read messages from `stream` until end of file or until `f` returns `false`, handing
+/// each to `f`. A frame that does not decode ends the link (the peer is not speaking
+/// this protocol).
 ///
 /// # Errors
-/// The read error or the decoding error that ended the link; `Ok` at a clean end of file.
-pub fn read_loop<T: Wire>(mut stream: UnixStream, mut f: impl FnMut(T)) -> Result<()> {
+/// The read error or the decoding error that ended the link; `Ok` at a clean end of file
+/// or when `f` asked to stop.
+pub fn read_loop<T: Wire>(mut stream: UnixStream, mut f: impl FnMut(T) -> bool) -> Result<()> {
     let mut dec = FrameDecoder::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         while let Some(body) = dec.next_frame()? {
-            f(protocol::decode::<T>(&body)?);
+            if !f(protocol::decode::<T>(&body)?) {
+                return Ok(());
+            }
         }
         let n = match stream.read(&mut buf) {
             Ok(0) => {
@@ -657,6 +687,7 @@ mod tests {
                 info: info.clone(),
             },
             Down::Shutdown,
+            Down::FinalizedSeen { id: 5 },
         ] {
             roundtrip(m);
         }
@@ -672,7 +703,7 @@ mod tests {
                 env: vec![("A".into(), "1".into())],
             },
             Up::Connected(p(1)),
-            Up::Finalized(p(1)),
+            Up::Finalized { id: 3, proc_: p(1) },
             Up::Lost(p(1)),
             Up::Abort {
                 id: 1,
@@ -714,7 +745,11 @@ mod tests {
         let tx = writer(a, "test-writer").expect("writer");
         let t = std::thread::spawn(move || {
             let mut got = Vec::new();
-            read_loop::<Down>(b, |m| got.push(m)).expect("read");
+            read_loop::<Down>(b, |m| {
+                got.push(m);
+                true
+            })
+            .expect("read");
             got
         });
         for id in 0..100 {
