@@ -23,7 +23,7 @@ struct Pending {
     fences: HashMap<u64, HostDone<Vec<u8>>>,
     dmodex: HashMap<u64, HostDone<Vec<u8>>>,
     aborts: HashMap<u64, HostDone<()>>,
-    finalized: HashMap<u64, std::sync::mpsc::Sender<()>>,
+    finalized: HashMap<u64, HostDone<()>>,
 }
 
 /// The daemon's [`Host`]: every upcall becomes an [`Up`] message.
@@ -58,21 +58,22 @@ impl Host for NodeHost {
         self.tx.send(&Up::Connected(proc.clone()));
         Ok(())
     }
-    /// Waits (briefly, on the progress thread) until the front end has recorded the
-    /// finalization: the client's answer follows this upcall, and the launcher must not
-    /// see the process exit before it knows the process finalized.
     fn client_finalized(&self, proc: &ProcId) {
+        self.tx.send(&Up::Finalized {
+            id: 0,
+            proc_: proc.clone(),
+        });
+    }
+    /// The client is released once the front end has recorded the finalization, so the
+    /// launcher can never see the process exit before it knows it finalized.
+    fn client_finalized_nb(&self, proc: &ProcId, done: HostDone<()>) -> Result<HostReply> {
         let id = self.id();
-        let (seen_tx, seen) = std::sync::mpsc::channel();
-        self.lock().finalized.insert(id, seen_tx);
+        self.lock().finalized.insert(id, done);
         self.tx.send(&Up::Finalized {
             id,
             proc_: proc.clone(),
         });
-        if seen.recv_timeout(FINALIZE_ACK).is_err() {
-            log::warn!("the front end did not confirm that {proc} finalized");
-            self.lock().finalized.remove(&id);
-        }
+        Ok(HostReply::Pending)
     }
     fn client_lost(&self, proc: &ProcId) {
         self.tx.send(&Up::Lost(proc.clone()));
@@ -137,9 +138,6 @@ impl Host for NodeHost {
         });
     }
 }
-
-/// How long a client's finalization waits for the front end to record it.
-const FINALIZE_ACK: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn status_of(r: &Result<()>) -> (i32, String) {
     match r {
@@ -314,9 +312,9 @@ pub fn run() -> i32 {
                 }
             }
             Down::FinalizedSeen { id } => {
-                let seen = host.lock().finalized.remove(&id);
-                if let Some(s) = seen {
-                    let _ = s.send(());
+                let done = host.lock().finalized.remove(&id);
+                if let Some(d) = done {
+                    d(Ok(()));
                 }
             }
             // Stop reading; the server is finalized below.

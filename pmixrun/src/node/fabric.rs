@@ -216,7 +216,9 @@ impl Shared {
                 if let Some(r) = self.rank_of(&proc_) {
                     self.events.push(JobEvent::Finalized(r));
                 }
-                self.send(node, &Down::FinalizedSeen { id });
+                if id != 0 {
+                    self.send(node, &Down::FinalizedSeen { id });
+                }
             }
             Up::Lost(p) => {
                 if let Some(r) = self.rank_of(&p) {

@@ -147,8 +147,8 @@ pub enum Up {
     /// A client connected.
     Connected(ProcId),
     /// A client finalized; the front end answers [`Down::FinalizedSeen`] with this id
-    /// once the launcher knows (the client is released only then, so its exit can never
-    /// overtake its finalization).
+    /// (unless it is 0) once the launcher knows (the client is released only then, so its
+    /// exit can never overtake its finalization).
     Finalized {
         /// The daemon's id.
         id: u64,
