@@ -636,6 +636,13 @@ impl Server {
         self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request_key(&p, key, done, out)))
     }
 
+    /// Turn delta modex on or off (normally read from
+    /// `PMIX_MCA_pmix_server_fence_delta_modex` at start; for hosts that configure the
+    /// engine directly, and tests).
+    pub fn set_delta_modex(&self, on: bool) {
+        self.shared.lock().set_delta_modex(on);
+    }
+
     /// What this server contributed to collecting fences so far (bytes per fence; the
     /// same numbers are logged at info level, see [`modex`]).
     pub fn fence_stats(&self) -> modex::FenceStats {

@@ -1740,6 +1740,60 @@ mod tests {
         );
     }
 
+    /// Direct modex per (process, key): an answer without the key a Get waits for ends
+    /// that Get only if it was that Get's own request.
+    #[test]
+    fn direct_modex_is_per_process_and_key() {
+        let mut s = setup(4, 2);
+        let get = |k: &str| Req::Get {
+            target: p(2),
+            key: Some(Key::new(k).unwrap()),
+            immediate: false,
+            timeout_ms: 0,
+            info: vec![],
+        };
+        let asked = |out: &[Action]| -> Vec<Option<String>> {
+            out.iter()
+                .filter_map(|a| match a {
+                    Action::HostDmodex { key, .. } => Some(key.as_ref().map(|k| k.to_string())),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(asked(&req(&mut s, 1, 1, get("a"))), vec![Some("a".into())]);
+        assert_eq!(asked(&req(&mut s, 2, 2, get("b"))), vec![Some("b".into())]);
+        // The same process and key again: no second request.
+        assert!(asked(&req(&mut s, 2, 3, get("a"))).is_empty());
+        let answer = |keys: &[&str]| {
+            let mut b = Blob::new(true);
+            b.procs.push(ProcBlob::full(
+                p(2),
+                keys.iter()
+                    .map(|k| {
+                        (
+                            Key::new(*k).unwrap(),
+                            Entry {
+                                scope: sys::PMIX_GLOBAL,
+                                value: Value::Int(1),
+                            },
+                        )
+                    })
+                    .collect(),
+            ));
+            encode_blob(&b)
+        };
+        let mut out = Vec::new();
+        let a = Key::new("a").unwrap();
+        s.dmodex_done(&p(2), Some(&a), Ok(answer(&["a"])), &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(r, vec![(1, 1, 0), (2, 3, 0)], "b keeps waiting for its own request");
+        let mut out = Vec::new();
+        let b = Key::new("b").unwrap();
+        s.dmodex_done(&p(2), Some(&b), Ok(answer(&["a"])), &mut out);
+        assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_NOT_FOUND)]);
+    }
+
     #[test]
     fn dmodex_request_waits_for_the_commit() {
         let mut s = setup(2, 2);
