@@ -123,7 +123,11 @@ fn cluster(name: &str, nodes: &[u32], delta: &[bool]) -> Cluster {
         first += n;
         servers.push(Arc::new(s));
     }
-    fabric.servers.lock().unwrap().extend(servers.iter().cloned());
+    fabric
+        .servers
+        .lock()
+        .unwrap()
+        .extend(servers.iter().cloned());
     let mut clients = Vec::new();
     for r in 0..size {
         let s = &servers[fabric.owner[r as usize]];
@@ -212,18 +216,24 @@ fn sequence(name: &str, delta: bool) -> (Vec<Vec<(String, Value)>>, Vec<u64>) {
             )
             .unwrap();
         }
-        cl.put(sys::PMIX_LOCAL, key("k.local"), Value::Int(1)).unwrap();
+        cl.put(sys::PMIX_LOCAL, key("k.local"), Value::Int(1))
+            .unwrap();
     }
     let mut seen = Vec::new();
     let mut sizes = Vec::new();
     for f in 0..4u32 {
         for (r, cl) in c.clients.iter().enumerate() {
             if f > 0 {
-                cl.put(sys::PMIX_GLOBAL, key("k.000"), Value::Uint32(r as u32 * 1000 + 500 + f))
-                    .unwrap();
+                cl.put(
+                    sys::PMIX_GLOBAL,
+                    key("k.000"),
+                    Value::Uint32(r as u32 * 1000 + 500 + f),
+                )
+                .unwrap();
             }
             if f == 2 {
-                cl.put(sys::PMIX_DEL_GLOBAL, key("k.050"), Value::Undef).unwrap();
+                cl.put(sys::PMIX_DEL_GLOBAL, key("k.050"), Value::Undef)
+                    .unwrap();
             }
             cl.commit().unwrap();
         }
@@ -246,9 +256,16 @@ fn delta_modex_delivers_the_same_data_in_a_fraction_of_the_bytes() {
     assert_eq!(full_seen, delta_seen, "the same values either way");
     // The data is what was published: 100 keys, k.000 changed, k.050 deleted from fence 2.
     let last = full_seen.last().unwrap();
-    assert_eq!(last.len(), 99, "100 keys less the deleted one (LOCAL ones stay home)");
+    assert_eq!(
+        last.len(),
+        99,
+        "100 keys less the deleted one (LOCAL ones stay home)"
+    );
     assert!(last.iter().all(|(k, _)| k != "k.050" && k != "k.local"));
-    assert_eq!(last[0], ("k.000".to_string(), Value::Uint32(3 * 1000 + 503)));
+    assert_eq!(
+        last[0],
+        ("k.000".to_string(), Value::Uint32(3 * 1000 + 503))
+    );
     // The first contribution is full either way (same name lengths, same bytes); later
     // ones shrink with delta modex.
     assert_eq!(full_sizes[0], delta_sizes[0]);
@@ -268,7 +285,11 @@ fn servers_with_different_settings_reject_the_fence_and_store_nothing() {
     }
     assert_eq!(
         c.clients[0]
-            .get(Some(&c.proc(1)), Some(&key("k.x")), &opts(&[keys::IMMEDIATE]))
+            .get(
+                Some(&c.proc(1)),
+                Some(&key("k.x")),
+                &opts(&[keys::IMMEDIATE])
+            )
             .unwrap_err()
             .status,
         sys::PMIX_ERR_NOT_FOUND
@@ -399,7 +420,11 @@ fn full_contributions_exactly_when_the_fence_page_says() {
         }
     };
     change(1);
-    assert_eq!(fence(vec![]), (2, 0), "never took part in a collecting fence: full");
+    assert_eq!(
+        fence(vec![]),
+        (2, 0),
+        "never took part in a collecting fence: full"
+    );
     change(2);
     assert_eq!(fence(vec![]), (0, 2), "same participants: delta");
     // A fence without data in between moves nothing.
@@ -411,7 +436,11 @@ fn full_contributions_exactly_when_the_fence_page_says() {
     // Data published for rank 0 by another path (register_resources, a group).
     c.servers[0].published_elsewhere(&c.proc(0));
     change(4);
-    assert_eq!(fence(vec![]), (1, 1), "published elsewhere: full for that rank");
+    assert_eq!(
+        fence(vec![]),
+        (1, 1),
+        "published elsewhere: full for that rank"
+    );
     // The same set of processes listed explicitly is the same participant set.
     change(5);
     assert_eq!(fence(vec![c.proc(2), c.proc(0), c.proc(1)]), (0, 2));

@@ -1787,7 +1787,11 @@ mod tests {
         s.dmodex_done(&p(2), Some(&a), Ok(answer(&["a"])), &mut out);
         let mut r = replies(&out);
         r.sort();
-        assert_eq!(r, vec![(1, 1, 0), (2, 3, 0)], "b keeps waiting for its own request");
+        assert_eq!(
+            r,
+            vec![(1, 1, 0), (2, 3, 0)],
+            "b keeps waiting for its own request"
+        );
         let mut out = Vec::new();
         let b = Key::new("b").unwrap();
         s.dmodex_done(&p(2), Some(&b), Ok(answer(&["a"])), &mut out);
