@@ -81,7 +81,7 @@ fn cluster(name: &str, nodes: &[u32], delta: &[bool]) -> Cluster {
     let size: u32 = nodes.iter().sum();
     let mut owner = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
-        owner.extend(std::iter::repeat(i).take(*n as usize));
+        owner.extend(std::iter::repeat_n(i, *n as usize));
     }
     let fabric = Arc::new(Fabric {
         servers: Mutex::new(Vec::new()),
