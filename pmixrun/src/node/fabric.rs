@@ -46,13 +46,15 @@ pub struct FenceDone {
 
 struct Round {
     procs: Vec<ProcId>,
+    tag: Option<String>,
     expect: BTreeSet<usize>,
     parts: BTreeMap<usize, (u64, Vec<u8>)>,
 }
 
-/// Matches the fence contributions of the nodes: one round per participant set, complete
-/// when every expected node has contributed. A node that contributes again to a set
-/// whose round it is already in opens the next round of that set.
+/// Matches the fence contributions of the nodes: one round per participant set and fence
+/// tag (`pmix_core::protocol::FENCE_TAG`, which tells apart concurrent collectives over
+/// the same processes), complete when every expected node has contributed. A node that
+/// contributes again to a set whose round it is already in opens the next round.
 #[derive(Default)]
 pub struct FenceMatcher {
     rounds: Vec<Round>,
@@ -60,13 +62,14 @@ pub struct FenceMatcher {
 
 impl FenceMatcher {
     /// Add `node`'s contribution (its fence `id`, its blob) to a fence over `procs`
-    /// whose participants live on the nodes `expect`.
+    /// (with fence tag `tag`) whose participants live on the nodes `expect`.
     ///
     /// # Errors
     /// A message when `node` is not among `expect`.
     pub fn contribute(
         &mut self,
         procs: Vec<ProcId>,
+        tag: Option<String>,
         expect: BTreeSet<usize>,
         node: usize,
         id: u64,
@@ -78,12 +81,13 @@ impl FenceMatcher {
         let pos = self
             .rounds
             .iter()
-            .position(|r| r.procs == procs && !r.parts.contains_key(&node));
+            .position(|r| r.procs == procs && r.tag == tag && !r.parts.contains_key(&node));
         let pos = match pos {
             Some(p) => p,
             None => {
                 self.rounds.push(Round {
                     procs,
+                    tag,
                     expect,
                     parts: BTreeMap::new(),
                 });
@@ -259,8 +263,17 @@ impl Shared {
                 });
             }
             Up::Fence {
-                id, procs, data, ..
-            } => self.fence(node, id, procs, data),
+                id,
+                procs,
+                info,
+                data,
+            } => {
+                let tag = info
+                    .iter()
+                    .find(|i| i.key.as_str() == pmix_core::protocol::FENCE_TAG)
+                    .and_then(|i| i.value.as_str().map(str::to_string));
+                self.fence(node, id, procs, tag, data)
+            }
             Up::Dmodex { id, proc_, info } => {
                 let owner = self.rank_of(&proc_).and_then(|r| self.node_of(r));
                 let owner = match (owner, proc_.nspace == self.nspace) {
@@ -354,7 +367,7 @@ impl Shared {
         }
     }
 
-    fn fence(&self, node: usize, id: u64, procs: Vec<ProcId>, data: Vec<u8>) {
+    fn fence(&self, node: usize, id: u64, procs: Vec<ProcId>, tag: Option<String>, data: Vec<u8>) {
         let expect = match self.nodes_of(&procs) {
             Ok(e) => e,
             Err(why) => {
@@ -372,7 +385,7 @@ impl Shared {
         };
         let (done, n) = {
             let mut st = self.lock();
-            let r = st.fences.contribute(procs, expect, node, id, data);
+            let r = st.fences.contribute(procs, tag, expect, node, id, data);
             if matches!(r, Ok(Some(_))) {
                 st.nfences += 1;
             }
@@ -763,20 +776,20 @@ mod tests {
         let mut m = FenceMatcher::default();
         let all = vec![p(pmix_sys::PMIX_RANK_WILDCARD)];
         assert_eq!(
-            m.contribute(all.clone(), set(&[0, 1, 2]), 2, 7, b"cc".to_vec()),
+            m.contribute(all.clone(), None, set(&[0, 1, 2]), 2, 7, b"cc".to_vec()),
             Ok(None)
         );
         assert_eq!(
-            m.contribute(all.clone(), set(&[0, 1, 2]), 0, 5, b"a".to_vec()),
+            m.contribute(all.clone(), None, set(&[0, 1, 2]), 0, 5, b"a".to_vec()),
             Ok(None)
         );
         // Another set is another fence.
         assert_eq!(
-            m.contribute(vec![p(0), p(3)], set(&[0, 1]), 0, 6, b"x".to_vec()),
+            m.contribute(vec![p(0), p(3)], None, set(&[0, 1]), 0, 6, b"x".to_vec()),
             Ok(None)
         );
         let done = m
-            .contribute(all.clone(), set(&[0, 1, 2]), 1, 9, b"bbb".to_vec())
+            .contribute(all.clone(), None, set(&[0, 1, 2]), 1, 9, b"bbb".to_vec())
             .expect("ok")
             .expect("complete");
         assert_eq!(done.data, b"abbbcc");
@@ -784,7 +797,7 @@ mod tests {
         assert_eq!(done.sizes, vec![(0, 1), (1, 3), (2, 2)]);
         assert_eq!(m.pending(), 1);
         assert!(m
-            .contribute(vec![p(0), p(3)], set(&[0, 1]), 2, 1, vec![])
+            .contribute(vec![p(0), p(3)], None, set(&[0, 1]), 2, 1, vec![])
             .is_err());
     }
 
@@ -793,22 +806,38 @@ mod tests {
         let mut m = FenceMatcher::default();
         let all = vec![p(pmix_sys::PMIX_RANK_WILDCARD)];
         assert_eq!(
-            m.contribute(all.clone(), set(&[0, 1]), 0, 1, b"1".to_vec()),
+            m.contribute(all.clone(), None, set(&[0, 1]), 0, 1, b"1".to_vec()),
             Ok(None)
         );
         assert_eq!(
-            m.contribute(all.clone(), set(&[0, 1]), 0, 2, b"2".to_vec()),
+            m.contribute(all.clone(), None, set(&[0, 1]), 0, 2, b"2".to_vec()),
             Ok(None)
         );
         let first = m
-            .contribute(all.clone(), set(&[0, 1]), 1, 3, b"3".to_vec())
+            .contribute(all.clone(), None, set(&[0, 1]), 1, 3, b"3".to_vec())
             .expect("ok")
             .expect("complete");
         assert_eq!(first.parts, vec![(0, 1), (1, 3)]);
         let second = m
-            .contribute(all, set(&[0, 1]), 1, 4, b"4".to_vec())
+            .contribute(all.clone(), None, set(&[0, 1]), 1, 4, b"4".to_vec())
             .expect("ok")
             .expect("complete");
         assert_eq!(second.data, b"24");
+        // Tagged collectives over the same processes are told apart.
+        let tag = |t: &str| Some(t.to_string());
+        assert_eq!(
+            m.contribute(all.clone(), tag("a"), set(&[0, 1]), 0, 5, b"a0".to_vec()),
+            Ok(None)
+        );
+        assert_eq!(
+            m.contribute(all.clone(), tag("b"), set(&[0, 1]), 1, 6, b"b1".to_vec()),
+            Ok(None)
+        );
+        let a = m
+            .contribute(all, tag("a"), set(&[0, 1]), 1, 7, b"a1".to_vec())
+            .expect("ok")
+            .expect("complete");
+        assert_eq!(a.data, b"a0a1");
+        assert_eq!(m.pending(), 1);
     }
 }
