@@ -600,6 +600,58 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn block_placement() {
+        assert_eq!(
+            block_distribution(7, 3),
+            vec![vec![0, 1, 2], vec![3, 4], vec![5, 6]]
+        );
+        assert_eq!(
+            block_distribution(4, 4),
+            vec![vec![0], vec![1], vec![2], vec![3]]
+        );
+        let n = nodes("h", 5, 1);
+        assert_eq!((n.len(), n[0].hostname.as_str()), (1, "h"));
+        let n = nodes("h", 5, 2);
+        assert_eq!(n[1].hostname, "node1");
+        assert_eq!(n[1].ranks, vec![3, 4]);
+    }
+
+    /// Each node's server is registered with its own node's view and every node's data.
+    #[test]
+    fn each_node_gets_its_own_view_of_the_whole_job() {
+        let mut l = layout();
+        l.nodes = nodes("host", 5, 2);
+        let pids = [10, 11, 12, 13, 14];
+        let r = registration_for(&l, &pids, 1).expect("node 1");
+        assert_eq!(one(&r, PMIX_HOSTNAME), &Value::string("node1"));
+        assert_eq!(one(&r, PMIX_NODEID), &Value::Uint32(1));
+        assert_eq!(one(&r, PMIX_LOCAL_SIZE), &Value::Uint32(2));
+        assert_eq!(one(&r, PMIX_LOCAL_PEERS), &Value::string("3,4"));
+        assert_eq!(one(&r, PMIX_LOCALLDR), &Value::Rank(3));
+        assert_eq!(one(&r, PMIX_NUM_NODES), &Value::Uint32(2));
+        assert_eq!(one(&r, PMIX_NODE_LIST), &Value::string("node0,node1"));
+        assert_eq!(one(&r, PMIX_PROC_MAP), &Value::string("0,1,2;3,4"));
+        assert_eq!(one(&r, PMIX_NUM_SLOTS), &Value::Uint32(8));
+        let nodes = get(&r, PMIX_NODE_INFO_ARRAY);
+        assert_eq!(nodes.len(), 2, "every node");
+        assert_eq!(
+            one(&array(nodes[0]), PMIX_LOCAL_PEERS),
+            &Value::string("0,1,2")
+        );
+        let procs = get(&r, PMIX_PROC_INFO_ARRAY);
+        assert_eq!(procs.len(), 5, "every process, local or not");
+        let p1 = array(procs[1]);
+        assert_eq!(one(&p1, PMIX_HOSTNAME), &Value::string("node0"));
+        assert_eq!(one(&p1, PMIX_NODEID), &Value::Uint32(0));
+        assert_eq!(one(&p1, PMIX_LOCAL_RANK), &Value::Uint16(1));
+        let p4 = array(procs[4]);
+        assert_eq!(one(&p4, PMIX_HOSTNAME), &Value::string("node1"));
+        assert_eq!(one(&p4, PMIX_NODE_RANK), &Value::Uint16(1));
+        assert_eq!(one(&p4, PMIX_PROC_PID), &Value::Pid(14));
+        assert!(registration_for(&l, &pids, 2).is_err());
+    }
+
+    #[test]
     fn maps() {
         assert_eq!(node_map(&["a", "b"]), "a,b");
         assert_eq!(proc_map(&[vec![0, 1], vec![2]]), "0,1;2");
