@@ -57,6 +57,13 @@ pub enum JobEvent {
         /// Completion of the upcall.
         done: HostDone<Nspace>,
     },
+    /// A node's PMIx server went away (multi-node bench only).
+    NodeFailed {
+        /// The node id.
+        node: u32,
+        /// What happened.
+        msg: String,
+    },
 }
 
 impl fmt::Debug for JobEvent {
@@ -74,6 +81,7 @@ impl fmt::Debug for JobEvent {
             JobEvent::JobControl {
                 requester, targets, ..
             } => write!(f, "JobControl({requester}, {} targets)", targets.len()),
+            JobEvent::NodeFailed { node, msg } => write!(f, "NodeFailed({node}, {msg:?})"),
         }
     }
 }
@@ -232,19 +240,6 @@ impl Host for JobHost {
             done,
         });
         Ok(HostReply::Pending)
-    }
-
-    fn notify_event(
-        &self,
-        status: i32,
-        source: &ProcId,
-        range: u8,
-        _info: &[Info],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        // One server reaches every process pmixrun runs: the event has been delivered.
-        log::debug!("event {status} from {source} (range {range}) reached the launcher");
-        Ok(HostReply::Completed)
     }
 
     fn job_control(

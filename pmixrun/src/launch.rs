@@ -48,6 +48,14 @@ pub trait JobServer {
     fn deregister_nspace(&self, nspace: &Nspace);
     /// Raise an event at the server's clients in `range` (see [`Server::notify_event`]).
     fn notify(&self, _status: i32, _source: &ProcId, _range: u8, _info: Vec<Info>) {}
+    /// Register the job: by default the one node's registration with
+    /// [`JobServer::register_nspace`] (a multi-node bench registers each node's own).
+    fn register_job(&self, layout: &Layout, pids: &[Pid]) -> Result<(), String> {
+        let infos =
+            job::registration(layout, pids).map_err(|e| format!("cannot describe the job: {e}"))?;
+        self.register_nspace(&layout.nspace, layout.size(), infos)
+            .map_err(|e| format!("the PMIx server refused the job: {e}"))
+    }
 }
 
 impl JobServer for Server {
@@ -429,21 +437,24 @@ impl Launcher {
             return Err(format!("no job {job}"));
         };
         let ns = j.layout.nspace.clone();
-        let mut infos = job::registration(&j.layout, &self.job_pids(job))
-            .map_err(|e| format!("cannot describe the job: {e}"))?;
-        if let Some(parent) = &j.parent {
-            // A spawned job: it says so, and who its parent is.
-            infos.retain(|i| i.key.as_str() != ak::PMIX_SPAWNED);
-            for (k, v) in [
-                (ak::PMIX_SPAWNED, Value::Bool(true)),
-                (ak::PMIX_PARENT_ID, Value::Proc(Some(parent.clone()))),
-            ] {
-                infos.push(Info::new(k, v).map_err(|e| e.to_string())?);
+        match &j.parent {
+            None => server.register_job(&j.layout, &self.job_pids(job))?,
+            Some(parent) => {
+                // A spawned job: it says so, and who its parent is.
+                let mut infos = job::registration(&j.layout, &self.job_pids(job))
+                    .map_err(|e| format!("cannot describe the job: {e}"))?;
+                infos.retain(|i| i.key.as_str() != ak::PMIX_SPAWNED);
+                for (k, v) in [
+                    (ak::PMIX_SPAWNED, Value::Bool(true)),
+                    (ak::PMIX_PARENT_ID, Value::Proc(Some(parent.clone()))),
+                ] {
+                    infos.push(Info::new(k, v).map_err(|e| e.to_string())?);
+                }
+                server
+                    .register_nspace(&ns, j.layout.size(), infos)
+                    .map_err(|e| format!("the PMIx server refused the job: {e}"))?;
             }
         }
-        server
-            .register_nspace(&ns, j.layout.size(), infos)
-            .map_err(|e| format!("the PMIx server refused the job: {e}"))?;
         let (uid, gid) = sys::uid_gid();
         for c in self.children.iter().filter(|c| c.job == job) {
             server
@@ -594,7 +605,7 @@ impl Launcher {
             | Cause::Lost { rank }
             | Cause::Abort { rank, .. }
             | Cause::Launch { rank, .. } => Some(*rank),
-            Cause::Timeout(_) | Cause::Interrupted(_) => None,
+            Cause::Timeout(_) | Cause::Interrupted(_) | Cause::Node { .. } => None,
         };
         let mut msg = match self.jobs.get(job) {
             Some(j) if job > 0 => format!("spawned job {}: {cause}", j.layout.nspace),
@@ -735,6 +746,15 @@ impl Launcher {
                 } => {
                     let r = self.job_control(&requester, targets, &directives);
                     done(r);
+                }
+                JobEvent::NodeFailed { node, msg } => {
+                    if self
+                        .jobs
+                        .get_mut(0)
+                        .is_some_and(|j| j.sup.node_failed(node, msg))
+                    {
+                        self.begin_kill(0);
+                    }
                 }
             }
         }
@@ -1323,6 +1343,7 @@ mod tests {
             argv: vec!["sh".into()],
             wdir: "/".into(),
         }];
+        l.nodes = crate::job::nodes("host", n, 1);
         l.dirs = Dirs {
             tmpdir: "/tmp".into(),
             nsdir: "/tmp".into(),

@@ -135,6 +135,7 @@ pub fn plan(
     .map_err(|e| failed(format!("cannot create the job's scratch directory: {e}")))?;
     let layout = Layout {
         nspace: nspace.clone(),
+        nodes: crate::job::nodes(&first.hostname, next, 1),
         hostname: first.hostname.clone(),
         session_id: first.session_id,
         apps: layouts,

@@ -372,15 +372,8 @@ impl Host for CHost {
         self.dyn_job_control(p, targets, directives, done)
     }
 
-    fn notify_event(
-        &self,
-        status: i32,
-        source: &ProcId,
-        range: u8,
-        info: &[Info],
-        done: HostDone<()>,
-    ) -> Result<HostReply> {
-        self.dyn_notify(status, source, range, info, done)
+    fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
+        self.dyn_notify(status, source, range, info);
     }
 
     fn group(

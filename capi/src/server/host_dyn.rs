@@ -505,19 +505,20 @@ impl CHost {
         settle("job_control", rc, call)
     }
 
-    /// `notify_event` slot.
-    pub fn dyn_notify(
-        &self,
-        status: i32,
-        source: &ProcId,
-        range: u8,
-        info: &[Info],
-        done: HostDone<()>,
-    ) -> Result<HostReply> {
+    /// `notify_event` slot: an event from a client whose range reaches beyond this
+    /// server (fire and forget: the host's completion only releases what was lent).
+    pub fn dyn_notify(&self, status: i32, source: &ProcId, range: u8, info: &[Info]) {
         let Some(f) = self.module.notify_event else {
-            return unsupported("notify_event");
+            return;
         };
-        let lent = Lent::new(Some(source)).info(info)?;
+        let lent = match Lent::new(Some(source)).info(info) {
+            Ok(l) => l,
+            Err(e) => {
+                log::warn!("cannot hand event {} to the host: {}", status, e);
+                return;
+            }
+        };
+        let done: HostDone<()> = Box::new(|_| {});
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
         let rc = unsafe {
@@ -532,7 +533,9 @@ impl CHost {
                 call as *mut c_void,
             )
         };
-        settle("notify_event", rc, call)
+        if let Err(e) = settle("notify_event", rc, call) {
+            log::debug!("host notify_event: {}", e);
+        }
     }
 
     /// `group` slot.

@@ -4,8 +4,8 @@
 //! | range | local clients | host |
 //! |---|---|---|
 //! | `PROC_LOCAL` | none (the client keeps it) | no |
-//! | `LOCAL`, `UNDEF` | all | no |
-//! | `SESSION`, `GLOBAL` | all | yes |
+//! | `LOCAL` | all | no |
+//! | `SESSION`, `GLOBAL`, `UNDEF` | all | yes |
 //! | `NAMESPACE` | those of the source's namespace | yes |
 //! | `CUSTOM` | those named by `PMIX_EVENT_CUSTOM_RANGE` | if it names others |
 //! | `RM` | none | yes |
@@ -19,7 +19,6 @@ use super::{reply, Action, ConnState, ServerState};
 use crate::event::{custom_range, proc_matches};
 use crate::protocol::{self, ReplyData, ServerMsg};
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
 use crate::value::{Info, ProcId};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
@@ -53,10 +52,9 @@ impl ServerState {
                     beyond,
                 )
             }
-            sys::PMIX_RANGE_SESSION | sys::PMIX_RANGE_GLOBAL => {
-                (clients.map(|(c, _)| c).collect(), true)
-            }
-            _ => (clients.map(|(c, _)| c).collect(), false),
+            sys::PMIX_RANGE_LOCAL => (clients.map(|(c, _)| c).collect(), false),
+            // SESSION, GLOBAL and an unspecified range reach everyone, everywhere.
+            _ => (clients.map(|(c, _)| c).collect(), true),
         }
     }
 
@@ -100,12 +98,12 @@ impl ServerState {
             .iter()
             .any(|i| i.key.as_str() == ak::PMIX_EVENT_STAYS_LOCAL && i.value.is_true());
         if beyond && !stays {
-            out.push(Action::Host(HostCall::Notify {
-                status,
+            out.push(Action::HostNotify {
                 source: me.clone(),
+                status,
                 range,
                 info,
-            }));
+            });
         }
         out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
     }
@@ -131,7 +129,6 @@ mod tests {
     use super::super::connect::tests::{msgs, p, setup};
     use super::super::*;
     use crate::protocol::{Req, Request, ServerMsg};
-    use crate::server::HostCall;
     use crate::value::{DataArray, Value};
     use pmix_sys::attrs::keys as ak;
 
@@ -160,8 +157,7 @@ mod tests {
     }
 
     fn to_host(out: &[Action]) -> bool {
-        out.iter()
-            .any(|a| matches!(a, Action::Host(HostCall::Notify { .. })))
+        out.iter().any(|a| matches!(a, Action::HostNotify { .. }))
     }
 
     #[test]

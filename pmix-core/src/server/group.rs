@@ -399,12 +399,12 @@ impl ServerState {
         if !remote.is_empty() {
             let mut info = group_info(&grp);
             info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
-            out.push(Action::Host(HostCall::Notify {
-                status: sys::PMIX_GROUP_INVITED,
+            out.push(Action::HostNotify {
                 source: leader,
+                status: sys::PMIX_GROUP_INVITED,
                 range: sys::PMIX_RANGE_CUSTOM,
                 info,
-            }));
+            });
         }
         self.dynamic.group_ops.push(GroupOp {
             id,

@@ -123,17 +123,6 @@ pub enum HostCall {
         /// Directives.
         directives: Vec<Info>,
     },
-    /// `Host::notify_event` (an event whose range reaches beyond this server).
-    Notify {
-        /// Event code.
-        status: i32,
-        /// Source.
-        source: ProcId,
-        /// `pmix_data_range_t`.
-        range: u8,
-        /// Event infos.
-        info: Vec<Info>,
-    },
     /// `Host::group`.
     Group {
         /// Tracker id; the answer goes to `ServerState::group_done(id, …)`.
@@ -297,21 +286,6 @@ impl Shared {
                 |h, done| h.job_control(&proc_, &targets, &directives, done),
                 Vec::new,
                 Box::new(move |s, r, out| s.infos_done(conn, tag, r, out)),
-            ),
-            HostCall::Notify {
-                status,
-                source,
-                range,
-                info,
-            } => self.upcall(
-                ctx,
-                |h, done| h.notify_event(status, &source, range, &info, done),
-                || (),
-                Box::new(move |_, r, _| {
-                    if let Err(e) = r {
-                        log::debug!("server: host did not forward event {}: {}", status, e);
-                    }
-                }),
             ),
             HostCall::Group {
                 id,
