@@ -26,7 +26,7 @@ use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, qualified, JobData, KvSet, Level, Reader, Select};
+use crate::store::{keys, qualified, scope_searched, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
@@ -820,7 +820,7 @@ impl Client {
         let target = proc.cloned().unwrap_or_else(|| me.clone());
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
-        let scope_ok = |s: u8| opts.scope.map(|want| want == s).unwrap_or(true);
+        let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
         if &target == me {
             return match key {
                 Some(k) => {

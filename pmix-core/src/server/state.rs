@@ -9,7 +9,7 @@ use crate::protocol::{
     self, Blob, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::ConnId;
-use crate::store::{keys, scope_visible, Entry, JobData, KvSet, Level, Reader};
+use crate::store::{keys, scope_searched, scope_visible, Entry, JobData, KvSet, Level, Reader};
 use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
 use pmix_sys as sys;
 use std::collections::{BTreeSet, HashMap};
@@ -712,8 +712,8 @@ impl ServerState {
                     out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                     return;
                 }
-                Some(e) if scope.is_some_and(|want| e.scope != want) => {
-                    // PMIX_DATA_SCOPE restricts the search to values posted in that scope.
+                Some(e) if scope.is_some_and(|want| !scope_searched(e.scope, want)) => {
+                    // PMIX_DATA_SCOPE restricts the search to values visible in that scope.
                     out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                     return;
                 }
@@ -737,7 +737,7 @@ impl ServerState {
                 None => pd.kv.visible(reader),
                 Some(want) => {
                     let mut only = pd.kv.clone();
-                    only.map.retain(|_, e| e.scope == want);
+                    only.map.retain(|_, e| scope_searched(e.scope, want));
                     only.visible(reader)
                 }
             }),

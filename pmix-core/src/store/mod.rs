@@ -399,6 +399,19 @@ pub fn scope_visible(scope: u8, reader: Reader) -> bool {
     }
 }
 
+/// True if a value posted in scope `posted` is among those a Get restricted to scope
+/// `wanted` (`PMIX_DATA_SCOPE`) searches: a GLOBAL value lives in the LOCAL and the REMOTE
+/// scope too, GLOBAL (or `PMIX_SCOPE_UNDEF`) searches every scope, and INTERNAL only the
+/// values kept inside the process.
+pub fn scope_searched(posted: u8, wanted: u8) -> bool {
+    match wanted {
+        sys::PMIX_LOCAL => matches!(posted, sys::PMIX_LOCAL | sys::PMIX_GLOBAL),
+        sys::PMIX_REMOTE => matches!(posted, sys::PMIX_REMOTE | sys::PMIX_GLOBAL),
+        sys::PMIX_INTERNAL => posted == sys::PMIX_INTERNAL,
+        _ => true,
+    }
+}
+
 impl KvSet {
     /// Store (or replace) one value.
     pub fn put(&mut self, key: Key, scope: u8, value: Value) {
@@ -555,5 +568,14 @@ mod tests {
         assert_eq!(names(kv.visible(Reader::Remote)), vec!["g", "r"]);
         assert_eq!(kv.visible(Reader::Owner).len(), 4);
         assert_eq!(kv.for_remote().len(), 2);
+    }
+
+    #[test]
+    fn data_scope_search() {
+        use sys::{PMIX_GLOBAL as G, PMIX_INTERNAL as I, PMIX_LOCAL as L, PMIX_REMOTE as R};
+        assert!(scope_searched(G, L) && scope_searched(L, L) && !scope_searched(R, L));
+        assert!(scope_searched(G, R) && scope_searched(R, R) && !scope_searched(L, R));
+        assert!(scope_searched(L, G) && scope_searched(R, G) && scope_searched(I, G));
+        assert!(scope_searched(I, I) && !scope_searched(G, I));
     }
 }
