@@ -6,6 +6,7 @@ pub mod fence;
 pub mod get;
 pub mod init;
 pub mod job_control;
+pub mod progress;
 pub mod put;
 
 use core::ffi::c_void;

@@ -28,6 +28,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -452,7 +453,7 @@ pub fn acquire() -> Result<Handle> {
         .map_err(|e| out_of_resource("clone registry", e))?;
     let (tx, rx) = channel::unbounded();
     let thread = std::thread::Builder::new()
-        .name("pmix-progress".into())
+        .name(THREAD_NAME.into())
         .spawn(move || run(poll, registry, rx))
         .map_err(|e| out_of_resource("spawn progress thread", e))?;
     let handle = Handle { tx, waker };
@@ -461,8 +462,49 @@ pub fn acquire() -> Result<Handle> {
         thread: Some(thread),
     });
     g.users = 1;
+    STOPPED.store(false, Ordering::SeqCst);
     log::debug!("progress thread started");
     Ok(handle)
+}
+
+/// Set by [`stop_servicing`] (`PMIx_Progress_thread_stop`); cleared when a new progress
+/// thread starts.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// The name of the one progress thread (also accepted by [`stop_servicing`] callers as
+/// `PMIX_PROGRESS_THREAD_NAME`).
+pub const THREAD_NAME: &str = "pmix-progress";
+
+/// `PMIx_Progress_thread_stop`: the library's progress engine stops servicing the API.
+/// From now on the client calls that need it return `PMIX_ERR_NOT_AVAILABLE` at once
+/// ([`stopped`]) and event handlers are no longer run. The thread itself keeps running
+/// for what is already in flight and for `PMIx_Finalize`, which stays usable so the
+/// process can leave cleanly; the next start of the thread (a new `PMIx_Init` after the
+/// last finalize) services the API again.
+pub fn stop_servicing() {
+    if !STOPPED.swap(true, Ordering::SeqCst) {
+        log::debug!("progress engine stopped by PMIx_Progress_thread_stop");
+    }
+}
+
+/// True after [`stop_servicing`], until a new progress thread starts.
+pub fn stopped() -> bool {
+    STOPPED.load(Ordering::SeqCst)
+}
+
+/// `PMIX_ERR_NOT_AVAILABLE` for `call` if the progress engine was stopped.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_AVAILABLE` after [`stop_servicing`].
+pub fn check_serviceable(call: &str) -> Result<()> {
+    if stopped() {
+        log::debug!("{}: the progress engine has been stopped", call);
+        return Err(Error::new(
+            sys::PMIX_ERR_NOT_AVAILABLE,
+            format!("{}: the progress engine has been stopped", call),
+        ));
+    }
+    Ok(())
 }
 
 /// The running progress thread's handle, if any (does not count a user).
