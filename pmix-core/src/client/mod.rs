@@ -263,6 +263,10 @@ impl Inner {
     }
 
     fn deliver(&self, ev: &Event) {
+        if reactor::stopped() {
+            log::debug!("client: event {} not delivered: progress engine stopped", ev.status);
+            return;
+        }
         let hs: Vec<EventHandler> = lock(&self.handlers)
             .iter()
             .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&ev.status))
@@ -639,6 +643,10 @@ impl Client {
     /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
     /// and deleting an absent key is not an error).
     pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
+        reactor::check_serviceable("PMIx_Put")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Put", None, |_| Ok(()));
+        }
         if scope > sys::PMIX_DEL_INTERNAL {
             return Err(Error::bad_param(format!(
                 "scope {} not supported by Put",
@@ -681,6 +689,10 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_UNREACH` if the server connection is gone.
     pub fn commit(&self) -> Result<()> {
+        reactor::check_serviceable("PMIx_Commit")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Commit", None, |_| Ok(()));
+        }
         if self.is_singleton() {
             self.inner.write().staged.clear();
             return Ok(());
@@ -743,6 +755,7 @@ impl Client {
     /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
     /// server is gone. A singleton returns `Ok(Started::Done)`.
     pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
+        reactor::check_serviceable("PMIx_Fence_nb")?;
         let procs = self.fence_args(procs)?;
         if self.is_singleton() {
             return Ok(Started::Done);
@@ -774,14 +787,24 @@ impl Client {
     /// As [`Client::fence_nb`], plus `PMIX_ERR_WOULD_BLOCK` on the progress thread and
     /// `PMIX_ERR_TIMEOUT` after `PMIX_TIMEOUT`.
     pub fn fence(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        self.fence_as("PMIx_Fence", procs, info)
+    }
+
+    /// [`Client::fence`] on behalf of the C call `call` (`PMIx_Fence`, or `PMIx_Fence_nb`
+    /// given no callback), which the diagnostics name.
+    ///
+    /// # Errors
+    /// As [`Client::fence`].
+    pub fn fence_as(&self, call: &'static str, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        reactor::check_serviceable(call)?;
         if reactor::on_progress_thread() {
-            return reactor::wait("PMIx_Fence", None, |_| Ok(()));
+            return reactor::wait(call, None, |_| Ok(()));
         }
         let procs = self.fence_args(procs)?;
         if self.is_singleton() {
             return Ok(());
         }
-        reactor::wait("PMIx_Fence", timeout_of(info), |done| {
+        reactor::wait(call, timeout_of(info), |done| {
             self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
                 .map(|_| ())
         })
@@ -789,34 +812,36 @@ impl Client {
 
     // ------------------------------------------------------------ get
 
-    fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
+    /// The self-referential keys (`PMIX_VERSION_NUMERIC`, `PMIX_PROCID`, `PMIX_RANK`),
+    /// answered from our identity alone; None for any other key. They touch nothing that
+    /// waits, so they are answered on the progress thread too.
+    fn self_referential(&self, proc: Option<&ProcId>, key: Option<&Key>) -> Option<Lookup> {
         let me = &self.inner.me;
-        if let Some(k) = key {
-            match k.as_str() {
-                keys::VERSION_NUMERIC => {
-                    return Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION))
+        Some(match key?.as_str() {
+            keys::VERSION_NUMERIC => Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION)),
+            keys::PROCID => match proc {
+                None => Lookup::Found(Value::Proc(Some(me.clone()))),
+                Some(_) => Lookup::Fail(Error::not_found(
+                    "PMIX_PROCID is only answered for a NULL proc",
+                )),
+            },
+            keys::RANK => match proc {
+                Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
+                    Lookup::Found(Value::Rank(me.rank))
                 }
-                keys::PROCID => {
-                    return match proc {
-                        None => Lookup::Found(Value::Proc(Some(me.clone()))),
-                        Some(_) => Lookup::Fail(Error::not_found(
-                            "PMIX_PROCID is only answered for a NULL proc",
-                        )),
-                    }
-                }
-                keys::RANK => {
-                    return match proc {
-                        Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
-                            Lookup::Found(Value::Rank(me.rank))
-                        }
-                        _ => Lookup::Fail(Error::not_found(
-                            "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
-                        )),
-                    }
-                }
-                _ => {}
-            }
+                _ => Lookup::Fail(Error::not_found(
+                    "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
+                )),
+            },
+            _ => return None,
+        })
+    }
+
+    fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
+        if let Some(l) = self.self_referential(proc, key) {
+            return l;
         }
+        let me = &self.inner.me;
         let target = proc.cloned().unwrap_or_else(|| me.clone());
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
@@ -1034,6 +1059,12 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
     /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
     pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        reactor::check_serviceable("PMIx_Get")?;
+        match self.self_referential(proc, key) {
+            Some(Lookup::Found(v)) => return Ok(v),
+            Some(Lookup::Fail(e)) => return Err(e),
+            _ => {}
+        }
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
@@ -1073,6 +1104,7 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        reactor::check_serviceable("PMIx_Get_nb")?;
         if let Some((container, sel)) = qualified_get(key, opts) {
             return self.get_nb(
                 proc,
