@@ -1097,12 +1097,6 @@ impl ServerState {
         };
         if !self.fences.contains_key(&procs) {
             let id = self.next();
-            if timeout_ms > 0 {
-                out.push(Action::Timer(
-                    Duration::from_millis(timeout_ms as u64),
-                    TimerEv::Fence(id),
-                ));
-            }
             self.fences.insert(
                 procs.clone(),
                 Tracker {
@@ -1128,6 +1122,14 @@ impl ServerState {
             return;
         }
         t.arrived.push(Arrival { conn, tag });
+        // Each participant's PMIX_TIMEOUT bounds the fence for every participant: the
+        // first timer to fire fails it for all of them (later ones find no tracker).
+        if timeout_ms > 0 {
+            out.push(Action::Timer(
+                Duration::from_millis(timeout_ms as u64),
+                TimerEv::Fence(t.id),
+            ));
+        }
         if t.arrived.len() >= t.expected && !t.host_called {
             self.fence_locally_complete(&procs, out);
         }
@@ -1495,6 +1497,39 @@ mod tests {
         let mut out = Vec::new();
         s.timer(ev, &mut out);
         assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_TIMEOUT)]);
+    }
+
+    #[test]
+    fn a_later_participants_timeout_releases_everyone() {
+        let mut s = setup(3, 3);
+        assert!(req(&mut s, 1, 1, fence(vec![], false)).is_empty());
+        let out = req(
+            &mut s,
+            2,
+            2,
+            Req::Fence {
+                procs: vec![],
+                collect: false,
+                timeout_ms: 1000,
+                info: vec![],
+            },
+        );
+        let ev = out
+            .iter()
+            .find_map(|a| match a {
+                Action::Timer(_, ev) => Some(*ev),
+                _ => None,
+            })
+            .expect("the second arrival's timeout starts a timer");
+        let mut out = Vec::new();
+        s.timer(ev, &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![(1, 1, sys::PMIX_ERR_TIMEOUT), (2, 2, sys::PMIX_ERR_TIMEOUT)]
+        );
+        assert_eq!(s.pending_fences(), 0);
     }
 
     #[test]
