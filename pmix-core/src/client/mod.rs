@@ -693,12 +693,18 @@ impl Client {
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
-        if self.is_singleton() {
-            self.inner.write().staged.clear();
+        let puts = std::mem::take(&mut self.inner.write().staged);
+        // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
+        // how many changes (puts and deletions since the previous commit) it sends.
+        if puts.is_empty() {
+            log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
             return Ok(());
         }
-        let puts = std::mem::take(&mut self.inner.write().staged);
-        if puts.is_empty() {
+        log::debug!(
+            "PMIx_Commit: sending {} change(s) made since the previous commit",
+            puts.len()
+        );
+        if self.is_singleton() {
             return Ok(());
         }
         self.send_only(Req::Commit { puts })
@@ -749,15 +755,35 @@ impl Client {
         Ok(procs)
     }
 
+    /// True if we are the fence's only participant: every entry names us, explicitly or
+    /// as our namespace's wildcard in a job of one. Such a fence is satisfied at once:
+    /// nobody else can arrive, and our committed data is already at our server.
+    fn sole_participant(&self, procs: &[ProcId]) -> bool {
+        let me = &self.inner.me;
+        let job_of_one = || {
+            self.inner
+                .read()
+                .jobs
+                .get(&me.nspace)
+                .and_then(|j| j.job_size())
+                == Some(1)
+        };
+        procs.iter().all(|p| {
+            p.nspace == me.nspace
+                && (p.rank == me.rank || (p.rank == sys::PMIX_RANK_WILDCARD && job_of_one()))
+        })
+    }
+
     /// `PMIx_Fence_nb`. An empty `procs` means our whole namespace.
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
-    /// server is gone. A singleton returns `Ok(Started::Done)`.
+    /// server is gone. A fence satisfied at once (a singleton, or we are its only
+    /// participant) returns `Ok(Started::Done)` and `cb` is not called.
     pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
         reactor::check_serviceable("PMIx_Fence_nb")?;
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(Started::Done);
         }
         let req = Req::Fence {
@@ -801,7 +827,7 @@ impl Client {
             return reactor::wait(call, None, |_| Ok(()));
         }
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(());
         }
         reactor::wait(call, timeout_of(info), |done| {
