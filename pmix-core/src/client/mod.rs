@@ -40,6 +40,9 @@ pub const VERSION_STRING: &str = "7.0.0";
 
 /// How long `PMIx_Init` waits for the server's handshake answer.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than its `PMIX_TIMEOUT` a blocking fence waits for the server's
+/// verdict (the server times the fence out for all participants at once).
+const FENCE_TIMEOUT_GRACE: Duration = Duration::from_secs(2);
 /// How long `PMIx_Finalize` waits for the server's acknowledgement.
 const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -830,7 +833,10 @@ impl Client {
         if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(());
         }
-        reactor::wait(call, timeout_of(info), |done| {
+        // The server's timer ends a fence with PMIX_TIMEOUT for every participant; our own
+        // bound, a little later, only guards against a server that never answers.
+        let bound = timeout_of(info).map(|t| t + FENCE_TIMEOUT_GRACE);
+        reactor::wait(call, bound, |done| {
             self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
                 .map(|_| ())
         })

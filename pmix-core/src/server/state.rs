@@ -1121,6 +1121,17 @@ impl ServerState {
             out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
             return;
         }
+        // A participant arriving again has given up on its earlier request (its own wait
+        // timed out): that request ends now, and it counts once.
+        if let Some(pos) = t.arrived.iter().position(|a| a.conn == conn) {
+            let old = t.arrived.remove(pos);
+            out.push(reply(
+                old.conn,
+                old.tag,
+                sys::PMIX_ERR_TIMEOUT,
+                ReplyData::None,
+            ));
+        }
         t.arrived.push(Arrival { conn, tag });
         // Each participant's PMIX_TIMEOUT bounds the fence for every participant: the
         // first timer to fire fails it for all of them (later ones find no tracker).
@@ -1530,6 +1541,20 @@ mod tests {
             vec![(1, 1, sys::PMIX_ERR_TIMEOUT), (2, 2, sys::PMIX_ERR_TIMEOUT)]
         );
         assert_eq!(s.pending_fences(), 0);
+    }
+
+    /// Regression: a client whose own wait timed out entered the next fence over the same
+    /// set while the server still held its first request, and counted twice.
+    #[test]
+    fn a_participant_arriving_again_counts_once() {
+        let mut s = setup(2, 2);
+        assert!(req(&mut s, 1, 1, fence(vec![], false)).is_empty());
+        let out = req(&mut s, 1, 2, fence(vec![], false));
+        assert_eq!(replies(&out), vec![(1, 1, sys::PMIX_ERR_TIMEOUT)]);
+        assert_eq!(s.pending_fences(), 1, "one arrival of two: still waiting");
+        let mut r = replies(&req(&mut s, 2, 3, fence(vec![], false)));
+        r.sort();
+        assert_eq!(r, vec![(1, 2, 0), (2, 3, 0)]);
     }
 
     #[test]
