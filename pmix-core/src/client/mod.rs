@@ -267,7 +267,10 @@ impl Inner {
 
     fn deliver(&self, ev: &Event) {
         if reactor::stopped() {
-            log::debug!("client: event {} not delivered: progress engine stopped", ev.status);
+            log::debug!(
+                "client: event {} not delivered: progress engine stopped",
+                ev.status
+            );
             return;
         }
         let hs: Vec<EventHandler> = lock(&self.handlers)
@@ -762,6 +765,9 @@ impl Client {
     /// as our namespace's wildcard in a job of one. Such a fence is satisfied at once:
     /// nobody else can arrive, and our committed data is already at our server.
     fn sole_participant(&self, procs: &[ProcId]) -> bool {
+        if !self.inner.connected.load(Ordering::SeqCst) {
+            return false; // the request fails with PMIX_ERR_UNREACH, as any other
+        }
         let me = &self.inner.me;
         let job_of_one = || {
             self.inner
@@ -919,10 +925,12 @@ impl Client {
                 if opts.optional {
                     return Lookup::Fail(Error::not_found("namespace not known locally"));
                 }
+                // The server may know it, or will once it is registered: it waits for
+                // the registration unless PMIX_IMMEDIATE says not to.
                 return Lookup::Ask {
                     target,
                     key: key.cloned(),
-                    immediate: true,
+                    immediate: opts.immediate,
                 };
             };
             return match key {
@@ -1011,9 +1019,12 @@ impl Client {
                 k, target
             )));
         }
+        // A reserved key is not waited for once its namespace is known; for a namespace
+        // not known here yet, the server waits for the registration (unless IMMEDIATE).
+        let known_ns = d.jobs.contains_key(&target.nspace);
         Lookup::Ask {
+            immediate: opts.immediate || (host_key(k) && known_ns),
             target,
-            immediate: opts.immediate || host_key(k),
             key: Some(k.clone()),
         }
     }

@@ -465,8 +465,11 @@ impl Server {
         info: Vec<Info>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.run("PMIx_server_register_nspace", move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.run("PMIx_server_register_nspace", move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             Ok(())
         })
     }
@@ -483,8 +486,11 @@ impl Server {
         done: HostDone<()>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.post(move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.post(move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             done(Ok(()));
         })
     }

@@ -138,6 +138,17 @@ struct GetWaiter {
     scope: Option<u8>,
 }
 
+/// A Get about a namespace not registered yet: it is re-run once the namespace is.
+struct NsWaiter {
+    id: u64,
+    conn: ConnId,
+    tag: u32,
+    requester: ProcId,
+    target: ProcId,
+    key: Option<Key>,
+    info: Vec<Info>,
+}
+
 /// The server's whole state.
 pub struct ServerState {
     id: ProcId,
@@ -147,6 +158,7 @@ pub struct ServerState {
     by_proc: HashMap<ProcId, ConnId>,
     fences: HashMap<Vec<ProcId>, Tracker>,
     getters: Vec<GetWaiter>,
+    ns_waiters: Vec<NsWaiter>,
     dmodex_out: BTreeSet<ProcId>,
     dmodex_in: Vec<(ProcId, HostDone<Vec<u8>>)>,
     next_id: u64,
@@ -170,6 +182,7 @@ impl ServerState {
             by_proc: HashMap::new(),
             fences: HashMap::new(),
             getters: Vec::new(),
+            ns_waiters: Vec::new(),
             dmodex_out: BTreeSet::new(),
             dmodex_in: Vec::new(),
             next_id: 0,
@@ -212,6 +225,37 @@ impl ServerState {
                 lost,
             },
         );
+    }
+
+    /// A namespace was just registered: Gets that were waiting for it run now (they are
+    /// answered, or wait further for their key as any other Get).
+    pub fn nspace_registered(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.ns_waiters)
+            .into_iter()
+            .partition(|w| &w.target.nspace == nspace);
+        self.ns_waiters = later;
+        for w in now {
+            let (conn, tag) = (w.conn, w.tag);
+            self.get(
+                conn,
+                tag,
+                &w.requester,
+                w.target,
+                w.key,
+                false,
+                0,
+                w.info,
+                out,
+            );
+            // If it parks again, it keeps its id, so its PMIX_TIMEOUT timer still applies.
+            if let Some(g) = self
+                .getters
+                .last_mut()
+                .filter(|g| g.conn == conn && g.tag == tag)
+            {
+                g.id = w.id;
+            }
+        }
     }
 
     /// Forget a namespace (its clients' connections stay until they close).
@@ -410,6 +454,7 @@ impl ServerState {
             return;
         };
         self.getters.retain(|g| g.conn != conn);
+        self.ns_waiters.retain(|g| g.conn != conn);
         if self.by_proc.get(&proc_).is_some_and(|&c| c != conn) {
             // The process already reconnected (finalize, then Init again): this was its
             // old, finalized connection, and the process is not gone.
@@ -757,6 +802,32 @@ impl ServerState {
         info: Vec<Info>,
         out: &mut Vec<Action>,
     ) {
+        // A namespace we do not know yet may still be registered (a job started later):
+        // unless told not to wait, the Get waits for it (bounded by its PMIX_TIMEOUT).
+        if !immediate && !self.nspaces.contains_key(&target.nspace) {
+            let id = self.next();
+            if timeout_ms > 0 {
+                out.push(Action::Timer(
+                    Duration::from_millis(timeout_ms as u64),
+                    TimerEv::Get(id),
+                ));
+            }
+            log::debug!(
+                "server: Get from {} waits for namespace {} to be registered",
+                requester,
+                target.nspace
+            );
+            self.ns_waiters.push(NsWaiter {
+                id,
+                conn,
+                tag,
+                requester: requester.clone(),
+                target,
+                key,
+                info,
+            });
+            return;
+        }
         // Reserved keys and job-level requests are answered from the registered job data
         // (a process may also have published a reserved key itself; that wins).
         let reserved = key
@@ -1247,6 +1318,10 @@ impl ServerState {
                 }
             }
             TimerEv::Get(id) => {
+                if let Some(pos) = self.ns_waiters.iter().position(|g| g.id == id) {
+                    let g = self.ns_waiters.remove(pos);
+                    out.push(reply(g.conn, g.tag, sys::PMIX_ERR_TIMEOUT, ReplyData::None));
+                }
                 if let Some(pos) = self.getters.iter().position(|g| g.id == id) {
                     let g = self.getters.remove(pos);
                     out.push(reply(g.conn, g.tag, sys::PMIX_ERR_TIMEOUT, ReplyData::None));
@@ -1555,6 +1630,46 @@ mod tests {
         let mut r = replies(&req(&mut s, 2, 3, fence(vec![], false)));
         r.sort();
         assert_eq!(r, vec![(1, 2, 0), (2, 3, 0)]);
+    }
+
+    #[test]
+    fn get_waits_for_a_namespace_to_be_registered() {
+        let mut s = setup(1, 1);
+        let later = Nspace::new("later").unwrap();
+        let get = |rank, k: &str, immediate| Req::Get {
+            target: ProcId::new(later.clone(), rank),
+            key: Some(Key::new(k).unwrap()),
+            immediate,
+            timeout_ms: 0,
+            info: vec![],
+        };
+        assert_eq!(
+            replies(&req(&mut s, 1, 1, get(0, "x", true))),
+            vec![(1, 1, sys::PMIX_ERR_NOT_FOUND)],
+            "IMMEDIATE does not wait"
+        );
+        assert!(replies(&req(
+            &mut s,
+            1,
+            2,
+            get(sys::PMIX_RANK_WILDCARD, keys::JOB_SIZE, false)
+        ))
+        .is_empty());
+        assert!(replies(&req(&mut s, 1, 3, get(0, "x", false))).is_empty());
+        s.register_nspace(
+            &later,
+            0,
+            vec![Info::new(keys::JOB_SIZE, Value::Uint32(5)).unwrap()],
+        );
+        let mut out = Vec::new();
+        s.nspace_registered(&later, &mut out);
+        assert_eq!(
+            replies(&out),
+            vec![(1, 2, 0)],
+            "job data answers at registration"
+        );
+        // The rank's key is not published yet: that Get now waits for it as usual.
+        assert_eq!(s.getters.len(), 1);
     }
 
     #[test]
