@@ -38,6 +38,26 @@ const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
 const BLOB_MAGIC: u32 = u32::from_le_bytes(*b"PMXB");
 const BLOB_VERSION: u16 = 1;
 
+/// Directive (an info key in our own `pmixrs.` namespace) that keeps fences over the same
+/// participants apart: the server matches a fence on its sorted participant list *and*
+/// this string value, so two fences with different tags never complete each other.
+/// `PMIx_Fence` itself carries no such identity (OpenPMIx matches by participants only);
+/// the CUDA communications object ([`crate::cuda`]) tags each operation with
+/// `<object>.<communicator>.<sequence>`. A host that carries fences between servers
+/// receives the tag among the fence's directives and must match on it too.
+pub const FENCE_TAG: &str = "pmixrs.fence.tag";
+
+/// Key under which an allgather contribution travels inside a host blob (one entry per
+/// process, a byte object), so multi-server allgathers use the ordinary fence path of
+/// any host that concatenates blobs.
+pub const GATHER_KEY: &str = "pmixrs.gather";
+
+/// Wire number of [`Req::Allgather`], far from the numbers of the core requests so that
+/// requests added elsewhere do not collide with it.
+const REQ_ALLGATHER: u8 = 64;
+/// Wire number of [`ReplyData::Gathered`] (see [`REQ_ALLGATHER`]).
+const REPLY_GATHERED: u8 = 64;
+
 /// Append `body` as one frame (length prefix + body) to `out`.
 pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
@@ -291,6 +311,28 @@ impl Wire for Put {
     }
 }
 
+/// One participant's contribution to an allgather.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contribution {
+    /// Who contributed.
+    pub proc_: ProcId,
+    /// What it contributed (opaque to the server).
+    pub data: Vec<u8>,
+}
+
+impl Wire for Contribution {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.proc_.encode(out);
+        self.data.encode(out);
+    }
+    fn decode(d: &mut Decoder<'_>) -> Result<Self> {
+        Ok(Contribution {
+            proc_: ProcId::decode(d)?,
+            data: Vec::decode(d)?,
+        })
+    }
+}
+
 /// A client request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Req {
@@ -347,6 +389,20 @@ pub enum Req {
         range: u8,
         /// Event infos.
         info: Vec<Info>,
+    },
+    /// A fence that also gathers one opaque contribution per participant (our own
+    /// extension, used by [`crate::cuda`]). Matched like a fence (participants and
+    /// [`FENCE_TAG`]); reply: status and [`ReplyData::Gathered`], every participant's
+    /// contribution sorted by process.
+    Allgather {
+        /// Participants as the caller described them (the server sorts them).
+        procs: Vec<ProcId>,
+        /// `PMIX_TIMEOUT` in milliseconds (0 = none).
+        timeout_ms: u32,
+        /// All directives the caller passed (with [`FENCE_TAG`]).
+        info: Vec<Info>,
+        /// The caller's contribution.
+        data: Vec<u8>,
     },
 }
 
@@ -418,6 +474,18 @@ impl Wire for Request {
                 range.encode(out);
                 info.encode(out);
             }
+            Req::Allgather {
+                procs,
+                timeout_ms,
+                info,
+                data,
+            } => {
+                REQ_ALLGATHER.encode(out);
+                procs.encode(out);
+                timeout_ms.encode(out);
+                info.encode(out);
+                data.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -453,6 +521,12 @@ impl Wire for Request {
                 range: u8::decode(d)?,
                 info: Vec::decode(d)?,
             },
+            REQ_ALLGATHER => Req::Allgather {
+                procs: Vec::decode(d)?,
+                timeout_ms: u32::decode(d)?,
+                info: Vec::decode(d)?,
+                data: Vec::decode(d)?,
+            },
             t => return Err(Error::unpack(format!("unknown request type {}", t))),
         };
         Ok(Request { tag, req })
@@ -468,6 +542,8 @@ pub enum ReplyData {
     Data(Vec<Info>),
     /// A namespace's job data.
     Job(Box<JobData>),
+    /// Every participant's contribution to an allgather, sorted by process.
+    Gathered(Vec<Contribution>),
 }
 
 /// A message from the server.
@@ -517,6 +593,10 @@ impl Wire for ServerMsg {
                         2u8.encode(out);
                         j.encode(out);
                     }
+                    ReplyData::Gathered(v) => {
+                        REPLY_GATHERED.encode(out);
+                        encode_seq(v, out);
+                    }
                 }
             }
             ServerMsg::Forget { proc_, key } => {
@@ -545,6 +625,7 @@ impl Wire for ServerMsg {
                     0 => ReplyData::None,
                     1 => ReplyData::Data(Vec::decode(d)?),
                     2 => ReplyData::Job(Box::new(JobData::decode(d)?)),
+                    REPLY_GATHERED => ReplyData::Gathered(decode_seq(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),
                 },
             },
@@ -795,6 +876,12 @@ mod tests {
                 range: 3,
                 info: vec![],
             },
+            Req::Allgather {
+                procs: vec![p("ns", 0), p("ns", 1)],
+                timeout_ms: 0,
+                info: vec![Info::new(FENCE_TAG, Value::string("t.1.2")).unwrap()],
+                data: vec![9, 8, 7],
+            },
         ];
         for (i, req) in reqs.into_iter().enumerate() {
             roundtrip(Request { tag: i as u32, req });
@@ -808,6 +895,20 @@ mod tests {
             tag: 9,
             status: 0,
             data: ReplyData::Job(Box::new(jd)),
+        });
+        roundtrip(ServerMsg::Reply {
+            tag: 10,
+            status: 0,
+            data: ReplyData::Gathered(vec![
+                Contribution {
+                    proc_: p("ns", 0),
+                    data: vec![],
+                },
+                Contribution {
+                    proc_: p("ns", 1),
+                    data: vec![1; 17],
+                },
+            ]),
         });
         roundtrip(ServerMsg::Forget {
             proc_: p("ns", 2),

@@ -23,7 +23,10 @@ pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t
         let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
             Ok(i) => i,
             Err(e) => {
-                log::warn!("PMIx_Progress_thread_stop: bad directives, nothing stopped: {}", e);
+                log::warn!(
+                    "PMIx_Progress_thread_stop: bad directives, nothing stopped: {}",
+                    e
+                );
                 return;
             }
         };
@@ -36,7 +39,10 @@ pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t
             });
         if let Some(n) = name {
             if n != reactor::THREAD_NAME && n != OPENPMIX_SHARED_THREAD {
-                log::debug!("PMIx_Progress_thread_stop: no progress thread named {:?}", n);
+                log::debug!(
+                    "PMIx_Progress_thread_stop: no progress thread named {:?}",
+                    n
+                );
                 return;
             }
         }

@@ -6,7 +6,7 @@
 use super::HostDone;
 use crate::error::{Error, Result};
 use crate::protocol::{
-    self, Blob, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
+    self, Blob, Contribution, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::ConnId;
 use crate::store::{keys, scope_searched, scope_visible, Entry, JobData, KvSet, Level, Reader};
@@ -116,6 +116,27 @@ enum ConnState {
 struct Arrival {
     conn: ConnId,
     tag: u32,
+    /// The arriving process's contribution, for an allgather.
+    contrib: Option<Contribution>,
+}
+
+/// What one fence is matched on: its sorted participants plus the optional private tag
+/// ([`protocol::FENCE_TAG`]). PMIx fences carry no identity of their own, so two fences
+/// over the same participants would otherwise complete each other; the tag (with a
+/// sequence number in it) lets independent streams of collectives share a participant
+/// set, as the communicators of a CUDA communications object do. Untagged fences behave
+/// exactly as before.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct FenceKey {
+    procs: Vec<ProcId>,
+    tag: Option<String>,
+}
+
+/// The [`protocol::FENCE_TAG`] among a fence's directives.
+fn fence_tag(info: &[Info]) -> Option<String> {
+    info.iter()
+        .find(|i| i.key.as_str() == protocol::FENCE_TAG)
+        .and_then(|i| i.value.as_str().map(str::to_string))
 }
 
 struct Tracker {
@@ -126,6 +147,8 @@ struct Tracker {
     expected: usize,
     arrived: Vec<Arrival>,
     host_called: bool,
+    /// An allgather ([`Req::Allgather`]): replies carry every contribution.
+    gather: bool,
 }
 
 struct GetWaiter {
@@ -156,7 +179,7 @@ pub struct ServerState {
     nspaces: HashMap<Nspace, NsState>,
     conns: HashMap<ConnId, ConnState>,
     by_proc: HashMap<ProcId, ConnId>,
-    fences: HashMap<Vec<ProcId>, Tracker>,
+    fences: HashMap<FenceKey, Tracker>,
     getters: Vec<GetWaiter>,
     ns_waiters: Vec<NsWaiter>,
     dmodex_out: BTreeSet<ProcId>,
@@ -261,10 +284,10 @@ impl ServerState {
     /// Forget a namespace (its clients' connections stay until they close).
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
         self.nspaces.remove(nspace);
-        let keys: Vec<Vec<ProcId>> = self
+        let keys: Vec<FenceKey> = self
             .fences
             .keys()
-            .filter(|k| k.iter().any(|p| &p.nspace == nspace))
+            .filter(|k| k.procs.iter().any(|p| &p.nspace == nspace))
             .cloned()
             .collect();
         for k in keys {
@@ -477,15 +500,16 @@ impl ServerState {
         log::warn!("server: client {} disconnected without finalizing", proc_);
         out.push(Action::HostLost(proc_.clone()));
         // Every fence it takes part in can never complete now.
-        let keys: Vec<Vec<ProcId>> = self
+        let keys: Vec<FenceKey> = self
             .fences
             .keys()
-            .filter(|k| includes(k, &proc_))
+            .filter(|k| includes(&k.procs, &proc_))
             .cloned()
             .collect();
         for k in keys {
             self.fail_fence(&k, sys::PMIX_ERR_PROC_TERM_WO_SYNC, out);
         }
+        self.tell_peers_lost(&proc_, out);
         self.target_gone(&proc_, out);
     }
 
@@ -532,7 +556,23 @@ impl ServerState {
                 collect,
                 timeout_ms,
                 info,
-            } => self.fence(conn, tag, &me, procs, collect, timeout_ms, info, out),
+            } => self.fence(conn, tag, &me, procs, collect, timeout_ms, info, None, out),
+            Req::Allgather {
+                procs,
+                timeout_ms,
+                info,
+                data,
+            } => self.fence(
+                conn,
+                tag,
+                &me,
+                procs,
+                false,
+                timeout_ms,
+                info,
+                Some(data),
+                out,
+            ),
             Req::Get {
                 target,
                 key,
@@ -1121,6 +1161,7 @@ impl ServerState {
         collect: bool,
         timeout_ms: u32,
         info: Vec<Info>,
+        data: Option<Vec<u8>>,
         out: &mut Vec<Action>,
     ) {
         if procs.is_empty() {
@@ -1166,24 +1207,38 @@ impl ServerState {
                 return;
             }
         };
-        if !self.fences.contains_key(&procs) {
+        let key = FenceKey {
+            procs,
+            tag: fence_tag(&info),
+        };
+        let gather = data.is_some();
+        if !self.fences.contains_key(&key) {
             let id = self.next();
             self.fences.insert(
-                procs.clone(),
+                key.clone(),
                 Tracker {
                     id,
-                    procs: procs.clone(),
+                    procs: key.procs.clone(),
                     collect,
                     info,
                     expected,
                     arrived: Vec::new(),
                     host_called: false,
+                    gather,
                 },
             );
         }
-        let Some(t) = self.fences.get_mut(&procs) else {
+        let Some(t) = self.fences.get_mut(&key) else {
             return;
         };
+        if t.gather != gather {
+            log::warn!(
+                "server: {} entered an allgather where the others entered a fence (or the reverse)",
+                me
+            );
+            out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
+            return;
+        }
         if t.collect != collect {
             log::warn!(
                 "server: {} entered a fence with a different PMIX_COLLECT_DATA than the others",
@@ -1203,7 +1258,14 @@ impl ServerState {
                 ReplyData::None,
             ));
         }
-        t.arrived.push(Arrival { conn, tag });
+        t.arrived.push(Arrival {
+            conn,
+            tag,
+            contrib: data.map(|data| Contribution {
+                proc_: me.clone(),
+                data,
+            }),
+        });
         // Each participant's PMIX_TIMEOUT bounds the fence for every participant: the
         // first timer to fire fails it for all of them (later ones find no tracker).
         if timeout_ms > 0 {
@@ -1213,19 +1275,24 @@ impl ServerState {
             ));
         }
         if t.arrived.len() >= t.expected && !t.host_called {
-            self.fence_locally_complete(&procs, out);
+            self.fence_locally_complete(&key, out);
         }
     }
 
-    fn fence_locally_complete(&mut self, key: &Vec<ProcId>, out: &mut Vec<Action>) {
-        let all_local = match self.fence_shape(key) {
+    fn fence_locally_complete(&mut self, key: &FenceKey, out: &mut Vec<Action>) {
+        let all_local = match self.fence_shape(&key.procs) {
             Ok((_, a)) => a,
             Err(_) => true,
         };
         if all_local {
             if let Some(t) = self.fences.remove(key) {
-                for a in t.arrived {
-                    out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+                if t.gather {
+                    let all = t.arrived.iter().filter_map(|a| a.contrib.clone()).collect();
+                    release_gather(t.arrived, all, out);
+                } else {
+                    for a in t.arrived {
+                        out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+                    }
                 }
             }
             return;
@@ -1234,17 +1301,43 @@ impl ServerState {
             return;
         };
         let (id, collect, info) = (t.id, t.collect, t.info.clone());
-        let participants = self.local_participants(key);
-        let data = self.blob_for(&participants, collect);
+        let data = if t.gather {
+            gather_blob(&t.arrived)
+        } else {
+            let participants = self.local_participants(&key.procs);
+            self.blob_for(&participants, collect)
+        };
         if let Some(t) = self.fences.get_mut(key) {
             t.host_called = true;
         }
         out.push(Action::HostFence {
             id,
-            procs: key.clone(),
+            procs: key.procs.clone(),
             info,
             data,
         });
+    }
+
+    /// A client vanished without finalizing: tell the other clients of its namespace
+    /// (`PMIX_ERR_PROC_TERM_WO_SYNC`, source and `PMIX_EVENT_AFFECTED_PROC` = the lost
+    /// process), so that a process with no operation pending learns it too; the CUDA
+    /// communications object turns this into `check_async_error`. OpenPMIx leaves this
+    /// to the host; ours does it because our launcher only kills the job.
+    fn tell_peers_lost(&self, lost: &ProcId, out: &mut Vec<Action>) {
+        let info = Info::new(keys::EVENT_AFFECTED_PROC, Value::Proc(Some(lost.clone())))
+            .map(|i| vec![i])
+            .unwrap_or_default();
+        let ev = protocol::encode(&ServerMsg::Event {
+            status: sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+            source: lost.clone(),
+            info,
+        });
+        for (&c, st) in &self.conns {
+            if matches!(st, ConnState::Client { proc_, finalized: false } if proc_.nspace == lost.nspace)
+            {
+                out.push(Action::Send(c, ev.clone()));
+            }
+        }
     }
 
     fn local_participants(&self, key: &[ProcId]) -> Vec<ProcId> {
@@ -1267,7 +1360,7 @@ impl ServerState {
         v
     }
 
-    fn fail_fence(&mut self, key: &Vec<ProcId>, status: i32, out: &mut Vec<Action>) {
+    fn fail_fence(&mut self, key: &FenceKey, status: i32, out: &mut Vec<Action>) {
         if let Some(t) = self.fences.remove(key) {
             for a in t.arrived {
                 out.push(reply(a.conn, a.tag, status, ReplyData::None));
@@ -1288,6 +1381,26 @@ impl ServerState {
         let Some(t) = self.fences.remove(&key) else {
             return;
         };
+        if t.gather {
+            match r.and_then(|b| protocol::decode_blobs(&b)) {
+                Ok(blobs) => {
+                    let all = gathered(blobs);
+                    release_gather(t.arrived, all, out);
+                }
+                Err(e) => {
+                    log::warn!("server: allgather over {:?} failed: {}", t.procs, e);
+                    for a in t.arrived {
+                        out.push(reply(
+                            a.conn,
+                            a.tag,
+                            protocol::status_of(&e),
+                            ReplyData::None,
+                        ));
+                    }
+                }
+            }
+            return;
+        }
         let status = match r.and_then(|b| protocol::decode_blobs(&b)) {
             Ok(blobs) => {
                 self.store_blobs(blobs);
@@ -1338,6 +1451,79 @@ impl ServerState {
     /// Number of fences waiting (for tests and diagnostics).
     pub fn pending_fences(&self) -> usize {
         self.fences.len()
+    }
+}
+
+/// The blob a server hands its host for an allgather: every local contribution as one
+/// [`protocol::GATHER_KEY`] byte object (collecting, so any concatenating host carries it).
+fn gather_blob(arrived: &[Arrival]) -> Vec<u8> {
+    let procs = arrived
+        .iter()
+        .filter_map(|a| a.contrib.as_ref())
+        .filter_map(|c| {
+            let key = Key::new(protocol::GATHER_KEY).ok()?;
+            Some(ProcBlob {
+                proc_: c.proc_.clone(),
+                entries: vec![(
+                    key,
+                    Entry {
+                        scope: sys::PMIX_GLOBAL,
+                        value: Value::ByteObject(c.data.clone()),
+                    },
+                )],
+            })
+        })
+        .collect();
+    protocol::encode_blob(&Blob {
+        collect: true,
+        procs,
+    })
+}
+
+/// The contributions inside the blobs of every server of an allgather.
+fn gathered(blobs: Vec<Blob>) -> Vec<Contribution> {
+    let mut all = Vec::new();
+    for b in blobs {
+        for pb in b.procs {
+            for (k, e) in pb.entries {
+                if let (protocol::GATHER_KEY, Value::ByteObject(data)) = (k.as_str(), e.value) {
+                    all.push(Contribution {
+                        proc_: pb.proc_.clone(),
+                        data,
+                    });
+                }
+            }
+        }
+    }
+    all
+}
+
+/// Release the local participants of a completed allgather with every contribution
+/// (sorted by process, one per process). A reply too large for one frame fails the
+/// allgather with `PMIX_ERR_OUT_OF_RESOURCE` instead of breaking the connections.
+fn release_gather(arrived: Vec<Arrival>, mut all: Vec<Contribution>, out: &mut Vec<Action>) {
+    all.sort_by(|a, b| a.proc_.cmp(&b.proc_));
+    all.dedup_by(|a, b| a.proc_ == b.proc_);
+    let size: usize = all
+        .iter()
+        .map(|c| c.data.len() + c.proc_.nspace.as_str().len() + 16)
+        .sum();
+    let (status, data) = if size + 64 > protocol::MAX_FRAME {
+        log::warn!(
+            "server: allgather result of about {} bytes exceeds the frame limit of {}",
+            size,
+            protocol::MAX_FRAME
+        );
+        (sys::PMIX_ERR_OUT_OF_RESOURCE, None)
+    } else {
+        (sys::PMIX_SUCCESS, Some(all))
+    };
+    for a in arrived {
+        let d = match &data {
+            Some(all) => ReplyData::Gathered(all.clone()),
+            None => ReplyData::None,
+        };
+        out.push(reply(a.conn, a.tag, status, d));
     }
 }
 
@@ -1804,5 +1990,170 @@ mod tests {
             1,
             "only REMOTE/GLOBAL data leaves the node"
         );
+    }
+
+    fn tagged(procs: Vec<ProcId>, tag: &str) -> Req {
+        Req::Fence {
+            procs,
+            collect: false,
+            timeout_ms: 0,
+            info: vec![Info::new(protocol::FENCE_TAG, Value::string(tag)).unwrap()],
+        }
+    }
+
+    fn gather(tag: &str, data: &[u8]) -> Req {
+        Req::Allgather {
+            procs: vec![],
+            timeout_ms: 0,
+            info: vec![Info::new(protocol::FENCE_TAG, Value::string(tag)).unwrap()],
+            data: data.to_vec(),
+        }
+    }
+
+    /// (conn, tag, status, contributions) of every gathered reply among the actions.
+    fn gathers(out: &[Action]) -> Vec<(ConnId, u32, i32, Vec<Contribution>)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+                    Ok(ServerMsg::Reply { tag, status, data }) => Some((
+                        *c,
+                        tag,
+                        status,
+                        match data {
+                            ReplyData::Gathered(v) => v,
+                            _ => vec![],
+                        },
+                    )),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fence_tags_keep_fences_over_the_same_participants_apart() {
+        let mut s = setup(2, 2);
+        // Rank 0 enters "a" then "b"; rank 1 enters "b" then "a". Untagged, the first two
+        // arrivals would have completed each other.
+        assert!(replies(&req(&mut s, 1, 1, tagged(vec![], "a"))).is_empty());
+        assert!(replies(&req(&mut s, 1, 2, tagged(vec![], "b"))).is_empty());
+        assert!(replies(&req(&mut s, 2, 3, fence(vec![], false))).is_empty());
+        assert_eq!(s.pending_fences(), 3, "a, b and the untagged fence");
+        let mut r = replies(&req(&mut s, 2, 4, tagged(vec![], "b")));
+        r.sort();
+        assert_eq!(r, vec![(1, 2, 0), (2, 4, 0)]);
+        let mut r = replies(&req(&mut s, 2, 5, tagged(vec![], "a")));
+        r.sort();
+        assert_eq!(r, vec![(1, 1, 0), (2, 5, 0)]);
+        // The untagged fence is still waiting for rank 0's untagged arrival.
+        let mut r = replies(&req(&mut s, 1, 6, fence(vec![], false)));
+        r.sort();
+        assert_eq!(r, vec![(1, 6, 0), (2, 3, 0)]);
+        assert_eq!(s.pending_fences(), 0);
+    }
+
+    #[test]
+    fn allgather_hands_everyone_every_contribution_sorted() {
+        let mut s = setup(3, 3);
+        assert!(replies(&req(&mut s, 3, 1, gather("g", b"two"))).is_empty());
+        assert!(replies(&req(&mut s, 1, 2, gather("g", b"zero"))).is_empty());
+        let mut g = gathers(&req(&mut s, 2, 3, gather("g", b"")));
+        g.sort_by_key(|x| x.0);
+        assert_eq!(g.len(), 3);
+        for (_, _, status, all) in &g {
+            assert_eq!(*status, 0);
+            let got: Vec<(u32, &[u8])> = all
+                .iter()
+                .map(|c| (c.proc_.rank, c.data.as_slice()))
+                .collect();
+            assert_eq!(
+                got,
+                vec![(0, &b"zero"[..]), (1, &b""[..]), (2, &b"two"[..])]
+            );
+        }
+        // An allgather and a plain fence with the same key do not mix.
+        req(&mut s, 1, 4, gather("h", b"x"));
+        assert_eq!(
+            replies(&req(&mut s, 2, 5, tagged(vec![], "h"))),
+            vec![(2, 5, sys::PMIX_ERR_BAD_PARAM)]
+        );
+    }
+
+    #[test]
+    fn multi_server_allgather_rides_the_host_blob() {
+        // Ranks 0 and 1 here, rank 2 elsewhere.
+        let mut s = setup(3, 2);
+        req(&mut s, 1, 1, gather("g", &[0]));
+        let out = req(&mut s, 2, 2, gather("g", &[1]));
+        let (id, data, info) = match out.as_slice() {
+            [Action::HostFence { id, data, info, .. }] => (*id, data.clone(), info.clone()),
+            _ => panic!("expected one host fence"),
+        };
+        assert!(
+            info.iter().any(|i| i.key.as_str() == protocol::FENCE_TAG),
+            "the host sees the tag"
+        );
+        let theirs = gather_blob(&[Arrival {
+            conn: 0,
+            tag: 0,
+            contrib: Some(Contribution {
+                proc_: p(2),
+                data: vec![2],
+            }),
+        }]);
+        let mut all = theirs;
+        all.extend(data);
+        let mut out = Vec::new();
+        s.fence_done(id, Ok(all), &mut out);
+        let g = gathers(&out);
+        assert_eq!(g.len(), 2);
+        for (_, _, status, all) in g {
+            assert_eq!(status, 0);
+            let got: Vec<(u32, Vec<u8>)> =
+                all.into_iter().map(|c| (c.proc_.rank, c.data)).collect();
+            assert_eq!(got, vec![(0, vec![0]), (1, vec![1]), (2, vec![2])]);
+        }
+        // Nothing of it landed in the key-value store.
+        assert!(!s.has_key(&p(2), Some(&Key::new(protocol::GATHER_KEY).unwrap())));
+    }
+
+    #[test]
+    fn lost_client_fails_tagged_fences_and_tells_its_peers() {
+        let mut s = setup(3, 3);
+        req(&mut s, 1, 7, gather("g", b"a"));
+        req(&mut s, 2, 8, tagged(vec![], "t"));
+        let mut out = Vec::new();
+        s.closed(3, &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![
+                (1, 7, sys::PMIX_ERR_PROC_TERM_WO_SYNC),
+                (2, 8, sys::PMIX_ERR_PROC_TERM_WO_SYNC)
+            ]
+        );
+        let mut told: Vec<ConnId> = out
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+                    Ok(ServerMsg::Event { status, source, .. })
+                        if status == sys::PMIX_ERR_PROC_TERM_WO_SYNC && source == p(2) =>
+                    {
+                        Some(*c)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        told.sort();
+        assert_eq!(told, vec![1, 2]);
+        // A finalized client leaving is not news.
+        req(&mut s, 2, 9, Req::Finalize);
+        let mut out = Vec::new();
+        s.closed(2, &mut out);
+        assert!(!out.iter().any(|a| matches!(a, Action::Send(..))));
     }
 }
