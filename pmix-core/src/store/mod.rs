@@ -60,6 +60,41 @@ fn set_if_absent(list: &mut Vec<Info>, key: &str, value: Value) {
     }
 }
 
+/// Add one registered info to a level's list. A `PMIX_QUALIFIED_VALUE` joins that level's
+/// one container of qualified values (see [`qualified`]), so a Get naming qualifiers
+/// selects among everything the host registered; a malformed one is logged and kept as
+/// given.
+fn add_info(list: &mut Vec<Info>, info: Info, nspace: &Nspace) {
+    if info.key.as_str() != qualified::CONTAINER {
+        list.push(info);
+        return;
+    }
+    let pos = list
+        .iter()
+        .position(|i| i.key.as_str() == qualified::CONTAINER);
+    match qualified::merge(pos.and_then(|p| list.get(p)).map(|i| &i.value), &info.value) {
+        Ok(merged) => {
+            let entry = Info {
+                key: info.key,
+                flags: 0,
+                value: merged,
+            };
+            match pos.and_then(|p| list.get_mut(p)) {
+                Some(slot) => *slot = entry,
+                None => list.push(entry),
+            }
+        }
+        Err(e) => {
+            log::warn!(
+                "register_nspace {}: malformed PMIX_QUALIFIED_VALUE kept as given: {}",
+                nspace,
+                e
+            );
+            list.push(info);
+        }
+    }
+}
+
 /// Which application and node a job-level lookup is about (`PMIX_APPNUM`,
 /// `PMIX_HOSTNAME`, `PMIX_NODEID` qualifiers of a Get), and where the reader runs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -106,11 +141,10 @@ impl JobData {
                         let rank = find(&list, keys::RANK).and_then(|v| v.as_u64());
                         match rank {
                             Some(r) if r <= u32::MAX as u64 => {
-                                let rest: Vec<Info> = list
-                                    .into_iter()
-                                    .filter(|i| i.key.as_str() != keys::RANK)
-                                    .collect();
-                                jd.procs.entry(r as u32).or_default().extend(rest);
+                                let own = jd.procs.entry(r as u32).or_default();
+                                for i in list.into_iter().filter(|i| i.key.as_str() != keys::RANK) {
+                                    add_info(own, i, nspace);
+                                }
                             }
                             _ => {
                                 log::warn!("register_nspace {}: PMIX_PROC_DATA without a valid PMIX_RANK; kept as job data", nspace);
@@ -162,7 +196,7 @@ impl JobData {
                     Some(list) => jd.job.extend(list),
                     None => jd.job.push(info),
                 },
-                _ => jd.job.push(info),
+                _ => add_info(&mut jd.job, info, nspace),
             }
         }
         jd
@@ -517,6 +551,47 @@ mod tests {
             Some(&Value::Uint32(7))
         );
         assert_eq!(jd.job_value(keys::JOB_SIZE, Level::Node, Some("h1")), None);
+    }
+
+    #[test]
+    fn registered_qualified_values_are_selectable() {
+        let ns = Nspace::new("job").unwrap();
+        let qv = |k: &str, v: i32, dev: &str| {
+            let mut q = info("dev", Value::string(dev));
+            q.flags = sys::PMIX_INFO_QUALIFIER;
+            info(qualified::CONTAINER, arr(vec![info(k, Value::Int(v)), q]))
+        };
+        let jd = JobData::from_register(
+            &ns,
+            vec![
+                qv("bw", 10, "a"),
+                qv("bw", 20, "b"),
+                info(
+                    keys::PROC_DATA,
+                    arr(vec![info(keys::RANK, Value::Rank(1)), qv("lat", 7, "a")]),
+                ),
+            ],
+        );
+        let mut want = info("dev", Value::string("b"));
+        want.flags = sys::PMIX_INFO_QUALIFIER;
+        let bw = Key::new("bw").unwrap();
+        let job = jd
+            .job_value(qualified::CONTAINER, Level::Any, None)
+            .unwrap();
+        assert_eq!(
+            qualified::select(job, &bw, &[want.clone()]),
+            Some(Value::Int(20))
+        );
+        want.value = Value::string("a");
+        assert_eq!(
+            qualified::select(job, &bw, &[want.clone()]),
+            Some(Value::Int(10))
+        );
+        let own = jd.proc_value(1, qualified::CONTAINER, Level::Any).unwrap();
+        assert_eq!(
+            qualified::select(own, &Key::new("lat").unwrap(), &[want]),
+            Some(Value::Int(7))
+        );
     }
 
     #[test]
