@@ -315,7 +315,19 @@ impl Inner {
                     }
                 }
                 Ok(ServerMsg::Forget { proc_, key }) => {
-                    if let Some(m) = self.write().peers.get_mut(&proc_) {
+                    let mut d = self.write();
+                    if proc_.rank == sys::PMIX_RANK_WILDCARD {
+                        // Job-level data the host retracted (deregister_resources).
+                        if let Some(j) = d.jobs.get_mut(&proc_.nspace) {
+                            j.job.retain(|i| i.key != key);
+                            for (_, l) in j.apps.iter_mut() {
+                                l.retain(|i| i.key != key);
+                            }
+                            for n in j.nodes.iter_mut() {
+                                n.info.retain(|i| i.key != key);
+                            }
+                        }
+                    } else if let Some(m) = d.peers.get_mut(&proc_) {
                         m.remove(&key);
                     }
                 }

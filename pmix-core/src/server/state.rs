@@ -177,6 +177,9 @@ pub struct ServerState {
     id: ProcId,
     hostname: String,
     nspaces: HashMap<Nspace, NsState>,
+    /// What `PMIx_server_register_resources` recorded: job-level (and node) data every
+    /// namespace sees, unless its own registration gives the key.
+    resources: Vec<Info>,
     conns: HashMap<ConnId, ConnState>,
     by_proc: HashMap<ProcId, ConnId>,
     fences: HashMap<FenceKey, Tracker>,
@@ -201,6 +204,7 @@ impl ServerState {
             id,
             hostname,
             nspaces: HashMap::new(),
+            resources: Vec::new(),
             conns: HashMap::new(),
             by_proc: HashMap::new(),
             fences: HashMap::new(),
@@ -225,7 +229,15 @@ impl ServerState {
     // ---------------------------------------------------------------- registration
 
     /// Register (or re-register) a namespace.
-    pub fn register_nspace(&mut self, nspace: &Nspace, nlocal: u32, info: Vec<Info>) {
+    pub fn register_nspace(&mut self, nspace: &Nspace, nlocal: u32, mut info: Vec<Info>) {
+        // Resources come after the namespace's own infos, so its own values win.
+        let own: Vec<Key> = info.iter().map(|i| i.key.clone()).collect();
+        info.extend(
+            self.resources
+                .iter()
+                .filter(|r| is_node_array(r) || !own.contains(&r.key))
+                .cloned(),
+        );
         let mut job = JobData::from_register(nspace, info);
         job.derive(&self.hostname);
         let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
@@ -248,6 +260,166 @@ impl ServerState {
                 lost,
             },
         );
+    }
+
+    /// `PMIx_server_register_resources`: record data every job sees as job-level data
+    /// (node descriptions given as `PMIX_NODE_INFO_ARRAY` as node data). Namespaces
+    /// registered later get it with their registration; namespaces already registered get
+    /// it in the server's store, where their clients read it with
+    /// `PMIX_GET_REFRESH_CACHE` (or a Get the client cannot answer itself). A namespace's
+    /// own value for a key wins over a resource.
+    pub fn register_resources(&mut self, info: Vec<Info>) {
+        for i in info {
+            let old = if is_node_array(&i) {
+                None
+            } else {
+                let pos = self.resources.iter().position(|r| r.key == i.key);
+                pos.map(|p| self.resources.remove(p).value)
+            };
+            for ns in self.nspaces.values_mut() {
+                let add = JobData::from_register(&ns.job.nspace, vec![i.clone()]);
+                for j in add.job {
+                    match ns.job.job.iter_mut().find(|x| x.key == j.key) {
+                        // Replace a value that came from the previous registration.
+                        Some(x) if old.as_ref() == Some(&x.value) => x.value = j.value,
+                        Some(_) => {}
+                        None => ns.job.job.push(j),
+                    }
+                }
+                for n in add.nodes {
+                    let same = ns.job.nodes.iter_mut().find(|m| {
+                        (n.id.is_some() && m.id == n.id)
+                            || (n.hostname.is_some() && m.hostname == n.hostname)
+                    });
+                    match same {
+                        Some(m) => {
+                            for x in n.info {
+                                if !m.info.iter().any(|y| y.key == x.key) {
+                                    m.info.push(x);
+                                }
+                            }
+                        }
+                        None => ns.job.nodes.push(n),
+                    }
+                }
+            }
+            self.resources.push(i);
+        }
+    }
+
+    /// `PMIx_server_deregister_resources`: retract job-level data from the record and from
+    /// every registered namespace, and tell their connected clients to drop it (one-way,
+    /// like a committed deletion). A plain info removes every job-level and node entry with
+    /// that key. A `PMIX_DATA_ARRAY` of infos narrows the removal to the node entries its
+    /// `PMIX_NODEID`/`PMIX_HOSTNAME` name: its other members are the keys removed there,
+    /// and with none the whole node entry goes; a node entry left holding only its
+    /// identifiers is removed. Clients are told about a key once no entry of their
+    /// namespace holds it any more.
+    pub fn deregister_resources(&mut self, info: Vec<Info>, out: &mut Vec<Action>) {
+        let mut gone: Vec<Key> = Vec::new();
+        for i in info {
+            match crate::store::info_array(&i.value) {
+                Some(list) => {
+                    let is_id =
+                        |k: &Key| k.as_str() == keys::NODEID || k.as_str() == keys::HOSTNAME;
+                    let ids: Vec<Info> = list.iter().filter(|x| is_id(&x.key)).cloned().collect();
+                    let targets: Vec<Key> = list
+                        .iter()
+                        .filter(|x| !is_id(&x.key))
+                        .map(|x| x.key.clone())
+                        .collect();
+                    if ids.is_empty() {
+                        // No node named: the members are simply keys to remove.
+                        gone.extend(targets.iter().cloned());
+                        self.retract_everywhere(&targets);
+                        continue;
+                    }
+                    let hit = |n: &crate::store::NodeData| {
+                        ids.iter().any(|id| match id.key.as_str() {
+                            keys::NODEID => {
+                                n.id.is_some() && n.id.map(u64::from) == id.value.as_u64()
+                            }
+                            _ => n.hostname.is_some() && n.hostname.as_deref() == id.value.as_str(),
+                        })
+                    };
+                    for ns in self.nspaces.values_mut() {
+                        for n in ns.job.nodes.iter_mut().filter(|n| hit(n)) {
+                            if targets.is_empty() {
+                                gone.extend(n.info.iter().map(|x| x.key.clone()));
+                                n.info.clear();
+                            } else {
+                                n.info.retain(|x| !targets.contains(&x.key));
+                                gone.extend(targets.iter().cloned());
+                            }
+                        }
+                        ns.job
+                            .nodes
+                            .retain(|n| n.info.iter().any(|x| !is_id(&x.key)));
+                    }
+                    self.resources.retain(|r| {
+                        !(is_node_array(r)
+                            && crate::store::info_array(&r.value).is_some_and(|l| {
+                                let n = crate::store::NodeData {
+                                    id: l
+                                        .iter()
+                                        .find(|x| x.key.as_str() == keys::NODEID)
+                                        .and_then(|x| x.value.as_u64())
+                                        .map(|v| v as u32),
+                                    hostname: l
+                                        .iter()
+                                        .find(|x| x.key.as_str() == keys::HOSTNAME)
+                                        .and_then(|x| x.value.as_str().map(str::to_string)),
+                                    info: Vec::new(),
+                                };
+                                hit(&n)
+                            }))
+                    });
+                }
+                None => {
+                    gone.push(i.key.clone());
+                    self.retract_everywhere(std::slice::from_ref(&i.key));
+                }
+            }
+        }
+        gone.sort();
+        gone.dedup();
+        // One-way notices to the clients whose namespace no longer holds the key anywhere.
+        for (&c, st) in &self.conns {
+            let ConnState::Client { proc_, .. } = st else {
+                continue;
+            };
+            let Some(ns) = self.nspaces.get(&proc_.nspace) else {
+                continue;
+            };
+            for k in &gone {
+                let still = ns.job.job.iter().any(|x| &x.key == k)
+                    || ns
+                        .job
+                        .nodes
+                        .iter()
+                        .any(|n| n.info.iter().any(|x| &x.key == k));
+                if !still {
+                    out.push(Action::Send(
+                        c,
+                        protocol::encode(&ServerMsg::Forget {
+                            proc_: ProcId::new(proc_.nspace.clone(), sys::PMIX_RANK_WILDCARD),
+                            key: k.clone(),
+                        }),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn retract_everywhere(&mut self, gone: &[Key]) {
+        self.resources
+            .retain(|r| is_node_array(r) || !gone.contains(&r.key));
+        for ns in self.nspaces.values_mut() {
+            ns.job.job.retain(|x| !gone.contains(&x.key));
+            for n in ns.job.nodes.iter_mut() {
+                n.info.retain(|x| !gone.contains(&x.key));
+            }
+        }
     }
 
     /// A namespace was just registered: Gets that were waiting for it run now (they are
@@ -1527,6 +1699,11 @@ fn release_gather(arrived: Vec<Arrival>, mut all: Vec<Contribution>, out: &mut V
     }
 }
 
+/// True for a `PMIX_NODE_INFO_ARRAY` info (node data among the resources).
+fn is_node_array(i: &Info) -> bool {
+    i.key.as_str() == keys::NODE_INFO_ARRAY
+}
+
 /// True if the participant list names `p` (explicitly or through its namespace's wildcard).
 pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
     procs
@@ -1856,6 +2033,47 @@ mod tests {
         );
         // The rank's key is not published yet: that Get now waits for it as usual.
         assert_eq!(s.getters.len(), 1);
+    }
+
+    #[test]
+    fn resources_reach_every_job_and_their_retraction_reaches_clients() {
+        let mut s = setup(2, 2);
+        s.register_resources(vec![
+            Info::new(keys::JOB_SIZE, Value::Uint32(99)).unwrap(),
+            Info::new("cluster", Value::string("c1")).unwrap(),
+        ]);
+        let job = &s.nspaces[&ns()].job;
+        assert_eq!(job.job_size(), Some(2), "the namespace's own value wins");
+        assert_eq!(
+            job.job_value("cluster", Level::Any, None),
+            Some(&Value::string("c1")),
+            "an existing job sees a new resource"
+        );
+        let later = Nspace::new("later").unwrap();
+        s.register_nspace(&later, 0, vec![]);
+        assert_eq!(
+            s.nspaces[&later].job.job_value("cluster", Level::Any, None),
+            Some(&Value::string("c1")),
+            "a job registered later sees it"
+        );
+        let mut out = Vec::new();
+        s.deregister_resources(vec![Info::new("cluster", Value::Undef).unwrap()], &mut out);
+        assert!(s
+            .nspaces
+            .values()
+            .all(|n| n.job.job_value("cluster", Level::Any, None).is_none()));
+        let forgets = out
+            .iter()
+            .filter(|a| match a {
+                Action::Send(_, b) => matches!(
+                    protocol::decode::<ServerMsg>(b),
+                    Ok(ServerMsg::Forget { proc_, key })
+                        if proc_.rank == sys::PMIX_RANK_WILDCARD && key.as_str() == "cluster"
+                ),
+                _ => false,
+            })
+            .count();
+        assert_eq!(forgets, 2, "both connected clients are told");
     }
 
     #[test]
