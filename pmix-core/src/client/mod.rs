@@ -1050,6 +1050,9 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
+            return self.refresh_job(target, key, opts, cb);
+        }
         let inner = self.inner.clone();
         let refresh = opts.refresh;
         let t2 = target.clone();
@@ -1104,6 +1107,49 @@ impl Client {
                     }
                 };
                 cb(r);
+            }),
+        )
+    }
+
+    /// `PMIX_GET_REFRESH_CACHE` with rank WILDCARD: replace our copy of the namespace's
+    /// job-level data with the server's current registration, then answer from it.
+    fn refresh_job(
+        &self,
+        target: ProcId,
+        key: Option<Key>,
+        opts: &GetOpts,
+        cb: Callback<Value>,
+    ) -> Result<()> {
+        let me = self.clone();
+        let mut plain = opts.clone();
+        plain.refresh = false;
+        let req = Req::JobData {
+            nspace: target.nspace.clone(),
+        };
+        self.request(
+            req,
+            Box::new(move |status, data| {
+                match (status, data) {
+                    (sys::PMIX_SUCCESS, ReplyData::Job(jd)) => {
+                        me.inner.write().jobs.insert(jd.nspace.clone(), *jd);
+                    }
+                    (sys::PMIX_SUCCESS, _) => {}
+                    (st, _) => {
+                        cb(Err(Error::new(
+                            st,
+                            format!("refresh of {}'s job data failed", target.nspace),
+                        )));
+                        return;
+                    }
+                }
+                cb(match me.lookup_local(Some(&target), key.as_ref(), &plain) {
+                    Lookup::Found(v) => Ok(v),
+                    Lookup::Fail(e) => Err(e),
+                    Lookup::Ask { .. } => Err(Error::not_found(format!(
+                        "{:?} is not in {}'s job data",
+                        key, target.nspace
+                    ))),
+                });
             }),
         )
     }
