@@ -79,6 +79,11 @@ pr "fence_nb: OPERATION_SUCCEEDED at once, NULL cbfunc blocks (2 ranks)" 2 30 fe
 run "fence: singleton Fence SUCCESS, Fence_nb OPERATION_SUCCEEDED" 20 -- \
     env -i PATH="$PATH" HOME="${HOME:-/}" "$RB/singleton_fence"
 
+# --- rules only a host shows (tests-c/rules/rules_host.c is its own server)
+for s in fabric qualified resources late exchange; do
+    run "host: $s" 30 -- "$RB/rules_host" "$s"
+done
+
 # --- progress-thread rule
 pr "progress thread: WOULD_BLOCK with a diagnostic, nothing done" 2 30 progress_thread
 
