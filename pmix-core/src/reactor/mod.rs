@@ -28,7 +28,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -136,12 +136,31 @@ impl Ctx {
 
     /// Queue one frame (`body` gets its length prefix here) and write what the socket
     /// takes now. Returns false if the connection is gone.
+    ///
+    /// A peer that stops reading cannot make us queue without bound: once more than
+    /// [`max_queued`] bytes wait for it, the connection is closed with a log line (its
+    /// owner sees `Closed`, as for any lost peer).
     pub fn send(&mut self, id: ConnId, body: &[u8]) -> bool {
         let Some(c) = self.conns.get_mut(&id) else {
             return false;
         };
         protocol::encode_frame_into(body, &mut c.out);
         self.flush(id);
+        let queued = self
+            .conns
+            .get(&id)
+            .map(|c| c.out.len().saturating_sub(c.out_pos))
+            .unwrap_or(0);
+        let cap = max_queued();
+        if queued > cap {
+            log::warn!(
+                "connection {}: the peer is not reading ({} bytes queued, limit {}); closing it",
+                id,
+                queued,
+                cap
+            );
+            self.drop_conn(id, format!("peer not reading: {} bytes queued", queued));
+        }
         self.conns.contains_key(&id)
     }
 
@@ -465,6 +484,22 @@ pub fn acquire() -> Result<Handle> {
     STOPPED.store(false, Ordering::SeqCst);
     log::debug!("progress thread started");
     Ok(handle)
+}
+
+/// Output queued for one peer beyond which the connection is dropped (see [`Ctx::send`]).
+/// Four maximum-size frames: a peer that reads at all never comes near it.
+pub const DEFAULT_MAX_QUEUED: usize = 4 * protocol::MAX_FRAME;
+
+static MAX_QUEUED: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_QUEUED);
+
+/// The current per-connection output limit.
+pub fn max_queued() -> usize {
+    MAX_QUEUED.load(Ordering::Relaxed)
+}
+
+/// Change the per-connection output limit (process-wide; tests use a small one).
+pub fn set_max_queued(bytes: usize) {
+    MAX_QUEUED.store(bytes.max(1), Ordering::Relaxed);
 }
 
 /// Set by [`stop_servicing`] (`PMIx_Progress_thread_stop`); cleared when a new progress
@@ -804,6 +839,54 @@ mod tests {
             log
         );
         assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    /// A peer that never reads is dropped once its queue passes the limit, instead of
+    /// growing our memory without bound; the owner sees it closed.
+    #[test]
+    fn output_to_a_peer_that_does_not_read_is_capped() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        set_max_queued(1 << 20);
+        let closed = Arc::new(Mutex::new(None::<String>));
+        let c2 = closed.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, _id, ev| {
+            if let ConnEvent::Closed(why) = ev {
+                *c2.lock().unwrap() = Some(why);
+            }
+        });
+        let (peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+        ours.set_nonblocking(true).unwrap();
+        let id = h
+            .call("add", move |ctx| {
+                ctx.add_conn(UnixStream::from_std(ours), owner)
+            })
+            .unwrap();
+        let chunk = vec![7u8; 64 * 1024];
+        let mut sent = 0usize;
+        for _ in 0..200 {
+            let c = chunk.clone();
+            let open = h.call("send", move |ctx| Ok(ctx.send(id, &c))).unwrap();
+            if !open {
+                break;
+            }
+            sent += chunk.len();
+        }
+        set_max_queued(DEFAULT_MAX_QUEUED);
+        assert!(
+            sent < 200 * chunk.len(),
+            "the connection was closed ({} bytes sent)",
+            sent
+        );
+        // The close reaches the owner once the progress thread dispatches it.
+        let t0 = Instant::now();
+        while closed.lock().unwrap().is_none() && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let why = closed.lock().unwrap().clone().unwrap_or_default();
+        assert!(why.contains("not reading"), "{}", why);
+        drop(peer);
         release();
     }
 
