@@ -29,7 +29,7 @@ FUZZ_FALLBACK     := $(FUZZ_DIR)/target/release/fuzz-fallback
 # cargo-fuzz needs nightly-only flags (-Zsanitizer, coverage options); stable rustc
 # accepts them with RUSTC_BOOTSTRAP=1. ROBUST_FUZZ_ENGINE=fallback forces the harness.
 ROBUST_FUZZ_ENGINE ?= $(if $(shell command -v cargo-fuzz 2>/dev/null),cargo-fuzz,fallback)
-CARGO_FUZZ        := RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
+CARGO_FUZZ        := env RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
 .PHONY: robust-misuse robust-misuse-valgrind robust-misuse-coverage robust-diff \
         robust-fuzz-smoke robust-fuzz-long robust-fuzz-corpus

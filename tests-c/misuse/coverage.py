@@ -12,7 +12,11 @@ import sigs  # noqa: E402
 
 called = set()
 for f in glob.glob(os.path.join(sigs.ROOT, "tests-c", "misuse", "*.c")):
-    called.update(re.findall(r"\b(PMIx_\w+)\s*\(", open(f).read()))
+    text = open(f).read()
+    called.update(re.findall(r"\b(PMIx_\w+)\s*\(", text))
+    # structs.c's LIFECYCLE(T, Name) calls PMIx_Name_{construct,destruct,create,free}
+    for name in re.findall(r"\bLIFECYCLE\(\s*\w+\s*,\s*(\w+)\s*\)", text):
+        called.update(f"PMIx_{name}_{op}" for op in ("construct", "destruct", "create", "free"))
 helpers = sigs.helper_names()
 missing = sorted(helpers - called)
 for m in missing:
