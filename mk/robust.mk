@@ -77,7 +77,7 @@ robust-diff: $(ROBUST_OUT)/diff/ours
 	  echo "SKIP robust-diff: OpenPMIx 4.2.2 (libpmix-dev) not installed"; exit 0; fi; \
 	$(MAKE) --no-print-directory $(ROBUST_OUT)/diff/ref && \
 	$(TIMEOUT) 60 $(ROBUST_OUT)/diff/ours > $(ROBUST_OUT)/diff/ours.txt && \
-	$(TIMEOUT) 60 $(ROBUST_OUT)/diff/ref > $(ROBUST_OUT)/diff/ref.txt && \
+	$(TIMEOUT) 60 $(ROBUST_OUT)/diff/ref > $(ROBUST_OUT)/diff/ref.txt 2> $(ROBUST_OUT)/diff/ref.stderr && \
 	python3 tests-c/diff/compare.py --ours $(ROBUST_OUT)/diff/ours.txt --ref $(ROBUST_OUT)/diff/ref.txt \
 	  --allow tests-c/diff/allow.txt
 
