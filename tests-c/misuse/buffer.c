@@ -166,6 +166,32 @@ int main(void)
     }
     CHECK(1, "200 garbage payloads unpacked without a crash");
 
+    /* packing malformed C data: bogus value types, unterminated keys, a cycle */
+    {
+        pmix_value_t bogus[2];
+        pmix_info_t inf;
+        pmix_data_array_t cyc;
+        PMIx_Data_buffer_construct(&buf);
+        PMIx_Value_construct(&bogus[0]);
+        PMIx_Value_construct(&bogus[1]);
+        bogus[1].type = 9999;
+        rc = PMIx_Data_pack(NULL, &buf, bogus, 2, PMIX_VALUE);
+        CHECK_RC(rc, PMIX_ERR_UNKNOWN_DATA_TYPE, "pack of a value of type 9999");
+        PMIx_Info_construct(&inf);
+        memset(inf.key, 'k', sizeof(inf.key));
+        rc = PMIx_Data_pack(NULL, &buf, &inf, 1, PMIX_INFO);
+        CHECK_RC(rc, PMIX_ERR_BAD_PARAM, "pack of an info with an unterminated key");
+        bogus[0].type = PMIX_DATA_ARRAY;
+        bogus[0].data.darray = &cyc;
+        cyc.type = PMIX_VALUE;
+        cyc.size = 1;
+        cyc.array = &bogus[0];
+        rc = PMIx_Data_pack(NULL, &buf, bogus, 1, PMIX_VALUE);
+        CHECK_RC(rc, PMIX_ERR_BAD_PARAM, "pack of a cyclic value");
+        CHECK(0 == buf.bytes_used, "nothing was appended by the failed packs");
+        PMIx_Data_buffer_destruct(&buf);
+    }
+
     /* copy */
     rc = PMIx_Data_copy(NULL, u, PMIX_UINT32);
     CHECK_RC(rc, PMIX_ERR_BAD_PARAM, "Data_copy(NULL dest)");

@@ -144,6 +144,28 @@ int main(void)
     CHECK_ERR(rc, "Value_get_size of a cyclic value");
     CHECK(PMIX_VALUE_COMPARISON_NOT_AVAIL == PMIx_Value_compare(&v, &v), "compare of cyclic values");
 
+    /* Data_copy and Data_print of the cyclic value */
+    {
+        void *copy = NULL;
+        char *text = NULL;
+        rc = PMIx_Data_copy(&copy, &v, PMIX_VALUE);
+        CHECK(rc < 0 && NULL == copy, "Data_copy of a cyclic value is refused (%d)", rc);
+        rc = PMIx_Data_print(&text, NULL, &v, PMIX_VALUE);
+        CHECK(rc < 0 && NULL == text, "Data_print of a cyclic value is refused (%d)", rc);
+    }
+
+    /* unterminated namespaces inside loaded data (reads end at the guard page) */
+    {
+        struct hostile h = hostile_inputs();
+        pmix_proc_t *pp = (pmix_proc_t *)guarded(sizeof(pmix_proc_t), 'n', 0);
+        rc = PMIx_Value_load(&w, h.ns_nonul, PMIX_PROC_NSPACE);
+        CHECK_RC(rc, PMIX_ERR_BAD_PARAM, "Value_load of an unterminated pmix_nspace_t");
+        pp->rank = 3;
+        rc = PMIx_Value_load(&w, pp, PMIX_PROC);
+        CHECK_RC(rc, PMIX_ERR_BAD_PARAM, "Value_load of a proc with an unterminated namespace");
+        CHECK(PMIX_UNDEF == w.type, "... leaves the value UNDEF");
+    }
+
     /* data arrays */
     SURVIVES(PMIx_Data_array_init(NULL, PMIX_INT), "Data_array_init(NULL)");
     SURVIVES(PMIx_Data_array_construct(NULL, 4, PMIX_INT), "Data_array_construct(NULL)");
