@@ -40,7 +40,7 @@ rust-check:
 check: lib rust-check $(CHECK_TARGETS)
 	@echo "make check: all passed"
 
-install: lib
+install: lib install-python
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0755 $(LIBDIR)/libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so.2
 	ln -sf libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so

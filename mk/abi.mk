@@ -117,3 +117,11 @@ abi-examples:
 
 CHECK_TARGETS += abi-header-check abi-headers abi-check abi-stubs-check abi-exports abi-install \
                  abi-master-check abi-examples
+
+# docs/STATUS.md's per-function table matches what capi/src implements.
+.PHONY: status status-check
+status:
+	$(PYTHON) tools/gen-status.py
+status-check:
+	$(PYTHON) tools/gen-status.py --check
+CHECK_TARGETS += status-check

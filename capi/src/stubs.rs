@@ -8,7 +8,7 @@
 //! left out; rerun the script after adding one.
 #![allow(clippy::too_many_arguments)]
 
-use core::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_void};
 use pmix_sys as sys;
 
 fn log_unsupported(name: &str) {
@@ -18,100 +18,6 @@ fn log_unsupported(name: &str) {
 fn not_supported(name: &str) -> sys::pmix_status_t {
     log_unsupported(name);
     sys::PMIX_ERR_NOT_SUPPORTED
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Init(
-    _proc: *mut sys::pmix_proc_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Init, { not_supported("PMIx_Init") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Finalize(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Finalize, { not_supported("PMIx_Finalize") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
-    crate::ffi_value!(PMIx_Initialized, 0, {
-        log_unsupported("PMIx_Initialized");
-        0
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Abort(
-    _status: c_int,
-    _msg: *const c_char,
-    _procs: *mut sys::pmix_proc_t,
-    _nprocs: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Abort, { not_supported("PMIx_Abort") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Put(
-    _scope: sys::pmix_scope_t,
-    _key: *const c_char,
-    _val: *mut sys::pmix_value_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Put, { not_supported("PMIx_Put") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Commit() -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Commit, { not_supported("PMIx_Commit") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fence(
-    _procs: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fence, { not_supported("PMIx_Fence") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fence_nb(
-    _procs: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fence_nb, { not_supported("PMIx_Fence_nb") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get(
-    _proc: *const sys::pmix_proc_t,
-    _key: *const c_char,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _val: *mut *mut sys::pmix_value_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get, { not_supported("PMIx_Get") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_nb(
-    _proc: *const sys::pmix_proc_t,
-    _key: *const c_char,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_value_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_nb, { not_supported("PMIx_Get_nb") })
 }
 
 #[no_mangle]
@@ -370,32 +276,6 @@ pub unsafe extern "C" fn PMIx_Session_control(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Job_control(
-    _targets: *const sys::pmix_proc_t,
-    _ntargets: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Job_control, { not_supported("PMIx_Job_control") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Job_control_nb(
-    _targets: *const sys::pmix_proc_t,
-    _ntargets: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Job_control_nb, {
-        not_supported("PMIx_Job_control_nb")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor(
     _monitor: *const sys::pmix_info_t,
     _error: sys::pmix_status_t,
@@ -608,45 +488,6 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Register_event_handler(
-    _codes: *mut sys::pmix_status_t,
-    _ncodes: usize,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _evhdlr: sys::pmix_notification_fn_t,
-    _cbfunc: sys::pmix_hdlr_reg_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Register_event_handler, {
-        not_supported("PMIx_Register_event_handler")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Deregister_event_handler(
-    _evhdlr_ref: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Deregister_event_handler, {
-        not_supported("PMIx_Deregister_event_handler")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Notify_event(
-    _status: sys::pmix_status_t,
-    _source: *const sys::pmix_proc_t,
-    _range: sys::pmix_data_range_t,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Notify_event, { not_supported("PMIx_Notify_event") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_register(
     _fabric: *mut sys::pmix_fabric_t,
     _directives: *const sys::pmix_info_t,
@@ -785,35 +626,6 @@ pub unsafe extern "C" fn PMIx_Progress_thread_stop(_info: *const sys::pmix_info_
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Store_internal(
-    _proc: *const sys::pmix_proc_t,
-    _key: *const c_char,
-    _val: *mut sys::pmix_value_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Store_internal, {
-        not_supported("PMIx_Store_internal")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_generate_regex(
-    _input: *const c_char,
-    _regex: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_generate_regex, {
-        not_supported("PMIx_generate_regex")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_generate_ppn(
-    _input: *const c_char,
-    _ppn: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_generate_ppn, { not_supported("PMIx_generate_ppn") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     _proc: *mut sys::pmix_proc_t,
     _info: *mut sys::pmix_info_t,
@@ -821,22 +633,6 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_connect_to_server, {
         not_supported("PMIx_tool_connect_to_server")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_init(
-    _module: *mut sys::pmix_server_module_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_init, { not_supported("PMIx_server_init") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_finalize() -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_finalize, {
-        not_supported("PMIx_server_finalize")
     })
 }
 
@@ -860,103 +656,6 @@ pub unsafe extern "C" fn PMIx_parse_regex2(
     _output: *mut *mut c_char,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_parse_regex2, { not_supported("PMIx_parse_regex2") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_register_nspace(
-    _nspace: *const c_char,
-    _nlocalprocs: c_int,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_register_nspace, {
-        not_supported("PMIx_server_register_nspace")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_deregister_nspace(
-    _nspace: *const c_char,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) {
-    crate::ffi_value!(PMIx_server_deregister_nspace, (), {
-        log_unsupported("PMIx_server_deregister_nspace")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_register_client(
-    _proc: *const sys::pmix_proc_t,
-    _uid: libc::uid_t,
-    _gid: libc::gid_t,
-    _server_object: *mut c_void,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_register_client, {
-        not_supported("PMIx_server_register_client")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_deregister_client(
-    _proc: *const sys::pmix_proc_t,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) {
-    crate::ffi_value!(PMIx_server_deregister_client, (), {
-        log_unsupported("PMIx_server_deregister_client")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_setup_fork(
-    _proc: *const sys::pmix_proc_t,
-    _env: *mut *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_setup_fork, {
-        not_supported("PMIx_server_setup_fork")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_dmodex_request(
-    _proc: *const sys::pmix_proc_t,
-    _cbfunc: sys::pmix_dmodex_response_fn_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_dmodex_request, {
-        not_supported("PMIx_server_dmodex_request")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_setup_application(
-    _nspace: *const c_char,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_setup_application_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_setup_application, {
-        not_supported("PMIx_server_setup_application")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_setup_local_support(
-    _nspace: *const c_char,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_setup_local_support, {
-        not_supported("PMIx_server_setup_local_support")
-    })
 }
 
 #[no_mangle]
@@ -1072,30 +771,6 @@ pub unsafe extern "C" fn PMIx_server_delete_process_set(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_delete_process_set, {
         not_supported("PMIx_server_delete_process_set")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_register_resources(
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_register_resources, {
-        not_supported("PMIx_server_register_resources")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_deregister_resources(
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_deregister_resources, {
-        not_supported("PMIx_server_deregister_resources")
     })
 }
 

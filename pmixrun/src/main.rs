@@ -1,5 +1,354 @@
 //! `pmixrun`: launches a job on this machine and hosts its PMIx server.
+//!
+//! A path through the program: [`cli`] reads the command line; [`job`] lays the job
+//! out and builds what is registered with the server ([`keys`] spells the attribute
+//! keys); [`scratch`] makes the job's directories; [`launch`] forks the ranks (through
+//! [`sys`], the only unsafe code), registers them, releases them and supervises them,
+//! with [`supervisor`] deciding the job's fate, [`output`] forwarding what the ranks
+//! print and [`host`] turning the server's upcalls into events.
+
+mod cli;
+mod host;
+mod job;
+mod keys;
+mod launch;
+mod output;
+mod scratch;
+mod supervisor;
+mod sys;
+
+use cli::{Command, Options};
+use host::{Events, JobHost};
+use job::{AppLayout, Layout};
+use launch::{LaunchConfig, Launcher, RankPlan, Sinks};
+use pmix_core::server::{Server, ServerConfig};
+use pmix_core::{Nspace, ProcId};
+use scratch::Scratch;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Time between SIGTERM and SIGKILL when the job is killed.
+const GRACE: Duration = Duration::from_secs(3);
+
 fn main() {
-    eprintln!("pmixrun: not yet implemented");
-    std::process::exit(1);
+    init_logger();
+    let code = real_main();
+    std::process::exit(code);
+}
+
+fn real_main() -> i32 {
+    let mut args = Vec::new();
+    for a in std::env::args_os().skip(1) {
+        match a.into_string() {
+            Ok(s) => args.push(s),
+            Err(a) => {
+                eprintln!("pmixrun: argument {a:?} is not valid UTF-8");
+                return 2;
+            }
+        }
+    }
+    match cli::parse(&args, &|name| std::env::var(name).ok()) {
+        Err(e) => {
+            eprintln!("pmixrun: {e}\nTry 'pmixrun --help' for more information.");
+            2
+        }
+        Ok(Command::Help) => {
+            print!("{}", cli::HELP);
+            0
+        }
+        Ok(Command::Version) => {
+            println!("pmixrun (pmix-rs) {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Ok(Command::Run(opts)) => run(opts),
+    }
+}
+
+/// The environment every rank starts from: pmixrun's own, without the variables that
+/// tie a process to some other PMIx server (an outer job's `PMIX_*`, except the
+/// user's `PMIX_DEBUG` and `PMIX_MCA_*` settings), plus the `-x` exports.
+fn base_env(
+    vars: impl Iterator<Item = (OsString, OsString)>,
+    exports: &[(String, String)],
+) -> Vec<(OsString, OsString)> {
+    let keep = |k: &OsString| {
+        let k = k.to_string_lossy();
+        !k.starts_with("PMIX_") || k == "PMIX_DEBUG" || k.starts_with("PMIX_MCA_")
+    };
+    let mut env: Vec<(OsString, OsString)> = vars
+        .filter(|(k, _)| keep(k))
+        .filter(|(k, _)| {
+            !exports
+                .iter()
+                .any(|(e, _)| k.to_string_lossy() == e.as_str())
+        })
+        .collect();
+    env.extend(
+        exports
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    env
+}
+
+fn absolute(p: &Path, cwd: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+fn run(opts: Options) -> i32 {
+    if opts.nodes > 1 {
+        eprintln!(
+            "pmixrun: --nodes {}: more than one node is not yet supported",
+            opts.nodes
+        );
+        return 2;
+    }
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("pmixrun: cannot read the current directory: {e}");
+            return 1;
+        }
+    };
+    let path_var = std::env::var_os("PATH");
+
+    // Lay the job out: programs resolved before anything is started.
+    let mut apps = Vec::new();
+    let mut plans = Vec::new();
+    let mut first = 0u32;
+    for (appnum, app) in (0u32..).zip(&opts.apps) {
+        let Some(prog) = launch::resolve_program(&app.program, path_var.as_deref()) else {
+            if app.program.contains('/') {
+                eprintln!("pmixrun: {}: not an executable file", app.program);
+            } else {
+                eprintln!("pmixrun: {}: command not found", app.program);
+            }
+            return 127;
+        };
+        // The rank changes directory before exec, so relative paths must not depend on it.
+        let prog = absolute(&prog, &cwd);
+        let wdir = app.wdir.as_ref().map(|w| absolute(Path::new(w), &cwd));
+        let mut argv = vec![app.program.clone()];
+        argv.extend(app.args.iter().cloned());
+        for _ in 0..app.nprocs {
+            plans.push(RankPlan {
+                path: prog.clone(),
+                argv: argv.iter().map(OsString::from).collect(),
+                wdir: wdir.clone(),
+            });
+        }
+        apps.push(AppLayout {
+            appnum,
+            first,
+            size: app.nprocs,
+            argv,
+            wdir: wdir.unwrap_or_else(|| cwd.clone()),
+        });
+        first += app.nprocs;
+    }
+
+    let hostname = match sys::hostname() {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("pmixrun: cannot read the host name: {e}");
+            return 1;
+        }
+    };
+    let pid = std::process::id();
+    let nspace = match Nspace::new(format!("pmixrun.{hostname}.{pid}")) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("pmixrun: cannot name the job: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = sys::raise_fd_limit() {
+        log::debug!("cannot raise the descriptor limit: {e}");
+    }
+    let base = std::env::var_os("TMPDIR")
+        .filter(|t| !t.is_empty())
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    let (uid, _) = sys::uid_gid();
+    let scratch = match Scratch::create(&base, uid, pid, nspace.as_str(), job::NODE_ID, first) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pmixrun: cannot create the job's scratch directory: {e}");
+            return 1;
+        }
+    };
+    let layout = Layout {
+        nspace: nspace.clone(),
+        hostname,
+        session_id: pid,
+        apps,
+        ncpus: sys::cpu_count(),
+        dirs: scratch.dirs().clone(),
+    };
+
+    let signals = match sys::signal_pipe(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP]) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("pmixrun: cannot install signal handlers: {e}");
+            return 1;
+        }
+    };
+    let events = match Events::new() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("pmixrun: cannot create the event queue: {e}");
+            return 1;
+        }
+    };
+    let cfg = LaunchConfig {
+        tag_output: opts.tag_output,
+        timeout: opts.timeout,
+        grace: GRACE,
+        base_env: base_env(std::env::vars_os(), &opts.exports),
+        stdin_to_rank0: !sys::isatty(0),
+    };
+    let sinks = Sinks {
+        stdout: Box::new(std::io::stdout()),
+        stderr: Box::new(std::io::stderr()),
+    };
+    let mut launcher = match Launcher::spawn(&layout, plans, cfg, sinks, events.clone(), signals) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pmixrun: cannot start the ranks: {e}");
+            return 1;
+        }
+    };
+
+    let server_id = match Nspace::new(format!("{nspace}.server")) {
+        Ok(n) => ProcId::new(n, 0),
+        Err(e) => {
+            eprintln!("pmixrun: cannot name the server: {e}");
+            return 1;
+        }
+    };
+    // The server must call this node by the name the job was registered with.
+    let server_info = match pmix_core::Info::new(
+        keys::PMIX_HOSTNAME,
+        pmix_core::Value::string(&layout.hostname),
+    ) {
+        Ok(i) => vec![i],
+        Err(e) => {
+            eprintln!("pmixrun: cannot describe the server: {e}");
+            return 1;
+        }
+    };
+    let server_cfg = ServerConfig {
+        id: server_id,
+        tmpdir: Some(scratch.node_dir().to_path_buf()),
+        info: server_info,
+    };
+    let server = match Server::start(server_cfg, Arc::new(JobHost::new(nspace, events))) {
+        Ok(s) => s,
+        Err(e) => {
+            launcher.abandon();
+            eprintln!("pmixrun: cannot start the PMIx server: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = launcher.start(&server) {
+        launcher.abandon();
+        eprintln!("pmixrun: {e}");
+        server.finalize();
+        return 1;
+    }
+    let status = launcher.run();
+    launcher.finish(&server);
+    drop(launcher);
+    server.finalize();
+    drop(scratch);
+    status
+}
+
+/// A stderr logger, installed only when `PMIX_DEBUG` asks for one.
+struct Logger;
+
+impl log::Log for Logger {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= log::max_level()
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if self.enabled(r.metadata()) {
+            eprintln!(
+                "[pmixrun {} {}] {}: {}",
+                std::process::id(),
+                r.level(),
+                r.target(),
+                r.args()
+            );
+        }
+    }
+    fn flush(&self) {}
+}
+
+static LOGGER: Logger = Logger;
+
+fn init_logger() {
+    let Ok(v) = std::env::var("PMIX_DEBUG") else {
+        return;
+    };
+    let level = match v.to_ascii_lowercase().as_str() {
+        "" | "0" | "no" | "off" => return,
+        "error" => log::LevelFilter::Error,
+        "warn" => log::LevelFilter::Warn,
+        "info" => log::LevelFilter::Info,
+        "trace" => log::LevelFilter::Trace,
+        _ => log::LevelFilter::Debug,
+    };
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(level);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_env_drops_an_outer_jobs_pmix_variables() {
+        let vars = [
+            ("PATH", "/bin"),
+            ("PMIX_NAMESPACE", "outer"),
+            ("PMIX_SERVER_URI41", "x"),
+            ("PMIX_DEBUG", "1"),
+            ("PMIX_MCA_gds", "hash"),
+            ("A", "old"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = base_env(
+            vars,
+            &[("A".into(), "new".into()), ("B".into(), "b".into())],
+        );
+        let got: Vec<String> = env
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "PATH=/bin",
+                "PMIX_DEBUG=1",
+                "PMIX_MCA_gds=hash",
+                "A=new",
+                "B=b"
+            ]
+        );
+    }
+
+    #[test]
+    fn relative_paths_become_absolute() {
+        let cwd = Path::new("/work");
+        assert_eq!(absolute(Path::new("a/b"), cwd), PathBuf::from("/work/a/b"));
+        assert_eq!(absolute(Path::new("/x"), cwd), PathBuf::from("/x"));
+    }
 }

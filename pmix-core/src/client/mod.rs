@@ -1,1 +1,1199 @@
-//! (to be written)
+//! The PMIx client: one connection to the local server, a local store that `Get` reads in
+//! the caller's thread, and requests that travel over the progress thread.
+//!
+//! A [`Client`] is an ordinary object (tests run several in one process); the process-wide
+//! `PMIx_Init`/`PMIx_Finalize` singleton that `capi` uses is [`global`].
+//!
+//! # Data path of a Get
+//! 1. Self-referential keys (`PMIX_RANK`, `PMIX_PROCID`, `PMIX_VERSION_NUMERIC`) are
+//!    answered from the client's identity.
+//! 2. The caller's own data: what it put (every scope), then what the host registered for it.
+//! 3. Job-level data (`PMIX_RANK_WILDCARD`) and reserved keys of peers: the job data the
+//!    server sent in the handshake (no round trip).
+//! 4. Peers' published data: the local cache, filled by earlier answers from the server.
+//! 5. Otherwise (unless `PMIX_OPTIONAL`) the server is asked; it answers from its store,
+//!    waits until the target commits the key, or asks the host (direct modex). The answer
+//!    carries everything of that peer the caller may see, and it is cached: later fences do
+//!    not refresh it, `PMIX_GET_REFRESH_CACHE` does.
+//!
+//! Steps 1–4 run in the caller's thread under a read lock; only step 5 goes through the
+//! progress thread and the one wait helper.
+
+pub mod global;
+
+use crate::error::{Error, Result};
+use crate::protocol::{
+    self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
+};
+use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
+use crate::store::{keys, JobData, KvSet, Level, Reader, Select};
+use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
+use pmix_sys as sys;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::time::Duration;
+
+/// The version string this library reports in `PMIX_VERSION`.
+pub const VERSION_STRING: &str = "7.0.0";
+
+/// How long `PMIx_Init` waits for the server's handshake answer.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long `PMIx_Finalize` waits for the server's acknowledgement.
+const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where a client finds its server.
+#[derive(Debug, Clone, Default)]
+pub struct ClientConfig {
+    /// Our identity and the server's socket path; `None` makes a singleton.
+    pub server: Option<(ProcId, String)>,
+    /// Infos passed to `PMIx_Init`.
+    pub info: Vec<Info>,
+}
+
+impl ClientConfig {
+    /// Read `PMIX_NAMESPACE`, `PMIX_RANK` and the first of `PMIX_SERVER_URI41`, `4`, `3`,
+    /// `21`, `2` from the environment. Without them the process is a singleton.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` if the variables are present but malformed, or the URI is not
+    /// ours (`<nspace>.<rank>;unix:<path>`).
+    pub fn from_env() -> Result<ClientConfig> {
+        let ns = std::env::var("PMIX_NAMESPACE").ok();
+        let rank = std::env::var("PMIX_RANK").ok();
+        let uri = ["41", "4", "3", "21", "2"]
+            .iter()
+            .find_map(|v| std::env::var(format!("PMIX_SERVER_URI{}", v)).ok());
+        let (Some(ns), Some(rank), Some(uri)) = (ns, rank, uri) else {
+            return Ok(ClientConfig::default());
+        };
+        let rank: u32 = rank
+            .trim()
+            .parse()
+            .map_err(|_| Error::bad_param(format!("PMIX_RANK={:?} is not a rank", rank)))?;
+        let path = parse_uri(&uri)?;
+        Ok(ClientConfig {
+            server: Some((ProcId::new(Nspace::new(ns)?, rank), path)),
+            info: Vec::new(),
+        })
+    }
+}
+
+/// The socket path of a server URI `<nspace>.<rank>;unix:<path>`.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a URI of another transport (e.g. OpenPMIx's `tcp4://`).
+pub fn parse_uri(uri: &str) -> Result<String> {
+    let (_, addr) = uri
+        .split_once(';')
+        .ok_or_else(|| Error::bad_param(format!("server URI {:?} has no address", uri)))?;
+    addr.strip_prefix("unix:")
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            Error::new(
+                sys::PMIX_ERR_NOT_SUPPORTED,
+                format!("server URI {:?} is not a pmix-rs unix socket", uri),
+            )
+        })
+}
+
+/// An event delivered to handlers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Event code.
+    pub status: i32,
+    /// Process the event is about or comes from.
+    pub source: ProcId,
+    /// Event infos.
+    pub info: Vec<Info>,
+}
+
+/// An event handler; runs on the progress thread.
+pub type EventHandler = Arc<dyn Fn(&Event) + Send + Sync + 'static>;
+
+/// Completion callback of a non-blocking call; runs on the progress thread.
+pub type Callback<T> = Box<dyn FnOnce(Result<T>) + Send + 'static>;
+
+/// How a non-blocking call started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Started {
+    /// The callback will run.
+    Pending,
+    /// Done already; the callback will not run (`PMIX_OPERATION_SUCCEEDED`).
+    Done,
+}
+
+/// The directives of a Get, decoded.
+#[derive(Debug, Clone, Default)]
+pub struct GetOpts {
+    /// `PMIX_OPTIONAL`: local data only.
+    pub optional: bool,
+    /// `PMIX_IMMEDIATE`: the server's store only, no waiting.
+    pub immediate: bool,
+    /// `PMIX_GET_REFRESH_CACHE`.
+    pub refresh: bool,
+    /// `PMIX_TIMEOUT`.
+    pub timeout: Option<Duration>,
+    /// `PMIX_SESSION_INFO`/`JOB_INFO`/`APP_INFO`/`NODE_INFO`.
+    pub level: Level,
+    /// `PMIX_DATA_SCOPE`.
+    pub scope: Option<u8>,
+    /// `PMIX_APPNUM` qualifier (with `PMIX_APP_INFO`).
+    pub appnum: Option<u32>,
+    /// `PMIX_HOSTNAME` qualifier (with `PMIX_NODE_INFO`).
+    pub hostname: Option<String>,
+    /// `PMIX_NODEID` qualifier (with `PMIX_NODE_INFO`).
+    pub nodeid: Option<u32>,
+    /// Every directive, passed on to the server.
+    pub info: Vec<Info>,
+}
+
+/// `PMIX_TIMEOUT` (seconds) from a directive list, if positive.
+pub fn timeout_of(info: &[Info]) -> Option<Duration> {
+    info.iter()
+        .find(|i| i.key.as_str() == keys::TIMEOUT)
+        .and_then(|i| match i.value {
+            Value::Int(v) | Value::Int32(v) => u64::try_from(v).ok(),
+            _ => i.value.as_u64(),
+        })
+        .filter(|&s| s > 0)
+        .map(Duration::from_secs)
+}
+
+fn flag(info: &[Info], key: &str) -> bool {
+    info.iter()
+        .any(|i| i.key.as_str() == key && i.value.is_true())
+}
+
+impl GetOpts {
+    /// Decode the directives of a Get.
+    pub fn from_info(info: &[Info]) -> GetOpts {
+        let level = if flag(info, keys::NODE_INFO) {
+            Level::Node
+        } else if flag(info, keys::APP_INFO) {
+            Level::App
+        } else if flag(info, keys::JOB_INFO) || flag(info, keys::SESSION_INFO) {
+            Level::Job
+        } else {
+            Level::Any
+        };
+        GetOpts {
+            optional: flag(info, keys::OPTIONAL),
+            immediate: flag(info, keys::IMMEDIATE),
+            refresh: flag(info, keys::GET_REFRESH_CACHE),
+            timeout: timeout_of(info),
+            level,
+            scope: info
+                .iter()
+                .find(|i| i.key.as_str() == keys::DATA_SCOPE)
+                .and_then(|i| match i.value {
+                    Value::Scope(s) => Some(s),
+                    _ => i.value.as_u64().map(|v| v as u8),
+                }),
+            appnum: (level == Level::App)
+                .then(|| {
+                    info.iter()
+                        .find(|i| i.key.as_str() == keys::APPNUM)
+                        .and_then(|i| i.value.as_u64())
+                        .map(|v| v as u32)
+                })
+                .flatten(),
+            hostname: (level == Level::Node)
+                .then(|| {
+                    info.iter()
+                        .find(|i| i.key.as_str() == keys::HOSTNAME)
+                        .and_then(|i| i.value.as_str().map(str::to_string))
+                })
+                .flatten(),
+            nodeid: (level == Level::Node)
+                .then(|| {
+                    info.iter()
+                        .find(|i| i.key.as_str() == keys::NODEID)
+                        .and_then(|i| i.value.as_u64())
+                        .map(|v| v as u32)
+                })
+                .flatten(),
+            info: info.to_vec(),
+        }
+    }
+}
+
+type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
+
+#[derive(Default)]
+struct Data {
+    jobs: HashMap<Nspace, JobData>,
+    own: KvSet,
+    staged: Vec<Put>,
+    peers: HashMap<ProcId, HashMap<Key, Value>>,
+}
+
+struct Inner {
+    me: ProcId,
+    server: Option<ProcId>,
+    hostname: String,
+    handle: Handle,
+    conn: Mutex<Option<ConnId>>,
+    connected: AtomicBool,
+    data: RwLock<Data>,
+    pending: Mutex<HashMap<u32, ReplyFn>>,
+    next_tag: AtomicU32,
+    handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
+    next_handler: AtomicUsize,
+    finalized: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Inner {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Data> {
+        self.data.read().unwrap_or_else(|p| p.into_inner())
+    }
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Data> {
+        self.data.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn deliver(&self, ev: &Event) {
+        let hs: Vec<EventHandler> = lock(&self.handlers)
+            .iter()
+            .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&ev.status))
+            .map(|(_, _, h)| h.clone())
+            .collect();
+        for h in hs {
+            h(ev);
+        }
+    }
+
+    /// The connection to the server is gone: fail everything waiting and tell handlers.
+    fn lost(&self, why: &str) {
+        *lock(&self.conn) = None;
+        let was = self.connected.swap(false, Ordering::SeqCst);
+        let waiting: Vec<ReplyFn> = lock(&self.pending).drain().map(|(_, f)| f).collect();
+        for f in waiting {
+            f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
+        }
+        if was && !self.finalized.load(Ordering::SeqCst) {
+            log::warn!("client {}: lost connection to the server: {}", self.me, why);
+            let ev = Event {
+                status: sys::PMIX_ERR_LOST_CONNECTION,
+                source: self.server.clone().unwrap_or_default(),
+                info: Vec::new(),
+            };
+            self.deliver(&ev);
+        }
+    }
+
+    fn on_conn(&self, ctx: &mut Ctx, id: ConnId, ev: ConnEvent) {
+        match ev {
+            ConnEvent::Closed(why) => self.lost(&why),
+            ConnEvent::Frame(body) => match protocol::decode::<ServerMsg>(&body) {
+                Ok(ServerMsg::Reply { tag, status, data }) => {
+                    let f = lock(&self.pending).remove(&tag);
+                    match f {
+                        Some(f) => f(status, data),
+                        None => log::debug!("client: reply for unknown tag {}", tag),
+                    }
+                }
+                Ok(ServerMsg::Forget { proc_, key }) => {
+                    if let Some(m) = self.write().peers.get_mut(&proc_) {
+                        m.remove(&key);
+                    }
+                }
+                Ok(ServerMsg::Event {
+                    status,
+                    source,
+                    info,
+                }) => self.deliver(&Event {
+                    status,
+                    source,
+                    info,
+                }),
+                Err(e) => {
+                    log::warn!(
+                        "client: malformed message from the server, disconnecting: {}",
+                        e
+                    );
+                    ctx.close(id);
+                    self.lost("malformed message from the server");
+                }
+            },
+        }
+    }
+}
+
+/// A connected (or singleton) PMIx client.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Client({})", self.inner.me)
+    }
+}
+
+/// What a local lookup decided.
+enum Lookup {
+    Found(Value),
+    Fail(Error),
+    Ask {
+        target: ProcId,
+        key: Option<Key>,
+        immediate: bool,
+    },
+}
+
+fn info_array(infos: Vec<Info>) -> Value {
+    Value::DataArray(Box::new(DataArray {
+        dtype: sys::PMIX_INFO,
+        items: infos
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect(),
+    }))
+}
+
+fn handshake(
+    me: &ProcId,
+    path: &str,
+) -> Result<(std::os::unix::net::UnixStream, ProcId, Vec<JobData>)> {
+    let unreach = |e: std::io::Error| {
+        Error::new(
+            sys::PMIX_ERR_UNREACH,
+            format!("cannot reach the PMIx server at {}: {}", path, e),
+        )
+    };
+    let mut s = std::os::unix::net::UnixStream::connect(path).map_err(unreach)?;
+    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT))
+        .map_err(unreach)?;
+    let hello = Hello {
+        version: protocol::VERSION,
+        proc_: me.clone(),
+        pid: std::process::id() as i32,
+        uid: crate::sys::euid(),
+        gid: crate::sys::egid(),
+    };
+    let mut frame = Vec::new();
+    protocol::encode_frame_into(&protocol::encode(&hello), &mut frame);
+    s.write_all(&frame).map_err(unreach)?;
+    let mut dec = FrameDecoder::new();
+    let mut buf = [0u8; 64 * 1024];
+    let body = loop {
+        if let Some(f) = dec.next_frame()? {
+            break f;
+        }
+        let n = s.read(&mut buf).map_err(unreach)?;
+        if n == 0 {
+            return Err(Error::new(
+                sys::PMIX_ERR_UNREACH,
+                "the server closed the connection during the handshake",
+            ));
+        }
+        dec.push(buf.get(..n).unwrap_or_default());
+    };
+    if dec.has_partial() {
+        return Err(Error::unpack(
+            "unexpected data after the server's handshake",
+        ));
+    }
+    match protocol::decode::<Welcome>(&body)? {
+        Welcome::Accepted { server, jobs } => {
+            s.set_read_timeout(None).map_err(unreach)?;
+            Ok((s, server, jobs))
+        }
+        Welcome::Refused { status, reason } => Err(Error::new(
+            status,
+            format!("the server refused us: {}", reason),
+        )),
+    }
+}
+
+fn singleton_job(me: &ProcId, host: &str) -> JobData {
+    let mut jd = JobData {
+        nspace: me.nspace.clone(),
+        ..Default::default()
+    };
+    let mut add = |k: &str, v: Value| {
+        if let Ok(i) = Info::new(k, v) {
+            jd.job.push(i);
+        }
+    };
+    add(keys::JOB_SIZE, Value::Uint32(1));
+    add(keys::LOCAL_SIZE, Value::Uint32(1));
+    add(keys::NUM_NODES, Value::Uint32(1));
+    add(keys::LOCAL_PEERS, Value::string("0"));
+    add(keys::NODE_LIST, Value::string(host));
+    add(keys::SINGLETON, Value::Bool(true));
+    let mut p = Vec::new();
+    for (k, v) in [
+        (keys::LOCAL_RANK, Value::Uint16(0)),
+        (keys::NODE_RANK, Value::Uint16(0)),
+        (keys::HOSTNAME, Value::string(host)),
+        (keys::NODEID, Value::Uint32(0)),
+        (keys::APPNUM, Value::Uint32(0)),
+    ] {
+        if let Ok(i) = Info::new(k, v) {
+            p.push(i);
+        }
+    }
+    jd.procs.insert(0, p);
+    jd
+}
+
+impl Client {
+    /// Connect to the server named by `cfg` (or become a singleton) and load its job data.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH` if the server cannot be reached, the server's refusal status
+    /// (e.g. `PMIX_ERR_INVALID_CRED`, `PMIX_ERR_NOT_FOUND` for an unregistered client),
+    /// or `PMIX_ERR_OUT_OF_RESOURCE` if the progress thread cannot start.
+    pub fn connect(cfg: ClientConfig) -> Result<Client> {
+        let handle = reactor::acquire()?;
+        let r = Self::connect_with(cfg, handle);
+        if r.is_err() {
+            reactor::release();
+        }
+        r
+    }
+
+    /// A client without a server connection: everything it answers comes from its own
+    /// store (a singleton, or the server process's own view of itself).
+    fn local(me: ProcId, hostname: String, handle: Handle, data: Data) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                me,
+                server: None,
+                hostname,
+                handle,
+                conn: Mutex::new(None),
+                connected: AtomicBool::new(false),
+                data: RwLock::new(data),
+                pending: Mutex::new(HashMap::new()),
+                next_tag: AtomicU32::new(1),
+                handlers: Mutex::new(Vec::new()),
+                next_handler: AtomicUsize::new(1),
+                finalized: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The client view a server process has of itself (`PMIx_Get`, `PMIx_Put`,
+    /// `PMIx_Store_internal` called in a host such as mpirun without `PMIx_Init`): a
+    /// local store under the server's identity, with no connection.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_OUT_OF_RESOURCE` if the progress thread cannot start.
+    pub fn embedded(id: ProcId) -> Result<Client> {
+        let handle = reactor::acquire()?;
+        let hostname = crate::sys::hostname();
+        let mut data = Data::default();
+        data.jobs.insert(
+            id.nspace.clone(),
+            JobData {
+                nspace: id.nspace.clone(),
+                ..Default::default()
+            },
+        );
+        Ok(Self::local(id, hostname, handle, data))
+    }
+
+    fn connect_with(cfg: ClientConfig, handle: Handle) -> Result<Client> {
+        let hostname = std::env::var("PMIX_HOSTNAME").unwrap_or_else(|_| crate::sys::hostname());
+        let Some((me, path)) = cfg.server else {
+            let me = ProcId::new(
+                Nspace::new(format!("singleton.{}.{}", hostname, std::process::id()))?,
+                0,
+            );
+            let mut data = Data::default();
+            data.jobs
+                .insert(me.nspace.clone(), singleton_job(&me, &hostname));
+            log::debug!("client: no server in the environment; singleton {}", me);
+            return Ok(Self::local(me, hostname, handle, data));
+        };
+        let (stream, server, jobs) = handshake(&me, &path)?;
+        let mut data = Data::default();
+        for j in jobs {
+            data.jobs.insert(j.nspace.clone(), j);
+        }
+        let inner = Arc::new(Inner {
+            me,
+            server: Some(server),
+            hostname,
+            handle: handle.clone(),
+            conn: Mutex::new(None),
+            connected: AtomicBool::new(true),
+            data: RwLock::new(data),
+            pending: Mutex::new(HashMap::new()),
+            next_tag: AtomicU32::new(1),
+            handlers: Mutex::new(Vec::new()),
+            next_handler: AtomicUsize::new(1),
+            finalized: AtomicBool::new(false),
+        });
+        stream
+            .set_nonblocking(true)
+            .map_err(|e| Error::new(sys::PMIX_ERR_UNREACH, e.to_string()))?;
+        let weak: Weak<Inner> = Arc::downgrade(&inner);
+        let owner: reactor::ConnOwner = Arc::new(move |ctx, id, ev| {
+            if let Some(i) = weak.upgrade() {
+                i.on_conn(ctx, id, ev);
+            } else {
+                ctx.close(id);
+            }
+        });
+        let inner2 = inner.clone();
+        handle.call("PMIx_Init", move |ctx| {
+            let id = ctx.add_conn(mio::net::UnixStream::from_std(stream), owner)?;
+            *lock(&inner2.conn) = Some(id);
+            Ok(())
+        })?;
+        log::debug!("client {} connected", inner.me);
+        Ok(Client { inner })
+    }
+
+    /// Our own identity.
+    pub fn proc_id(&self) -> &ProcId {
+        &self.inner.me
+    }
+
+    /// True when running without a server.
+    pub fn is_singleton(&self) -> bool {
+        self.inner.server.is_none()
+    }
+
+    /// The server's identity (None for a singleton).
+    pub fn server_id(&self) -> Option<&ProcId> {
+        self.inner.server.as_ref()
+    }
+
+    /// Send a request; `f` runs on the progress thread with the reply (or
+    /// `PMIX_ERR_LOST_CONNECTION`).
+    fn request(&self, req: Req, f: ReplyFn) -> Result<()> {
+        if !self.inner.connected.load(Ordering::SeqCst) {
+            return Err(Error::new(
+                sys::PMIX_ERR_UNREACH,
+                "not connected to a PMIx server",
+            ));
+        }
+        let mut tag = self.inner.next_tag.fetch_add(1, Ordering::Relaxed);
+        if tag == 0 {
+            tag = self.inner.next_tag.fetch_add(1, Ordering::Relaxed);
+        }
+        let body = protocol::encode(&Request { tag, req });
+        lock(&self.inner.pending).insert(tag, f);
+        let inner = self.inner.clone();
+        let posted = self.inner.handle.post(move |ctx| {
+            let conn = *lock(&inner.conn);
+            let sent = match conn {
+                Some(c) => ctx.send(c, &body),
+                None => false,
+            };
+            if !sent {
+                let f = lock(&inner.pending).remove(&tag);
+                if let Some(f) = f {
+                    f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
+                }
+            }
+        });
+        if let Err(e) = posted {
+            lock(&self.inner.pending).remove(&tag);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn send_only(&self, req: Req) -> Result<()> {
+        if !self.inner.connected.load(Ordering::SeqCst) {
+            return Err(Error::new(
+                sys::PMIX_ERR_UNREACH,
+                "not connected to a PMIx server",
+            ));
+        }
+        let body = protocol::encode(&Request { tag: 0, req });
+        let inner = self.inner.clone();
+        self.inner.handle.post(move |ctx| {
+            if let Some(c) = *lock(&inner.conn) {
+                ctx.send(c, &body);
+            }
+        })
+    }
+
+    // ------------------------------------------------------------ put / commit
+
+    /// `PMIx_Put`: store locally (visible to our own Gets at once) and stage for the next
+    /// commit unless the scope is `PMIX_INTERNAL`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a scope other than LOCAL, REMOTE, GLOBAL, INTERNAL, UNDEF
+    /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
+    /// and deleting an absent key is not an error).
+    pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
+        if scope > sys::PMIX_DEL_INTERNAL {
+            return Err(Error::bad_param(format!(
+                "scope {} not supported by Put",
+                scope
+            )));
+        }
+        let mut d = self.inner.write();
+        if scope >= sys::PMIX_DEL_LOCAL {
+            // Deletion: gone from our own view at once; the others learn at commit.
+            d.own.map.remove(&key);
+            d.staged.retain(|p| p.key != key);
+            if scope != sys::PMIX_DEL_INTERNAL {
+                d.staged.push(Put {
+                    key,
+                    scope,
+                    value: Value::Undef,
+                });
+            }
+            return Ok(());
+        }
+        if matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
+            d.staged.retain(|p| p.key != key);
+            d.staged.push(Put {
+                key: key.clone(),
+                scope,
+                value: value.clone(),
+            });
+        }
+        d.own.put(key, scope, value);
+        Ok(())
+    }
+
+    /// `PMIx_Commit`: send what was put since the last commit.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH` if the server connection is gone.
+    pub fn commit(&self) -> Result<()> {
+        if self.is_singleton() {
+            self.inner.write().staged.clear();
+            return Ok(());
+        }
+        let puts = std::mem::take(&mut self.inner.write().staged);
+        if puts.is_empty() {
+            return Ok(());
+        }
+        self.send_only(Req::Commit { puts })
+    }
+
+    /// `PMIx_Store_internal`: store a value as if it came from `proc` (our cache only).
+    pub fn store_internal(&self, proc: &ProcId, key: Key, value: Value) -> Result<()> {
+        let mut d = self.inner.write();
+        if proc == &self.inner.me {
+            d.own.put(key, sys::PMIX_INTERNAL, value);
+        } else if proc.rank == sys::PMIX_RANK_WILDCARD {
+            let jd = d
+                .jobs
+                .entry(proc.nspace.clone())
+                .or_insert_with(|| JobData {
+                    nspace: proc.nspace.clone(),
+                    ..Default::default()
+                });
+            jd.job.retain(|i| i.key != key);
+            jd.job.push(Info {
+                key,
+                flags: 0,
+                value,
+            });
+        } else {
+            d.peers.entry(proc.clone()).or_default().insert(key, value);
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ fence
+
+    fn fence_args(&self, procs: Vec<ProcId>) -> Result<Vec<ProcId>> {
+        let procs = if procs.is_empty() {
+            vec![ProcId::new(
+                self.inner.me.nspace.clone(),
+                sys::PMIX_RANK_WILDCARD,
+            )]
+        } else {
+            procs
+        };
+        if !state_includes(&procs, &self.inner.me) {
+            return Err(Error::new(
+                sys::PMIX_ERR_NOT_A_MEMBER,
+                format!("{} is not among the fence participants", self.inner.me),
+            ));
+        }
+        Ok(procs)
+    }
+
+    /// `PMIx_Fence_nb`. An empty `procs` means our whole namespace.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
+    /// server is gone. A singleton returns `Ok(Started::Done)`.
+    pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
+        let procs = self.fence_args(procs)?;
+        if self.is_singleton() {
+            return Ok(Started::Done);
+        }
+        let req = Req::Fence {
+            procs,
+            collect: flag(info, keys::COLLECT_DATA),
+            timeout_ms: timeout_of(info)
+                .map(|d| d.as_millis().min(u32::MAX as u128) as u32)
+                .unwrap_or(0),
+            info: info.to_vec(),
+        };
+        self.request(
+            req,
+            Box::new(move |status, _| {
+                cb(if status == sys::PMIX_SUCCESS {
+                    Ok(())
+                } else {
+                    Err(Error::new(status, "fence failed"))
+                })
+            }),
+        )?;
+        Ok(Started::Pending)
+    }
+
+    /// `PMIx_Fence` (blocking).
+    ///
+    /// # Errors
+    /// As [`Client::fence_nb`], plus `PMIX_ERR_WOULD_BLOCK` on the progress thread and
+    /// `PMIX_ERR_TIMEOUT` after `PMIX_TIMEOUT`.
+    pub fn fence(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Fence", None, |_| Ok(()));
+        }
+        let procs = self.fence_args(procs)?;
+        if self.is_singleton() {
+            return Ok(());
+        }
+        reactor::wait("PMIx_Fence", timeout_of(info), |done| {
+            self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
+                .map(|_| ())
+        })
+    }
+
+    // ------------------------------------------------------------ get
+
+    fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
+        let me = &self.inner.me;
+        if let Some(k) = key {
+            match k.as_str() {
+                keys::VERSION_NUMERIC => {
+                    return Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION))
+                }
+                keys::PROCID => {
+                    return match proc {
+                        None => Lookup::Found(Value::Proc(Some(me.clone()))),
+                        Some(_) => Lookup::Fail(Error::not_found(
+                            "PMIX_PROCID is only answered for a NULL proc",
+                        )),
+                    }
+                }
+                keys::RANK => {
+                    return match proc {
+                        Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
+                            Lookup::Found(Value::Rank(me.rank))
+                        }
+                        _ => Lookup::Fail(Error::not_found(
+                            "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
+                        )),
+                    }
+                }
+                _ => {}
+            }
+        }
+        let target = proc.cloned().unwrap_or_else(|| me.clone());
+        let d = self.inner.read();
+        let host = Some(self.inner.hostname.as_str());
+        let scope_ok = |s: u8| opts.scope.map(|want| want == s).unwrap_or(true);
+        if &target == me {
+            return match key {
+                Some(k) => {
+                    if opts.level == Level::Any {
+                        if let Some(e) = d.own.map.get(k) {
+                            if scope_ok(e.scope) {
+                                return Lookup::Found(e.value.clone());
+                            }
+                        }
+                    }
+                    match d
+                        .jobs
+                        .get(&me.nspace)
+                        .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
+                    {
+                        Some(v) => Lookup::Found(v.clone()),
+                        None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
+                    }
+                }
+                None => {
+                    let mut v = d.own.visible(Reader::Owner);
+                    if let Some(j) = d.jobs.get(&me.nspace) {
+                        v.extend(j.proc_infos(me.rank));
+                    }
+                    Lookup::Found(info_array(v))
+                }
+            };
+        }
+        if target.rank == sys::PMIX_RANK_WILDCARD {
+            let Some(j) = d.jobs.get(&target.nspace) else {
+                if opts.optional {
+                    return Lookup::Fail(Error::not_found("namespace not known locally"));
+                }
+                return Lookup::Ask {
+                    target,
+                    key: key.cloned(),
+                    immediate: true,
+                };
+            };
+            return match key {
+                Some(k) => match j.job_value_sel(
+                    k.as_str(),
+                    opts.level,
+                    &Select {
+                        // Default to the caller's own application when it is in this job.
+                        appnum: opts.appnum.or_else(|| {
+                            (target.nspace == me.nspace)
+                                .then(|| {
+                                    j.proc_value(me.rank, keys::APPNUM, Level::Any)
+                                        .and_then(|v| v.as_u64())
+                                        .map(|v| v as u32)
+                                })
+                                .flatten()
+                        }),
+                        hostname: opts.hostname.as_deref(),
+                        nodeid: opts.nodeid,
+                        local_host: host,
+                    },
+                ) {
+                    Some(v) => Lookup::Found(v.clone()),
+                    None => Lookup::Fail(Error::not_found(format!(
+                        "no job-level key {} for {}",
+                        k, target.nspace
+                    ))),
+                },
+                None => Lookup::Found(info_array(j.job.clone())),
+            };
+        }
+        let Some(k) = key else {
+            return Lookup::Ask {
+                target,
+                key: None,
+                immediate: opts.immediate,
+            };
+        };
+        if k.is_reserved() {
+            if let Some(v) = d
+                .jobs
+                .get(&target.nspace)
+                .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
+            {
+                return Lookup::Found(v.clone());
+            }
+        }
+        if !opts.refresh {
+            if let Some(v) = d.peers.get(&target).and_then(|m| m.get(k)) {
+                return Lookup::Found(v.clone());
+            }
+        }
+        // A non-reserved key the host registered for this process (or its job).
+        if let Some(v) = d
+            .jobs
+            .get(&target.nspace)
+            .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
+        {
+            return Lookup::Found(v.clone());
+        }
+        if opts.optional || self.is_singleton() {
+            return Lookup::Fail(Error::not_found(format!(
+                "{} not found locally for {}",
+                k, target
+            )));
+        }
+        Lookup::Ask {
+            target,
+            immediate: opts.immediate || k.is_reserved(),
+            key: Some(k.clone()),
+        }
+    }
+
+    fn ask(
+        &self,
+        target: ProcId,
+        key: Option<Key>,
+        immediate: bool,
+        opts: &GetOpts,
+        cb: Callback<Value>,
+    ) -> Result<()> {
+        let inner = self.inner.clone();
+        let refresh = opts.refresh;
+        let t2 = target.clone();
+        let k2 = key.clone();
+        let req = Req::Get {
+            target,
+            key,
+            immediate,
+            timeout_ms: opts
+                .timeout
+                .map(|d| d.as_millis().min(u32::MAX as u128) as u32)
+                .unwrap_or(0),
+            info: opts.info.clone(),
+        };
+        self.request(
+            req,
+            Box::new(move |status, data| {
+                if status != sys::PMIX_SUCCESS {
+                    cb(Err(Error::new(
+                        status,
+                        format!("get of {:?} from {} failed", k2, t2),
+                    )));
+                    return;
+                }
+                let infos = match data {
+                    ReplyData::Data(v) => v,
+                    _ => Vec::new(),
+                };
+                let wildcard = t2.rank == sys::PMIX_RANK_WILDCARD;
+                if !wildcard {
+                    let mut d = inner.write();
+                    let cache = d.peers.entry(t2.clone()).or_default();
+                    if refresh {
+                        cache.clear();
+                    }
+                    for i in &infos {
+                        cache.insert(i.key.clone(), i.value.clone());
+                    }
+                }
+                let r = match &k2 {
+                    Some(k) => infos
+                        .iter()
+                        .find(|i| &i.key == k)
+                        .map(|i| i.value.clone())
+                        .ok_or_else(|| Error::not_found(format!("{} has no key {}", t2, k))),
+                    None => {
+                        let mut all = infos;
+                        if let Some(j) = inner.read().jobs.get(&t2.nspace) {
+                            all.extend(j.proc_infos(t2.rank));
+                        }
+                        Ok(info_array(all))
+                    }
+                };
+                cb(r);
+            }),
+        )
+    }
+
+    /// `PMIx_Get` (blocking). `proc` None means ourselves; `key` None returns all of the
+    /// process's data as a `PMIX_DATA_ARRAY` of `PMIX_INFO`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
+    /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
+    pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Get", None, |_| Ok(()));
+        }
+        match self.lookup_local(proc, key, opts) {
+            Lookup::Found(v) => Ok(v),
+            Lookup::Fail(e) => Err(e),
+            Lookup::Ask {
+                target,
+                key,
+                immediate,
+            } => reactor::wait("PMIx_Get", opts.timeout, |done| {
+                self.ask(
+                    target,
+                    key,
+                    immediate,
+                    opts,
+                    Box::new(move |r| done.complete(r)),
+                )
+            }),
+        }
+    }
+
+    /// `PMIx_Get_nb`: `cb` runs exactly once, on the progress thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH` or `PMIX_ERR_NOT_AVAILABLE` if the request cannot be started
+    /// (then `cb` is not called).
+    pub fn get_nb(
+        &self,
+        proc: Option<&ProcId>,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        cb: Callback<Value>,
+    ) -> Result<()> {
+        match self.lookup_local(proc, key, opts) {
+            Lookup::Found(v) => self.inner.handle.post(move |_| cb(Ok(v))),
+            Lookup::Fail(e) => self.inner.handle.post(move |_| cb(Err(e))),
+            Lookup::Ask {
+                target,
+                key,
+                immediate,
+            } => self.ask(target, key, immediate, opts, cb),
+        }
+    }
+
+    // ------------------------------------------------------------ abort, events
+
+    /// `PMIx_Abort`: ask the host to abort `targets` (empty: our namespace) and wait for
+    /// its answer (the host usually kills us first).
+    ///
+    /// # Errors
+    /// The host's error (e.g. `PMIX_ERR_NOT_SUPPORTED`), `PMIX_ERR_WOULD_BLOCK`.
+    pub fn abort(&self, status: i32, msg: &str, targets: Vec<ProcId>) -> Result<()> {
+        if self.is_singleton() {
+            log::warn!("PMIx_Abort in a singleton ({}): {}", status, msg);
+            return reactor::wait("PMIx_Abort", None, |done| {
+                done.complete(Ok(()));
+                Ok(())
+            });
+        }
+        let req = Req::Abort {
+            status,
+            msg: msg.to_string(),
+            targets,
+        };
+        reactor::wait("PMIx_Abort", None, |done| {
+            self.request(
+                req,
+                Box::new(move |st, _| {
+                    done.complete(if st == sys::PMIX_SUCCESS {
+                        Ok(())
+                    } else {
+                        Err(Error::new(st, "abort refused"))
+                    })
+                }),
+            )
+        })
+    }
+
+    /// Register an event handler for `codes` (empty: every event, a default handler).
+    /// Returns its id.
+    pub fn register_event_handler(&self, codes: Vec<i32>, h: EventHandler) -> usize {
+        let id = self.inner.next_handler.fetch_add(1, Ordering::Relaxed);
+        lock(&self.inner.handlers).push((id, codes, h));
+        id
+    }
+
+    /// Remove an event handler.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for an unknown id.
+    pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
+        let mut hs = lock(&self.inner.handlers);
+        let n = hs.len();
+        hs.retain(|(i, _, _)| *i != id);
+        if hs.len() == n {
+            return Err(Error::not_found(format!("no event handler {}", id)));
+        }
+        Ok(())
+    }
+
+    /// `PMIx_Notify_event` from a client: deliver to our own handlers and, unless the
+    /// range is `PMIX_RANGE_PROC_LOCAL`, to the other clients of the server.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH` if the server is gone.
+    pub fn notify_event(&self, status: i32, range: u8, info: Vec<Info>) -> Result<()> {
+        let ev = Event {
+            status,
+            source: self.inner.me.clone(),
+            info: info.clone(),
+        };
+        let inner = self.inner.clone();
+        self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        if self.is_singleton() || range == sys::PMIX_RANGE_PROC_LOCAL {
+            return Ok(());
+        }
+        self.request(
+            Req::Notify {
+                status,
+                range,
+                info,
+            },
+            Box::new(|_, _| {}),
+        )
+    }
+
+    /// `PMIx_Job_control` (minimal): requests that only register files or directories
+    /// for cleanup (`PMIX_REGISTER_CLEANUP`, `PMIX_REGISTER_CLEANUP_DIR` and their
+    /// `PMIX_CLEANUP_*` modifiers) are accepted; the launcher removes its session
+    /// directories itself, so nothing more is done. Anything else is not supported yet.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_SUPPORTED` for any other directive.
+    pub fn job_control(&self, _targets: &[ProcId], directives: &[Info]) -> Result<()> {
+        use pmix_sys::attrs::keys as k;
+        const CLEANUP: [&str; 6] = [
+            k::PMIX_REGISTER_CLEANUP,
+            k::PMIX_REGISTER_CLEANUP_DIR,
+            k::PMIX_CLEANUP_RECURSIVE,
+            k::PMIX_CLEANUP_EMPTY,
+            k::PMIX_CLEANUP_IGNORE,
+            k::PMIX_CLEANUP_LEAVE_TOPDIR,
+        ];
+        if !directives.is_empty() && directives.iter().all(|i| CLEANUP.contains(&i.key.as_str())) {
+            log::debug!("PMIx_Job_control: cleanup registration accepted (left to the launcher)");
+            return Ok(());
+        }
+        Err(Error::not_supported(
+            "PMIx_Job_control supports only cleanup registration",
+        ))
+    }
+
+    /// Run `f` on the progress thread (to call a C completion callback there).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` once the progress thread has stopped.
+    pub fn run_on_progress(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.inner.handle.post(move |_| f())
+    }
+
+    /// Deliver an event to our own handlers (used by the server side of a process too).
+    pub fn deliver_local(&self, ev: Event) -> Result<()> {
+        let inner = self.inner.clone();
+        self.inner.handle.post(move |_| inner.deliver(&ev))
+    }
+
+    // ------------------------------------------------------------ finalize
+
+    /// `PMIx_Finalize`: tell the server, close the connection and release the progress
+    /// thread. Calling it twice is harmless.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` on the progress thread (nothing is done then).
+    pub fn finalize(&self) -> Result<()> {
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Finalize", None, |_| Ok(()));
+        }
+        if self.inner.finalized.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        if !self.is_singleton() && self.inner.connected.load(Ordering::SeqCst) {
+            let r = reactor::wait("PMIx_Finalize", Some(FINALIZE_TIMEOUT), |done| {
+                self.request(Req::Finalize, Box::new(move |_, _| done.complete(Ok(()))))
+            });
+            if let Err(e) = r {
+                log::debug!("client: finalize handshake: {}", e);
+            }
+            let inner = self.inner.clone();
+            let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
+                if let Some(c) = lock(&inner.conn).take() {
+                    ctx.close(c);
+                }
+                inner.connected.store(false, Ordering::SeqCst);
+                Ok(())
+            });
+        }
+        reactor::release();
+        Ok(())
+    }
+}
+
+fn state_includes(procs: &[ProcId], p: &ProcId) -> bool {
+    crate::server::state::includes(procs, p)
+}

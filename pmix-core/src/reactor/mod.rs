@@ -1,1 +1,787 @@
-//! (to be written)
+//! The one progress thread per process ("pmix-progress").
+//!
+//! It owns one mio [`Poll`], one [`Waker`], one command channel and a timer list. It is
+//! the only code that does socket I/O and the only thread that runs callbacks (non-blocking
+//! completions, event handlers, host upcalls). Everything else talks to it by posting a
+//! [`Command`] ([`Handle::post`]) and, for blocking APIs, waiting through the one wait
+//! helper [`wait`].
+//!
+//! Life cycle: [`acquire`] starts the thread on first use (client init, server start) and
+//! counts users; [`release`] stops it when the last user is gone. It can be started again
+//! afterwards (repeated `PMIx_Init`/`PMIx_Finalize`).
+//!
+//! # Implementation notes
+//! Connections are framed streams (see [`crate::protocol`]). Each connection has an
+//! *owner*: a shared closure that receives its frames and its close. Owners are cloned
+//! out of the connection table before they run, so an owner may freely send, close or
+//! open connections through the [`Ctx`] it is handed. A panic in an owner, timer or
+//! command is caught: it is logged and, for a connection owner, the connection is closed
+//! (its owner sees [`ConnEvent::Closed`]), so no peer waits forever.
+
+use crate::error::{Error, Result};
+use crate::protocol::{self, FrameDecoder};
+use crossbeam::channel::{self, Receiver, RecvTimeoutError, Sender};
+use mio::net::{UnixListener, UnixStream};
+use mio::{Events, Interest, Poll, Token, Waker};
+use pmix_sys as sys;
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io::{self, Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Work posted to the progress thread.
+pub type Command = Box<dyn FnOnce(&mut Ctx) + Send + 'static>;
+
+/// Identifies one connection inside the reactor.
+pub type ConnId = usize;
+
+/// What happens on a connection, as its owner sees it.
+#[derive(Debug)]
+pub enum ConnEvent {
+    /// One complete frame body arrived.
+    Frame(Vec<u8>),
+    /// The connection is gone (peer closed, I/O error, malformed frame, panic in the owner).
+    /// The text says why. Not delivered for a close the owner asked for with [`Ctx::close`].
+    Closed(String),
+}
+
+/// The owner of a connection: receives its events on the progress thread.
+pub type ConnOwner = Arc<dyn Fn(&mut Ctx, ConnId, ConnEvent) + Send + Sync + 'static>;
+
+/// Called on the progress thread for each accepted connection.
+pub type AcceptFn = Arc<dyn Fn(&mut Ctx, UnixStream) + Send + Sync + 'static>;
+
+/// Identifies a timer (for [`Ctx::cancel_timer`]).
+pub type TimerId = u64;
+
+const WAKER: Token = Token(0);
+const READ_CHUNK: usize = 64 * 1024;
+
+thread_local! {
+    static ON_PROGRESS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True when the calling thread is the progress thread.
+pub fn on_progress_thread() -> bool {
+    ON_PROGRESS.with(|f| f.get())
+}
+
+struct Conn {
+    stream: UnixStream,
+    owner: ConnOwner,
+    dec: FrameDecoder,
+    out: Vec<u8>,
+    out_pos: usize,
+    want_write: bool,
+}
+
+struct Listener {
+    sock: UnixListener,
+    on_accept: AcceptFn,
+}
+
+/// The progress thread's state, handed to every command, timer and connection owner.
+pub struct Ctx {
+    registry: mio::Registry,
+    conns: HashMap<usize, Conn>,
+    listeners: HashMap<usize, Listener>,
+    timers: BTreeMap<(Instant, TimerId), Command>,
+    timer_index: HashMap<TimerId, Instant>,
+    next_token: usize,
+    next_timer: TimerId,
+    pending: VecDeque<(ConnId, ConnOwner, ConnEvent)>,
+    deferred: VecDeque<Command>,
+    stopping: bool,
+}
+
+impl Ctx {
+    fn token(&mut self) -> Token {
+        self.next_token += 1;
+        Token(self.next_token)
+    }
+
+    /// Start serving `stream` as a framed connection owned by `owner`.
+    ///
+    /// # Errors
+    /// The registration error from mio.
+    pub fn add_conn(&mut self, mut stream: UnixStream, owner: ConnOwner) -> Result<ConnId> {
+        let tok = self.token();
+        self.registry
+            .register(&mut stream, tok, Interest::READABLE)
+            .map_err(|e| io_err("register connection", e))?;
+        self.conns.insert(
+            tok.0,
+            Conn {
+                stream,
+                owner,
+                dec: FrameDecoder::new(),
+                out: Vec::new(),
+                out_pos: 0,
+                want_write: false,
+            },
+        );
+        // Data may already be waiting (e.g. a frame sent before registration): read once.
+        self.on_readable(tok.0);
+        Ok(tok.0)
+    }
+
+    /// True while `id` is an open connection.
+    pub fn is_open(&self, id: ConnId) -> bool {
+        self.conns.contains_key(&id)
+    }
+
+    /// Queue one frame (`body` gets its length prefix here) and write what the socket
+    /// takes now. Returns false if the connection is gone.
+    pub fn send(&mut self, id: ConnId, body: &[u8]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return false;
+        };
+        protocol::encode_frame_into(body, &mut c.out);
+        self.flush(id);
+        self.conns.contains_key(&id)
+    }
+
+    /// Close a connection at the owner's request (its owner gets no `Closed` event).
+    /// Bytes not yet written are attempted once more, then dropped.
+    pub fn close(&mut self, id: ConnId) {
+        if let Some(mut c) = self.conns.remove(&id) {
+            if c.out_pos < c.out.len() {
+                let _ = c.stream.write(c.out.get(c.out_pos..).unwrap_or_default());
+            }
+            let _ = self.registry.deregister(&mut c.stream);
+        }
+    }
+
+    /// Listen on `sock`; `on_accept` runs for every new connection.
+    ///
+    /// # Errors
+    /// The registration error from mio.
+    pub fn add_listener(&mut self, mut sock: UnixListener, on_accept: AcceptFn) -> Result<usize> {
+        let tok = self.token();
+        self.registry
+            .register(&mut sock, tok, Interest::READABLE)
+            .map_err(|e| io_err("register listener", e))?;
+        self.listeners.insert(tok.0, Listener { sock, on_accept });
+        Ok(tok.0)
+    }
+
+    /// Stop listening.
+    pub fn remove_listener(&mut self, id: usize) {
+        if let Some(mut l) = self.listeners.remove(&id) {
+            let _ = self.registry.deregister(&mut l.sock);
+        }
+    }
+
+    /// Run `f` on the progress thread after `after` has elapsed.
+    pub fn add_timer(&mut self, after: Duration, f: Command) -> TimerId {
+        self.next_timer += 1;
+        let id = self.next_timer;
+        let at = Instant::now() + after;
+        self.timers.insert((at, id), f);
+        self.timer_index.insert(id, at);
+        id
+    }
+
+    /// Cancel a timer that has not fired yet (no effect otherwise).
+    pub fn cancel_timer(&mut self, id: TimerId) {
+        if let Some(at) = self.timer_index.remove(&id) {
+            self.timers.remove(&(at, id));
+        }
+    }
+
+    /// Run `f` on the progress thread once the current callback has returned (used to
+    /// call user code outside of any engine state borrow).
+    pub fn defer(&mut self, f: Command) {
+        self.deferred.push_back(f);
+    }
+
+    fn flush(&mut self, id: ConnId) {
+        let mut failed = None;
+        if let Some(c) = self.conns.get_mut(&id) {
+            while c.out_pos < c.out.len() {
+                match c.stream.write(c.out.get(c.out_pos..).unwrap_or_default()) {
+                    Ok(0) => {
+                        failed = Some("peer stopped reading (write returned 0)".to_string());
+                        break;
+                    }
+                    Ok(n) => c.out_pos += n,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        failed = Some(format!("write failed: {}", e));
+                        break;
+                    }
+                }
+            }
+            if failed.is_none() {
+                if c.out_pos >= c.out.len() {
+                    c.out.clear();
+                    c.out_pos = 0;
+                } else if c.out_pos > 1 << 20 {
+                    c.out.drain(..c.out_pos);
+                    c.out_pos = 0;
+                }
+                let want = !c.out.is_empty();
+                if want != c.want_write {
+                    c.want_write = want;
+                    let interest = if want {
+                        Interest::READABLE | Interest::WRITABLE
+                    } else {
+                        Interest::READABLE
+                    };
+                    let _ = self.registry.reregister(&mut c.stream, Token(id), interest);
+                }
+            }
+        }
+        if let Some(why) = failed {
+            self.drop_conn(id, why);
+        }
+    }
+
+    fn drop_conn(&mut self, id: ConnId, why: String) {
+        if let Some(mut c) = self.conns.remove(&id) {
+            let _ = self.registry.deregister(&mut c.stream);
+            self.pending
+                .push_back((id, c.owner, ConnEvent::Closed(why)));
+        }
+    }
+
+    fn on_readable(&mut self, id: ConnId) {
+        let mut buf = [0u8; READ_CHUNK];
+        loop {
+            let Some(c) = self.conns.get_mut(&id) else {
+                return;
+            };
+            match c.stream.read(&mut buf) {
+                Ok(0) => {
+                    let why = if c.dec.has_partial() {
+                        "peer closed in the middle of a frame (truncated frame)"
+                    } else {
+                        "peer closed the connection"
+                    };
+                    self.drop_conn(id, why.to_string());
+                    return;
+                }
+                Ok(n) => {
+                    c.dec.push(buf.get(..n).unwrap_or_default());
+                    loop {
+                        match c.dec.next_frame() {
+                            Ok(Some(frame)) => self.pending.push_back((
+                                id,
+                                c.owner.clone(),
+                                ConnEvent::Frame(frame),
+                            )),
+                            Ok(None) => break,
+                            Err(e) => {
+                                log::warn!("connection {}: malformed frame, closing: {}", id, e);
+                                self.drop_conn(id, format!("malformed frame: {}", e));
+                                return;
+                            }
+                        }
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.drop_conn(id, format!("read failed: {}", e));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_accept(&mut self, id: usize) {
+        loop {
+            let Some(l) = self.listeners.get(&id) else {
+                return;
+            };
+            match l.sock.accept() {
+                Ok((stream, _)) => {
+                    let f = l.on_accept.clone();
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(self, stream))) {
+                        log::error!("accept handler panicked: {}", panic_text(&p));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    log::warn!("accept failed: {}", e);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn dispatch(&mut self) {
+        loop {
+            if let Some((id, owner, ev)) = self.pending.pop_front() {
+                let closed = matches!(ev, ConnEvent::Closed(_));
+                if let Err(p) = catch_unwind(AssertUnwindSafe(|| owner(self, id, ev))) {
+                    log::error!(
+                        "connection {}: handler panicked ({}); closing it",
+                        id,
+                        panic_text(&p)
+                    );
+                    if !closed {
+                        self.drop_conn(id, "internal error while handling a frame".into());
+                    }
+                }
+                continue;
+            }
+            if let Some(f) = self.deferred.pop_front() {
+                run_guarded("deferred callback", || f(self));
+                continue;
+            }
+            break;
+        }
+    }
+
+    fn run_timers(&mut self) {
+        let now = Instant::now();
+        while let Some((&(at, id), _)) = self.timers.first_key_value() {
+            if at > now {
+                break;
+            }
+            if let Some(f) = self.timers.remove(&(at, id)) {
+                self.timer_index.remove(&id);
+                run_guarded("timer", || f(self));
+                self.dispatch();
+            }
+        }
+    }
+
+    fn next_timeout(&self) -> Option<Duration> {
+        self.timers
+            .first_key_value()
+            .map(|(&(at, _), _)| at.saturating_duration_since(Instant::now()))
+    }
+}
+
+fn run_guarded(what: &str, f: impl FnOnce()) {
+    if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
+        log::error!("{} panicked: {}", what, panic_text(&p));
+    }
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+fn io_err(what: &str, e: io::Error) -> Error {
+    Error::new(sys::PMIX_ERR_COMM_FAILURE, format!("{}: {}", what, e))
+}
+
+/// A cheap, clonable way to reach the progress thread.
+#[derive(Clone)]
+pub struct Handle {
+    tx: Sender<Command>,
+    waker: Arc<Waker>,
+}
+
+impl Handle {
+    /// Post `f` to run on the progress thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` once the progress thread has stopped.
+    pub fn post(&self, f: impl FnOnce(&mut Ctx) + Send + 'static) -> Result<()> {
+        self.tx
+            .send(Box::new(f))
+            .map_err(|_| Error::new(sys::PMIX_ERR_NOT_AVAILABLE, "progress thread stopped"))?;
+        let _ = self.waker.wake();
+        Ok(())
+    }
+
+    /// Run `f` on the progress thread and wait for its result (through [`wait`]).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` on the progress thread, `PMIX_ERR_NOT_AVAILABLE` if the
+    /// thread stops first, or `f`'s own error.
+    pub fn call<T: Send + 'static>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut Ctx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        wait(name, None, |done| {
+            self.post(move |ctx| done.complete(f(ctx)))
+        })
+    }
+}
+
+struct Running {
+    handle: Handle,
+    thread: Option<JoinHandle<()>>,
+}
+
+struct Global {
+    users: usize,
+    running: Option<Running>,
+}
+
+static GLOBAL: Mutex<Global> = Mutex::new(Global {
+    users: 0,
+    running: None,
+});
+
+fn lock_global() -> std::sync::MutexGuard<'static, Global> {
+    GLOBAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Start the progress thread if needed and count one more user.
+///
+/// # Errors
+/// `PMIX_ERR_OUT_OF_RESOURCE` if the poller or the thread cannot be created.
+pub fn acquire() -> Result<Handle> {
+    let mut g = lock_global();
+    if let Some(h) = g.running.as_ref().map(|r| r.handle.clone()) {
+        g.users += 1;
+        return Ok(h);
+    }
+    let poll = Poll::new().map_err(|e| out_of_resource("create poller", e))?;
+    let waker = Arc::new(
+        Waker::new(poll.registry(), WAKER).map_err(|e| out_of_resource("create waker", e))?,
+    );
+    let registry = poll
+        .registry()
+        .try_clone()
+        .map_err(|e| out_of_resource("clone registry", e))?;
+    let (tx, rx) = channel::unbounded();
+    let thread = std::thread::Builder::new()
+        .name("pmix-progress".into())
+        .spawn(move || run(poll, registry, rx))
+        .map_err(|e| out_of_resource("spawn progress thread", e))?;
+    let handle = Handle { tx, waker };
+    g.running = Some(Running {
+        handle: handle.clone(),
+        thread: Some(thread),
+    });
+    g.users = 1;
+    log::debug!("progress thread started");
+    Ok(handle)
+}
+
+/// The running progress thread's handle, if any (does not count a user).
+pub fn current() -> Option<Handle> {
+    lock_global().running.as_ref().map(|r| r.handle.clone())
+}
+
+/// Count one user less; the last one stops the progress thread (and waits for it, unless
+/// called on the progress thread itself).
+pub fn release() {
+    let mut g = lock_global();
+    if g.users == 0 {
+        return;
+    }
+    g.users -= 1;
+    if g.users > 0 {
+        return;
+    }
+    if let Some(mut r) = g.running.take() {
+        let _ = r.handle.post(|ctx| ctx.stopping = true);
+        if let Some(t) = r.thread.take() {
+            if on_progress_thread() {
+                drop(t); // detach: it exits after the current callback
+            } else {
+                let _ = t.join();
+            }
+        }
+        log::debug!("progress thread stopped");
+    }
+}
+
+fn out_of_resource(what: &str, e: io::Error) -> Error {
+    Error::new(sys::PMIX_ERR_OUT_OF_RESOURCE, format!("{}: {}", what, e))
+}
+
+fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
+    ON_PROGRESS.with(|f| f.set(true));
+    let mut ctx = Ctx {
+        registry,
+        conns: HashMap::new(),
+        listeners: HashMap::new(),
+        timers: BTreeMap::new(),
+        timer_index: HashMap::new(),
+        next_token: 0,
+        next_timer: 0,
+        pending: VecDeque::new(),
+        deferred: VecDeque::new(),
+        stopping: false,
+    };
+    let mut events = Events::with_capacity(256);
+    while !ctx.stopping {
+        if let Err(e) = poll.poll(&mut events, ctx.next_timeout()) {
+            if e.kind() != io::ErrorKind::Interrupted {
+                log::error!("progress thread: poll failed: {}", e);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            continue;
+        }
+        for ev in events.iter() {
+            let t = ev.token();
+            if t == WAKER {
+                continue;
+            }
+            if ctx.listeners.contains_key(&t.0) {
+                ctx.on_accept(t.0);
+            } else {
+                if ev.is_writable() {
+                    ctx.flush(t.0);
+                }
+                if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                    ctx.on_readable(t.0);
+                }
+            }
+            ctx.dispatch();
+        }
+        ctx.run_timers();
+        while let Ok(cmd) = rx.try_recv() {
+            run_guarded("command", || cmd(&mut ctx));
+            ctx.dispatch();
+        }
+    }
+    // Drop everything still registered; commands still queued are dropped unrun, which
+    // completes their waiters with PMIX_ERR_NOT_AVAILABLE (see `Completion`).
+    ctx.conns.clear();
+    ctx.listeners.clear();
+    ctx.timers.clear();
+    ctx.pending.clear();
+    ctx.deferred.clear();
+    while rx.try_recv().is_ok() {}
+    ON_PROGRESS.with(|f| f.set(false));
+}
+
+/// The completion side of a blocking wait: hand it to whatever finishes the operation
+/// (usually a closure on the progress thread). Dropping it without completing makes the
+/// waiter return `PMIX_ERR_NOT_AVAILABLE`.
+pub struct Completion<T> {
+    tx: Sender<Result<T>>,
+}
+
+impl<T> Completion<T> {
+    /// Deliver the result (a waiter that already timed out simply never sees it).
+    pub fn complete(self, r: Result<T>) {
+        let _ = self.tx.send(r);
+    }
+}
+
+/// The one wait helper every blocking API goes through.
+///
+/// `start` receives the [`Completion`] and starts the operation (typically by posting to
+/// the progress thread). The caller then sleeps on a channel (no spinning) until the
+/// operation completes or `timeout` passes.
+///
+/// # Errors
+/// * `PMIX_ERR_WOULD_BLOCK` at once, with a log line naming `call`, on the progress thread
+///   (nothing is started);
+/// * `PMIX_ERR_TIMEOUT` when `timeout` passes first;
+/// * `PMIX_ERR_NOT_AVAILABLE` if the operation was abandoned (progress thread stopped);
+/// * `start`'s error, or the operation's own.
+pub fn wait<T>(
+    call: &str,
+    timeout: Option<Duration>,
+    start: impl FnOnce(Completion<T>) -> Result<()>,
+) -> Result<T> {
+    if on_progress_thread() {
+        log::warn!(
+            "{}: blocking call made on the PMIx progress thread (inside a callback, event \
+             handler or host upcall); returning PMIX_ERR_WOULD_BLOCK",
+            call
+        );
+        return Err(Error::new(
+            sys::PMIX_ERR_WOULD_BLOCK,
+            format!("{} would block the progress thread", call),
+        ));
+    }
+    let (tx, rx) = channel::bounded(1);
+    start(Completion { tx })?;
+    let r = match timeout {
+        Some(d) => rx.recv_timeout(d).map_err(|e| match e {
+            RecvTimeoutError::Timeout => {
+                Error::new(sys::PMIX_ERR_TIMEOUT, format!("{} timed out", call))
+            }
+            RecvTimeoutError::Disconnected => abandoned(call),
+        }),
+        None => rx.recv().map_err(|_| abandoned(call)),
+    };
+    r?
+}
+
+fn abandoned(call: &str) -> Error {
+    Error::new(
+        sys::PMIX_ERR_NOT_AVAILABLE,
+        format!("{}: the progress engine stopped before completion", call),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    // The reactor is process-wide; tests that start and stop it must not overlap.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    #[test]
+    fn call_runs_on_progress_thread_and_restarts() {
+        let _s = serial();
+        for _ in 0..3 {
+            let h = acquire().unwrap();
+            let on = h.call("test", |_| Ok(on_progress_thread())).unwrap();
+            assert!(on);
+            assert!(!on_progress_thread());
+            release();
+        }
+    }
+
+    #[test]
+    fn wait_on_progress_thread_would_block() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let r = h
+            .call("outer", |_| {
+                let inner: Result<()> = wait("PMIx_Fence", None, |_d| Ok(()));
+                Ok(inner.unwrap_err().status)
+            })
+            .unwrap();
+        assert_eq!(r, sys::PMIX_ERR_WOULD_BLOCK);
+        release();
+    }
+
+    #[test]
+    fn wait_times_out() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let t0 = Instant::now();
+        let r: Result<()> = wait("PMIx_Get", Some(Duration::from_millis(100)), |done| {
+            h.post(move |ctx| {
+                ctx.add_timer(
+                    Duration::from_millis(2000),
+                    Box::new(move |_| done.complete(Ok(()))),
+                );
+            })
+        });
+        assert_eq!(r.unwrap_err().status, sys::PMIX_ERR_TIMEOUT);
+        assert!(t0.elapsed() < Duration::from_millis(1500));
+        release();
+    }
+
+    #[test]
+    fn timers_fire_in_order_and_cancel() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let o = order.clone();
+        let r: Result<()> = wait("t", Some(Duration::from_secs(5)), |done| {
+            h.post(move |ctx| {
+                let o1 = o.clone();
+                let o2 = o.clone();
+                ctx.add_timer(
+                    Duration::from_millis(30),
+                    Box::new(move |_| o1.lock().unwrap().push(2)),
+                );
+                ctx.add_timer(
+                    Duration::from_millis(10),
+                    Box::new(move |_| o2.lock().unwrap().push(1)),
+                );
+                let o3 = o.clone();
+                let c = ctx.add_timer(
+                    Duration::from_millis(20),
+                    Box::new(move |_| o3.lock().unwrap().push(99)),
+                );
+                ctx.cancel_timer(c);
+                ctx.add_timer(
+                    Duration::from_millis(50),
+                    Box::new(move |_| done.complete(Ok(()))),
+                );
+            })
+        });
+        r.unwrap();
+        assert_eq!(*order.lock().unwrap(), vec![1, 2]);
+        release();
+    }
+
+    #[test]
+    fn frames_flow_and_malformed_frame_closes_only_that_connection() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let got = Arc::new(Mutex::new(Vec::<String>::new()));
+        let g = got.clone();
+        let owner: ConnOwner = Arc::new(move |ctx, id, ev| match ev {
+            ConnEvent::Frame(b) => {
+                g.lock().unwrap().push(format!("frame {}", b.len()));
+                ctx.send(id, &b); // echo
+            }
+            ConnEvent::Closed(why) => g.lock().unwrap().push(format!("closed {}", why)),
+        });
+        let (a1, b1) = std::os::unix::net::UnixStream::pair().unwrap();
+        let (a2, b2) = std::os::unix::net::UnixStream::pair().unwrap();
+        for s in [&b1, &b2] {
+            s.set_nonblocking(true).unwrap();
+        }
+        let (o1, o2) = (owner.clone(), owner);
+        h.call("add", move |ctx| {
+            ctx.add_conn(UnixStream::from_std(b1), o1)?;
+            ctx.add_conn(UnixStream::from_std(b2), o2)?;
+            Ok(())
+        })
+        .unwrap();
+        let mut a1 = a1;
+        let mut a2 = a2;
+        a1.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        a2.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        // A frame larger than the maximum closes connection 2 ...
+        a2.write_all(&(protocol::MAX_FRAME as u32 + 1).to_le_bytes())
+            .unwrap();
+        let mut b = [0u8; 1];
+        assert_eq!(a2.read(&mut b).unwrap(), 0);
+        // ... while connection 1 still echoes.
+        let mut frame = Vec::new();
+        protocol::encode_frame_into(b"hello", &mut frame);
+        a1.write_all(&frame).unwrap();
+        let mut echo = vec![0u8; frame.len()];
+        a1.read_exact(&mut echo).unwrap();
+        assert_eq!(echo, frame);
+        let log = got.lock().unwrap().clone();
+        assert!(
+            log.iter().any(|l| l.starts_with("closed malformed")),
+            "{:?}",
+            log
+        );
+        assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    #[test]
+    fn panicking_command_does_not_kill_the_thread() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let n = Arc::new(AtomicUsize::new(0));
+        h.post(|_| panic!("boom")).unwrap();
+        let n2 = n.clone();
+        h.call("after", move |_| {
+            n2.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        release();
+    }
+
+    #[test]
+    fn abandoned_wait_is_not_available() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let r: Result<()> = wait("x", None, |done| h.post(move |_| drop(done)));
+        assert_eq!(r.unwrap_err().status, sys::PMIX_ERR_NOT_AVAILABLE);
+        release();
+    }
+}

@@ -9,10 +9,24 @@
 //! Threading: every `Host` method is called on the progress thread. A host answers an
 //! asynchronous upcall by calling the `done` callback it was handed, from any thread,
 //! at most once; the engine then continues on the progress thread.
+//!
+//! # Implementation notes
+//! The logic is the state machine in [`state`]; this module only runs it on the progress
+//! thread: it owns the listening socket and the rendezvous directory, checks each peer's
+//! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
+
+pub mod global;
+pub mod state;
 
 use crate::error::{Error, Result};
+use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
+use crate::store::keys;
 use crate::value::{Info, Nspace, ProcId};
-use std::path::PathBuf;
+use pmix_sys as sys;
+use state::{Action, ServerState};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How an asynchronous host upcall reports its result (called at most once, any thread).
 pub type HostDone<T> = Box<dyn FnOnce(Result<T>) + Send + 'static>;
@@ -35,6 +49,10 @@ pub trait Host: Send + Sync + 'static {
     }
     /// A client called `PMIx_Finalize` (or disconnected after finalizing).
     fn client_finalized(&self, _proc: &ProcId) {}
+    /// A client's connection closed before it called `PMIx_Finalize` (it crashed, exited
+    /// without finalizing, or sent malformed data). Fences it took part in have already
+    /// been failed with `PMIX_ERR_PROC_TERM_WO_SYNC` for the other participants.
+    fn client_lost(&self, _proc: &ProcId) {}
     /// A client called `PMIx_Abort`; `targets` empty means its whole namespace.
     fn abort(
         &self,
@@ -81,42 +99,609 @@ pub struct ServerConfig {
     pub info: Vec<Info>,
 }
 
+struct Shared {
+    state: Mutex<ServerState>,
+    host: Arc<dyn Host>,
+    handle: Handle,
+    handlers: Mutex<Vec<(usize, Vec<i32>, crate::client::EventHandler)>>,
+    next_handler: std::sync::atomic::AtomicUsize,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, ServerState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Run one state-machine step and carry out its actions (host upcalls run after the
+    /// state lock is released).
+    fn step(self: &Arc<Self>, ctx: &mut Ctx, f: impl FnOnce(&mut ServerState, &mut Vec<Action>)) {
+        let mut out = Vec::new();
+        f(&mut self.lock(), &mut out);
+        self.exec(ctx, out);
+    }
+
+    fn exec(self: &Arc<Self>, ctx: &mut Ctx, actions: Vec<Action>) {
+        for a in actions {
+            match a {
+                Action::Send(c, body) => {
+                    ctx.send(c, &body);
+                }
+                Action::Close(c) => ctx.close(c),
+                Action::Timer(after, ev) => {
+                    let me = self.clone();
+                    ctx.add_timer(
+                        after,
+                        Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
+                    );
+                }
+                Action::HostFinalized(p) => self.host.client_finalized(&p),
+                Action::HostLost(p) => self.host.client_lost(&p),
+                Action::AnswerDmodex(done, r) => done(r),
+                Action::HostFence {
+                    id,
+                    procs,
+                    info,
+                    data,
+                } => {
+                    let me = self.clone();
+                    let done: HostDone<Vec<u8>> = Box::new(move |r| {
+                        let m2 = me.clone();
+                        let _ = me
+                            .handle
+                            .post(move |ctx| m2.step(ctx, |s, out| s.fence_done(id, r, out)));
+                    });
+                    match self.host.fence(&procs, &info, data, done) {
+                        Ok(HostReply::Pending) => {}
+                        Ok(HostReply::Completed) => {
+                            self.step(ctx, |s, out| s.fence_done(id, Ok(Vec::new()), out))
+                        }
+                        Err(e) => self.step(ctx, |s, out| s.fence_done(id, Err(e), out)),
+                    }
+                }
+                Action::HostDmodex { proc_, info } => {
+                    let me = self.clone();
+                    let p2 = proc_.clone();
+                    let done: HostDone<Vec<u8>> = Box::new(move |r| {
+                        let m2 = me.clone();
+                        let _ = me
+                            .handle
+                            .post(move |ctx| m2.step(ctx, |s, out| s.dmodex_done(&p2, r, out)));
+                    });
+                    match self.host.direct_modex(&proc_, &info, done) {
+                        Ok(HostReply::Pending) => {}
+                        Ok(HostReply::Completed) => {
+                            self.step(ctx, |s, out| s.dmodex_done(&proc_, Ok(Vec::new()), out))
+                        }
+                        Err(e) => self.step(ctx, |s, out| s.dmodex_done(&proc_, Err(e), out)),
+                    }
+                }
+                Action::HostAbort {
+                    conn,
+                    tag,
+                    proc_,
+                    status,
+                    msg,
+                    targets,
+                } => {
+                    let me = self.clone();
+                    let done: HostDone<()> = Box::new(move |r| {
+                        let m2 = me.clone();
+                        let _ = me.handle.post(move |ctx| {
+                            m2.step(ctx, |s, out| s.abort_done(conn, tag, r, out))
+                        });
+                    });
+                    match self.host.abort(&proc_, status, &msg, &targets, done) {
+                        Ok(HostReply::Pending) => {}
+                        Ok(HostReply::Completed) => {
+                            self.step(ctx, |s, out| s.abort_done(conn, tag, Ok(()), out))
+                        }
+                        Err(e) => self.step(ctx, |s, out| s.abort_done(conn, tag, Err(e), out)),
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_accept(self: &Arc<Self>, ctx: &mut Ctx, stream: mio::net::UnixStream) {
+        let cred = match crate::sys::peer_cred(&stream) {
+            Ok(c) => c,
+            Err(e) => {
+                log::warn!(
+                    "server: cannot read the peer's credentials, refusing: {}",
+                    e
+                );
+                return;
+            }
+        };
+        let me = self.clone();
+        let owner: reactor::ConnOwner = Arc::new(move |ctx, id, ev| me.on_conn(ctx, id, ev));
+        match ctx.add_conn(stream, owner) {
+            Ok(id) => {
+                log::debug!(
+                    "server: connection {} from pid {} uid {}",
+                    id,
+                    cred.pid,
+                    cred.uid
+                );
+                // Frames may already have been queued for dispatch by add_conn; register
+                // the connection state before they are handled (dispatch runs later).
+                self.lock().connected(id, cred.uid);
+            }
+            Err(e) => log::warn!("server: cannot serve a new connection: {}", e),
+        }
+    }
+
+    fn on_conn(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, ev: ConnEvent) {
+        match ev {
+            ConnEvent::Closed(why) => {
+                log::debug!("server: connection {} closed: {}", id, why);
+                self.step(ctx, |s, out| s.closed(id, out));
+            }
+            ConnEvent::Frame(body) => {
+                let is_client = self.lock().is_client(id);
+                if !is_client {
+                    let checked = self.lock().check_hello(id, &body);
+                    let verdict = checked.and_then(|p| {
+                        self.host.client_connected(&p)?;
+                        Ok(p)
+                    });
+                    match verdict {
+                        Ok(p) => {
+                            log::debug!("server: client {} connected", p);
+                            self.step(ctx, |s, out| s.accept(id, p, out));
+                        }
+                        Err(e) => self.step(ctx, |s, out| s.refuse(id, &e, out)),
+                    }
+                    return;
+                }
+                let mut out = Vec::new();
+                let r = self.lock().request(id, &body, &mut out);
+                self.exec(ctx, out);
+                if let Err(e) = r {
+                    log::warn!(
+                        "server: malformed request on connection {}, closing it: {}",
+                        id,
+                        e
+                    );
+                    ctx.close(id);
+                    self.step(ctx, |s, out| s.closed(id, out));
+                }
+            }
+        }
+    }
+}
+
 /// A running server (one per process).
 pub struct Server {
-    _private: (),
+    shared: Arc<Shared>,
+    id: ProcId,
+    dir: PathBuf,
+    sock: PathBuf,
+    tmpdir: PathBuf,
+    listener: usize,
+    finalized_flag: std::sync::atomic::AtomicBool,
+}
+
+fn comm(what: &str, e: std::io::Error) -> Error {
+    Error::new(sys::PMIX_ERR_COMM_FAILURE, format!("{}: {}", what, e))
+}
+
+/// Remove rendezvous directories left behind by servers that no longer run.
+fn remove_stale(base: &Path) {
+    let Ok(rd) = std::fs::read_dir(base) else {
+        return;
+    };
+    for ent in rd.flatten() {
+        let name = ent.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.rsplit('.').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{}", pid)).exists() {
+            log::debug!("server: removing stale rendezvous directory {}", name);
+            let _ = std::fs::remove_dir_all(ent.path());
+        }
+    }
+}
+
+/// Create `dir` with mode 0700, or check that an existing one is ours and private.
+fn private_dir(dir: &Path) -> Result<()> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let md = std::fs::symlink_metadata(dir).map_err(|e| comm("stat rendezvous dir", e))?;
+            if !md.is_dir() || md.uid() != crate::sys::euid() {
+                return Err(Error::new(
+                    sys::PMIX_ERR_NO_PERMISSIONS,
+                    format!("{} exists and is not a directory we own", dir.display()),
+                ));
+            }
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| comm("chmod rendezvous dir", e))
+        }
+        Err(e) => Err(comm("create rendezvous dir", e)),
+    }
 }
 
 impl Server {
     /// Start the server: create the rendezvous socket and start serving on the progress thread.
-    pub fn start(_cfg: ServerConfig, _host: std::sync::Arc<dyn Host>) -> Result<Server> {
-        Err(Error::not_supported("server not implemented yet"))
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NO_PERMISSIONS` or `PMIX_ERR_COMM_FAILURE` if the rendezvous directory or
+    /// socket cannot be made; `PMIX_ERR_OUT_OF_RESOURCE` if the progress thread cannot start.
+    pub fn start(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<Server> {
+        let mut id = cfg.id.clone();
+        if id.nspace.is_empty() {
+            id.nspace = Nspace::new(format!("pmix-rs-server.{}", std::process::id()))?;
+        }
+        if id.rank >= sys::PMIX_RANK_VALID {
+            id.rank = 0;
+        }
+        let hostname = cfg
+            .info
+            .iter()
+            .find(|i| i.key.as_str() == keys::SERVER_HOSTNAME || i.key.as_str() == keys::HOSTNAME)
+            .and_then(|i| i.value.as_str().map(str::to_string))
+            .unwrap_or_else(crate::sys::hostname);
+        let tmpdir = cfg
+            .tmpdir
+            .clone()
+            .or_else(|| std::env::var_os("TMPDIR").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        let mut base = tmpdir.join(format!("pmix-rs.{}", crate::sys::euid()));
+        let mut dir = base.join(format!("{}.{}", id.nspace, std::process::id()));
+        // sun_path holds 108 bytes; fall back to /tmp for very long directories.
+        if dir.join("sock").as_os_str().len() > 100 {
+            base = PathBuf::from("/tmp").join(format!("pmix-rs.{}", crate::sys::euid()));
+            dir = base.join(format!("s.{}", std::process::id()));
+        }
+        private_dir(&base)?;
+        remove_stale(&base);
+        private_dir(&dir)?;
+        let sock = dir.join("sock");
+        let _ = std::fs::remove_file(&sock);
+        let listener = std::os::unix::net::UnixListener::bind(&sock)
+            .map_err(|e| comm(&format!("bind {}", sock.display()), e))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| comm("nonblocking listener", e))?;
+        let handle = reactor::acquire()?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(ServerState::new(id.clone(), hostname)),
+            host,
+            handle: handle.clone(),
+            handlers: Mutex::new(Vec::new()),
+            next_handler: std::sync::atomic::AtomicUsize::new(1),
+        });
+        let sh = shared.clone();
+        let lid = handle.call("PMIx_server_init", move |ctx| {
+            let sh2 = sh.clone();
+            ctx.add_listener(
+                mio::net::UnixListener::from_std(listener),
+                Arc::new(move |ctx, stream| sh2.on_accept(ctx, stream)),
+            )
+        });
+        let listener = match lid {
+            Ok(l) => l,
+            Err(e) => {
+                reactor::release();
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
+        log::debug!("server {} listening on {}", id, sock.display());
+        Ok(Server {
+            shared,
+            id,
+            dir,
+            sock,
+            tmpdir,
+            listener,
+            finalized_flag: std::sync::atomic::AtomicBool::new(false),
+        })
     }
+
+    /// The server's identity.
+    pub fn id(&self) -> &ProcId {
+        &self.id
+    }
+
+    /// The URI clients use to reach this server: `<nspace>.<rank>;unix:<path>`.
+    pub fn uri(&self) -> String {
+        format!(
+            "{}.{};unix:{}",
+            self.id.nspace,
+            self.id.rank,
+            self.sock.display()
+        )
+    }
+
+    /// The private rendezvous directory (removed by [`Server::finalize`]).
+    pub fn rendezvous_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn run<T: Send + 'static>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&Arc<Shared>, &mut Ctx) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let sh = self.shared.clone();
+        self.shared.handle.call(name, move |ctx| f(&sh, ctx))
+    }
+
+    fn post(&self, f: impl FnOnce(&Arc<Shared>, &mut Ctx) + Send + 'static) -> Result<()> {
+        let sh = self.shared.clone();
+        self.shared.handle.post(move |ctx| f(&sh, ctx))
+    }
+
     /// Register a namespace with its job, app, node and per-process info (blocking).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` on the progress thread (use [`Server::register_nspace_nb`]).
     pub fn register_nspace(
         &self,
-        _nspace: &Nspace,
-        _nlocalprocs: u32,
-        _info: Vec<Info>,
+        nspace: &Nspace,
+        nlocalprocs: u32,
+        info: Vec<Info>,
     ) -> Result<()> {
-        Err(Error::not_supported("server not implemented yet"))
+        let ns = nspace.clone();
+        self.run("PMIx_server_register_nspace", move |sh, _ctx| {
+            sh.lock().register_nspace(&ns, nlocalprocs, info);
+            Ok(())
+        })
     }
+
+    /// Non-blocking [`Server::register_nspace`]: `done` runs on the progress thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_nspace_nb(
+        &self,
+        nspace: &Nspace,
+        nlocalprocs: u32,
+        info: Vec<Info>,
+        done: HostDone<()>,
+    ) -> Result<()> {
+        let ns = nspace.clone();
+        self.post(move |sh, _ctx| {
+            sh.lock().register_nspace(&ns, nlocalprocs, info);
+            done(Ok(()));
+        })
+    }
+
     /// Forget a namespace and everything stored for it.
-    pub fn deregister_nspace(&self, _nspace: &Nspace) {}
+    pub fn deregister_nspace(&self, nspace: &Nspace) {
+        let ns = nspace.clone();
+        let _ = self.post(move |sh, ctx| sh.step(ctx, |s, out| s.deregister_nspace(&ns, out)));
+    }
+
+    /// [`Server::register_client`] with the host's opaque object for the client (a C
+    /// host's `server_object`; see [`Server::client_object`]).
+    ///
+    /// # Errors
+    /// As [`Server::register_client`].
+    pub fn register_client_with_object(
+        &self,
+        proc: &ProcId,
+        uid: u32,
+        object: usize,
+    ) -> Result<()> {
+        let p = proc.clone();
+        self.run("PMIx_server_register_client", move |sh, _| {
+            sh.lock().register_client_object(&p, uid, object)
+        })
+    }
+
+    /// Non-blocking [`Server::register_client`]: `done` runs on the progress thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_client_nb(&self, proc: &ProcId, uid: u32, done: HostDone<()>) -> Result<()> {
+        let p = proc.clone();
+        self.post(move |sh, _| {
+            let r = sh.lock().register_client(&p, uid);
+            done(r);
+        })
+    }
+
+    /// Run `f` on the progress thread (to complete a host's callback there).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn run_on_progress(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.post(move |_, _| f())
+    }
+
     /// Allow `proc` to connect, from a peer with this uid/gid.
-    pub fn register_client(&self, _proc: &ProcId, _uid: u32, _gid: u32) -> Result<()> {
-        Err(Error::not_supported("server not implemented yet"))
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a wildcard rank; `PMIX_ERR_WOULD_BLOCK` on the progress thread.
+    pub fn register_client(&self, proc: &ProcId, uid: u32, _gid: u32) -> Result<()> {
+        if reactor::on_progress_thread() {
+            return self.shared.lock().register_client(proc, uid);
+        }
+        let p = proc.clone();
+        self.run("PMIx_server_register_client", move |sh, _| {
+            sh.lock().register_client(&p, uid)
+        })
     }
+
     /// Forget a client.
-    pub fn deregister_client(&self, _proc: &ProcId) {}
+    pub fn deregister_client(&self, proc: &ProcId) {
+        let p = proc.clone();
+        let _ = self.post(move |sh, _| sh.lock().deregister_client(&p));
+    }
+
     /// The environment variables a child process needs to find this server as `proc`.
-    pub fn setup_fork(&self, _proc: &ProcId) -> Result<Vec<(String, String)>> {
-        Err(Error::not_supported("server not implemented yet"))
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a wildcard or invalid rank.
+    pub fn setup_fork(&self, proc: &ProcId) -> Result<Vec<(String, String)>> {
+        if proc.rank >= sys::PMIX_RANK_VALID {
+            return Err(Error::bad_param("setup_fork needs a real rank"));
+        }
+        let uri = self.uri();
+        let host = self.shared.lock().hostname().to_string();
+        let mut env = vec![
+            ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
+            ("PMIX_RANK".to_string(), proc.rank.to_string()),
+        ];
+        for v in ["41", "4", "3", "21", "2"] {
+            env.push((format!("PMIX_SERVER_URI{}", v), uri.clone()));
+        }
+        env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+        env.push(("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()));
+        env.push((
+            "PMIX_SERVER_TMPDIR".into(),
+            self.tmpdir.display().to_string(),
+        ));
+        env.push((
+            "PMIX_SYSTEM_TMPDIR".into(),
+            std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into()),
+        ));
+        env.push(("PMIX_HOSTNAME".into(), host));
+        Ok(env)
     }
+
     /// Answer a direct-modex request from another node for `proc`'s data (the remote
-    /// host's `direct_modex` upcall reached us). `done` receives the blob.
-    pub fn dmodex_request(&self, _proc: &ProcId, _done: HostDone<Vec<u8>>) -> Result<()> {
-        Err(Error::not_supported("server not implemented yet"))
+    /// host's `direct_modex` upcall reached us). `done` receives the blob once `proc`
+    /// has committed (at once if it already has).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn dmodex_request(&self, proc: &ProcId, done: HostDone<Vec<u8>>) -> Result<()> {
+        let p = proc.clone();
+        self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request(&p, done, out)))
     }
+
+    /// Deliver an event to every connected client and to this process's own handlers
+    /// (`PMIx_Notify_event` in a server).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn notify_event(&self, status: i32, source: &ProcId, info: Vec<Info>) -> Result<()> {
+        let src = source.clone();
+        self.post(move |sh, ctx| {
+            let ev = crate::client::Event {
+                status,
+                source: src.clone(),
+                info: info.clone(),
+            };
+            sh.step(ctx, |s, out| s.notify(status, &src, info, out));
+            let hs: Vec<crate::client::EventHandler> = sh
+                .handlers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&status))
+                .map(|(_, _, h)| h.clone())
+                .collect();
+            for h in hs {
+                h(&ev);
+            }
+        })
+    }
+
+    /// Register an event handler in the server process (`codes` empty: every event).
+    pub fn register_event_handler(&self, codes: Vec<i32>, h: crate::client::EventHandler) -> usize {
+        let id = self
+            .shared
+            .next_handler
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.shared
+            .handlers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((id, codes, h));
+        id
+    }
+
+    /// Remove an event handler registered with [`Server::register_event_handler`].
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for an unknown id.
+    pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
+        let mut hs = self
+            .shared
+            .handlers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let n = hs.len();
+        hs.retain(|(i, _, _)| *i != id);
+        if hs.len() == n {
+            return Err(Error::not_found(format!("no event handler {}", id)));
+        }
+        Ok(())
+    }
+
+    /// The opaque object the host gave with [`Server::register_client_object`] (0 if none).
+    pub fn client_object(&self, proc: &ProcId) -> usize {
+        self.shared.lock().client_object(proc)
+    }
+
+    /// [`Server::register_client_nb`] with the host's opaque object for the client.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_client_object(
+        &self,
+        proc: &ProcId,
+        uid: u32,
+        object: usize,
+        done: HostDone<()>,
+    ) -> Result<()> {
+        let p = proc.clone();
+        self.post(move |sh, _| {
+            let r = sh.lock().register_client_object(&p, uid, object);
+            done(r);
+        })
+    }
+
     /// Stop serving, close every client connection and remove the rendezvous directory.
-    pub fn finalize(self) {}
+    pub fn finalize(mut self) {
+        self.shutdown();
+    }
+
+    /// Like [`Server::finalize`] for a server shared through an `Arc`: stop serving now;
+    /// dropping the last handle later does nothing more.
+    pub fn close_now(&self) {
+        if self
+            .finalized_flag
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        self.stop();
+    }
+
+    fn shutdown(&mut self) {
+        if self
+            .finalized_flag
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        self.stop();
+    }
+
+    fn stop(&self) {
+        let lid = self.listener;
+        let _ = self.run("PMIx_server_finalize", move |sh, ctx| {
+            ctx.remove_listener(lid);
+            let conns = sh.lock().conn_ids();
+            for c in conns {
+                ctx.close(c);
+            }
+            Ok(())
+        });
+        let _ = std::fs::remove_dir_all(&self.dir);
+        reactor::release();
+        log::debug!("server {} finalized", self.id);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
 }

@@ -1,1 +1,558 @@
-//! (to be written)
+//! Key/value storage shared by the client and the server.
+//!
+//! * [`JobData`] — what a host registered for one namespace (`PMIx_server_register_nspace`):
+//!   job-level, per-application, per-node and per-process information, kept with the exact
+//!   value and type the host gave, plus values the server derives from the node and process
+//!   maps when the host did not give them.
+//! * [`KvSet`] — the data one process published with `PMIx_Put`/`PMIx_Commit`, with scopes.
+//! * [`keys`] — the reserved keys the engine itself interprets.
+//! * [`regex`] — our printable `PMIx_generate_regex`/`PMIx_generate_ppn` format and its parser.
+
+pub mod keys;
+pub mod regex;
+
+use crate::value::{DataArray, Info, Key, Nspace, ProcId, Rank, Value};
+use pmix_sys as sys;
+use std::collections::BTreeMap;
+
+/// Information about one node of a job.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeData {
+    /// `PMIX_NODEID`, if known.
+    pub id: Option<u32>,
+    /// `PMIX_HOSTNAME`, if known.
+    pub hostname: Option<String>,
+    /// Node-level keys.
+    pub info: Vec<Info>,
+}
+
+/// Everything registered for one namespace, as the host gave it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobData {
+    /// The namespace.
+    pub nspace: Nspace,
+    /// Job-level keys (answer a Get with rank `PMIX_RANK_WILDCARD`).
+    pub job: Vec<Info>,
+    /// Per-application keys, by application number.
+    pub apps: Vec<(u32, Vec<Info>)>,
+    /// Per-node keys.
+    pub nodes: Vec<NodeData>,
+    /// Per-process keys (`PMIX_PROC_DATA`), by rank.
+    pub procs: BTreeMap<Rank, Vec<Info>>,
+}
+
+fn find<'a>(list: &'a [Info], key: &str) -> Option<&'a Value> {
+    list.iter()
+        .find(|i| i.key.as_str() == key)
+        .map(|i| &i.value)
+}
+
+fn set_if_absent(list: &mut Vec<Info>, key: &str, value: Value) {
+    if find(list, key).is_none() {
+        if let Ok(k) = Key::new(key) {
+            list.push(Info {
+                key: k,
+                flags: 0,
+                value,
+            });
+        }
+    }
+}
+
+/// Which application and node a job-level lookup is about (`PMIX_APPNUM`,
+/// `PMIX_HOSTNAME`, `PMIX_NODEID` qualifiers of a Get), and where the reader runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Select<'a> {
+    /// The application (None: the first registered).
+    pub appnum: Option<u32>,
+    /// The node, by host name.
+    pub hostname: Option<&'a str>,
+    /// The node, by id.
+    pub nodeid: Option<u32>,
+    /// The reader's host (the default node).
+    pub local_host: Option<&'a str>,
+}
+
+/// Where a Get looks first when the caller narrows it with `PMIX_*_INFO` directives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Level {
+    /// No directive: the process, then its node, app and job.
+    #[default]
+    Any,
+    /// `PMIX_SESSION_INFO` or `PMIX_JOB_INFO`.
+    Job,
+    /// `PMIX_APP_INFO`.
+    App,
+    /// `PMIX_NODE_INFO`.
+    Node,
+}
+
+impl JobData {
+    /// Sort a host's `register_nspace` infos into levels. Array-valued infos
+    /// (`PMIX_PROC_DATA`, `PMIX_APP_INFO_ARRAY`, `PMIX_NODE_INFO_ARRAY`,
+    /// `PMIX_JOB_INFO_ARRAY`, `PMIX_SESSION_INFO_ARRAY`) are opened; everything else is
+    /// job-level and kept verbatim. Malformed arrays are logged and kept as job-level
+    /// values, so nothing the host gave is lost.
+    pub fn from_register(nspace: &Nspace, infos: Vec<Info>) -> JobData {
+        let mut jd = JobData {
+            nspace: nspace.clone(),
+            ..Default::default()
+        };
+        for info in infos {
+            match info.key.as_str() {
+                keys::PROC_DATA => match info_array(&info.value) {
+                    Some(list) => {
+                        let rank = find(&list, keys::RANK).and_then(|v| v.as_u64());
+                        match rank {
+                            Some(r) if r <= u32::MAX as u64 => {
+                                let rest: Vec<Info> = list
+                                    .into_iter()
+                                    .filter(|i| i.key.as_str() != keys::RANK)
+                                    .collect();
+                                jd.procs.entry(r as u32).or_default().extend(rest);
+                            }
+                            _ => {
+                                log::warn!("register_nspace {}: PMIX_PROC_DATA without a valid PMIX_RANK; kept as job data", nspace);
+                                jd.job.push(Info {
+                                    key: info.key,
+                                    flags: info.flags,
+                                    value: Value::DataArray(Box::new(DataArray {
+                                        dtype: sys::PMIX_INFO,
+                                        items: list
+                                            .into_iter()
+                                            .map(|i| Value::Info(Box::new(i)))
+                                            .collect(),
+                                    })),
+                                });
+                            }
+                        }
+                    }
+                    None => jd.job.push(info),
+                },
+                keys::APP_INFO_ARRAY => match info_array(&info.value) {
+                    Some(list) => {
+                        let n = find(&list, keys::APPNUM)
+                            .and_then(|v| v.as_u64())
+                            .unwrap_or(0) as u32;
+                        match jd.apps.iter_mut().find(|(a, _)| *a == n) {
+                            Some((_, l)) => l.extend(list),
+                            None => jd.apps.push((n, list)),
+                        }
+                    }
+                    None => jd.job.push(info),
+                },
+                keys::NODE_INFO_ARRAY => match info_array(&info.value) {
+                    Some(list) => {
+                        let id = find(&list, keys::NODEID)
+                            .and_then(|v| v.as_u64())
+                            .map(|v| v as u32);
+                        let hostname = find(&list, keys::HOSTNAME)
+                            .and_then(|v| v.as_str())
+                            .map(str::to_string);
+                        jd.nodes.push(NodeData {
+                            id,
+                            hostname,
+                            info: list,
+                        });
+                    }
+                    None => jd.job.push(info),
+                },
+                keys::JOB_INFO_ARRAY | keys::SESSION_INFO_ARRAY => match info_array(&info.value) {
+                    Some(list) => jd.job.extend(list),
+                    None => jd.job.push(info),
+                },
+                _ => jd.job.push(info),
+            }
+        }
+        jd
+    }
+
+    /// Fill in what the node and process maps imply and the host did not say, for a
+    /// server running on `local_host`: `PMIX_NODE_LIST`, `PMIX_NUM_NODES`,
+    /// `PMIX_LOCAL_PEERS`, `PMIX_LOCAL_SIZE`, `PMIX_LOCALLDR`, per-process
+    /// `PMIX_HOSTNAME`, `PMIX_NODEID`, `PMIX_LOCAL_RANK`, `PMIX_NODE_RANK`, and
+    /// `PMIX_JOB_SIZE` from the map. Host-given values are never replaced.
+    pub fn derive(&mut self, local_host: &str) {
+        let nmap = find(&self.job, keys::NODE_MAP).and_then(regex::value_text);
+        let pmap = find(&self.job, keys::PROC_MAP).and_then(regex::value_text);
+        let (Some(nmap), Some(pmap)) = (nmap, pmap) else {
+            return;
+        };
+        let (Ok(hosts), Ok(ranks)) = (regex::parse_nodes(&nmap), regex::parse_ppn(&pmap)) else {
+            log::warn!(
+                "register_nspace {}: node/proc map not in a format we can read; nothing derived",
+                self.nspace
+            );
+            return;
+        };
+        let total: usize = ranks.iter().map(|r| r.len()).sum();
+        set_if_absent(&mut self.job, keys::JOB_SIZE, Value::Uint32(total as u32));
+        set_if_absent(
+            &mut self.job,
+            keys::NUM_NODES,
+            Value::Uint32(hosts.len() as u32),
+        );
+        set_if_absent(
+            &mut self.job,
+            keys::NODE_LIST,
+            Value::string(&hosts.join(",")),
+        );
+        for (nodeid, host) in hosts.iter().enumerate() {
+            let empty = Vec::new();
+            let node_ranks = ranks.get(nodeid).unwrap_or(&empty);
+            if host == local_host {
+                let peers: Vec<String> = node_ranks.iter().map(|r| r.to_string()).collect();
+                set_if_absent(
+                    &mut self.job,
+                    keys::LOCAL_PEERS,
+                    Value::string(&peers.join(",")),
+                );
+                set_if_absent(
+                    &mut self.job,
+                    keys::LOCAL_SIZE,
+                    Value::Uint32(node_ranks.len() as u32),
+                );
+                if let Some(first) = node_ranks.iter().min() {
+                    set_if_absent(&mut self.job, keys::LOCALLDR, Value::Rank(*first));
+                }
+            }
+            for (lrank, r) in node_ranks.iter().enumerate() {
+                let p = self.procs.entry(*r).or_default();
+                set_if_absent(p, keys::HOSTNAME, Value::string(host));
+                set_if_absent(p, keys::NODEID, Value::Uint32(nodeid as u32));
+                set_if_absent(p, keys::LOCAL_RANK, Value::Uint16(lrank as u16));
+                set_if_absent(p, keys::NODE_RANK, Value::Uint16(lrank as u16));
+            }
+        }
+    }
+
+    /// Ranks on `host` according to the process data (`PMIX_HOSTNAME`) and, failing that,
+    /// `PMIX_LOCAL_PEERS`.
+    pub fn local_peers(&self) -> Option<Vec<Rank>> {
+        let text = find(&self.job, keys::LOCAL_PEERS)?.as_str()?.to_string();
+        let mut v = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            v.push(part.parse().ok()?);
+        }
+        Some(v)
+    }
+
+    /// Number of processes in the job (`PMIX_JOB_SIZE`), if known.
+    pub fn job_size(&self) -> Option<u32> {
+        find(&self.job, keys::JOB_SIZE)
+            .and_then(|v| v.as_u64())
+            .map(|v| v as u32)
+    }
+
+    /// The job-level value of `key`, looking at job info, then the info of the node whose
+    /// host name is `local_host` (node data describes where the reader runs).
+    pub fn job_value(&self, key: &str, level: Level, local_host: Option<&str>) -> Option<&Value> {
+        self.job_value_sel(
+            key,
+            level,
+            &Select {
+                local_host,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The job-level value of `key` at `level`, for the application and node `sel` names:
+    /// job info, then the application's, then the node's.
+    pub fn job_value_sel(&self, key: &str, level: Level, sel: &Select<'_>) -> Option<&Value> {
+        let app = || self.app(sel.appnum).and_then(|l| find(l, key));
+        let node = || self.node(sel).and_then(|n| find(&n.info, key));
+        match level {
+            Level::Any => find(&self.job, key).or_else(app).or_else(node),
+            Level::Job => find(&self.job, key),
+            Level::App => app(),
+            Level::Node => node(),
+        }
+    }
+
+    fn app(&self, appnum: Option<u32>) -> Option<&Vec<Info>> {
+        match appnum {
+            Some(n) => self.apps.iter().find(|(a, _)| *a == n).map(|(_, l)| l),
+            None => self.apps.first().map(|(_, l)| l),
+        }
+    }
+
+    fn node(&self, sel: &Select<'_>) -> Option<&NodeData> {
+        if let Some(id) = sel.nodeid {
+            return self.nodes.iter().find(|n| n.id == Some(id));
+        }
+        if let Some(h) = sel.hostname {
+            return self.nodes.iter().find(|n| n.hostname.as_deref() == Some(h));
+        }
+        self.local_node(sel.local_host)
+    }
+
+    fn local_node(&self, local_host: Option<&str>) -> Option<&NodeData> {
+        let by_name =
+            local_host.and_then(|h| self.nodes.iter().find(|n| n.hostname.as_deref() == Some(h)));
+        by_name.or_else(|| {
+            (self.nodes.len() == 1)
+                .then(|| self.nodes.first())
+                .flatten()
+        })
+    }
+
+    /// The value of `key` for process `rank`: its own data, then its node's, its app's and
+    /// the job's (reserved keys are often given only at a wider level).
+    pub fn proc_value(&self, rank: Rank, key: &str, level: Level) -> Option<&Value> {
+        let own = self.procs.get(&rank);
+        if level == Level::Any {
+            if let Some(v) = own.and_then(|l| find(l, key)) {
+                return Some(v);
+            }
+        }
+        if matches!(level, Level::Any | Level::Node) {
+            let node = own.and_then(|l| {
+                let id = find(l, keys::NODEID).and_then(|v| v.as_u64());
+                let host = find(l, keys::HOSTNAME).and_then(|v| v.as_str());
+                self.nodes.iter().find(|n| {
+                    (id.is_some() && n.id.map(u64::from) == id)
+                        || (host.is_some() && n.hostname.as_deref() == host)
+                })
+            });
+            if let Some(v) = node.and_then(|n| find(&n.info, key)) {
+                return Some(v);
+            }
+        }
+        if matches!(level, Level::Any | Level::App) {
+            let appnum = own
+                .and_then(|l| find(l, keys::APPNUM))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0) as u32;
+            if let Some(v) = self
+                .apps
+                .iter()
+                .find(|(a, _)| *a == appnum)
+                .and_then(|(_, l)| find(l, key))
+            {
+                return Some(v);
+            }
+        }
+        if matches!(level, Level::Any | Level::Job) {
+            return find(&self.job, key);
+        }
+        None
+    }
+
+    /// All process-level keys of `rank` (for a Get with a NULL key).
+    pub fn proc_infos(&self, rank: Rank) -> Vec<Info> {
+        self.procs.get(&rank).cloned().unwrap_or_default()
+    }
+}
+
+/// The infos of a `PMIX_DATA_ARRAY` of `PMIX_INFO`, if that is what `v` is.
+pub fn info_array(v: &Value) -> Option<Vec<Info>> {
+    match v {
+        Value::DataArray(da) if da.dtype == sys::PMIX_INFO => {
+            let mut out = Vec::with_capacity(da.items.len());
+            for it in &da.items {
+                match it {
+                    Value::Info(i) => out.push((**i).clone()),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// One published value: its scope (`pmix_scope_t`) and the value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// `PMIX_LOCAL`, `PMIX_REMOTE`, `PMIX_GLOBAL`, `PMIX_INTERNAL` or `PMIX_SCOPE_UNDEF`.
+    pub scope: u8,
+    /// The value.
+    pub value: Value,
+}
+
+/// What one process published, by key (later puts of a key replace earlier ones).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KvSet {
+    /// The entries.
+    pub map: BTreeMap<Key, Entry>,
+}
+
+/// Whether a reader sits on the same node as the process that published the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The publishing process itself (sees every scope).
+    Owner,
+    /// Another process on the same node (sees LOCAL and GLOBAL).
+    Local,
+    /// A process on another node (sees REMOTE and GLOBAL).
+    Remote,
+}
+
+/// True if `reader` may see data posted with `scope`.
+pub fn scope_visible(scope: u8, reader: Reader) -> bool {
+    match reader {
+        Reader::Owner => true,
+        Reader::Local => matches!(scope, sys::PMIX_LOCAL | sys::PMIX_GLOBAL),
+        Reader::Remote => matches!(scope, sys::PMIX_REMOTE | sys::PMIX_GLOBAL),
+    }
+}
+
+impl KvSet {
+    /// Store (or replace) one value.
+    pub fn put(&mut self, key: Key, scope: u8, value: Value) {
+        self.map.insert(key, Entry { scope, value });
+    }
+    /// Entries `reader` may see, as infos.
+    pub fn visible(&self, reader: Reader) -> Vec<Info> {
+        self.map
+            .iter()
+            .filter(|(_, e)| scope_visible(e.scope, reader))
+            .map(|(k, e)| Info {
+                key: k.clone(),
+                flags: 0,
+                value: e.value.clone(),
+            })
+            .collect()
+    }
+    /// Entries in the scopes a collecting fence or direct modex ships to other nodes.
+    pub fn for_remote(&self) -> Vec<(Key, Entry)> {
+        self.map
+            .iter()
+            .filter(|(_, e)| scope_visible(e.scope, Reader::Remote))
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .collect()
+    }
+}
+
+/// A proc id from parts (`nspace` cloned).
+pub fn proc_id(nspace: &Nspace, rank: Rank) -> ProcId {
+    ProcId::new(nspace.clone(), rank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(k: &str, v: Value) -> Info {
+        Info::new(k, v).unwrap()
+    }
+
+    fn arr(items: Vec<Info>) -> Value {
+        Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_INFO,
+            items: items
+                .into_iter()
+                .map(|i| Value::Info(Box::new(i)))
+                .collect(),
+        }))
+    }
+
+    #[test]
+    fn register_infos_are_sorted_into_levels_verbatim() {
+        let ns = Nspace::new("job").unwrap();
+        let jd = JobData::from_register(
+            &ns,
+            vec![
+                info(keys::JOB_SIZE, Value::Uint32(2)),
+                info("my.custom", Value::Int16(-3)),
+                info(
+                    keys::PROC_DATA,
+                    arr(vec![
+                        info(keys::RANK, Value::Rank(1)),
+                        info(keys::LOCAL_RANK, Value::Uint16(1)),
+                        info("x", Value::Double(2.5)),
+                    ]),
+                ),
+                info(
+                    keys::APP_INFO_ARRAY,
+                    arr(vec![
+                        info(keys::APPNUM, Value::Uint32(0)),
+                        info(keys::APP_SIZE, Value::Uint32(2)),
+                    ]),
+                ),
+                info(
+                    keys::NODE_INFO_ARRAY,
+                    arr(vec![
+                        info(keys::HOSTNAME, Value::string("h1")),
+                        info(keys::NODE_SIZE, Value::Uint32(7)),
+                    ]),
+                ),
+            ],
+        );
+        assert_eq!(
+            jd.job_value(keys::JOB_SIZE, Level::Any, None),
+            Some(&Value::Uint32(2))
+        );
+        assert_eq!(
+            jd.job_value("my.custom", Level::Any, None),
+            Some(&Value::Int16(-3))
+        );
+        assert_eq!(jd.proc_value(1, "x", Level::Any), Some(&Value::Double(2.5)));
+        assert_eq!(jd.proc_value(1, keys::RANK, Level::Any), None);
+        assert_eq!(
+            jd.proc_value(1, keys::APP_SIZE, Level::Any),
+            Some(&Value::Uint32(2))
+        );
+        assert_eq!(
+            jd.proc_value(0, keys::JOB_SIZE, Level::Any),
+            Some(&Value::Uint32(2))
+        );
+        assert_eq!(
+            jd.job_value(keys::NODE_SIZE, Level::Node, Some("h1")),
+            Some(&Value::Uint32(7))
+        );
+        assert_eq!(jd.job_value(keys::JOB_SIZE, Level::Node, Some("h1")), None);
+    }
+
+    #[test]
+    fn maps_derive_local_peers_and_proc_hosts() {
+        let ns = Nspace::new("job").unwrap();
+        let mut jd = JobData::from_register(
+            &ns,
+            vec![
+                info(
+                    keys::NODE_MAP,
+                    Value::string(&regex::generate_nodes(&["a", "b"])),
+                ),
+                info(
+                    keys::PROC_MAP,
+                    Value::string(&regex::generate_ppn(&[vec![0, 2], vec![1, 3]])),
+                ),
+            ],
+        );
+        jd.derive("b");
+        assert_eq!(jd.local_peers(), Some(vec![1, 3]));
+        assert_eq!(jd.job_size(), Some(4));
+        assert_eq!(
+            jd.proc_value(2, keys::HOSTNAME, Level::Any),
+            Some(&Value::string("a"))
+        );
+        assert_eq!(
+            jd.proc_value(3, keys::LOCAL_RANK, Level::Any),
+            Some(&Value::Uint16(1))
+        );
+        assert_eq!(
+            jd.job_value(keys::LOCALLDR, Level::Any, None),
+            Some(&Value::Rank(1))
+        );
+        assert_eq!(
+            jd.job_value(keys::NODE_LIST, Level::Any, None),
+            Some(&Value::string("a,b"))
+        );
+    }
+
+    #[test]
+    fn scopes() {
+        let mut kv = KvSet::default();
+        kv.put(Key::new("l").unwrap(), sys::PMIX_LOCAL, Value::Int(1));
+        kv.put(Key::new("r").unwrap(), sys::PMIX_REMOTE, Value::Int(2));
+        kv.put(Key::new("g").unwrap(), sys::PMIX_GLOBAL, Value::Int(3));
+        kv.put(Key::new("i").unwrap(), sys::PMIX_INTERNAL, Value::Int(4));
+        let names = |v: Vec<Info>| v.into_iter().map(|i| i.key.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(kv.visible(Reader::Local)), vec!["g", "l"]);
+        assert_eq!(names(kv.visible(Reader::Remote)), vec!["g", "r"]);
+        assert_eq!(kv.visible(Reader::Owner).len(), 4);
+        assert_eq!(kv.for_remote().len(), 2);
+    }
+}

@@ -1,0 +1,241 @@
+//! `PMIx_Register_event_handler`, `PMIx_Deregister_event_handler`, `PMIx_Notify_event`.
+//!
+//! Handlers registered in a client process go to its client; in a process that only runs
+//! a server (`PMIx_server_init` without `PMIx_Init`, e.g. a launcher) they go to the
+//! server. Either way they run on the progress thread.
+
+use super::{status, CbData};
+use crate::conv;
+use core::ffi::c_void;
+use pmix_core::client::{global, Event, EventHandler};
+use pmix_core::server::global as server_global;
+use pmix_sys as sys;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Runs a completion on the progress thread of the client or server that took the call.
+type Poster = Box<dyn Fn(Box<dyn FnOnce() + Send>) -> pmix_core::Result<()>>;
+
+/// What one handler invocation owns until the handler reports completion.
+struct EvCall {
+    source: sys::pmix_proc_t,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+}
+
+/// The completion a C event handler calls: releases what we lent it, then lets the
+/// handler release its results.
+unsafe extern "C" fn ev_done(
+    _status: sys::pmix_status_t,
+    _results: *mut sys::pmix_info_t,
+    _nresults: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    thiscbdata: *mut c_void,
+    notification_cbdata: *mut c_void,
+) {
+    crate::ffi_value!(ev_done, (), {
+        if !notification_cbdata.is_null() {
+            // SAFETY: we made this box in `c_handler`; the handler calls us once.
+            let call = unsafe { Box::from_raw(notification_cbdata as *mut EvCall) };
+            // SAFETY: our malloc'd array, no longer used by the handler.
+            unsafe { conv::info_array_free(call.info, call.ninfo) };
+        }
+        if let Some(f) = cbfunc {
+            // SAFETY: the handler's own release callback and data.
+            unsafe { f(sys::PMIX_SUCCESS, thiscbdata) };
+        }
+    })
+}
+
+fn c_handler(
+    f: unsafe extern "C" fn(
+        usize,
+        sys::pmix_status_t,
+        *const sys::pmix_proc_t,
+        *mut sys::pmix_info_t,
+        usize,
+        *mut sys::pmix_info_t,
+        usize,
+        sys::pmix_event_notification_cbfunc_fn_t,
+        *mut c_void,
+    ),
+    id: Arc<AtomicUsize>,
+) -> EventHandler {
+    Arc::new(move |ev: &Event| {
+        let (info, ninfo) = conv::info_array_to_c(&ev.info).unwrap_or((core::ptr::null_mut(), 0));
+        // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
+        let mut source: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
+        conv::proc_to_c(&ev.source, &mut source);
+        let call = Box::into_raw(Box::new(EvCall {
+            source,
+            info,
+            ninfo,
+        }));
+        // SAFETY: the host's handler with arguments that stay valid until it calls
+        // `ev_done` (they live in `call`).
+        unsafe {
+            f(
+                id.load(Ordering::SeqCst),
+                ev.status,
+                &(*call).source,
+                info,
+                ninfo,
+                core::ptr::null_mut(),
+                0,
+                Some(ev_done),
+                call as *mut c_void,
+            )
+        }
+    })
+}
+
+/// Register `evhdlr` for `codes` (NULL/0: every event). With `cbfunc`, the id arrives as
+/// `cbfunc(PMIX_SUCCESS, id, cbdata)` on the progress thread and the call returns
+/// `PMIX_SUCCESS`; without, the id is the (non-negative) return value.
+///
+/// # Returns
+/// The id or `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, NULL `codes` with
+/// `ncodes > 0`), `PMIX_ERR_INIT` (neither client nor server initialized).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Register_event_handler(
+    codes: *mut sys::pmix_status_t,
+    ncodes: usize,
+    _info: *mut sys::pmix_info_t,
+    _ninfo: usize,
+    evhdlr: sys::pmix_notification_fn_t,
+    cbfunc: sys::pmix_hdlr_reg_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Register_event_handler, {
+        let Some(f) = evhdlr else {
+            log::warn!("PMIx_Register_event_handler: NULL handler");
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        if codes.is_null() && ncodes > 0 {
+            return sys::PMIX_ERR_BAD_PARAM;
+        }
+        let codes = if codes.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: `ncodes` readable statuses (C contract).
+            unsafe { core::slice::from_raw_parts(codes, ncodes) }.to_vec()
+        };
+        let slot = Arc::new(AtomicUsize::new(0));
+        let h = c_handler(f, slot.clone());
+        let (id, post): (usize, Poster) = if let Ok(c) = global::client() {
+            let id = c.register_event_handler(codes, h);
+            (id, Box::new(move |g| c.run_on_progress(g)))
+        } else if let Ok(s) = server_global::server() {
+            let id = s.register_event_handler(codes, h);
+            (id, Box::new(move |g| s.run_on_progress(g)))
+        } else {
+            return sys::PMIX_ERR_INIT;
+        };
+        slot.store(id, Ordering::SeqCst);
+        let Some(cb) = cbfunc else {
+            return id as sys::pmix_status_t;
+        };
+        let data = CbData::new(cbdata);
+        // SAFETY: the caller's callback with its own cbdata (C contract).
+        let r = post(Box::new(move || unsafe {
+            cb(sys::PMIX_SUCCESS, id, data.get())
+        }));
+        status("PMIx_Register_event_handler", r)
+    })
+}
+
+/// Remove a handler registered with `PMIx_Register_event_handler`.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (unknown id), `PMIX_ERR_INIT`. With `cbfunc`, the
+/// result goes to `cbfunc(status, cbdata)` on the progress thread and the call returns
+/// `PMIX_SUCCESS`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Deregister_event_handler(
+    evhdlr_ref: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Deregister_event_handler, {
+        let data = CbData::new(cbdata);
+        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
+            (
+                c.deregister_event_handler(evhdlr_ref),
+                Box::new(move |g| c.run_on_progress(g)),
+            )
+        } else if let Ok(s) = server_global::server() {
+            (
+                s.deregister_event_handler(evhdlr_ref),
+                Box::new(move |g| s.run_on_progress(g)),
+            )
+        } else {
+            return sys::PMIX_ERR_INIT;
+        };
+        let st = status("PMIx_Deregister_event_handler", r);
+        match cbfunc {
+            // SAFETY: the caller's callback with its own cbdata (C contract).
+            Some(cb) => status(
+                "PMIx_Deregister_event_handler",
+                post(Box::new(move || unsafe { cb(st, data.get()) })),
+            ),
+            None => st,
+        }
+    })
+}
+
+/// Raise event `status` (minimal: delivered to this process's handlers and, from a
+/// client, to the other clients of its server; from a server, to all its clients).
+///
+/// # Returns
+/// `PMIX_SUCCESS` (with `cbfunc`: called with the result on the progress thread),
+/// `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Notify_event(
+    status_code: sys::pmix_status_t,
+    source: *const sys::pmix_proc_t,
+    range: sys::pmix_data_range_t,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Notify_event, {
+        // SAFETY: NULL or `ninfo` infos (C contract).
+        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+            Ok(i) => i,
+            Err(e) => return e.status(),
+        };
+        let data = CbData::new(cbdata);
+        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
+            (
+                c.notify_event(status_code, range, info),
+                Box::new(move |g| c.run_on_progress(g)),
+            )
+        } else if let Ok(s) = server_global::server() {
+            let src = if source.is_null() {
+                s.id().clone()
+            } else {
+                // SAFETY: non-NULL proc (C contract).
+                match unsafe { conv::proc_from_ptr(source) } {
+                    Ok(p) => p,
+                    Err(e) => return e.status(),
+                }
+            };
+            (
+                s.notify_event(status_code, &src, info),
+                Box::new(move |g| s.run_on_progress(g)),
+            )
+        } else {
+            return sys::PMIX_ERR_INIT;
+        };
+        let st = status("PMIx_Notify_event", r);
+        match cbfunc {
+            // SAFETY: the caller's callback with its own cbdata (C contract).
+            Some(cb) if st == sys::PMIX_SUCCESS => status(
+                "PMIx_Notify_event",
+                post(Box::new(move || unsafe { cb(st, data.get()) })),
+            ),
+            _ => st,
+        }
+    })
+}

@@ -1,0 +1,95 @@
+//! `PMIx_Init`, `PMIx_Initialized`, `PMIx_Finalize`, `PMIx_Abort`.
+
+use super::status;
+use crate::conv;
+use core::ffi::{c_char, c_int};
+use pmix_core::client::global;
+use pmix_sys as sys;
+
+/// Connect to the local server named by the environment (or become a singleton) and fill
+/// `proc` (may be NULL) with our identity. Reference-counted: each call needs a
+/// `PMIx_Finalize`.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (also for a singleton), `PMIX_ERR_BAD_PARAM` (malformed `info` or
+/// environment), `PMIX_ERR_UNREACH`, or the server's refusal status.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Init(
+    proc_: *mut sys::pmix_proc_t,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Init, {
+        crate::logging::init();
+        // SAFETY: NULL or `ninfo` initialised infos (C contract).
+        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+            Ok(i) => i,
+            Err(e) => return e.status(),
+        };
+        match global::init(info) {
+            Ok(id) => {
+                if !proc_.is_null() {
+                    // SAFETY: non-NULL and writable (C contract).
+                    conv::proc_to_c(&id, unsafe { &mut *proc_ });
+                }
+                sys::PMIX_SUCCESS
+            }
+            Err(e) => {
+                log::warn!("PMIx_Init: {}", e);
+                e.status()
+            }
+        }
+    })
+}
+
+/// 1 between a successful `PMIx_Init` and its last `PMIx_Finalize`, else 0.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
+    crate::ffi_value!(PMIx_Initialized, 0, { global::initialized() as c_int })
+}
+
+/// Undo one `PMIx_Init`; the last one disconnects from the server.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not initialized), `PMIX_ERR_WOULD_BLOCK` (called on
+/// the progress thread).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Finalize(
+    _info: *const sys::pmix_info_t,
+    _ninfo: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Finalize, {
+        status("PMIx_Finalize", global::finalize())
+    })
+}
+
+/// Ask the host to abort `procs` (NULL: our whole namespace) with `status` and `msg`.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (the host usually kills the caller first), `PMIX_ERR_INIT`,
+/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, or the host's error.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Abort(
+    status_code: c_int,
+    msg: *const c_char,
+    procs: *mut sys::pmix_proc_t,
+    nprocs: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Abort, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: NULL or a C string (C contract).
+        let msg = unsafe { conv::cstr_bytes(msg) }.unwrap_or_default();
+        // SAFETY: NULL or `nprocs` procs (C contract).
+        let targets = match unsafe { conv::proc_array_from_c(procs, nprocs) } {
+            Ok(p) => p,
+            Err(e) => return e.status(),
+        };
+        status(
+            "PMIx_Abort",
+            c.abort(status_code, &String::from_utf8_lossy(&msg), targets),
+        )
+    })
+}

@@ -1,0 +1,304 @@
+//! A C host's module table as the engine's [`Host`]: each upcall converts its arguments to
+//! malloc'd C data that stays alive until the host's completion callback runs, and each
+//! completion callback converts back and re-enters the engine (from whatever thread the
+//! host calls it on).
+
+use crate::conv;
+use core::ffi::{c_char, c_void};
+use pmix_core::server::{global, Host, HostDone, HostReply};
+use pmix_core::{Error, Info, ProcId, Result};
+use pmix_sys as sys;
+
+/// The host's upcall table (28 or 32 slots copied at `PMIx_server_init`; the rest NULL).
+pub struct CHost {
+    /// The copied table.
+    pub module: sys::pmix_server_module_t,
+}
+
+fn c_proc(p: &ProcId) -> sys::pmix_proc_t {
+    // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
+    let mut out: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
+    conv::proc_to_c(p, &mut out);
+    out
+}
+
+fn object(p: &ProcId) -> *mut c_void {
+    global::server().map(|s| s.client_object(p)).unwrap_or(0) as *mut c_void
+}
+
+/// What the host returned synchronously.
+fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
+    match rc {
+        sys::PMIX_SUCCESS => Ok(HostReply::Pending),
+        sys::PMIX_OPERATION_SUCCEEDED => Ok(HostReply::Completed),
+        e => Err(Error::new(e, format!("host {} upcall failed", what))),
+    }
+}
+
+/// A completion the host may call with nothing to report back.
+unsafe extern "C" fn ignore_op(_status: sys::pmix_status_t, _cbdata: *mut c_void) {}
+
+/// Everything an in-flight modex-style upcall lent the host.
+struct ModexCall {
+    done: HostDone<Vec<u8>>,
+    procs: *mut sys::pmix_proc_t,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+    data: *mut u8,
+}
+
+impl ModexCall {
+    /// Free what was lent (the host is done with it).
+    unsafe fn release(&mut self) {
+        // SAFETY: each is NULL or our malloc'd block, unused by the host from now on.
+        unsafe {
+            conv::alloc::free(self.procs);
+            conv::info_array_free(self.info, self.ninfo);
+            conv::alloc::free(self.data);
+        }
+        self.procs = core::ptr::null_mut();
+        self.info = core::ptr::null_mut();
+        self.ninfo = 0;
+        self.data = core::ptr::null_mut();
+    }
+}
+
+unsafe extern "C" fn modex_done(
+    status: sys::pmix_status_t,
+    data: *const c_char,
+    ndata: usize,
+    cbdata: *mut c_void,
+    release_fn: sys::pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    crate::ffi_value!(modex_done, (), {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: our box from `fence`/`direct_modex`; the host completes once.
+        let mut call = unsafe { Box::from_raw(cbdata as *mut ModexCall) };
+        let r = if status == sys::PMIX_SUCCESS {
+            if data.is_null() || ndata == 0 {
+                Ok(Vec::new())
+            } else {
+                // SAFETY: the host hands `ndata` readable bytes until release_fn.
+                Ok(unsafe { core::slice::from_raw_parts(data as *const u8, ndata) }.to_vec())
+            }
+        } else {
+            Err(Error::new(status, "the host reported a failed collective"))
+        };
+        if let Some(rf) = release_fn {
+            // SAFETY: the host's release callback with its data.
+            unsafe { rf(release_cbdata) };
+        }
+        // SAFETY: the host is done with what we lent.
+        unsafe { call.release() };
+        (call.done)(r);
+    })
+}
+
+struct OpCall {
+    done: HostDone<()>,
+    procs: *mut sys::pmix_proc_t,
+}
+
+unsafe extern "C" fn op_done(status: sys::pmix_status_t, cbdata: *mut c_void) {
+    crate::ffi_value!(op_done, (), {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: our box from `abort`; the host completes once.
+        let call = unsafe { Box::from_raw(cbdata as *mut OpCall) };
+        // SAFETY: our malloc'd array (or NULL).
+        unsafe { conv::alloc::free(call.procs) };
+        let r = if status == sys::PMIX_SUCCESS || status == sys::PMIX_OPERATION_SUCCEEDED {
+            Ok(())
+        } else {
+            Err(Error::new(status, "the host refused"))
+        };
+        (call.done)(r);
+    })
+}
+
+/// Lend `procs`, `info` and `data` to the host for a modex-style upcall.
+fn lend(
+    procs: &[ProcId],
+    info: &[Info],
+    data: &[u8],
+    done: HostDone<Vec<u8>>,
+) -> Result<*mut ModexCall> {
+    let (p, _) = conv::proc_array_to_c(procs)?;
+    let (i, ni) = match conv::info_array_to_c(info) {
+        Ok(x) => x,
+        Err(e) => {
+            // SAFETY: our fresh block.
+            unsafe { conv::alloc::free(p) };
+            return Err(e);
+        }
+    };
+    let d = if data.is_empty() {
+        core::ptr::null_mut()
+    } else {
+        match conv::alloc::bytes_to_c(data) {
+            Ok((d, _)) => d,
+            Err(e) => {
+                // SAFETY: our fresh blocks.
+                unsafe {
+                    conv::alloc::free(p);
+                    conv::info_array_free(i, ni);
+                }
+                return Err(e);
+            }
+        }
+    };
+    Ok(Box::into_raw(Box::new(ModexCall {
+        done,
+        procs: p,
+        info: i,
+        ninfo: ni,
+        data: d,
+    })))
+}
+
+/// After a modex-style upcall returned: unless the host will complete it, take the box
+/// back and free it.
+fn settle(what: &str, rc: sys::pmix_status_t, call: *mut ModexCall) -> Result<HostReply> {
+    let v = verdict(what, rc);
+    if !matches!(v, Ok(HostReply::Pending)) {
+        // SAFETY: the host will not call back; the box is still ours.
+        let mut c = unsafe { Box::from_raw(call) };
+        // SAFETY: the host is done with what we lent.
+        unsafe { c.release() };
+    }
+    v
+}
+
+impl Host for CHost {
+    fn client_connected(&self, p: &ProcId) -> Result<()> {
+        let cp = c_proc(p);
+        if let Some(f) = self.module.client_connected2 {
+            // SAFETY: the host's upcall with valid arguments; NULL cbfunc asks for a
+            // synchronous verdict. Its errors are only logged (OpenPMIx's contract).
+            let rc = unsafe {
+                f(
+                    &cp,
+                    object(p),
+                    core::ptr::null_mut(),
+                    0,
+                    None,
+                    core::ptr::null_mut(),
+                )
+            };
+            if rc != sys::PMIX_SUCCESS && rc != sys::PMIX_OPERATION_SUCCEEDED {
+                log::warn!("host client_connected2 for {} returned {}", p, rc);
+            }
+            return Ok(());
+        }
+        if let Some(f) = self.module.client_connected {
+            // SAFETY: as above.
+            let rc = unsafe { f(&cp, object(p), None, core::ptr::null_mut()) };
+            if rc != sys::PMIX_SUCCESS && rc != sys::PMIX_OPERATION_SUCCEEDED {
+                return Err(Error::new(rc, "the host refused the client"));
+            }
+        }
+        Ok(())
+    }
+
+    fn client_finalized(&self, p: &ProcId) {
+        if let Some(f) = self.module.client_finalized {
+            let cp = c_proc(p);
+            // SAFETY: the host's upcall; `cp` outlives it and the completion ignores data.
+            unsafe { f(&cp, object(p), Some(ignore_op), core::ptr::null_mut()) };
+        }
+    }
+
+    fn abort(
+        &self,
+        p: &ProcId,
+        status: i32,
+        msg: &str,
+        targets: &[ProcId],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        let Some(f) = self.module.abort else {
+            return Err(Error::not_supported("host has no abort"));
+        };
+        let cp = c_proc(p);
+        let (procs, n) = conv::proc_array_to_c(targets)?;
+        let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
+        let call = Box::into_raw(Box::new(OpCall { done, procs }));
+        // SAFETY: the host's upcall; `procs` stays valid until op_done frees it.
+        let rc = unsafe {
+            f(
+                &cp,
+                object(p),
+                status,
+                msg.as_ptr(),
+                procs,
+                n,
+                Some(op_done),
+                call as *mut c_void,
+            )
+        };
+        let v = verdict("abort", rc);
+        if !matches!(v, Ok(HostReply::Pending)) {
+            // SAFETY: the host will not call back; the box is still ours.
+            let c = unsafe { Box::from_raw(call) };
+            // SAFETY: our array.
+            unsafe { conv::alloc::free(c.procs) };
+        }
+        v
+    }
+
+    fn fence(
+        &self,
+        procs: &[ProcId],
+        info: &[Info],
+        data: Vec<u8>,
+        done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        let Some(f) = self.module.fence_nb else {
+            return Err(Error::not_supported("host has no fence_nb"));
+        };
+        let call = lend(procs, info, &data, done)?;
+        // SAFETY: the lent arrays live in `call` until modex_done or settle frees them.
+        let rc = unsafe {
+            let c = &*call;
+            f(
+                c.procs,
+                procs.len(),
+                c.info,
+                c.ninfo,
+                c.data as *mut c_char,
+                data.len(),
+                Some(modex_done),
+                call as *mut c_void,
+            )
+        };
+        settle("fence_nb", rc, call)
+    }
+
+    fn direct_modex(
+        &self,
+        p: &ProcId,
+        info: &[Info],
+        done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        let Some(f) = self.module.direct_modex else {
+            return Err(Error::not_found("host has no direct_modex"));
+        };
+        let call = lend(std::slice::from_ref(p), info, &[], done)?;
+        // SAFETY: as for `fence`.
+        let rc = unsafe {
+            let c = &*call;
+            f(
+                c.procs,
+                c.info,
+                c.ninfo,
+                Some(modex_done),
+                call as *mut c_void,
+            )
+        };
+        settle("direct_modex", rc, call)
+    }
+}

@@ -1,0 +1,19 @@
+# C tests of the runtime without pmixrun (tests-c/engine): a small C host on the server
+# API that forks clients of itself, and a singleton client. engine-check runs each
+# scenario under a timeout; a hang is a failure.
+
+ENGINE_BINS := $(BUILD)/tests/engine/simphost $(BUILD)/tests/engine/singleton
+
+$(BUILD)/tests/engine/%: tests-c/engine/%.c tests-c/check.h | lib
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
+
+.PHONY: engine-check
+engine-check: $(ENGINE_BINS)
+	@set -e; b=$(BUILD)/tests/engine; \
+	for s in "singleton" "simphost basic 4" "simphost basic 2" "simphost lost 2" "simphost abort 2"; do \
+	    echo "== $$s"; $(TIMEOUT) 60 $$b/$$s > $$b/log.txt 2>&1 || { cat $$b/log.txt; echo "FAIL $$s"; exit 1; }; \
+	    tail -1 $$b/log.txt; \
+	done
+
+CHECK_TARGETS += engine-check

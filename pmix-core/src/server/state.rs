@@ -1,0 +1,1504 @@
+//! The server as a state machine: connection events, client requests, host completions
+//! and timer expiries go in; frames to send, connections to close, host upcalls and timers
+//! to start come out as [`Action`]s. No socket, thread or clock lives here, so tests can
+//! drive it directly; `server/mod.rs` executes the actions on the progress thread.
+
+use super::HostDone;
+use crate::error::{Error, Result};
+use crate::protocol::{
+    self, Blob, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
+};
+use crate::reactor::ConnId;
+use crate::store::{keys, scope_visible, Entry, JobData, KvSet, Level, Reader};
+use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
+use pmix_sys as sys;
+use std::collections::{BTreeSet, HashMap};
+use std::time::Duration;
+
+/// Something the glue must do after a state-machine step.
+pub enum Action {
+    /// Send this frame body on a connection.
+    Send(ConnId, Vec<u8>),
+    /// Close a connection (after sending what was queued).
+    Close(ConnId),
+    /// Call `Host::fence`; report back with [`ServerState::fence_done`] and this id.
+    HostFence {
+        /// Tracker id.
+        id: u64,
+        /// Participants, sorted.
+        procs: Vec<ProcId>,
+        /// Directives of the first contributor.
+        info: Vec<Info>,
+        /// Our blob.
+        data: Vec<u8>,
+    },
+    /// Call `Host::direct_modex` for this process; report back with
+    /// [`ServerState::dmodex_done`].
+    HostDmodex {
+        /// Whose data.
+        proc_: ProcId,
+        /// Directives (with `PMIX_REQUIRED_KEY` when a key is wanted).
+        info: Vec<Info>,
+    },
+    /// Tell the host a client finalized.
+    HostFinalized(ProcId),
+    /// Tell the host a client vanished without finalizing.
+    HostLost(ProcId),
+    /// Call `Host::abort`; answer the client with [`ServerState::abort_done`].
+    HostAbort {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// Who aborts.
+        proc_: ProcId,
+        /// Status.
+        status: i32,
+        /// Message.
+        msg: String,
+        /// Targets (empty = the caller's namespace).
+        targets: Vec<ProcId>,
+    },
+    /// Hand a direct-modex answer to the host that asked.
+    AnswerDmodex(HostDone<Vec<u8>>, Result<Vec<u8>>),
+    /// Start a timer; when it fires call [`ServerState::timer`] with this event.
+    Timer(Duration, TimerEv),
+}
+
+/// What a timer means when it fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerEv {
+    /// The fence tracker with this id timed out.
+    Fence(u64),
+    /// The parked Get with this id timed out.
+    Get(u64),
+}
+
+/// A registered client (allowed to connect).
+#[derive(Debug, Clone, Copy)]
+struct ClientReg {
+    uid: u32,
+    object: usize,
+}
+
+#[derive(Default)]
+struct ProcData {
+    kv: KvSet,
+    committed: bool,
+    remote: bool,
+}
+
+struct NsState {
+    job: JobData,
+    nlocal: u32,
+    local: BTreeSet<Rank>,
+    clients: HashMap<Rank, ClientReg>,
+    data: HashMap<Rank, ProcData>,
+    gone: BTreeSet<Rank>,
+    lost: BTreeSet<Rank>,
+}
+
+enum ConnState {
+    /// Connected, handshake not yet seen; the kernel-reported uid.
+    New { uid: u32 },
+    /// A client that passed the handshake.
+    Client { proc_: ProcId, finalized: bool },
+}
+
+struct Arrival {
+    conn: ConnId,
+    tag: u32,
+}
+
+struct Tracker {
+    id: u64,
+    procs: Vec<ProcId>,
+    collect: bool,
+    info: Vec<Info>,
+    expected: usize,
+    arrived: Vec<Arrival>,
+    host_called: bool,
+}
+
+struct GetWaiter {
+    id: u64,
+    conn: ConnId,
+    tag: u32,
+    requester: ProcId,
+    target: ProcId,
+    key: Option<Key>,
+}
+
+/// The server's whole state.
+pub struct ServerState {
+    id: ProcId,
+    hostname: String,
+    nspaces: HashMap<Nspace, NsState>,
+    conns: HashMap<ConnId, ConnState>,
+    by_proc: HashMap<ProcId, ConnId>,
+    fences: HashMap<Vec<ProcId>, Tracker>,
+    getters: Vec<GetWaiter>,
+    dmodex_out: BTreeSet<ProcId>,
+    dmodex_in: Vec<(ProcId, HostDone<Vec<u8>>)>,
+    next_id: u64,
+}
+
+fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
+    Action::Send(
+        conn,
+        protocol::encode(&ServerMsg::Reply { tag, status, data }),
+    )
+}
+
+impl ServerState {
+    /// A server with identity `id` running on `hostname`.
+    pub fn new(id: ProcId, hostname: String) -> Self {
+        ServerState {
+            id,
+            hostname,
+            nspaces: HashMap::new(),
+            conns: HashMap::new(),
+            by_proc: HashMap::new(),
+            fences: HashMap::new(),
+            getters: Vec::new(),
+            dmodex_out: BTreeSet::new(),
+            dmodex_in: Vec::new(),
+            next_id: 0,
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// The server's host name.
+    pub fn hostname(&self) -> &str {
+        &self.hostname
+    }
+
+    // ---------------------------------------------------------------- registration
+
+    /// Register (or re-register) a namespace.
+    pub fn register_nspace(&mut self, nspace: &Nspace, nlocal: u32, info: Vec<Info>) {
+        let mut job = JobData::from_register(nspace, info);
+        job.derive(&self.hostname);
+        let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
+        let (clients, data, gone, lost) = match self.nspaces.remove(nspace) {
+            Some(old) => {
+                local.extend(old.clients.keys().copied());
+                (old.clients, old.data, old.gone, old.lost)
+            }
+            None => Default::default(),
+        };
+        self.nspaces.insert(
+            nspace.clone(),
+            NsState {
+                job,
+                nlocal,
+                local,
+                clients,
+                data,
+                gone,
+                lost,
+            },
+        );
+    }
+
+    /// Forget a namespace (its clients' connections stay until they close).
+    pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
+        self.nspaces.remove(nspace);
+        let keys: Vec<Vec<ProcId>> = self
+            .fences
+            .keys()
+            .filter(|k| k.iter().any(|p| &p.nspace == nspace))
+            .cloned()
+            .collect();
+        for k in keys {
+            self.fail_fence(&k, sys::PMIX_ERR_NOT_FOUND, out);
+        }
+    }
+
+    /// Allow `proc_` to connect from a peer with this uid.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a wildcard or otherwise invalid rank.
+    pub fn register_client(&mut self, proc_: &ProcId, uid: u32) -> Result<()> {
+        self.register_client_object(proc_, uid, 0)
+    }
+
+    /// [`ServerState::register_client`] with the host's opaque object for this client
+    /// (a C host's `server_object`, handed back in its upcalls).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a wildcard or otherwise invalid rank.
+    pub fn register_client_object(
+        &mut self,
+        proc_: &ProcId,
+        uid: u32,
+        object: usize,
+    ) -> Result<()> {
+        if proc_.rank >= sys::PMIX_RANK_VALID {
+            return Err(Error::bad_param("register_client needs a real rank"));
+        }
+        let ns = self
+            .nspaces
+            .entry(proc_.nspace.clone())
+            .or_insert_with(|| NsState {
+                job: JobData {
+                    nspace: proc_.nspace.clone(),
+                    ..Default::default()
+                },
+                nlocal: 0,
+                local: BTreeSet::new(),
+                clients: HashMap::new(),
+                data: HashMap::new(),
+                gone: BTreeSet::new(),
+                lost: BTreeSet::new(),
+            });
+        ns.clients.insert(proc_.rank, ClientReg { uid, object });
+        ns.local.insert(proc_.rank);
+        ns.gone.remove(&proc_.rank);
+        ns.lost.remove(&proc_.rank);
+        Ok(())
+    }
+
+    /// The host's object registered for a client (0 if none).
+    pub fn client_object(&self, proc_: &ProcId) -> usize {
+        self.nspaces
+            .get(&proc_.nspace)
+            .and_then(|ns| ns.clients.get(&proc_.rank))
+            .map(|c| c.object)
+            .unwrap_or(0)
+    }
+
+    /// Forget a client.
+    pub fn deregister_client(&mut self, proc_: &ProcId) {
+        if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
+            ns.clients.remove(&proc_.rank);
+        }
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /// A peer connected; `uid` is what `SO_PEERCRED` reported.
+    pub fn connected(&mut self, conn: ConnId, uid: u32) {
+        self.conns.insert(conn, ConnState::New { uid });
+    }
+
+    /// Check a handshake. `Ok(proc)` means the glue should ask the host
+    /// (`client_connected`) and then call [`ServerState::accept`] or
+    /// [`ServerState::refuse`].
+    pub fn check_hello(&mut self, conn: ConnId, body: &[u8]) -> Result<ProcId> {
+        let Some(ConnState::New { uid }) = self.conns.get(&conn) else {
+            return Err(Error::bad_param(
+                "handshake on a connection that already had one",
+            ));
+        };
+        let uid = *uid;
+        let hello: Hello = protocol::decode(body)
+            .map_err(|e| Error::unpack(format!("bad handshake: {}", e.context)))?;
+        if hello.version != protocol::VERSION {
+            return Err(Error::new(
+                sys::PMIX_ERR_NOT_SUPPORTED,
+                format!(
+                    "protocol version {} (we speak {})",
+                    hello.version,
+                    protocol::VERSION
+                ),
+            ));
+        }
+        let p = hello.proc_;
+        let reg = self
+            .nspaces
+            .get(&p.nspace)
+            .and_then(|ns| ns.clients.get(&p.rank))
+            .copied()
+            .ok_or_else(|| {
+                Error::new(
+                    sys::PMIX_ERR_NOT_FOUND,
+                    format!("{} is not a registered client", p),
+                )
+            })?;
+        if reg.uid != uid {
+            return Err(Error::new(
+                sys::PMIX_ERR_INVALID_CRED,
+                format!(
+                    "{}: peer uid {} but the client was registered for uid {}",
+                    p, uid, reg.uid
+                ),
+            ));
+        }
+        if self.by_proc.contains_key(&p) {
+            return Err(Error::new(
+                sys::PMIX_ERR_EXISTS,
+                format!("{} is already connected", p),
+            ));
+        }
+        Ok(p)
+    }
+
+    /// Accept a checked client: send the welcome with its namespace's job data.
+    pub fn accept(&mut self, conn: ConnId, proc_: ProcId, out: &mut Vec<Action>) {
+        let jobs = self
+            .nspaces
+            .get(&proc_.nspace)
+            .map(|ns| vec![ns.job.clone()])
+            .unwrap_or_default();
+        let w = Welcome::Accepted {
+            server: self.id.clone(),
+            jobs,
+        };
+        out.push(Action::Send(conn, protocol::encode(&w)));
+        self.by_proc.insert(proc_.clone(), conn);
+        self.conns.insert(
+            conn,
+            ConnState::Client {
+                proc_,
+                finalized: false,
+            },
+        );
+    }
+
+    /// Refuse a handshake: send the reason and close.
+    pub fn refuse(&mut self, conn: ConnId, e: &Error, out: &mut Vec<Action>) {
+        log::warn!("server: refusing connection {}: {}", conn, e);
+        let w = Welcome::Refused {
+            status: protocol::status_of(e),
+            reason: e.context.clone(),
+        };
+        out.push(Action::Send(conn, protocol::encode(&w)));
+        out.push(Action::Close(conn));
+        self.conns.remove(&conn);
+    }
+
+    /// True if the connection has passed the handshake.
+    pub fn is_client(&self, conn: ConnId) -> bool {
+        matches!(self.conns.get(&conn), Some(ConnState::Client { .. }))
+    }
+
+    /// A connection closed (peer went away, or we closed it on a malformed frame).
+    pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
+        let Some(st) = self.conns.remove(&conn) else {
+            return;
+        };
+        let ConnState::Client { proc_, finalized } = st else {
+            return;
+        };
+        self.by_proc.remove(&proc_);
+        self.getters.retain(|g| g.conn != conn);
+        for t in self.fences.values_mut() {
+            t.arrived.retain(|a| a.conn != conn);
+        }
+        if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
+            ns.gone.insert(proc_.rank);
+            if !finalized {
+                ns.lost.insert(proc_.rank);
+            }
+        }
+        if finalized {
+            self.target_gone(&proc_, out);
+            return;
+        }
+        log::warn!("server: client {} disconnected without finalizing", proc_);
+        out.push(Action::HostLost(proc_.clone()));
+        // Every fence it takes part in can never complete now.
+        let keys: Vec<Vec<ProcId>> = self
+            .fences
+            .keys()
+            .filter(|k| includes(k, &proc_))
+            .cloned()
+            .collect();
+        for k in keys {
+            self.fail_fence(&k, sys::PMIX_ERR_PROC_TERM_WO_SYNC, out);
+        }
+        self.target_gone(&proc_, out);
+    }
+
+    /// Pending Gets and direct-modex requests for a process that is gone end now.
+    fn target_gone(&mut self, proc_: &ProcId, out: &mut Vec<Action>) {
+        let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
+            .into_iter()
+            .partition(|g| &g.target == proc_);
+        self.getters = keep;
+        for g in done {
+            out.push(reply(
+                g.conn,
+                g.tag,
+                sys::PMIX_ERR_NOT_FOUND,
+                ReplyData::None,
+            ));
+        }
+        let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
+            .into_iter()
+            .partition(|(p, _)| p == proc_);
+        self.dmodex_in = keep;
+        for (_, d) in done {
+            out.push(Action::AnswerDmodex(
+                d,
+                Err(Error::not_found(format!(
+                    "{} ended without committing",
+                    proc_
+                ))),
+            ));
+        }
+    }
+
+    /// A frame from an accepted client.
+    pub fn request(&mut self, conn: ConnId, body: &[u8], out: &mut Vec<Action>) -> Result<()> {
+        let Some(ConnState::Client { proc_, .. }) = self.conns.get(&conn) else {
+            return Err(Error::bad_param("request before handshake"));
+        };
+        let me = proc_.clone();
+        let Request { tag, req } = protocol::decode(body)?;
+        match req {
+            Req::Commit { puts } => self.commit(&me, puts, out),
+            Req::Fence {
+                procs,
+                collect,
+                timeout_ms,
+                info,
+            } => self.fence(conn, tag, &me, procs, collect, timeout_ms, info, out),
+            Req::Get {
+                target,
+                key,
+                immediate,
+                timeout_ms,
+                info,
+            } => self.get(
+                conn, tag, &me, target, key, immediate, timeout_ms, info, out,
+            ),
+            Req::JobData { nspace } => match self.nspaces.get(&nspace) {
+                Some(ns) => out.push(reply(
+                    conn,
+                    tag,
+                    sys::PMIX_SUCCESS,
+                    ReplyData::Job(Box::new(ns.job.clone())),
+                )),
+                None => out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None)),
+            },
+            Req::Abort {
+                status,
+                msg,
+                targets,
+            } => out.push(Action::HostAbort {
+                conn,
+                tag,
+                proc_: me,
+                status,
+                msg,
+                targets,
+            }),
+            Req::Finalize => {
+                if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
+                    *finalized = true;
+                }
+                out.push(Action::HostFinalized(me));
+                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
+            }
+            Req::Notify { status, info, .. } => {
+                let ev = protocol::encode(&ServerMsg::Event {
+                    status,
+                    source: me.clone(),
+                    info,
+                });
+                for (&c, st) in &self.conns {
+                    if c != conn && matches!(st, ConnState::Client { .. }) {
+                        out.push(Action::Send(c, ev.clone()));
+                    }
+                }
+                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
+            }
+        }
+        Ok(())
+    }
+
+    /// Send an event to every connected client (a host's `PMIx_Notify_event`).
+    pub fn notify(&mut self, status: i32, source: &ProcId, info: Vec<Info>, out: &mut Vec<Action>) {
+        let ev = protocol::encode(&ServerMsg::Event {
+            status,
+            source: source.clone(),
+            info,
+        });
+        for (&c, st) in &self.conns {
+            if matches!(st, ConnState::Client { .. }) {
+                out.push(Action::Send(c, ev.clone()));
+            }
+        }
+    }
+
+    /// The host answered an abort upcall.
+    pub fn abort_done(&mut self, conn: ConnId, tag: u32, r: Result<()>, out: &mut Vec<Action>) {
+        let status = match r {
+            Ok(()) => sys::PMIX_SUCCESS,
+            Err(e) => protocol::status_of(&e),
+        };
+        out.push(reply(conn, tag, status, ReplyData::None));
+    }
+
+    // ---------------------------------------------------------------- data
+
+    fn commit(&mut self, who: &ProcId, puts: Vec<Put>, out: &mut Vec<Action>) {
+        let Some(ns) = self.nspaces.get_mut(&who.nspace) else {
+            return;
+        };
+        let pd = ns.data.entry(who.rank).or_default();
+        let mut deleted = Vec::new();
+        for p in puts {
+            if matches!(
+                p.scope,
+                sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL
+            ) {
+                pd.kv.put(p.key, p.scope, p.value);
+            } else if matches!(
+                p.scope,
+                sys::PMIX_DEL_LOCAL | sys::PMIX_DEL_REMOTE | sys::PMIX_DEL_GLOBAL
+            ) {
+                // A deletion removes the key if it was visible in the scope it names;
+                // deleting an absent key is not an error.
+                let drop_it = match pd.kv.map.get(&p.key) {
+                    Some(e) => match p.scope {
+                        sys::PMIX_DEL_GLOBAL => true,
+                        sys::PMIX_DEL_LOCAL => {
+                            matches!(e.scope, sys::PMIX_LOCAL | sys::PMIX_GLOBAL)
+                        }
+                        _ => matches!(e.scope, sys::PMIX_REMOTE | sys::PMIX_GLOBAL),
+                    },
+                    None => false,
+                };
+                if drop_it {
+                    pd.kv.map.remove(&p.key);
+                    deleted.push(p.key);
+                }
+            } else {
+                log::warn!(
+                    "server: {} committed key {} with scope {}; ignored",
+                    who,
+                    p.key,
+                    p.scope
+                );
+            }
+        }
+        pd.committed = true;
+        // Local clients that cached a deleted key drop it (one-way notice).
+        for k in deleted {
+            let msg = protocol::encode(&ServerMsg::Forget {
+                proc_: who.clone(),
+                key: k,
+            });
+            for (&c, st) in &self.conns {
+                if matches!(st, ConnState::Client { proc_, .. } if proc_ != who) {
+                    out.push(Action::Send(c, msg.clone()));
+                }
+            }
+        }
+        // Parked Gets for this process that can now be answered.
+        let waiting: Vec<GetWaiter> = {
+            let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
+                .into_iter()
+                .partition(|g| &g.target == who && self.has_key(&g.target, g.key.as_ref()));
+            self.getters = later;
+            now
+        };
+        for g in waiting {
+            self.answer_get(g.conn, g.tag, &g.requester, &g.target, g.key.as_ref(), out);
+        }
+        // Direct-modex requests from other nodes.
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
+            .into_iter()
+            .partition(|(p, _)| p == who);
+        self.dmodex_in = later;
+        for (p, d) in now {
+            let blob = self.blob_for(std::slice::from_ref(&p), true);
+            out.push(Action::AnswerDmodex(d, Ok(blob)));
+        }
+    }
+
+    fn proc_data(&self, p: &ProcId) -> Option<&ProcData> {
+        self.nspaces.get(&p.nspace)?.data.get(&p.rank)
+    }
+
+    fn has_key(&self, p: &ProcId, key: Option<&Key>) -> bool {
+        match self.proc_data(p) {
+            Some(pd) => match key {
+                Some(k) => pd.kv.map.contains_key(k),
+                None => pd.committed || pd.remote,
+            },
+            None => false,
+        }
+    }
+
+    fn is_local(&self, p: &ProcId) -> bool {
+        self.nspaces
+            .get(&p.nspace)
+            .map(|ns| ns.local.contains(&p.rank) || ns.clients.contains_key(&p.rank))
+            .unwrap_or(false)
+    }
+
+    /// Reply to a Get from what the store holds now.
+    fn answer_get(
+        &self,
+        conn: ConnId,
+        tag: u32,
+        requester: &ProcId,
+        target: &ProcId,
+        key: Option<&Key>,
+        out: &mut Vec<Action>,
+    ) {
+        let reader = if requester == target {
+            Reader::Owner
+        } else if self.proc_data(target).map(|d| d.remote).unwrap_or(false) {
+            Reader::Remote // data that came from another node is visible to all of us
+        } else {
+            Reader::Local
+        };
+        let Some(pd) = self.proc_data(target) else {
+            out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+            return;
+        };
+        if let Some(k) = key {
+            match pd.kv.map.get(k) {
+                None => {
+                    out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+                    return;
+                }
+                Some(Entry { scope, .. }) if !scope_visible(*scope, reader) => {
+                    out.push(reply(
+                        conn,
+                        tag,
+                        sys::PMIX_ERR_EXISTS_OUTSIDE_SCOPE,
+                        ReplyData::None,
+                    ));
+                    return;
+                }
+                Some(_) => {}
+            }
+        }
+        out.push(reply(
+            conn,
+            tag,
+            sys::PMIX_SUCCESS,
+            ReplyData::Data(pd.kv.visible(reader)),
+        ));
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn get(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        requester: &ProcId,
+        target: ProcId,
+        key: Option<Key>,
+        immediate: bool,
+        timeout_ms: u32,
+        info: Vec<Info>,
+        out: &mut Vec<Action>,
+    ) {
+        // Reserved keys and job-level requests are answered from the registered job data
+        // (a process may also have published a reserved key itself; that wins).
+        let reserved = key.as_ref().map(|k| k.is_reserved()).unwrap_or(false);
+        let in_job_data = match (&key, self.nspaces.get(&target.nspace)) {
+            (Some(k), Some(ns)) => ns
+                .job
+                .proc_value(target.rank, k.as_str(), Level::Any)
+                .is_some(),
+            _ => false,
+        };
+        if target.rank == sys::PMIX_RANK_WILDCARD
+            || ((reserved || in_job_data) && !self.has_key(&target, key.as_ref()))
+        {
+            let v = self.nspaces.get(&target.nspace).and_then(|ns| {
+                let k = key.as_ref()?;
+                if target.rank == sys::PMIX_RANK_WILDCARD {
+                    ns.job
+                        .job_value(k.as_str(), Level::Any, Some(&self.hostname))
+                } else {
+                    ns.job.proc_value(target.rank, k.as_str(), Level::Any)
+                }
+                .map(|v| Info {
+                    key: k.clone(),
+                    flags: 0,
+                    value: v.clone(),
+                })
+            });
+            match v {
+                Some(i) => out.push(reply(
+                    conn,
+                    tag,
+                    sys::PMIX_SUCCESS,
+                    ReplyData::Data(vec![i]),
+                )),
+                None => out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None)),
+            }
+            return;
+        }
+        let refresh = info
+            .iter()
+            .any(|i| i.key.as_str() == keys::GET_REFRESH_CACHE && i.value.is_true());
+        let local = self.is_local(&target);
+        let have = self.has_key(&target, key.as_ref());
+        // A refresh of a remote target's data asks its node again (direct modex).
+        if have && (local || !refresh) {
+            self.answer_get(conn, tag, requester, &target, key.as_ref(), out);
+            return;
+        }
+        if immediate {
+            out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+            return;
+        }
+        let known_ns = self.nspaces.contains_key(&target.nspace);
+        if !known_ns {
+            // Nothing can arrive for a namespace we were never told about.
+            out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+            return;
+        }
+        if local {
+            let gone = self
+                .nspaces
+                .get(&target.nspace)
+                .map(|ns| ns.gone.contains(&target.rank))
+                .unwrap_or(true);
+            if gone {
+                out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+                return;
+            }
+        } else if known_ns && !self.dmodex_out.contains(&target) {
+            // Another node holds it: ask the host.
+            let mut dinfo = info.clone();
+            if let Some(k) = &key {
+                if let Ok(i) = Info::new(keys::REQUIRED_KEY, Value::string(k.as_str())) {
+                    dinfo.push(i);
+                }
+            }
+            self.dmodex_out.insert(target.clone());
+            out.push(Action::HostDmodex {
+                proc_: target.clone(),
+                info: dinfo,
+            });
+        }
+        let id = self.next();
+        if timeout_ms > 0 {
+            out.push(Action::Timer(
+                Duration::from_millis(timeout_ms as u64),
+                TimerEv::Get(id),
+            ));
+        }
+        self.getters.push(GetWaiter {
+            id,
+            conn,
+            tag,
+            requester: requester.clone(),
+            target,
+            key,
+        });
+    }
+
+    /// The host answered our direct-modex request for `proc_`.
+    pub fn dmodex_done(&mut self, proc_: &ProcId, r: Result<Vec<u8>>, out: &mut Vec<Action>) {
+        self.dmodex_out.remove(proc_);
+        let res = r.and_then(|b| protocol::decode_blobs(&b));
+        let (mine, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
+            .into_iter()
+            .partition(|g| &g.target == proc_);
+        self.getters = keep;
+        match res {
+            Ok(blobs) => {
+                self.store_blobs(blobs);
+                for g in mine {
+                    self.answer_get(g.conn, g.tag, &g.requester, &g.target, g.key.as_ref(), out);
+                }
+            }
+            Err(e) => {
+                log::warn!("server: direct modex for {} failed: {}", proc_, e);
+                for g in mine {
+                    out.push(reply(
+                        g.conn,
+                        g.tag,
+                        protocol::status_of(&e),
+                        ReplyData::None,
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Another node asks (through its host and ours) for `proc_`'s data.
+    pub fn dmodex_request(
+        &mut self,
+        proc_: &ProcId,
+        done: HostDone<Vec<u8>>,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(ns) = self.nspaces.get(&proc_.nspace) else {
+            out.push(Action::AnswerDmodex(
+                done,
+                Err(Error::not_found(format!(
+                    "namespace {} unknown",
+                    proc_.nspace
+                ))),
+            ));
+            return;
+        };
+        if proc_.rank == sys::PMIX_RANK_WILDCARD {
+            // Job-level data travels as one pseudo-process entry of GLOBAL values.
+            let blob = Blob {
+                collect: true,
+                procs: vec![ProcBlob {
+                    proc_: proc_.clone(),
+                    entries: ns
+                        .job
+                        .job
+                        .iter()
+                        .map(|i| {
+                            (
+                                i.key.clone(),
+                                Entry {
+                                    scope: sys::PMIX_GLOBAL,
+                                    value: i.value.clone(),
+                                },
+                            )
+                        })
+                        .collect(),
+                }],
+            };
+            out.push(Action::AnswerDmodex(done, Ok(protocol::encode_blob(&blob))));
+            return;
+        }
+        let committed = ns
+            .data
+            .get(&proc_.rank)
+            .map(|d| d.committed)
+            .unwrap_or(false);
+        if committed {
+            let blob = self.blob_for(std::slice::from_ref(proc_), true);
+            out.push(Action::AnswerDmodex(done, Ok(blob)));
+        } else if ns.gone.contains(&proc_.rank) {
+            out.push(Action::AnswerDmodex(
+                done,
+                Err(Error::not_found(format!(
+                    "{} ended without committing",
+                    proc_
+                ))),
+            ));
+        } else {
+            self.dmodex_in.push((proc_.clone(), done));
+        }
+    }
+
+    fn blob_for(&self, procs: &[ProcId], collect: bool) -> Vec<u8> {
+        let mut blob = Blob {
+            collect,
+            procs: Vec::new(),
+        };
+        if collect {
+            for p in procs {
+                if let Some(pd) = self.proc_data(p) {
+                    if !pd.remote {
+                        blob.procs.push(ProcBlob {
+                            proc_: p.clone(),
+                            entries: pd.kv.for_remote(),
+                        });
+                    }
+                }
+            }
+        }
+        protocol::encode_blob(&blob)
+    }
+
+    fn store_blobs(&mut self, blobs: Vec<Blob>) {
+        for b in blobs {
+            for pb in b.procs {
+                if self.is_local(&pb.proc_) {
+                    continue; // our own clients' data is already here, and fresher
+                }
+                let Some(ns) = self.nspaces.get_mut(&pb.proc_.nspace) else {
+                    continue;
+                };
+                if pb.proc_.rank == sys::PMIX_RANK_WILDCARD {
+                    continue;
+                }
+                let pd = ns.data.entry(pb.proc_.rank).or_default();
+                pd.remote = true;
+                for (k, e) in pb.entries {
+                    pd.kv.map.insert(k, e);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- fences
+
+    /// Local participants a fence over `procs` waits for, and whether all participants
+    /// are local. `Err` for an unknown namespace.
+    fn fence_shape(&self, procs: &[ProcId]) -> Result<(usize, bool)> {
+        let mut n = 0usize;
+        let mut all_local = true;
+        for p in procs {
+            let ns = self.nspaces.get(&p.nspace).ok_or_else(|| {
+                Error::bad_param(format!("fence names unknown namespace {}", p.nspace))
+            })?;
+            if p.rank == sys::PMIX_RANK_WILDCARD {
+                let nlocal = if ns.nlocal > 0 {
+                    ns.nlocal as usize
+                } else {
+                    ns.local.len()
+                };
+                n += nlocal;
+                if let Some(size) = ns.job.job_size() {
+                    if size as usize > nlocal {
+                        all_local = false;
+                    }
+                }
+            } else if ns.local.contains(&p.rank) || ns.clients.contains_key(&p.rank) {
+                n += 1;
+            } else {
+                all_local = false;
+            }
+        }
+        Ok((n, all_local))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fence(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        mut procs: Vec<ProcId>,
+        collect: bool,
+        timeout_ms: u32,
+        info: Vec<Info>,
+        out: &mut Vec<Action>,
+    ) {
+        if procs.is_empty() {
+            procs.push(ProcId::new(me.nspace.clone(), sys::PMIX_RANK_WILDCARD));
+        }
+        procs.sort();
+        procs.dedup();
+        if !includes(&procs, me) {
+            out.push(reply(
+                conn,
+                tag,
+                sys::PMIX_ERR_NOT_A_MEMBER,
+                ReplyData::None,
+            ));
+            return;
+        }
+        // A participant that already vanished can never arrive.
+        let lost = procs.iter().any(|p| {
+            self.nspaces
+                .get(&p.nspace)
+                .map(|ns| {
+                    if p.rank == sys::PMIX_RANK_WILDCARD {
+                        !ns.lost.is_empty()
+                    } else {
+                        ns.lost.contains(&p.rank)
+                    }
+                })
+                .unwrap_or(false)
+        });
+        if lost {
+            out.push(reply(
+                conn,
+                tag,
+                sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+                ReplyData::None,
+            ));
+            return;
+        }
+        let (expected, _) = match self.fence_shape(&procs) {
+            Ok(s) => s,
+            Err(e) => {
+                out.push(reply(conn, tag, protocol::status_of(&e), ReplyData::None));
+                return;
+            }
+        };
+        if !self.fences.contains_key(&procs) {
+            let id = self.next();
+            if timeout_ms > 0 {
+                out.push(Action::Timer(
+                    Duration::from_millis(timeout_ms as u64),
+                    TimerEv::Fence(id),
+                ));
+            }
+            self.fences.insert(
+                procs.clone(),
+                Tracker {
+                    id,
+                    procs: procs.clone(),
+                    collect,
+                    info,
+                    expected,
+                    arrived: Vec::new(),
+                    host_called: false,
+                },
+            );
+        }
+        let Some(t) = self.fences.get_mut(&procs) else {
+            return;
+        };
+        if t.collect != collect {
+            log::warn!(
+                "server: {} entered a fence with a different PMIX_COLLECT_DATA than the others",
+                me
+            );
+            out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
+            return;
+        }
+        t.arrived.push(Arrival { conn, tag });
+        if t.arrived.len() >= t.expected && !t.host_called {
+            self.fence_locally_complete(&procs, out);
+        }
+    }
+
+    fn fence_locally_complete(&mut self, key: &Vec<ProcId>, out: &mut Vec<Action>) {
+        let all_local = match self.fence_shape(key) {
+            Ok((_, a)) => a,
+            Err(_) => true,
+        };
+        if all_local {
+            if let Some(t) = self.fences.remove(key) {
+                for a in t.arrived {
+                    out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+                }
+            }
+            return;
+        }
+        let Some(t) = self.fences.get(key) else {
+            return;
+        };
+        let (id, collect, info) = (t.id, t.collect, t.info.clone());
+        let participants = self.local_participants(key);
+        let data = self.blob_for(&participants, collect);
+        if let Some(t) = self.fences.get_mut(key) {
+            t.host_called = true;
+        }
+        out.push(Action::HostFence {
+            id,
+            procs: key.clone(),
+            info,
+            data,
+        });
+    }
+
+    fn local_participants(&self, key: &[ProcId]) -> Vec<ProcId> {
+        let mut v = Vec::new();
+        for p in key {
+            let Some(ns) = self.nspaces.get(&p.nspace) else {
+                continue;
+            };
+            if p.rank == sys::PMIX_RANK_WILDCARD {
+                for r in ns.local.iter().chain(ns.clients.keys()) {
+                    let q = ProcId::new(p.nspace.clone(), *r);
+                    if !v.contains(&q) {
+                        v.push(q);
+                    }
+                }
+            } else if self.is_local(p) {
+                v.push(p.clone());
+            }
+        }
+        v
+    }
+
+    fn fail_fence(&mut self, key: &Vec<ProcId>, status: i32, out: &mut Vec<Action>) {
+        if let Some(t) = self.fences.remove(key) {
+            for a in t.arrived {
+                out.push(reply(a.conn, a.tag, status, ReplyData::None));
+            }
+        }
+    }
+
+    /// The host finished a fence we handed it.
+    pub fn fence_done(&mut self, id: u64, r: Result<Vec<u8>>, out: &mut Vec<Action>) {
+        let Some(key) = self
+            .fences
+            .iter()
+            .find(|(_, t)| t.id == id)
+            .map(|(k, _)| k.clone())
+        else {
+            return; // already failed (timeout, lost participant)
+        };
+        let Some(t) = self.fences.remove(&key) else {
+            return;
+        };
+        let status = match r.and_then(|b| protocol::decode_blobs(&b)) {
+            Ok(blobs) => {
+                self.store_blobs(blobs);
+                sys::PMIX_SUCCESS
+            }
+            Err(e) => {
+                log::warn!("server: fence over {:?} failed: {}", t.procs, e);
+                protocol::status_of(&e)
+            }
+        };
+        for a in t.arrived {
+            out.push(reply(a.conn, a.tag, status, ReplyData::None));
+        }
+    }
+
+    /// A timer started by an [`Action::Timer`] fired.
+    pub fn timer(&mut self, ev: TimerEv, out: &mut Vec<Action>) {
+        match ev {
+            TimerEv::Fence(id) => {
+                if let Some(key) = self
+                    .fences
+                    .iter()
+                    .find(|(_, t)| t.id == id)
+                    .map(|(k, _)| k.clone())
+                {
+                    log::warn!("server: fence over {:?} timed out", key);
+                    self.fail_fence(&key, sys::PMIX_ERR_TIMEOUT, out);
+                }
+            }
+            TimerEv::Get(id) => {
+                if let Some(pos) = self.getters.iter().position(|g| g.id == id) {
+                    let g = self.getters.remove(pos);
+                    out.push(reply(g.conn, g.tag, sys::PMIX_ERR_TIMEOUT, ReplyData::None));
+                }
+            }
+        }
+    }
+
+    /// Every open connection (to close them at finalize).
+    pub fn conn_ids(&self) -> Vec<ConnId> {
+        self.conns.keys().copied().collect()
+    }
+
+    /// Number of fences waiting (for tests and diagnostics).
+    pub fn pending_fences(&self) -> usize {
+        self.fences.len()
+    }
+}
+
+/// True if the participant list names `p` (explicitly or through its namespace's wildcard).
+pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
+    procs
+        .iter()
+        .any(|q| q.nspace == p.nspace && (q.rank == p.rank || q.rank == sys::PMIX_RANK_WILDCARD))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The server state machine driven directly, in memory: no sockets, no threads.
+    use super::*;
+    use crate::protocol::{encode_blob, ProcBlob};
+    use crate::store::Entry;
+    use std::sync::{Arc, Mutex};
+
+    const UID: u32 = 1000;
+
+    fn ns() -> Nspace {
+        Nspace::new("job").unwrap()
+    }
+    fn p(r: Rank) -> ProcId {
+        ProcId::new(ns(), r)
+    }
+    fn wild() -> ProcId {
+        p(sys::PMIX_RANK_WILDCARD)
+    }
+
+    /// A server with `size` ranks, of which `local` (0..local) live here and are connected
+    /// as connections 1..=local.
+    fn setup(size: u32, local: u32) -> ServerState {
+        let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
+        let peers: Vec<String> = (0..local).map(|r| r.to_string()).collect();
+        s.register_nspace(
+            &ns(),
+            local,
+            vec![
+                Info::new(keys::JOB_SIZE, Value::Uint32(size)).unwrap(),
+                Info::new(keys::LOCAL_PEERS, Value::string(&peers.join(","))).unwrap(),
+            ],
+        );
+        for r in 0..local {
+            s.register_client(&p(r), UID).unwrap();
+            let conn = r as ConnId + 1;
+            s.connected(conn, UID);
+            let hello = Hello {
+                version: protocol::VERSION,
+                proc_: p(r),
+                pid: 1,
+                uid: UID,
+                gid: 0,
+            };
+            let who = s.check_hello(conn, &protocol::encode(&hello)).unwrap();
+            let mut out = Vec::new();
+            s.accept(conn, who, &mut out);
+        }
+        s
+    }
+
+    fn req(s: &mut ServerState, conn: ConnId, tag: u32, r: Req) -> Vec<Action> {
+        let mut out = Vec::new();
+        s.request(conn, &protocol::encode(&Request { tag, req: r }), &mut out)
+            .unwrap();
+        out
+    }
+
+    /// (conn, tag, status) of every reply among the actions.
+    fn replies(out: &[Action]) -> Vec<(ConnId, u32, i32)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+                    Ok(ServerMsg::Reply { tag, status, .. }) => Some((*c, tag, status)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn fence(procs: Vec<ProcId>, collect: bool) -> Req {
+        Req::Fence {
+            procs,
+            collect,
+            timeout_ms: 0,
+            info: vec![],
+        }
+    }
+
+    fn put(k: &str, scope: u8, v: i32) -> Put {
+        Put {
+            key: Key::new(k).unwrap(),
+            scope,
+            value: Value::Int(v),
+        }
+    }
+
+    #[test]
+    fn all_local_fence_completes_at_the_last_arrival_and_sets_never_mix() {
+        let mut s = setup(3, 3);
+        assert!(replies(&req(&mut s, 1, 10, fence(vec![], false))).is_empty());
+        // An explicit list naming all three is a different fence.
+        assert!(replies(&req(&mut s, 2, 11, fence(vec![p(2), p(0), p(1)], false))).is_empty());
+        assert!(replies(&req(&mut s, 2, 12, fence(vec![wild()], false))).is_empty());
+        assert_eq!(s.pending_fences(), 2);
+        let out = req(&mut s, 3, 13, fence(vec![], false));
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(r, vec![(1, 10, 0), (2, 12, 0), (3, 13, 0)]);
+        assert_eq!(s.pending_fences(), 1);
+        assert!(!out.iter().any(|a| matches!(a, Action::HostFence { .. })));
+    }
+
+    #[test]
+    fn not_a_member_and_collect_mismatch() {
+        let mut s = setup(2, 2);
+        assert_eq!(
+            replies(&req(&mut s, 1, 1, fence(vec![p(1)], false))),
+            vec![(1, 1, sys::PMIX_ERR_NOT_A_MEMBER)]
+        );
+        req(&mut s, 1, 2, fence(vec![], true));
+        assert_eq!(
+            replies(&req(&mut s, 2, 3, fence(vec![], false))),
+            vec![(2, 3, sys::PMIX_ERR_BAD_PARAM)]
+        );
+    }
+
+    #[test]
+    fn multi_node_fence_hands_the_host_one_blob_and_stores_the_others() {
+        // Ranks 0 and 1 here, ranks 2 and 3 elsewhere.
+        let mut s = setup(4, 2);
+        for (conn, r) in [(1, 0), (2, 1)] {
+            req(
+                &mut s,
+                conn,
+                0,
+                Req::Commit {
+                    puts: vec![put("g", sys::PMIX_GLOBAL, r), put("l", sys::PMIX_LOCAL, r)],
+                },
+            );
+        }
+        assert!(req(&mut s, 1, 5, fence(vec![], true)).is_empty());
+        let out = req(&mut s, 2, 6, fence(vec![], true));
+        let (id, data) = match out.as_slice() {
+            [Action::HostFence {
+                id, data, procs, ..
+            }] => {
+                assert_eq!(procs, &vec![wild()]);
+                (*id, data.clone())
+            }
+            _ => panic!("expected exactly one host fence"),
+        };
+        let ours = protocol::decode_blobs(&data).unwrap();
+        assert_eq!(ours.len(), 1);
+        assert_eq!(ours[0].procs.len(), 2);
+        assert!(ours[0]
+            .procs
+            .iter()
+            .all(|pb| pb.entries.len() == 1 && pb.entries[0].0.as_str() == "g"));
+        // The host returns every server's blob, concatenated.
+        let theirs = encode_blob(&Blob {
+            collect: true,
+            procs: vec![ProcBlob {
+                proc_: p(3),
+                entries: vec![(
+                    Key::new("g").unwrap(),
+                    Entry {
+                        scope: sys::PMIX_REMOTE,
+                        value: Value::Int(33),
+                    },
+                )],
+            }],
+        });
+        let mut all = data.clone();
+        all.extend(theirs);
+        let mut out = Vec::new();
+        s.fence_done(id, Ok(all), &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(r, vec![(1, 5, 0), (2, 6, 0)]);
+        // Rank 3's data is now in the store: an immediate Get finds it.
+        let out = req(
+            &mut s,
+            1,
+            7,
+            Req::Get {
+                target: p(3),
+                key: Some(Key::new("g").unwrap()),
+                immediate: true,
+                timeout_ms: 0,
+                info: vec![],
+            },
+        );
+        assert_eq!(replies(&out), vec![(1, 7, 0)]);
+        // A malformed completion fails the next fence for everyone with BAD_PARAM.
+        req(&mut s, 1, 8, fence(vec![], true));
+        let out = req(&mut s, 2, 9, fence(vec![], true));
+        let Some(Action::HostFence { id, .. }) = out.first() else {
+            panic!("expected a host fence");
+        };
+        let mut out = Vec::new();
+        s.fence_done(*id, Ok(vec![1, 2, 3]), &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![
+                (1, 8, sys::PMIX_ERR_BAD_PARAM),
+                (2, 9, sys::PMIX_ERR_BAD_PARAM)
+            ]
+        );
+    }
+
+    #[test]
+    fn get_parks_until_commit_or_timer() {
+        let mut s = setup(2, 2);
+        let get = |k: &str, timeout_ms| Req::Get {
+            target: p(0),
+            key: Some(Key::new(k).unwrap()),
+            immediate: false,
+            timeout_ms,
+            info: vec![],
+        };
+        assert!(replies(&req(&mut s, 2, 1, get("x", 0))).is_empty());
+        let out = req(&mut s, 2, 2, get("y", 500));
+        let ev = out
+            .iter()
+            .find_map(|a| match a {
+                Action::Timer(_, ev) => Some(*ev),
+                _ => None,
+            })
+            .unwrap();
+        let out = req(
+            &mut s,
+            1,
+            0,
+            Req::Commit {
+                puts: vec![put("x", sys::PMIX_GLOBAL, 1)],
+            },
+        );
+        assert_eq!(replies(&out), vec![(2, 1, 0)]);
+        let mut out = Vec::new();
+        s.timer(ev, &mut out);
+        assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_TIMEOUT)]);
+    }
+
+    #[test]
+    fn lost_client_fails_its_fences_and_is_reported() {
+        let mut s = setup(2, 2);
+        req(&mut s, 1, 4, fence(vec![], false));
+        let mut out = Vec::new();
+        s.closed(2, &mut out);
+        assert!(out
+            .iter()
+            .any(|a| matches!(a, Action::HostLost(q) if q == &p(1))));
+        assert_eq!(replies(&out), vec![(1, 4, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]);
+        assert_eq!(
+            replies(&req(&mut s, 1, 5, fence(vec![p(0), p(1)], false))),
+            vec![(1, 5, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
+        );
+    }
+
+    #[test]
+    fn handshake_checks() {
+        let mut s = setup(2, 0);
+        s.register_client(&p(0), UID).unwrap();
+        let hello = |r, version| {
+            protocol::encode(&Hello {
+                version,
+                proc_: p(r),
+                pid: 1,
+                uid: UID,
+                gid: 0,
+            })
+        };
+        s.connected(1, UID + 1);
+        assert_eq!(
+            s.check_hello(1, &hello(0, protocol::VERSION))
+                .unwrap_err()
+                .status,
+            sys::PMIX_ERR_INVALID_CRED
+        );
+        s.connected(2, UID);
+        assert_eq!(
+            s.check_hello(2, &hello(1, protocol::VERSION))
+                .unwrap_err()
+                .status,
+            sys::PMIX_ERR_NOT_FOUND
+        );
+        assert_eq!(
+            s.check_hello(2, &hello(0, 99)).unwrap_err().status,
+            sys::PMIX_ERR_NOT_SUPPORTED
+        );
+        assert!(s.check_hello(2, b"garbage").is_err());
+        assert!(s.check_hello(2, &hello(0, protocol::VERSION)).is_ok());
+    }
+
+    #[test]
+    fn dmodex_request_waits_for_the_commit() {
+        let mut s = setup(2, 2);
+        let got: Arc<Mutex<Option<Result<Vec<u8>>>>> = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let mut out = Vec::new();
+        s.dmodex_request(
+            &p(1),
+            Box::new(move |r| *g.lock().unwrap() = Some(r)),
+            &mut out,
+        );
+        assert!(out.is_empty());
+        let out = req(
+            &mut s,
+            2,
+            0,
+            Req::Commit {
+                puts: vec![put("r", sys::PMIX_REMOTE, 7), put("l", sys::PMIX_LOCAL, 8)],
+            },
+        );
+        for a in out {
+            if let Action::AnswerDmodex(done, r) = a {
+                done(r);
+            }
+        }
+        let blob = got.lock().unwrap().take().unwrap().unwrap();
+        let b = protocol::decode_blobs(&blob).unwrap();
+        assert_eq!(b[0].procs[0].proc_, p(1));
+        assert_eq!(
+            b[0].procs[0].entries.len(),
+            1,
+            "only REMOTE/GLOBAL data leaves the node"
+        );
+    }
+}

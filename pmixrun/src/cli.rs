@@ -1,0 +1,394 @@
+//! Command-line parsing: pure, no I/O, no environment access (the caller passes the
+//! variables `-x VAR` may read), so every rule is unit-tested.
+//!
+//! Grammar: `pmixrun [options] [-n N] prog [args] [: [-n M] [--wdir D] prog2 [args] ...]`.
+//! Options are read until the first word that is not an option: that is the program, and
+//! everything after it up to a lone `:` is its argument list. `-n`/`--wdir` belong to the
+//! application whose segment they appear in; every other option is global and may appear
+//! in any segment.
+
+use std::fmt;
+use std::time::Duration;
+
+/// One application of the job (one `:`-separated segment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppSpec {
+    /// Number of processes (`-n`, default 1).
+    pub nprocs: u32,
+    /// The program as given on the command line (resolved against `PATH` later).
+    pub program: String,
+    /// Arguments after the program (argv\[1..\]).
+    pub args: Vec<String>,
+    /// Working directory (`--wdir`), `None` = pmixrun's own.
+    pub wdir: Option<String>,
+}
+
+/// Everything the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Applications in order; ranks are numbered consecutively across them.
+    pub apps: Vec<AppSpec>,
+    /// `--tag-output`: prefix every output line with `[nspace,rank]`.
+    pub tag_output: bool,
+    /// `--timeout S`: kill the job after this long.
+    pub timeout: Option<Duration>,
+    /// `-x VAR` / `-x VAR=val`, resolved to `(VAR, value)` pairs, in order.
+    pub exports: Vec<(String, String)>,
+    /// `--nodes K` (the multi-server test bench; only 1 is supported for now).
+    pub nodes: u32,
+}
+
+/// What `parse` decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Run a job.
+    Run(Options),
+    /// Print the help text and exit 0.
+    Help,
+    /// Print the version and exit 0.
+    Version,
+}
+
+/// A command-line error (pmixrun prints it with a hint and exits 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The `--help` text.
+pub const HELP: &str = "\
+pmixrun: launch a PMIx job on this machine and host its PMIx server.
+
+Usage:
+  pmixrun [options] [-n N] prog [args...] [: [-n M] [--wdir DIR] prog2 [args...] ...]
+
+Every application separated by ':' belongs to one namespace and gets its own
+application number (PMIX_APPNUM 0, 1, ...); ranks are numbered consecutively across
+applications. Options are read up to the program name; everything after the program
+up to a lone ':' is passed to it unchanged.
+
+Per-application options:
+  -n N, -np N, --np N   number of processes of this application (default 1)
+  --wdir DIR            working directory of this application (default: the current one)
+
+Global options (allowed in any segment):
+  --tag-output          prefix every line a rank prints with [nspace,rank]
+  --timeout S           kill the job if it has not finished after S seconds
+                        (fractions allowed); pmixrun then exits with status 124
+  -x VAR                export pmixrun's value of VAR to every rank (VAR must be set)
+  -x VAR=value          set VAR=value in every rank's environment
+  --nodes K             number of simulated nodes, one PMIx server each (a multi-node
+                        test bench; only K=1 is supported for now)
+  -h, --help            show this text
+  -V, --version         show the version
+
+What each rank gets:
+  the environment of pmixrun, plus the -x variables, plus what the PMIx server's
+  setup_fork provides (PMIX_NAMESPACE, PMIX_RANK, the server's URI, ...). Rank 0
+  reads pmixrun's standard input unless that is a terminal; the other ranks read
+  /dev/null. stdout and stderr of every rank are passed through to pmixrun's.
+  The namespace is pmixrun.<hostname>.<pid>; a scratch tree (PMIX_TMPDIR, with
+  PMIX_NSDIR and one PMIX_PROCDIR per rank) is created under $TMPDIR (or /tmp) and
+  removed when the job ends.
+
+Exit status and failures:
+  0 when every rank exits 0. Otherwise the status of the first failure:
+  - a rank exits non-zero: that status; a rank killed by signal S: 128+S;
+  - a rank calls PMIx_Abort(status, ...): status (1 if status is 0);
+  - a rank that called PMIx_Init exits without PMIx_Finalize (or closes its
+    connection to the server and goes on running), or, once any rank has connected
+    to the server, any rank exits without finalizing: 1;
+  - --timeout expires: 124;
+  - pmixrun receives SIGINT or SIGTERM: it forwards the signal to the job and exits
+    with 128+signal (a second signal kills the job with SIGKILL);
+  - pmixrun cannot start the job (bad program, no server): 127 or 1.
+  On any failure pmixrun names the rank and the reason on stderr, sends SIGTERM to
+  the ranks still running and SIGKILL after a grace period.
+  Usage errors exit with status 2.
+
+Environment:
+  PMIX_DEBUG=level      log pmixrun's and the server's activity to stderr
+                        (error, warn, info, debug, trace, or 1 for debug)
+";
+
+fn parse_count(opt: &str, v: &str) -> Result<u32, UsageError> {
+    match v.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(UsageError(format!(
+            "{opt} needs a positive whole number, got '{v}'"
+        ))),
+    }
+}
+
+fn parse_timeout(v: &str) -> Result<Duration, UsageError> {
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(UsageError(format!(
+            "--timeout needs a positive number of seconds, got '{v}'"
+        ))),
+    }
+}
+
+/// Resolve one `-x` argument. `lookup` reads pmixrun's environment.
+fn parse_export(
+    v: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<(String, String), UsageError> {
+    let (name, value) = match v.split_once('=') {
+        Some((n, val)) => (n.to_string(), Some(val.to_string())),
+        None => (v.to_string(), None),
+    };
+    let valid_name = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid_name {
+        return Err(UsageError(format!("-x: '{name}' is not a variable name")));
+    }
+    match value {
+        Some(val) => Ok((name, val)),
+        None => match lookup(&name) {
+            Some(val) => Ok((name, val)),
+            None => Err(UsageError(format!(
+                "-x {name}: {name} is not set in pmixrun's environment (use -x {name}=value)"
+            ))),
+        },
+    }
+}
+
+/// Split `--opt=value` into its parts; other words are returned whole.
+fn split_long(word: &str) -> (&str, Option<&str>) {
+    if word.starts_with("--") {
+        if let Some((o, v)) = word.split_once('=') {
+            return (o, Some(v));
+        }
+    }
+    (word, None)
+}
+
+/// Parse the arguments after the program name. `lookup` reads pmixrun's environment
+/// (for `-x VAR`).
+pub fn parse(
+    args: &[String],
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Command, UsageError> {
+    let mut opts = Options {
+        apps: Vec::new(),
+        tag_output: false,
+        timeout: None,
+        exports: Vec::new(),
+        nodes: 1,
+    };
+    let mut i = 0;
+    loop {
+        // One segment: options, then the program and its arguments.
+        let mut nprocs: Option<u32> = None;
+        let mut wdir: Option<String> = None;
+        let program = loop {
+            let Some(word) = args.get(i) else {
+                if nprocs.is_some() || wdir.is_some() {
+                    return Err(UsageError("a program is missing after its options".into()));
+                }
+                if opts.apps.is_empty() {
+                    return Err(UsageError("no program given".into()));
+                }
+                return Err(UsageError("no program after ':'".into()));
+            };
+            i += 1;
+            let (opt, inline) = split_long(word);
+            // Fetch the option's value: inline (`--opt=v`) or the next word.
+            let mut value = |name: &str| -> Result<String, UsageError> {
+                if let Some(v) = inline {
+                    return Ok(v.to_string());
+                }
+                let v = args
+                    .get(i)
+                    .ok_or_else(|| UsageError(format!("{name} needs a value")))?;
+                i += 1;
+                Ok(v.clone())
+            };
+            match opt {
+                "-h" | "--help" => return Ok(Command::Help),
+                "-V" | "--version" => return Ok(Command::Version),
+                "-n" | "-np" | "--np" | "--n" => {
+                    if nprocs.is_some() {
+                        return Err(UsageError(format!("{opt} given twice for one application")));
+                    }
+                    nprocs = Some(parse_count(opt, &value(opt)?)?);
+                }
+                "--wdir" => wdir = Some(value(opt)?),
+                "--tag-output" => {
+                    if inline.is_some() {
+                        return Err(UsageError("--tag-output takes no value".into()));
+                    }
+                    opts.tag_output = true
+                }
+                "--timeout" => opts.timeout = Some(parse_timeout(&value(opt)?)?),
+                "-x" => {
+                    let e = parse_export(&value(opt)?, lookup)?;
+                    opts.exports.retain(|(n, _)| *n != e.0);
+                    opts.exports.push(e);
+                }
+                "--nodes" => opts.nodes = parse_count(opt, &value(opt)?)?,
+                ":" => return Err(UsageError("':' with no program before it".into())),
+                w if w.starts_with('-') && w.len() > 1 => {
+                    return Err(UsageError(format!("unknown option '{w}'")));
+                }
+                _ => break word.clone(),
+            }
+        };
+        let mut app_args = Vec::new();
+        let mut more = false;
+        while let Some(word) = args.get(i) {
+            i += 1;
+            if word == ":" {
+                more = true;
+                break;
+            }
+            app_args.push(word.clone());
+        }
+        opts.apps.push(AppSpec {
+            nprocs: nprocs.unwrap_or(1),
+            program,
+            args: app_args,
+            wdir,
+        });
+        if !more {
+            break;
+        }
+    }
+    let total: u64 = opts.apps.iter().map(|a| u64::from(a.nprocs)).sum();
+    if total > u64::from(MAX_RANKS) {
+        return Err(UsageError(format!(
+            "{total} processes requested; at most {MAX_RANKS} are supported"
+        )));
+    }
+    Ok(Command::Run(opts))
+}
+
+/// Upper bound on the job size (ranks below `PMIX_RANK_VALID`, and a sane fd budget).
+pub const MAX_RANKS: u32 = 4096;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "HOME" => Some("/home/me".into()),
+            _ => None,
+        }
+    }
+    fn run(s: &str) -> Options {
+        match parse(&args(s), &env) {
+            Ok(Command::Run(o)) => o,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+    fn err(s: &str) -> String {
+        match parse(&args(s), &env) {
+            Err(UsageError(m)) => m,
+            other => panic!("{s}: expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn single_app_with_args_that_look_like_options() {
+        let o = run("-n 4 ./prog -n 2 --tag-output x");
+        assert_eq!(o.apps.len(), 1);
+        assert_eq!(o.apps[0].nprocs, 4);
+        assert_eq!(o.apps[0].program, "./prog");
+        assert_eq!(o.apps[0].args, args("-n 2 --tag-output x"));
+        assert!(!o.tag_output);
+        assert_eq!(o.nodes, 1);
+    }
+
+    #[test]
+    fn mpmd_segments_have_their_own_counts() {
+        let o = run("--tag-output -np 2 ./a 1 : -n 3 --wdir /tmp ./b : ./c");
+        assert!(o.tag_output);
+        let counts: Vec<u32> = o.apps.iter().map(|a| a.nprocs).collect();
+        assert_eq!(counts, vec![2, 3, 1]);
+        assert_eq!(o.apps[0].args, vec!["1".to_string()]);
+        assert_eq!(o.apps[1].wdir.as_deref(), Some("/tmp"));
+        assert_eq!(o.apps[0].wdir, None);
+        assert_eq!(o.apps[2].program, "./c");
+    }
+
+    #[test]
+    fn global_options_in_later_segments() {
+        let o = run("-n 1 a : --timeout 2.5 -x A=1 -n 2 b");
+        assert_eq!(o.timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(o.exports, vec![("A".into(), "1".into())]);
+    }
+
+    #[test]
+    fn long_options_with_equals() {
+        let o = run("--np=3 --timeout=1 --nodes=1 prog");
+        assert_eq!(o.apps[0].nprocs, 3);
+        assert_eq!(o.timeout, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn exports_read_the_environment_and_last_wins() {
+        let o = run("-x HOME -x A=b=c -x A=d prog");
+        assert_eq!(
+            o.exports,
+            vec![("HOME".into(), "/home/me".into()), ("A".into(), "d".into())]
+        );
+        assert!(err("-x NOPE prog").contains("not set"));
+        assert!(err("-x 1A=2 prog").contains("not a variable name"));
+        assert!(err("-x =2 prog").contains("not a variable name"));
+    }
+
+    #[test]
+    fn help_and_version_win() {
+        assert_eq!(parse(&args("-n 2 --help"), &env), Ok(Command::Help));
+        assert_eq!(parse(&args("-V"), &env), Ok(Command::Version));
+        // ...but not when they are the program's arguments.
+        assert_eq!(run("prog --help").apps[0].args, vec!["--help".to_string()]);
+    }
+
+    #[test]
+    fn usage_errors() {
+        assert!(err("").contains("no program"));
+        assert!(err("-n").contains("needs a value"));
+        assert!(err("-n 0 prog").contains("positive"));
+        assert!(err("-n -3 prog").contains("positive"));
+        assert!(err("-n x prog").contains("positive"));
+        assert!(err("-n 2").contains("program is missing"));
+        assert!(err("--bogus prog").contains("unknown option"));
+        assert!(err("prog : ").contains("after ':'"));
+        assert!(err("prog : -n 2").contains("program is missing"));
+        assert!(err(": prog").contains("':'"));
+        assert!(err("-n 1 -n 2 prog").contains("twice"));
+        assert!(err("--timeout 0 prog").contains("timeout"));
+        assert!(err("--timeout nan prog").contains("timeout"));
+        assert!(err("--nodes 0 prog").contains("positive"));
+        assert!(err("--tag-output=yes prog").contains("no value"));
+        assert!(err("-n 4000 a : -n 97 b").contains("at most"));
+    }
+
+    #[test]
+    fn help_mentions_every_option() {
+        for o in [
+            "-n N",
+            "-np",
+            "--wdir",
+            "--tag-output",
+            "--timeout",
+            "-x VAR",
+            "--nodes",
+            "--help",
+            "--version",
+        ] {
+            assert!(HELP.contains(o), "help lacks {o}");
+        }
+    }
+}

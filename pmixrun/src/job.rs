@@ -1,0 +1,507 @@
+//! The job's layout (apps, ranks, the one node) and the `register_nspace` infos built
+//! from it, the way an OpenPMIx host registers a job: job-level keys at the top level,
+//! one `PMIX_APP_INFO_ARRAY` per app, one `PMIX_NODE_INFO_ARRAY` per node and one
+//! `PMIX_PROC_INFO_ARRAY` (`PMIX_PROC_DATA`) per rank, `PMIX_RANK` first. Every value
+//! has the type the PMIx_Get page gives its key.
+//!
+//! Slots: the CPUs pmixrun may run on (its affinity mask) are the node's slots, so
+//! `PMIX_NUM_SLOTS` is that count, `PMIX_UNIV_SIZE` the larger of it and the job size,
+//! `PMIX_MAX_PROCS` the job size (pmixrun starts exactly what it is asked to) and
+//! `PMIX_NODE_OVERSUBSCRIBED` says whether the job has more ranks than slots.
+//!
+//! `PMIX_PROC_PID` is registered with the other per-process data: pmixrun forks every
+//! rank before registering the job (see `sys::spawn_gated`), so the pids are known.
+//! `PMIX_PACKAGE_RANK` is not registered: pmixrun does not bind processes, so it knows
+//! no package. `PMIX_PSET_NAMES` is not registered: pmixrun defines no process sets.
+
+use crate::keys::*;
+use pmix_core::{DataArray, Info, Nspace, ProcId, Rank, Result, Value};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// One application of the job, placed.
+#[derive(Debug, Clone)]
+pub struct AppLayout {
+    /// `PMIX_APPNUM`.
+    pub appnum: u32,
+    /// First rank of the app (`PMIX_APPLDR`).
+    pub first: Rank,
+    /// `PMIX_APP_SIZE`.
+    pub size: u32,
+    /// argv as given (program first), for `PMIX_APP_ARGV`.
+    pub argv: Vec<String>,
+    /// Working directory (`PMIX_WDIR`).
+    pub wdir: PathBuf,
+}
+
+/// The scratch directories (see `scratch.rs`).
+#[derive(Debug, Clone)]
+pub struct Dirs {
+    /// `PMIX_TMPDIR`.
+    pub tmpdir: PathBuf,
+    /// `PMIX_NSDIR`.
+    pub nsdir: PathBuf,
+    /// `PMIX_PROCDIR` of rank `i` at index `i`.
+    pub procdirs: Vec<PathBuf>,
+}
+
+/// Everything pmixrun knows about the job, before the ranks have pids.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The namespace (also `PMIX_JOBID`).
+    pub nspace: Nspace,
+    /// This node's name.
+    pub hostname: String,
+    /// `PMIX_SESSION_ID`.
+    pub session_id: u32,
+    /// Applications in order.
+    pub apps: Vec<AppLayout>,
+    /// CPUs pmixrun may run on: the node's slots (`PMIX_NUM_SLOTS`; more ranks than
+    /// that is `PMIX_NODE_OVERSUBSCRIBED`).
+    pub ncpus: u32,
+    /// Scratch directories.
+    pub dirs: Dirs,
+}
+
+/// Where one rank sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// Rank in the job (= global rank: the job's offset is 0).
+    pub rank: Rank,
+    /// Application number.
+    pub appnum: u32,
+    /// Rank within the application.
+    pub app_rank: Rank,
+    /// Rank among this job's ranks on this node.
+    pub local_rank: u16,
+    /// Rank among all ranks on this node (one job: the local rank).
+    pub node_rank: u16,
+}
+
+/// The node id of pmixrun's one node.
+pub const NODE_ID: u32 = 0;
+
+impl Layout {
+    /// Number of ranks.
+    pub fn size(&self) -> u32 {
+        self.apps.iter().map(|a| a.size).sum()
+    }
+
+    /// Every rank's place, in rank order.
+    pub fn places(&self) -> Vec<Place> {
+        let mut out = Vec::new();
+        for app in &self.apps {
+            for i in 0..app.size {
+                let rank = app.first + i;
+                let local = u16::try_from(rank).unwrap_or(u16::MAX);
+                out.push(Place {
+                    rank,
+                    appnum: app.appnum,
+                    app_rank: i,
+                    local_rank: local,
+                    node_rank: local,
+                });
+            }
+        }
+        out
+    }
+
+    /// The ranks on this node as the comma list `PMIX_LOCAL_PEERS` uses.
+    fn local_peers(&self) -> String {
+        (0..self.size())
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// `PMIX_NODE_MAP` for these node names.
+///
+/// TODO(regex): the engine owns the map format (`PMIx_generate_regex`); until its
+/// Rust API exists this is OpenPMIx's plain form: the names, comma-separated.
+pub fn node_map(hosts: &[&str]) -> String {
+    hosts.join(",")
+}
+
+/// `PMIX_PROC_MAP`: the ranks of each node comma-separated, nodes separated by `;`.
+///
+/// TODO(regex): as for [`node_map`] (`PMIx_generate_ppn`).
+pub fn proc_map(per_node: &[Vec<Rank>]) -> String {
+    per_node
+        .iter()
+        .map(|ranks| {
+            ranks
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn path_value(p: &Path) -> Value {
+    Value::String(Some(p.as_os_str().as_bytes().to_vec()))
+}
+
+fn info_array(items: Vec<Info>) -> Value {
+    Value::DataArray(Box::new(DataArray {
+        dtype: pmix_sys::PMIX_INFO,
+        items: items
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect(),
+    }))
+}
+
+/// The infos for `register_nspace`. `pids[i]` is rank `i`'s process id.
+pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
+    let size = layout.size();
+    let napps = u32::try_from(layout.apps.len()).unwrap_or(u32::MAX);
+    let host = layout.hostname.as_str();
+    let peers = layout.local_peers();
+    let oversubscribed = size > layout.ncpus;
+    let local_procs = Value::DataArray(Box::new(DataArray {
+        dtype: pmix_sys::PMIX_PROC,
+        items: (0..size)
+            .map(|r| Value::Proc(Some(ProcId::new(layout.nspace.clone(), r))))
+            .collect(),
+    }));
+    let all_ranks: Vec<Rank> = (0..size).collect();
+    let ns = layout.nspace.as_str();
+
+    // Job level.
+    let mut out = vec![
+        Info::new(PMIX_NSPACE, Value::string(ns))?,
+        Info::new(PMIX_JOBID, Value::string(ns))?,
+        Info::new(PMIX_SESSION_ID, Value::Uint32(layout.session_id))?,
+        Info::new(PMIX_JOB_SIZE, Value::Uint32(size))?,
+        Info::new(PMIX_UNIV_SIZE, Value::Uint32(size.max(layout.ncpus)))?,
+        Info::new(PMIX_MAX_PROCS, Value::Uint32(size))?,
+        Info::new(PMIX_NUM_SLOTS, Value::Uint32(layout.ncpus))?,
+        Info::new(PMIX_JOB_NUM_APPS, Value::Uint32(napps))?,
+        Info::new(PMIX_NPROC_OFFSET, Value::Rank(0))?,
+        Info::new(PMIX_NUM_NODES, Value::Uint32(1))?,
+        Info::new(PMIX_NUM_ALLOCATED_NODES, Value::Uint32(1))?,
+        Info::new(PMIX_NODE_LIST, Value::string(host))?,
+        Info::new(PMIX_ALLOCATED_NODELIST, Value::string(host))?,
+        Info::new(PMIX_NODE_MAP, Value::string(&node_map(&[host])))?,
+        Info::new(PMIX_PROC_MAP, Value::string(&proc_map(&[all_ranks])))?,
+        Info::new(PMIX_TMPDIR, path_value(&layout.dirs.tmpdir))?,
+        Info::new(PMIX_NSDIR, path_value(&layout.dirs.nsdir))?,
+        Info::new(PMIX_TDIR_RMCLEAN, Value::Bool(true))?,
+        Info::new(PMIX_SPAWNED, Value::Bool(false))?,
+        Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed))?,
+        // This node, at job level too (as Open MPI's mpirun registers them).
+        Info::new(PMIX_HOSTNAME, Value::string(host))?,
+        Info::new(PMIX_NODEID, Value::Uint32(NODE_ID))?,
+        Info::new(PMIX_LOCAL_SIZE, Value::Uint32(size))?,
+        Info::new(PMIX_NODE_SIZE, Value::Uint32(size))?,
+        Info::new(PMIX_LOCAL_PEERS, Value::string(&peers))?,
+        Info::new(PMIX_LOCAL_PROCS, local_procs.clone())?,
+        Info::new(PMIX_LOCALLDR, Value::Rank(0))?,
+    ];
+
+    // App level.
+    for app in &layout.apps {
+        out.push(Info::new(
+            PMIX_APP_INFO_ARRAY,
+            info_array(vec![
+                Info::new(PMIX_APPNUM, Value::Uint32(app.appnum))?,
+                Info::new(PMIX_APP_SIZE, Value::Uint32(app.size))?,
+                Info::new(PMIX_APPLDR, Value::Rank(app.first))?,
+                Info::new(PMIX_APP_ARGV, Value::string(&app.argv.join(" ")))?,
+                Info::new(PMIX_WDIR, path_value(&app.wdir))?,
+            ]),
+        )?);
+    }
+
+    // Node level (the one node).
+    out.push(Info::new(
+        PMIX_NODE_INFO_ARRAY,
+        info_array(vec![
+            Info::new(PMIX_NODEID, Value::Uint32(NODE_ID))?,
+            Info::new(PMIX_HOSTNAME, Value::string(host))?,
+            Info::new(PMIX_LOCAL_SIZE, Value::Uint32(size))?,
+            Info::new(PMIX_NODE_SIZE, Value::Uint32(size))?,
+            Info::new(PMIX_LOCAL_PEERS, Value::string(&peers))?,
+            Info::new(PMIX_LOCAL_PROCS, local_procs)?,
+            Info::new(PMIX_LOCALLDR, Value::Rank(0))?,
+            Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed))?,
+        ]),
+    )?);
+
+    // Process level.
+    for p in layout.places() {
+        let i = usize::try_from(p.rank).unwrap_or(usize::MAX);
+        let procdir = layout.dirs.procdirs.get(i).ok_or_else(|| {
+            pmix_core::Error::bad_param(format!("no procdir for rank {}", p.rank))
+        })?;
+        let pid = *pids
+            .get(i)
+            .ok_or_else(|| pmix_core::Error::bad_param(format!("no pid for rank {}", p.rank)))?;
+        out.push(Info::new(
+            PMIX_PROC_INFO_ARRAY,
+            info_array(vec![
+                Info::new(PMIX_RANK, Value::Rank(p.rank))?,
+                Info::new(PMIX_GLOBAL_RANK, Value::Rank(p.rank))?,
+                Info::new(PMIX_APP_RANK, Value::Rank(p.app_rank))?,
+                Info::new(PMIX_APPNUM, Value::Uint32(p.appnum))?,
+                Info::new(PMIX_LOCAL_RANK, Value::Uint16(p.local_rank))?,
+                Info::new(PMIX_NODE_RANK, Value::Uint16(p.node_rank))?,
+                Info::new(PMIX_NODEID, Value::Uint32(NODE_ID))?,
+                Info::new(PMIX_HOSTNAME, Value::string(host))?,
+                Info::new(PMIX_PROCDIR, path_value(procdir))?,
+                Info::new(PMIX_REINCARNATION, Value::Uint32(0))?,
+                Info::new(PMIX_PROC_PID, Value::Pid(pid))?,
+            ]),
+        )?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use pmix_sys as sys;
+
+    pub(crate) fn layout() -> Layout {
+        let ns = Nspace::new("pmixrun.host.42").expect("nspace");
+        Layout {
+            nspace: ns,
+            hostname: "host".into(),
+            session_id: 42,
+            apps: vec![
+                AppLayout {
+                    appnum: 0,
+                    first: 0,
+                    size: 2,
+                    argv: vec!["./a".into(), "x".into()],
+                    wdir: "/w".into(),
+                },
+                AppLayout {
+                    appnum: 1,
+                    first: 2,
+                    size: 3,
+                    argv: vec!["./b".into()],
+                    wdir: "/v".into(),
+                },
+            ],
+            ncpus: 4,
+            dirs: Dirs {
+                tmpdir: "/t".into(),
+                nsdir: "/t/ns".into(),
+                procdirs: (0..5)
+                    .map(|r| PathBuf::from(format!("/t/ns/{r}")))
+                    .collect(),
+            },
+        }
+    }
+
+    fn get<'a>(infos: &'a [Info], key: &str) -> Vec<&'a Value> {
+        infos
+            .iter()
+            .filter(|i| i.key.as_str() == key)
+            .map(|i| &i.value)
+            .collect()
+    }
+
+    fn array(v: &Value) -> Vec<Info> {
+        match v {
+            Value::DataArray(a) => {
+                assert_eq!(a.dtype, sys::PMIX_INFO);
+                a.items
+                    .iter()
+                    .map(|i| match i {
+                        Value::Info(i) => (**i).clone(),
+                        other => panic!("not an info: {other:?}"),
+                    })
+                    .collect()
+            }
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+
+    fn one<'a>(infos: &'a [Info], key: &str) -> &'a Value {
+        let v = get(infos, key);
+        assert_eq!(v.len(), 1, "{key}");
+        v[0]
+    }
+
+    #[test]
+    fn places_number_ranks_across_apps() {
+        let l = layout();
+        let p = l.places();
+        assert_eq!(l.size(), 5);
+        assert_eq!(p[1].appnum, 0);
+        assert_eq!(
+            p[2],
+            Place {
+                rank: 2,
+                appnum: 1,
+                app_rank: 0,
+                local_rank: 2,
+                node_rank: 2
+            }
+        );
+        assert_eq!(p[4].app_rank, 2);
+    }
+
+    #[test]
+    fn job_level_values_and_types() {
+        let l = layout();
+        let r = registration(&l, &[10, 11, 12, 13, 14]).expect("registration");
+        assert_eq!(one(&r, PMIX_JOB_SIZE), &Value::Uint32(5));
+        assert_eq!(one(&r, PMIX_JOB_NUM_APPS), &Value::Uint32(2));
+        assert_eq!(one(&r, PMIX_NPROC_OFFSET), &Value::Rank(0));
+        assert_eq!(one(&r, PMIX_LOCAL_PEERS), &Value::string("0,1,2,3,4"));
+        assert_eq!(one(&r, PMIX_NODE_MAP), &Value::string("host"));
+        assert_eq!(one(&r, PMIX_PROC_MAP), &Value::string("0,1,2,3,4"));
+        assert_eq!(one(&r, PMIX_NODE_OVERSUBSCRIBED), &Value::Bool(true));
+        assert_eq!(one(&r, PMIX_NUM_SLOTS), &Value::Uint32(4));
+        assert_eq!(one(&r, PMIX_UNIV_SIZE), &Value::Uint32(5));
+        assert_eq!(one(&r, PMIX_MAX_PROCS), &Value::Uint32(5));
+        assert_eq!(one(&r, PMIX_JOBID), &Value::string("pmixrun.host.42"));
+        assert_eq!(one(&r, PMIX_TMPDIR), &Value::string("/t"));
+        match one(&r, PMIX_LOCAL_PROCS) {
+            Value::DataArray(a) => {
+                assert_eq!(a.dtype, sys::PMIX_PROC);
+                assert_eq!(a.items.len(), 5);
+            }
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn app_node_and_proc_arrays() {
+        let l = layout();
+        let r = registration(&l, &[10, 11, 12, 13, 14]).expect("registration");
+        let apps = get(&r, PMIX_APP_INFO_ARRAY);
+        assert_eq!(apps.len(), 2);
+        let a1 = array(apps[1]);
+        assert_eq!(a1[0].key.as_str(), PMIX_APPNUM);
+        assert_eq!(one(&a1, PMIX_APPNUM), &Value::Uint32(1));
+        assert_eq!(one(&a1, PMIX_APPLDR), &Value::Rank(2));
+        assert_eq!(one(&a1, PMIX_APP_SIZE), &Value::Uint32(3));
+        assert_eq!(one(&array(apps[0]), PMIX_APP_ARGV), &Value::string("./a x"));
+        assert_eq!(one(&a1, PMIX_WDIR), &Value::string("/v"));
+
+        let nodes = get(&r, PMIX_NODE_INFO_ARRAY);
+        assert_eq!(nodes.len(), 1);
+        let n = array(nodes[0]);
+        assert_eq!(one(&n, PMIX_HOSTNAME), &Value::string("host"));
+        assert_eq!(one(&n, PMIX_NODEID), &Value::Uint32(0));
+
+        let procs = get(&r, PMIX_PROC_INFO_ARRAY);
+        assert_eq!(procs.len(), 5);
+        for (i, p) in procs.iter().enumerate() {
+            let p = array(p);
+            let rank = Rank::try_from(i).expect("rank");
+            assert_eq!(p[0].key.as_str(), PMIX_RANK, "PMIX_RANK comes first");
+            assert_eq!(p[0].value, Value::Rank(rank));
+            assert_eq!(
+                one(&p, PMIX_PROC_PID),
+                &Value::Pid(10 + i32::try_from(i).expect("i"))
+            );
+            assert_eq!(
+                one(&p, PMIX_LOCAL_RANK),
+                &Value::Uint16(u16::try_from(i).expect("i"))
+            );
+            assert_eq!(one(&p, PMIX_PROCDIR), &Value::string(&format!("/t/ns/{i}")));
+        }
+        let p3 = array(procs[3]);
+        assert_eq!(one(&p3, PMIX_APPNUM), &Value::Uint32(1));
+        assert_eq!(one(&p3, PMIX_APP_RANK), &Value::Rank(1));
+        assert_eq!(one(&p3, PMIX_GLOBAL_RANK), &Value::Rank(3));
+    }
+
+    /// The type of every registered key, nested arrays included, is the one the PMIx_Get
+    /// page gives (and the attribute table, for the keys it already has).
+    #[test]
+    fn every_key_has_its_documented_type() {
+        use sys::*;
+        let page: &[(&str, u16)] = &[
+            (PMIX_NSPACE, PMIX_STRING),
+            (PMIX_JOBID, PMIX_STRING),
+            (PMIX_RANK, PMIX_PROC_RANK),
+            (PMIX_GLOBAL_RANK, PMIX_PROC_RANK),
+            (PMIX_APP_RANK, PMIX_PROC_RANK),
+            (PMIX_LOCAL_RANK, PMIX_UINT16),
+            (PMIX_NODE_RANK, PMIX_UINT16),
+            (PMIX_NPROC_OFFSET, PMIX_PROC_RANK),
+            (PMIX_LOCALLDR, PMIX_PROC_RANK),
+            (PMIX_APPLDR, PMIX_PROC_RANK),
+            (PMIX_APPNUM, PMIX_UINT32),
+            (PMIX_SESSION_ID, PMIX_UINT32),
+            (PMIX_PROC_PID, PMIX_PID),
+            (PMIX_HOSTNAME, PMIX_STRING),
+            (PMIX_NODEID, PMIX_UINT32),
+            (PMIX_NODE_LIST, PMIX_STRING),
+            (PMIX_ALLOCATED_NODELIST, PMIX_STRING),
+            (PMIX_LOCAL_PEERS, PMIX_STRING),
+            (PMIX_LOCAL_PROCS, PMIX_DATA_ARRAY),
+            (PMIX_UNIV_SIZE, PMIX_UINT32),
+            (PMIX_JOB_SIZE, PMIX_UINT32),
+            (PMIX_JOB_NUM_APPS, PMIX_UINT32),
+            (PMIX_APP_SIZE, PMIX_UINT32),
+            (PMIX_LOCAL_SIZE, PMIX_UINT32),
+            (PMIX_NODE_SIZE, PMIX_UINT32),
+            (PMIX_MAX_PROCS, PMIX_UINT32),
+            (PMIX_NUM_SLOTS, PMIX_UINT32),
+            (PMIX_NUM_NODES, PMIX_UINT32),
+            (PMIX_NUM_ALLOCATED_NODES, PMIX_UINT32),
+            (PMIX_TMPDIR, PMIX_STRING),
+            (PMIX_NSDIR, PMIX_STRING),
+            (PMIX_PROCDIR, PMIX_STRING),
+            (PMIX_TDIR_RMCLEAN, PMIX_BOOL),
+            (PMIX_SPAWNED, PMIX_BOOL),
+            (PMIX_REINCARNATION, PMIX_UINT32),
+            (PMIX_NODE_OVERSUBSCRIBED, PMIX_BOOL),
+            // Not on the page; types from OpenPMIx's header.
+            (PMIX_NODE_MAP, PMIX_STRING),
+            (PMIX_PROC_MAP, PMIX_STRING),
+            (PMIX_APP_ARGV, PMIX_STRING),
+            (PMIX_WDIR, PMIX_STRING),
+            (PMIX_APP_INFO_ARRAY, PMIX_DATA_ARRAY),
+            (PMIX_NODE_INFO_ARRAY, PMIX_DATA_ARRAY),
+            (PMIX_PROC_INFO_ARRAY, PMIX_DATA_ARRAY),
+        ];
+        fn walk(infos: &[Info], page: &[(&str, u16)], seen: &mut Vec<String>) {
+            for i in infos {
+                let k = i.key.as_str();
+                let want = page
+                    .iter()
+                    .find(|(key, _)| *key == k)
+                    .unwrap_or_else(|| panic!("{k} has no documented type here"));
+                assert_eq!(i.value.dtype(), want.1, "{k}");
+                if let Some(row) = pmix_sys::attrs::attr_by_key(k) {
+                    if row.dtype != PMIX_UNDEF {
+                        assert_eq!(i.value.dtype(), row.dtype, "{k} vs the attribute table");
+                    }
+                }
+                seen.push(k.to_string());
+                if let Value::DataArray(a) = &i.value {
+                    if a.dtype == PMIX_INFO {
+                        walk(&array(&i.value), page, seen);
+                    }
+                }
+            }
+        }
+        let mut seen = Vec::new();
+        walk(
+            &registration(&layout(), &[1, 2, 3, 4, 5]).expect("reg"),
+            page,
+            &mut seen,
+        );
+        // Every key pmixrun defines is registered somewhere.
+        for (name, key) in crate::keys::ALL {
+            assert!(seen.iter().any(|s| s == key), "{name} is never registered");
+        }
+    }
+
+    #[test]
+    fn maps() {
+        assert_eq!(node_map(&["a", "b"]), "a,b");
+        assert_eq!(proc_map(&[vec![0, 1], vec![2]]), "0,1;2");
+    }
+}

@@ -1,0 +1,479 @@
+//! The job's fate as a pure state machine: what the ranks did in, whether the job has
+//! failed (and why) out. The launcher feeds it exits, server events, signals and the
+//! timeout, and kills the job when it reports a new failure.
+//!
+//! Rules (documented in `--help`):
+//! * a rank that exits non-zero or dies by a signal fails the job;
+//! * a rank that connected to the server (called `PMIx_Init`) and exits without
+//!   `PMIx_Finalize` fails the job, and so does, once any rank has connected, a rank
+//!   that exited without finalizing (its peers could wait for it forever);
+//!   a job in which no rank ever connects (plain programs) is judged by exit codes;
+//! * `PMIx_Abort`, the timeout and SIGINT/SIGTERM fail the job;
+//! * only the first failure counts: what happens to the ranks while the job is being
+//!   killed is its consequence.
+
+use crate::sys::ExitKind;
+use pmix_core::Rank;
+use std::fmt;
+use std::time::Duration;
+
+/// Why the job failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// A rank exited non-zero or was killed by a signal.
+    RankExit {
+        /// The rank.
+        rank: Rank,
+        /// How it ended.
+        exit: ExitKind,
+    },
+    /// A rank ended without calling `PMIx_Finalize` (see the module rules).
+    NoFinalize {
+        /// The rank.
+        rank: Rank,
+        /// Whether it had connected (called `PMIx_Init`).
+        connected: bool,
+    },
+    /// A rank's connection to the server closed before `PMIx_Finalize` while the
+    /// process went on running.
+    Lost {
+        /// The rank.
+        rank: Rank,
+    },
+    /// A rank called `PMIx_Abort`.
+    Abort {
+        /// The rank.
+        rank: Rank,
+        /// The status it passed.
+        status: i32,
+        /// Its message.
+        msg: String,
+    },
+    /// `--timeout` expired.
+    Timeout(Duration),
+    /// pmixrun received this signal.
+    Interrupted(i32),
+    /// A rank could not be started.
+    Launch {
+        /// The rank.
+        rank: Rank,
+        /// What went wrong.
+        msg: String,
+    },
+}
+
+impl Cause {
+    /// pmixrun's exit status for this failure.
+    pub fn exit_status(&self) -> i32 {
+        match self {
+            Cause::RankExit {
+                exit: ExitKind::Code(c),
+                ..
+            } => {
+                if *c == 0 {
+                    1
+                } else {
+                    *c
+                }
+            }
+            Cause::RankExit {
+                exit: ExitKind::Signal(s),
+                ..
+            } => 128 + s,
+            Cause::NoFinalize { .. } | Cause::Lost { .. } => 1,
+            Cause::Abort { status, .. } => match status & 0xff {
+                0 => 1,
+                s => s,
+            },
+            Cause::Timeout(_) => 124,
+            Cause::Interrupted(s) => 128 + s,
+            Cause::Launch { .. } => 127,
+        }
+    }
+}
+
+/// A signal's conventional name, for messages.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::RankExit {
+                rank,
+                exit: ExitKind::Code(c),
+            } => write!(f, "rank {rank} exited with status {c}"),
+            Cause::RankExit {
+                rank,
+                exit: ExitKind::Signal(s),
+            } => write!(f, "rank {rank} was killed by {} ({s})", signal_name(*s)),
+            Cause::NoFinalize {
+                rank,
+                connected: true,
+            } => write!(
+                f,
+                "rank {rank} called PMIx_Init but exited without calling PMIx_Finalize"
+            ),
+            Cause::NoFinalize {
+                rank,
+                connected: false,
+            } => write!(
+                f,
+                "rank {rank} exited without calling PMIx_Init/PMIx_Finalize \
+                 while other ranks of the job use PMIx"
+            ),
+            Cause::Lost { rank } => write!(
+                f,
+                "rank {rank} closed its connection to the PMIx server without calling \
+                 PMIx_Finalize"
+            ),
+            Cause::Abort { rank, status, msg } => {
+                write!(f, "rank {rank} called PMIx_Abort with status {status}")?;
+                if !msg.is_empty() {
+                    write!(f, ": {msg}")?;
+                }
+                Ok(())
+            }
+            Cause::Timeout(d) => write!(f, "the job timed out after {} s", d.as_secs_f64()),
+            Cause::Interrupted(s) => write!(f, "received {}", signal_name(*s)),
+            Cause::Launch { rank, msg } => write!(f, "rank {rank} could not be started: {msg}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct RankRec {
+    exit: Option<ExitKind>,
+    connected: bool,
+    finalized: bool,
+}
+
+/// The state of every rank and of the job.
+#[derive(Debug)]
+pub struct Supervisor {
+    ranks: Vec<RankRec>,
+    cause: Option<Cause>,
+    any_connected: bool,
+}
+
+impl Supervisor {
+    /// A job of `n` ranks, all running.
+    pub fn new(n: usize) -> Supervisor {
+        Supervisor {
+            ranks: vec![RankRec::default(); n],
+            cause: None,
+            any_connected: false,
+        }
+    }
+
+    fn rec(&mut self, rank: Rank) -> Option<&mut RankRec> {
+        self.ranks.get_mut(usize::try_from(rank).ok()?)
+    }
+
+    /// Record a failure; true if it is the first (the caller then kills the job).
+    fn fail(&mut self, cause: Cause) -> bool {
+        if self.cause.is_some() {
+            log::debug!("while failing: {cause}");
+            return false;
+        }
+        self.cause = Some(cause);
+        true
+    }
+
+    /// The first failure, if any.
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
+    }
+
+    /// A rank connected to the server.
+    pub fn connected(&mut self, rank: Rank) -> bool {
+        let Some(r) = self.rec(rank) else {
+            return false;
+        };
+        r.connected = true;
+        // A rank that finalized and initialized again must finalize again.
+        r.finalized = false;
+        self.any_connected = true;
+        // Ranks that already left without finalizing can now no longer be waited for.
+        let gone = self
+            .ranks
+            .iter()
+            .position(|r| r.exit == Some(ExitKind::Code(0)) && !r.finalized);
+        match gone.and_then(|i| Rank::try_from(i).ok()) {
+            Some(rank) => self.fail(Cause::NoFinalize {
+                rank,
+                connected: false,
+            }),
+            None => false,
+        }
+    }
+
+    /// A rank called `PMIx_Finalize`.
+    pub fn finalized(&mut self, rank: Rank) {
+        if let Some(r) = self.rec(rank) {
+            r.finalized = true;
+        }
+    }
+
+    /// A rank ended; true if that fails the job (first failure).
+    pub fn exited(&mut self, rank: Rank, exit: ExitKind) -> bool {
+        let any_connected = self.any_connected;
+        let Some(r) = self.rec(rank) else {
+            return false;
+        };
+        r.exit = Some(exit);
+        let (connected, finalized) = (r.connected, r.finalized);
+        match exit {
+            ExitKind::Code(0) if finalized || !any_connected => false,
+            ExitKind::Code(0) => self.fail(Cause::NoFinalize { rank, connected }),
+            _ => self.fail(Cause::RankExit { rank, exit }),
+        }
+    }
+
+    /// The server lost a rank's connection before `PMIx_Finalize`, and the process
+    /// has not ended since (an exit is judged by [`Supervisor::exited`]).
+    pub fn lost(&mut self, rank: Rank) -> bool {
+        match self.rec(rank) {
+            Some(r) if r.exit.is_none() && !r.finalized => self.fail(Cause::Lost { rank }),
+            _ => false,
+        }
+    }
+
+    /// A rank called `PMIx_Abort`.
+    pub fn abort(&mut self, rank: Rank, status: i32, msg: String) -> bool {
+        self.fail(Cause::Abort { rank, status, msg })
+    }
+
+    /// `--timeout` expired.
+    pub fn timed_out(&mut self, after: Duration) -> bool {
+        self.fail(Cause::Timeout(after))
+    }
+
+    /// pmixrun received `sig`.
+    pub fn interrupted(&mut self, sig: i32) -> bool {
+        self.fail(Cause::Interrupted(sig))
+    }
+
+    /// A rank could not be started.
+    pub fn launch_failed(&mut self, rank: Rank, msg: String) -> bool {
+        self.fail(Cause::Launch { rank, msg })
+    }
+
+    /// Whether `rank` is still running (not yet reaped).
+    #[cfg(test)]
+    pub fn running(&self, rank: Rank) -> bool {
+        usize::try_from(rank)
+            .ok()
+            .and_then(|i| self.ranks.get(i))
+            .is_some_and(|r| r.exit.is_none())
+    }
+
+    /// Number of ranks still running.
+    pub fn nrunning(&self) -> usize {
+        self.ranks.iter().filter(|r| r.exit.is_none()).count()
+    }
+
+    /// pmixrun's exit status: 0, or the first failure's.
+    pub fn exit_status(&self) -> i32 {
+        self.cause.as_ref().map_or(0, Cause::exit_status)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ExitKind::*;
+
+    #[test]
+    fn plain_programs_succeed_on_zero() {
+        let mut s = Supervisor::new(3);
+        for r in 0..3 {
+            assert!(!s.exited(r, Code(0)));
+        }
+        assert_eq!(s.nrunning(), 0);
+        assert_eq!(s.exit_status(), 0);
+    }
+
+    #[test]
+    fn first_nonzero_exit_wins() {
+        let mut s = Supervisor::new(3);
+        assert!(s.exited(1, Code(3)));
+        // Consequences of killing the job do not replace the cause.
+        assert!(!s.exited(0, Signal(libc::SIGTERM)));
+        assert!(!s.exited(2, Code(5)));
+        assert_eq!(s.exit_status(), 3);
+        assert_eq!(
+            s.cause().map(|c| c.to_string()).as_deref(),
+            Some("rank 1 exited with status 3")
+        );
+    }
+
+    #[test]
+    fn signal_death_is_128_plus_signal() {
+        let mut s = Supervisor::new(2);
+        assert!(s.exited(0, Signal(libc::SIGSEGV)));
+        assert_eq!(s.exit_status(), 128 + libc::SIGSEGV);
+        assert!(s
+            .cause()
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+            .contains("SIGSEGV"));
+    }
+
+    #[test]
+    fn connected_rank_must_finalize() {
+        let mut s = Supervisor::new(2);
+        s.connected(0);
+        s.connected(1);
+        s.finalized(0);
+        assert!(!s.exited(0, Code(0)));
+        assert!(s.exited(1, Code(0)));
+        assert_eq!(
+            s.cause(),
+            Some(&Cause::NoFinalize {
+                rank: 1,
+                connected: true
+            })
+        );
+        assert_eq!(s.exit_status(), 1);
+    }
+
+    #[test]
+    fn early_leaver_fails_once_the_job_uses_pmix() {
+        // Rank 1 exits 0 without ever connecting, then rank 0 connects.
+        let mut s = Supervisor::new(2);
+        assert!(!s.exited(1, Code(0)));
+        assert!(s.connected(0));
+        assert_eq!(
+            s.cause(),
+            Some(&Cause::NoFinalize {
+                rank: 1,
+                connected: false
+            })
+        );
+        // And the other order.
+        let mut s = Supervisor::new(2);
+        s.connected(0);
+        assert!(s.exited(1, Code(0)));
+    }
+
+    #[test]
+    fn reinitialized_rank_must_finalize_again() {
+        let mut s = Supervisor::new(1);
+        s.connected(0);
+        s.finalized(0);
+        s.connected(0);
+        assert!(s.exited(0, Code(0)));
+        let mut s = Supervisor::new(1);
+        for _ in 0..3 {
+            s.connected(0);
+            s.finalized(0);
+        }
+        assert!(!s.exited(0, Code(0)));
+    }
+
+    #[test]
+    fn lost_connection_of_a_running_rank_fails() {
+        let mut s = Supervisor::new(2);
+        s.connected(0);
+        assert!(s.lost(0));
+        assert_eq!(s.exit_status(), 1);
+        // An exit already seen decides instead.
+        let mut s = Supervisor::new(1);
+        s.connected(0);
+        assert!(s.exited(0, Signal(libc::SIGSEGV)));
+        assert!(!s.lost(0));
+        assert_eq!(s.exit_status(), 128 + libc::SIGSEGV);
+    }
+
+    #[test]
+    fn finalized_rank_with_nonzero_status_still_fails() {
+        let mut s = Supervisor::new(1);
+        s.connected(0);
+        s.finalized(0);
+        assert!(s.exited(0, Code(2)));
+        assert_eq!(s.exit_status(), 2);
+    }
+
+    #[test]
+    fn abort_status_mapping() {
+        let mut s = Supervisor::new(2);
+        assert!(s.abort(1, 42, "boom".into()));
+        assert!(!s.abort(0, 3, String::new()));
+        assert_eq!(s.exit_status(), 42);
+        assert_eq!(
+            s.cause().map(|c| c.to_string()).as_deref(),
+            Some("rank 1 called PMIx_Abort with status 42: boom")
+        );
+        assert_eq!(
+            Cause::Abort {
+                rank: 0,
+                status: 0,
+                msg: String::new()
+            }
+            .exit_status(),
+            1
+        );
+        assert_eq!(
+            Cause::Abort {
+                rank: 0,
+                status: -1,
+                msg: String::new()
+            }
+            .exit_status(),
+            255
+        );
+        assert_eq!(
+            Cause::Abort {
+                rank: 0,
+                status: 256,
+                msg: String::new()
+            }
+            .exit_status(),
+            1
+        );
+    }
+
+    #[test]
+    fn timeout_and_signals() {
+        let mut s = Supervisor::new(1);
+        assert!(s.timed_out(Duration::from_secs(2)));
+        assert_eq!(s.exit_status(), 124);
+        let mut s = Supervisor::new(1);
+        assert!(s.interrupted(libc::SIGINT));
+        assert!(!s.timed_out(Duration::from_secs(2)));
+        assert_eq!(s.exit_status(), 130);
+        assert!(s.running(0));
+        assert!(!s.running(7));
+    }
+
+    #[test]
+    fn unknown_ranks_are_ignored() {
+        let mut s = Supervisor::new(1);
+        assert!(!s.exited(5, Code(1)));
+        assert!(!s.connected(9));
+        s.finalized(9);
+        assert_eq!(s.exit_status(), 0);
+    }
+}

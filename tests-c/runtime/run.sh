@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# run.sh: every runtime scenario, run under pmixrun (see mk/runtime.mk). One ok/FAIL line
+# per case, the output of a failing case below it, and a closing "N passed, M failed".
+# The exit status is the verdict. Every command runs under $TIMEOUT, so a hang is a failure.
+#
+# Environment (set by mk/runtime.mk):
+#   PMIXRUN   the launcher            RT      directory of the built scenarios
+#   HELLO     the example job         BENCH   pmix_bench binary ("" = skip)
+#   TIMEOUT   e.g. "timeout -s KILL"
+set -u
+: "${PMIXRUN:?}" "${RT:?}" "${HELLO:?}" "${TIMEOUT:?}"
+BENCH=${BENCH:-}
+pass=0
+fail=0
+# Jobs get pmixrun's own --timeout below the outer one, so a hung job is still cleaned
+# up (scratch tree removed) and reported by pmixrun.
+PR=("$PMIXRUN" --timeout 50)
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+now() { date +%s.%N; }
+
+# verdict NAME WHY: count and print one case's result (WHY empty = passed).
+verdict() {
+    if [ -z "$2" ]; then
+        pass=$((pass + 1))
+        echo "ok   $1"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $1: $2"
+        tail -n 60 "$out" | sed 's/^/    | /'
+    fi
+}
+
+# check NAME WANT_STATUS PATTERN MAX_SECONDS -- COMMAND...
+# Runs COMMAND (60 s at most), then wants its exit status, a line matching the extended
+# regular expression PATTERN (if not empty) and an elapsed time within MAX_SECONDS.
+check() {
+    local name=$1 want=$2 pattern=$3 max=$4
+    shift 5
+    local t0 t1 rc why=""
+    t0=$(now)
+    $TIMEOUT 60 "$@" >"$out" 2>&1
+    rc=$?
+    t1=$(now)
+    if [ "$rc" -ne "$want" ]; then
+        why="exit status $rc, want $want"
+    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out"; then
+        why="no line matches /$pattern/"
+    elif awk -v a="$t0" -v b="$t1" -v m="$max" 'BEGIN { exit !(b - a > m) }'; then
+        why="took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, limit $max s"
+    fi
+    verdict "$name" "$why"
+}
+
+# --- the launcher on its own (no PMIx server needed) ---
+check "help documents the options" 0 '--tag-output' 5 -- "$PMIXRUN" --help
+check "usage error exits 2" 2 'no program given' 5 -- "$PMIXRUN"
+check "--nodes 2 is not yet supported" 2 'not yet supported' 5 -- "$PMIXRUN" --nodes 2 -n 1 true
+check "unknown program exits 127" 127 'no-such-program-xyz: command not found' 5 -- \
+    "$PMIXRUN" -n 2 no-such-program-xyz
+
+# --- plain programs under pmixrun ---
+check "exit status of the failing rank" 5 'rank 2 exited with status 5' 20 -- \
+    "${PR[@]}" -n 3 sh -c 'if [ "$PMIX_RANK" = 2 ]; then exit 5; fi; sleep 30'
+check "signal death is 128+signal" 139 'rank 0 was killed by SIGSEGV' 20 -- \
+    "${PR[@]}" -n 2 sh -c 'if [ "$PMIX_RANK" = 0 ]; then kill -SEGV $$; fi; sleep 30'
+check "--tag-output prefixes [nspace,rank]" 0 '^\[pmixrun\.[^,]+,1\] hello from 1$' 20 -- \
+    "${PR[@]}" --tag-output -n 2 sh -c 'echo "hello from $PMIX_RANK"'
+check "--timeout kills the job" 124 'timed out after 1 s' 15 -- \
+    "$PMIXRUN" --timeout 1 -n 2 sleep 30
+check "-x exports a variable" 0 '^PMIXRUN_TEST_VAR=forty two$' 20 -- \
+    "${PR[@]}" -x 'PMIXRUN_TEST_VAR=forty two' -n 1 sh -c 'echo "PMIXRUN_TEST_VAR=$PMIXRUN_TEST_VAR"'
+
+# SIGTERM to pmixrun reaches the job, and pmixrun exits 128+15.
+t0=$(now)
+$TIMEOUT 60 "${PR[@]}" -n 2 sleep 30 >"$out" 2>&1 &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+t1=$(now)
+why=""
+if [ "$rc" -ne 143 ]; then
+    why="exit status $rc, want 143"
+elif ! grep -q 'received SIGTERM' "$out"; then
+    why="no 'received SIGTERM' message"
+elif awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a > 15) }'; then
+    why="too slow"
+fi
+verdict "SIGTERM is forwarded to the job" "$why"
+
+# --- PMIx clients ---
+check "init/finalize, nested and repeated (1 rank)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 1 "$RT/init_finalize"
+check "init/finalize, nested and repeated (4 ranks)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 4 "$RT/init_finalize"
+check "job info (1 rank)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 1 "$RT/job_info" 1
+check "job info (4 ranks)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 4 "$RT/job_info" 4
+tmpdir=$(sed -n 's/^tmpdir=//p' "$out" | head -n 1)
+why=""
+if [ -z "$tmpdir" ]; then
+    why="the job did not report its PMIX_TMPDIR"
+elif [ -e "$tmpdir" ]; then
+    why="$tmpdir still exists after the job"
+fi
+verdict "scratch tree removed after the job" "$why"
+for n in 2 4 16; do
+    for mode in collect nocollect; do
+        check "put/fence($mode)/get of every type, $n ranks" 0 ' 0 failed' 50 -- \
+            "${PR[@]}" -n "$n" "$RT/put_get" "$mode"
+    done
+done
+check "fences over subsets (4 ranks)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 4 "$RT/fence_subset"
+check "fences over subsets (7 ranks)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 7 "$RT/fence_subset"
+check "Fence_nb and Get_nb (1 rank)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 1 "$RT/fence_nb"
+check "Fence_nb and Get_nb (4 ranks)" 0 ' 0 failed' 30 -- "${PR[@]}" -n 4 "$RT/fence_nb"
+check "MPMD: two apps, one namespace" 0 ' 0 failed' 30 -- \
+    "${PR[@]}" -n 2 "$RT/mpmd" 0 2 0 : -n 3 "$RT/mpmd" 1 3 2
+check "PMIx_Abort kills the job with its status" 7 'rank 1 called PMIx_Abort with status 7' 20 -- \
+    "${PR[@]}" -n 4 "$RT/abort"
+check "exit without PMIx_Finalize fails the job" 1 \
+    'rank 0 called PMIx_Init but exited without calling PMIx_Finalize' 20 -- \
+    "${PR[@]}" -n 3 "$RT/no_finalize"
+check "singleton (no launcher)" 0 ' 0 failed' 20 -- \
+    env -i PATH="$PATH" HOME="${HOME:-/}" "$RT/singleton"
+check "hello example (4 ranks)" 0 '^rank 3/4 .*neighbour 0 says "hello from rank 0' 30 -- \
+    "${PR[@]}" -n 4 "$HELLO"
+if [ -n "$BENCH" ]; then
+    for n in 2 8; do
+        check "pmix_bench smoke run, $n ranks, no mismatches" 0 \
+            'value mismatches over all ranks: 0$' 60 -- "${PR[@]}" -n "$n" "$BENCH" -n 20 -r 2
+    done
+else
+    echo "skip pmix_bench: shared/bench/pmix_bench.c not found"
+fi
+
+echo "runtime: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# tests-mpi/run.sh - run Debian's unchanged Open MPI 4.1.4 on a chosen libpmix.so.2.
+#
+#   PMIX_LIB=/path/to/libpmix.so.2 tests-mpi/run.sh [SCENARIO...]
+#
+# Scenarios (default: all, in this order):
+#   symbols    the 48 PMIx_* functions Open MPI's plugin imports are all defined by PMIX_LIB
+#   hello      MPI_Barrier + MPI_Allreduce at -np 1, 2, 8, 32
+#   ring       ring exchange at -np 4
+#   spawn      MPI_Comm_spawn of 3 children from a 2-rank parent job
+#   connect    MPI_Comm_connect/accept between two mpiruns through one ompi-server
+#   abort      MPI_Abort(42) from the last of 4 ranks; the job must exit with 42
+#   singleton  ./mpi_hello without mpirun (it forks its own orted)
+#   netns      hello and ring at -np 6, and spawn (2 parents + 4 children), over 3 network-
+#              namespace hosts (mpirun on one, orted on the others): plain, with async modex
+#              (--mca pmix_base_async_modex 1 --mca pmix_base_collect_data 0), and with
+#              PMIX_MCA_pmix_server_fence_delta_modex=1 exported to every daemon; plus hello
+#              with an ssh-like agent where only orte_launch_agent carries the library
+#
+# Each single-host scenario runs once per mode in MODES; a mode swaps the library in by
+#   preload          LD_PRELOAD=PMIX_LIB (mpirun/orted inherit it, ranks get -x LD_PRELOAD)
+#   ldpath           LD_LIBRARY_PATH=<dir holding only a libpmix.so.2 symlink to PMIX_LIB>
+#   preload+bindnow  / ldpath+bindnow: the same with LD_BIND_NOW=1
+# Every MPI process proves which library served it and its PMIx server (mpirun/orted): it reads
+# /proc/<pid>/maps (see mpitest.h) and fails unless mca_pmix_ext3x.so and exactly PMIX_LIB are
+# mapped, and unless the mode's variables are in both environments. If PMIX_LIB is the file the
+# system loader would pick anyway, a copy is tested instead so that the proof means something.
+#
+# Every case runs under timeout -s KILL; a hang is a failure. After MAX_HANGS hangs the rest is
+# skipped (and counted as failed) so that a broken library cannot keep CI busy for long.
+# Settings (environment): PMIX_LIB (required), MPI_BIN (compiled programs, default
+# build/tests-mpi), MODES, NETNS_MODES (default "preload ldpath"), NETNS_VARIANTS (default
+# "plain async delta agent"), NETNS_DIR (default
+# ../shared/netns from the repository root), NETNS_PREFIX (default ompit<pid>), MAX_HANGS (3),
+# LOG_DIR (kept; default a temporary directory, removed when all passed unless KEEP_LOGS=1),
+# VERBOSE=1 (print each failing log in full).
+# Exit status: 0 if every case passed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+: "${PMIX_LIB:?set PMIX_LIB to the libpmix.so.2 to test}"
+MPI_BIN=${MPI_BIN:-$ROOT/build/tests-mpi}
+MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
+NETNS_MODES=${NETNS_MODES:-preload ldpath}
+NETNS_VARIANTS=${NETNS_VARIANTS:-plain async delta agent}
+# ../shared sits beside the clone in CI; a worktree under <top>/wt/<name> finds it two up.
+if [ -z "${NETNS_DIR:-}" ]; then
+  NETNS_DIR=$ROOT/../shared/netns
+  [ -d "$NETNS_DIR" ] || [ ! -d "$ROOT/../../shared/netns" ] || NETNS_DIR=$ROOT/../../shared/netns
+fi
+export NETNS_PREFIX=${NETNS_PREFIX:-ompit$$}
+MAX_HANGS=${MAX_HANGS:-3}
+SCENARIOS=${*:-symbols hello ring spawn connect abort singleton netns}
+
+WORK=$(mktemp -d /tmp/pmix-ompi.XXXXXX)
+LOG_DIR=${LOG_DIR:-$WORK/logs}
+mkdir -p "$LOG_DIR"
+# Every process a case starts carries this variable; after the case, any that is still
+# alive (a hung rank, a daemonized orted) is found by it and killed by pid.
+RUN_ID=pmixrs-ompi-$$-$RANDOM
+NETNS_MADE=0
+npass=0
+nfail=0
+hangs=0
+failed=()
+
+# Pids of the processes that carry our marker (one grep over every environ file).
+marked() {
+  grep -lzsx "MPITEST_RUN=$RUN_ID" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | grep -vx "$$"
+}
+
+# Kill every marked process; print how many there were.
+reap() {
+  local pids
+  pids=$(marked)
+  [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+  echo "$pids" | grep -c .
+}
+
+cleanup() {
+  reap >/dev/null
+  [ "$NETNS_MADE" = 1 ] && "$NETNS_DIR/teardown.sh" "$NETNS_PREFIX"
+  if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$nfail" != 0 ] || [ "$LOG_DIR" != "$WORK/logs" ]; then
+    [ "$LOG_DIR" = "$WORK/logs" ] && echo "logs kept in $LOG_DIR"
+    find "$WORK" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+PMIX_LIB=$(readlink -f "$PMIX_LIB")
+[ -f "$PMIX_LIB" ] || { echo "run.sh: no such library: $PMIX_LIB" >&2; exit 2; }
+sys_lib=$(ldconfig -p | awk '/libpmix\.so\.2 .*x86-64/ {print $NF; exit}')
+if [ -n "$sys_lib" ] && [ "$(readlink -f "$sys_lib")" = "$PMIX_LIB" ]; then
+  mkdir -p "$WORK/syscopy"
+  cp "$PMIX_LIB" "$WORK/syscopy/libpmix.so.2"
+  echo "note: $PMIX_LIB is the system default; testing a copy, $WORK/syscopy/libpmix.so.2"
+  PMIX_LIB=$WORK/syscopy/libpmix.so.2
+fi
+LDDIR=$WORK/ldpath
+mkdir -p "$LDDIR"
+ln -s "$PMIX_LIB" "$LDDIR/libpmix.so.2"
+echo "testing $PMIX_LIB; logs in $LOG_DIR"
+
+# set_mode MODE [NAME=VALUE...]: the environment of a mode, plus extra exported variables.
+set_mode() {
+  MODE=$1
+  shift
+  MODE_ENV=()
+  MODE_X=()
+  case $MODE in
+    preload*) MODE_ENV+=("LD_PRELOAD=$PMIX_LIB") MODE_X+=(-x LD_PRELOAD) ;;
+    ldpath*) MODE_ENV+=("LD_LIBRARY_PATH=$LDDIR") MODE_X+=(-x LD_LIBRARY_PATH) ;;
+    *) echo "run.sh: unknown mode $MODE" >&2; exit 2 ;;
+  esac
+  case $MODE in
+    *+bindnow) MODE_ENV+=(LD_BIND_NOW=1) MODE_X+=(-x LD_BIND_NOW) ;;
+  esac
+  local kv
+  for kv in "$@"; do MODE_ENV+=("$kv") MODE_X+=(-x "${kv%%=*}"); done
+}
+
+# The mpirun of a single-host case, in the current mode.
+mpirun_cmd() {
+  MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x MPITEST_PMIX_LIB -x MPITEST_ENV "${MODE_X[@]}")
+}
+
+# The lines of a log that best explain a failure: loader and crash messages first, then
+# failed checks, then other error lines; the tail of the log if none of these.
+first_error() {
+  local out
+  out=$({
+    grep -E 'undefined symbol|symbol lookup error|Segmentation|core dumped|panicked' "$1"
+    grep -E '^FAIL' "$1"
+    grep -v '^ok ' "$1" | grep -E 'rror|PMIx|PMIX|not found|Not found|failed'
+  } | awk '!seen[$0]++' | head -n 4)
+  if [ -n "$out" ]; then
+    echo "$out"
+  elif [ -s "$1" ]; then
+    tail -n 4 "$1"
+  else
+    echo "(no output at all; tests-mpi/pmix-calls.sh shows the last PMIx_* call of each process)"
+  fi
+}
+
+# run_case NAME SECS WANT_RC MIN_PROCS NEED_ORTED CMD...
+#   MIN_PROCS: at least this many processes must print a "who=self" proof line;
+#   NEED_ORTED=1: at least one proof line must come from an orted (multi-host cases).
+run_case() {
+  local name=$1 secs=$2 want=$3 nproc=$4 orted=$5
+  shift 5
+  local log=$LOG_DIR/${name//\//_}.log why=""
+  if [ "$hangs" -ge "$MAX_HANGS" ]; then
+    echo "SKIP $name (after $hangs hangs)"
+    nfail=$((nfail + 1))
+    failed+=("$name: skipped")
+    return
+  fi
+  local t0 t1 rc
+  t0=$(date +%s%N)
+  # In the background and waited for, so that bash prints no "Killed" line of its own.
+  timeout -s KILL "$secs" env "${MODE_ENV[@]}" MPITEST_ENV="${MODE_ENV[*]}" \
+    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_RUN="$RUN_ID" "$@" </dev/null >"$log" 2>&1 &
+  wait $!
+  rc=$?
+  t1=$(date +%s%N)
+  # Ranks and daemons must be gone once the job is over; allow them a moment to exit.
+  local left=0 i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    [ -z "$(marked)" ] && break
+    sleep 0.2
+  done
+  left=$(reap)
+  local self srv
+  self=$(grep -c '^pmixlib .* who=self ' "$log")
+  srv=$(grep -cE '^pmix(lib|server) .* who=(mpirun|orterun|orted|orted-child|ompi-server) ' "$log")
+  if [ "$rc" = 137 ] && [ "$want" != 137 ]; then
+    why="hang: killed after ${secs}s"
+    hangs=$((hangs + 1))
+  elif [ "$rc" != "$want" ]; then
+    why="exit status $rc, want $want"
+  elif grep -q '^FAIL' "$log"; then
+    why="$(grep -c '^FAIL' "$log") failed checks"
+  elif [ "$self" -lt "$nproc" ]; then
+    why="only $self of $nproc processes proved their libpmix"
+  elif [ "$srv" -lt 1 ]; then
+    why="no PMIx server (mpirun/orted) proved its libpmix"
+  elif [ "$orted" = 1 ] && ! grep -q '^pmixlib .* who=orted ' "$log"; then
+    why="no orted proved its libpmix"
+  elif [ "$left" != 0 ]; then
+    why="$left processes still running after the job ended (killed)"
+  fi
+  local secs_taken
+  secs_taken=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", (b-a)/1e9}')
+  if [ -z "$why" ]; then
+    npass=$((npass + 1))
+    echo "PASS $name (${secs_taken}s)"
+  else
+    nfail=$((nfail + 1))
+    failed+=("$name: $why")
+    echo "FAIL $name (${secs_taken}s): $why"
+    first_error "$log" | sed 's/^/     | /'
+    [ "${VERBOSE:-0}" = 1 ] && sed 's/^/     > /' "$log"
+  fi
+}
+
+scenario_symbols() {
+  local log=$LOG_DIR/symbols.log
+  if "$ROOT/tests-mpi/symbols.sh" "$PMIX_LIB" >"$log" 2>&1; then
+    npass=$((npass + 1))
+    echo "PASS symbols ($(tail -n 1 "$log"))"
+  else
+    nfail=$((nfail + 1))
+    failed+=("symbols: $(grep -c '^missing' "$log") missing")
+    echo "FAIL symbols"
+    sed 's/^/     | /' "$log" | tail -n 60
+  fi
+}
+
+single_host() {
+  local scen=$1 mode np
+  for mode in $MODES; do
+    set_mode "$mode"
+    mpirun_cmd
+    case $scen in
+      hello)
+        for np in 1 2 8 32; do
+          local t=30
+          [ "$np" = 32 ] && t=60
+          run_case "$mode/hello-np$np" $t 0 "$np" 0 "${MPIRUN[@]}" -np "$np" "$MPI_BIN/mpi_hello" "$np"
+        done ;;
+      ring) run_case "$mode/ring-np4" 30 0 4 0 "${MPIRUN[@]}" -np 4 "$MPI_BIN/mpi_ring" ;;
+      spawn) run_case "$mode/spawn-np2+3" 40 0 5 0 "${MPIRUN[@]}" -np 2 "$MPI_BIN/mpi_spawn" 3 ;;
+      connect)
+        mkdir -p "$WORK/connect"
+        run_case "$mode/connect-np2+2" 60 0 4 0 "$ROOT/tests-mpi/connect.sh" "$WORK/connect" \
+          "$MPI_BIN" 2 2 "${MPIRUN[@]}" ;;
+      abort) run_case "$mode/abort-np4" 30 42 1 0 "${MPIRUN[@]}" -np 4 "$MPI_BIN/mpi_abort" 42 ;;
+      singleton) run_case "$mode/singleton" 30 0 1 0 "$MPI_BIN/mpi_hello" 1 ;;
+    esac
+  done
+}
+
+# The mpirun of a multi-host case: mpirun runs "on" host 1 (its own UTS namespace, hostname
+# node1); netns-rsh starts orted on the other hosts, inheriting mpirun's environment
+# (LD_PRELOAD, LD_LIBRARY_PATH, LD_BIND_NOW, PMIX_MCA_*), which the ranks then check.
+# With "agent", the rsh agent drops the LD_* variables (as ssh would) and the orted command
+# itself carries them: --mca orte_launch_agent "env LD_PRELOAD=... orted".
+netns_mpirun() {
+  local -a rsh=(--mca plm_rsh_agent "$NETNS_DIR/netns-rsh")
+  if [ "${1:-}" = agent ]; then
+    rsh=(--mca plm_rsh_agent "$ROOT/tests-mpi/rsh-clean-env"
+      --mca orte_launch_agent "env ${MODE_ENV[*]} orted")
+  fi
+  MPIRUN=(ip netns exec "${NETNS_PREFIX}_n1" unshare --uts /bin/sh -c 'hostname node1; exec "$@"' sh
+    mpirun --allow-run-as-root --hostfile "$WORK/hostfile" "${rsh[@]}" --mca plm_rsh_no_tree_spawn 1
+    --mca oob_tcp_if_include 10.211.0.0/24 --mca btl tcp,self --mca btl_tcp_if_include 10.211.0.0/24
+    -x MPITEST_PMIX_LIB -x MPITEST_ENV "${MODE_X[@]}")
+}
+
+scenario_netns() {
+  if [ ! -x "$NETNS_DIR/netns-rsh" ]; then
+    echo "FAIL netns: no netns-rsh in $NETNS_DIR (set NETNS_DIR to shared/netns)"
+    nfail=$((nfail + 1))
+    failed+=("netns: scripts not found")
+    return
+  fi
+  NETNS_DIR=$(cd "$NETNS_DIR" && pwd)
+  if ip netns list | grep -q "^${NETNS_PREFIX}_"; then
+    echo "FAIL netns: namespaces ${NETNS_PREFIX}_* exist already"
+    nfail=$((nfail + 1))
+    failed+=("netns: namespaces exist already")
+    return
+  fi
+  NETNS_MADE=1
+  if ! timeout -s KILL 30 "$NETNS_DIR/setup.sh" 3 "$NETNS_PREFIX" >"$LOG_DIR/netns-setup.log" 2>&1; then
+    echo "FAIL netns: setup.sh failed"
+    sed 's/^/     | /' "$LOG_DIR/netns-setup.log"
+    nfail=$((nfail + 1))
+    failed+=("netns: setup.sh failed")
+    return
+  fi
+  printf '10.211.0.1%d slots=2\n' 1 2 3 >"$WORK/hostfile"
+  export MPITEST_RSH=$NETNS_DIR/netns-rsh
+  local mode variant
+  local -a extra
+  for mode in $NETNS_MODES; do
+    for variant in $NETNS_VARIANTS; do
+      extra=()
+      case $variant in
+        plain) set_mode "$mode" ;;
+        async)
+          # PMIX_MCA_gds=hash: OpenPMIx 4.2.x's shared-memory store (ds21) answers a direct-
+          # modex get for a peer that has not committed yet with NOT_FOUND, so MPI_Init fails
+          # now and then ("PML add procs failed", openpmix issue #3077); hash makes it wait.
+          # Our library has no ds21 and ignores the variable.
+          set_mode "$mode" PMIX_MCA_gds=hash
+          extra=(--mca pmix_base_async_modex 1 --mca pmix_base_collect_data 0) ;;
+        delta) set_mode "$mode" PMIX_MCA_pmix_server_fence_delta_modex=1 ;;
+        agent) set_mode "$mode" ;;
+      esac
+      local c=netns-$mode-$variant
+      if [ "$variant" = agent ]; then
+        netns_mpirun agent
+        run_case "$c/hello-np6" 60 0 6 1 "${MPIRUN[@]}" -np 6 "$MPI_BIN/mpi_hello" 6
+        continue
+      fi
+      netns_mpirun
+      run_case "$c/hello-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_hello" 6
+      run_case "$c/ring-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_ring"
+      run_case "$c/spawn-np2+4" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 2 "$MPI_BIN/mpi_spawn" 4
+    done
+  done
+  "$NETNS_DIR/teardown.sh" "$NETNS_PREFIX"
+  NETNS_MADE=0
+}
+
+for scen in $SCENARIOS; do
+  case $scen in
+    symbols) scenario_symbols ;;
+    hello | ring | spawn | connect | abort | singleton) single_host "$scen" ;;
+    netns) scenario_netns ;;
+    *) echo "run.sh: unknown scenario $scen" >&2; exit 2 ;;
+  esac
+done
+
+echo "== $npass passed, $nfail failed (library $PMIX_LIB)"
+for f in "${failed[@]}"; do echo "   $f"; done
+[ "$nfail" = 0 ]
