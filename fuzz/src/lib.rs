@@ -11,6 +11,8 @@
 //! * [`data_unpack`]: `PMIx_Data_unpack` through the C ABI with any requested type and
 //!   capacity returns a status, leaves the buffer and `*max` consistent, hands out
 //!   data that `PMIx_Data_pack` re-packs to a stable normal form, and leaks nothing.
+//! * [`runtime`]: the protocol's frame reassembler, message decoders and host-blob
+//!   parser, and a whole server session driven by a hostile peer.
 
 use core::ffi::c_void;
 use pmix::conv;
@@ -20,12 +22,19 @@ use pmix_core::compress;
 use pmix_core::*;
 use pmix_sys as sys;
 
+pub mod runtime;
+pub use runtime::{blob_decode, frame_decode, message_decode, server_session};
+
 /// Every target by name (for the fallback harness and the corpus generator).
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("value_decode", value_decode),
     ("info_decode", info_decode),
     ("decompress", decompress),
     ("data_unpack", data_unpack),
+    ("frame_decode", frame_decode),
+    ("message_decode", message_decode),
+    ("blob_decode", blob_decode),
+    ("server_session", server_session),
 ];
 
 /// `codec::from_bytes::<Value>`.
@@ -396,6 +405,22 @@ pub fn samples() -> Vec<Value> {
     ]
 }
 
+/// Called once by each libFuzzer target before it reads its corpus: when
+/// `PMIX_FUZZ_SEEDS` names a directory, write the target's seeds into it (so
+/// `make robust-fuzz-smoke` needs no separate generator build).
+pub fn write_seeds_from_env(name: &str) {
+    let Some(dir) = std::env::var_os("PMIX_FUZZ_SEEDS") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    for (i, s) in seeds(name).iter().enumerate() {
+        let _ = std::fs::write(dir.join(format!("seed-{:04}", i)), s);
+    }
+}
+
 /// Seed inputs for target `name`, built from valid encodings.
 pub fn seeds(name: &str) -> Vec<Vec<u8>> {
     let values = samples();
@@ -450,7 +475,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             out.push([&[sys::PMIX_BOOL as u8, 1][..], &multi].concat());
             out
         }
-        _ => Vec::new(),
+        other => runtime::seeds(other),
     }
 }
 
