@@ -25,8 +25,11 @@ use pmix_sys as sys;
 pub mod runtime;
 pub use runtime::{blob_decode, frame_decode, message_decode, server_session};
 
+/// A target's body.
+pub type Target = fn(&[u8]);
+
 /// Every target by name (for the fallback harness and the corpus generator).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("value_decode", value_decode),
     ("info_decode", info_decode),
     ("decompress", decompress),
@@ -51,12 +54,20 @@ pub fn info_decode(data: &[u8]) {
     let Ok(infos) = from_bytes::<Vec<Info>>(data) else {
         return;
     };
-    assert_eq!(to_bytes(&infos), data, "Vec<Info> encoding is not canonical");
+    assert_eq!(
+        to_bytes(&infos),
+        data,
+        "Vec<Info> encoding is not canonical"
+    );
     let Some(once) = infos_c_trip(&infos) else {
         return;
     };
     let twice = infos_c_trip(&once).expect("a C round trip of converted infos failed");
-    assert_eq!(to_bytes(&once), to_bytes(&twice), "info C round trip unstable");
+    assert_eq!(
+        to_bytes(&once),
+        to_bytes(&twice),
+        "info C round trip unstable"
+    );
 }
 
 /// `compress::decompress`, and `compress_raw`/`compress` round trips of the input.
@@ -83,7 +94,11 @@ fn value_c_trip(v: &Value) {
         return;
     };
     let twice = value_c_once(&once).expect("a C round trip of a converted value failed");
-    assert_eq!(to_bytes(&once), to_bytes(&twice), "value C round trip unstable");
+    assert_eq!(
+        to_bytes(&once),
+        to_bytes(&twice),
+        "value C round trip unstable"
+    );
 }
 
 fn value_c_once(v: &Value) -> Option<Value> {
@@ -191,9 +206,11 @@ pub fn data_unpack(data: &[u8]) {
         let mut n = cap as i32;
         let before = buf.unpack_ptr;
         // SAFETY: `buf` is a consistent buffer; `store` has room for `cap` slots.
-        let rc = unsafe { PMIx_Data_unpack(core::ptr::null(), &mut buf, base as *mut c_void, &mut n, t) };
-        let delivered = rc == sys::PMIX_SUCCESS
-            || (rc == sys::PMIX_ERR_UNPACK_INADEQUATE_SPACE && n > 0);
+        let rc = unsafe {
+            PMIx_Data_unpack(core::ptr::null(), &mut buf, base as *mut c_void, &mut n, t)
+        };
+        let delivered =
+            rc == sys::PMIX_SUCCESS || (rc == sys::PMIX_ERR_UNPACK_INADEQUATE_SPACE && n > 0);
         if !delivered {
             assert_eq!(n, 0, "error {} but *max = {}", rc, n);
             assert_eq!(buf.unpack_ptr, before, "error {} moved the buffer", rc);

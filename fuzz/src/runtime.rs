@@ -62,7 +62,11 @@ pub fn frame_decode(data: &[u8]) {
     assert_eq!(failed, bad, "over-long frame detection differs");
     assert_eq!(got, want, "frames differ with chunking");
     if !bad {
-        assert_eq!(dec.has_partial(), !rest.is_empty(), "partial-frame state wrong");
+        assert_eq!(
+            dec.has_partial(),
+            !rest.is_empty(),
+            "partial-frame state wrong"
+        );
     }
 }
 
@@ -237,7 +241,11 @@ pub fn server_session(data: &[u8]) {
                 let conn = (byte(&mut d) % 5) as usize;
                 let body = chunk(&mut d);
                 if trace() {
-                    eprintln!("request conn {}: {:?}", conn, protocol::decode::<Request>(body));
+                    eprintln!(
+                        "request conn {}: {:?}",
+                        conn,
+                        protocol::decode::<Request>(body)
+                    );
                 }
                 let _ = s.request(conn, body, &mut out);
             }
@@ -316,7 +324,11 @@ pub fn server_session(data: &[u8]) {
         s.fence_done(id, Err(Error::new(sys::PMIX_ERR_TIMEOUT, "end")), &mut out);
     }
     for who in std::mem::take(&mut p.dmodex) {
-        s.dmodex_done(&who, Err(Error::new(sys::PMIX_ERR_TIMEOUT, "end")), &mut out);
+        s.dmodex_done(
+            &who,
+            Err(Error::new(sys::PMIX_ERR_TIMEOUT, "end")),
+            &mut out,
+        );
     }
     for ev in std::mem::take(&mut p.timers) {
         s.timer(ev, &mut out);
@@ -327,7 +339,11 @@ pub fn server_session(data: &[u8]) {
     // process never completes. The check is on with PMIX_FUZZ_STRICT=1 so the fuzzer can
     // look for other bugs meanwhile; make it unconditional when that bug is fixed.
     if std::env::var_os("PMIX_FUZZ_STRICT").is_some() {
-        assert_eq!(s.pending_fences(), 0, "a fence outlived all its participants");
+        assert_eq!(
+            s.pending_fences(),
+            0,
+            "a fence outlived all its participants"
+        );
     }
 }
 
@@ -462,7 +478,10 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             for r in &requests {
                 encode_frame_into(&protocol::encode(r), &mut stream);
             }
-            vec![[&[3u8][..], &stream].concat(), [&[0u8][..], &stream].concat()]
+            vec![
+                [&[3u8][..], &stream].concat(),
+                [&[0u8][..], &stream].concat(),
+            ]
         }
         "message_decode" => {
             let mut v = vec![

@@ -38,7 +38,9 @@ fn server() -> ServerState {
             uid: UID,
             gid: UID,
         };
-        let p = s.check_hello(r as usize + 1, &protocol::encode(&hello)).unwrap();
+        let p = s
+            .check_hello(r as usize + 1, &protocol::encode(&hello))
+            .unwrap();
         s.accept(r as usize + 1, p, &mut out);
     }
     s

@@ -22,7 +22,7 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
-fn target(name: &str) -> fn(&[u8]) {
+fn target(name: &str) -> pmix_fuzz::Target {
     pmix_fuzz::TARGETS
         .iter()
         .find(|(n, _)| *n == name)
@@ -132,18 +132,15 @@ fn load_corpus(dir: &Path) -> Vec<Vec<u8>> {
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     files.sort();
-    files
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .collect()
+    files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
 }
 
-fn run_one(f: fn(&[u8]), input: &[u8], artifacts: &Path, name: &str) {
+fn run_one(f: pmix_fuzz::Target, input: &[u8], artifacts: &Path, name: &str) {
     if std::panic::catch_unwind(|| f(input)).is_err() {
         let _ = std::fs::create_dir_all(artifacts);
-        let h = input
-            .iter()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+        let h = input.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
         let path = artifacts.join(format!("crash-{:016x}", h));
         let _ = std::fs::write(&path, input);
         eprintln!(
