@@ -93,8 +93,10 @@ fn hostile_unpack_record_count_does_not_reserve_per_claimed_item() {
     sys::PMIX_INFO.encode(&mut rec);
     n.encode(&mut rec);
     rec.resize(rec.len() + 2 * n as usize, 0xff);
+    // SAFETY: all-zero is an empty pmix_data_buffer_t.
     let mut buf: sys::pmix_data_buffer_t = unsafe { core::mem::zeroed() };
     pmix::conv::dbuf_to_c(&rec, &mut buf).unwrap();
+    // SAFETY: all-zero is a constructed pmix_info_t.
     let mut dest: [sys::pmix_info_t; 1] = unsafe { core::mem::zeroed() };
     let mut max = 1i32;
     let peak = largest_allocation(|| {
