@@ -19,8 +19,14 @@
 //! Steps 1–4 run in the caller's thread under a read lock; only step 5 goes through the
 //! progress thread and the one wait helper.
 
+mod connect;
+mod events;
 mod gather;
 pub mod global;
+mod group;
+mod publish;
+mod query;
+mod spawn;
 
 use crate::error::{Error, Result};
 use crate::protocol::{
@@ -32,7 +38,7 @@ use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
@@ -103,16 +109,7 @@ pub fn parse_uri(uri: &str) -> Result<String> {
         })
 }
 
-/// An event delivered to handlers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    /// Event code.
-    pub status: i32,
-    /// Process the event is about or comes from.
-    pub source: ProcId,
-    /// Event infos.
-    pub info: Vec<Info>,
-}
+pub use crate::event::Event;
 
 /// An event handler; runs on the progress thread.
 pub type EventHandler = Arc<dyn Fn(&Event) + Send + Sync + 'static>;
@@ -232,6 +229,8 @@ struct Data {
     own: KvSet,
     staged: Vec<Put>,
     peers: HashMap<ProcId, HashMap<Key, Value>>,
+    /// Groups we are a member of, with their members (see `group.rs`).
+    groups: HashMap<String, Vec<ProcId>>,
 }
 
 /// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
@@ -248,8 +247,7 @@ struct Inner {
     data: RwLock<Data>,
     pending: Mutex<HashMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
-    handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
-    next_handler: AtomicUsize,
+    handlers: crate::event::Handlers,
     finalized: AtomicBool,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
@@ -266,6 +264,7 @@ impl Inner {
         self.data.write().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Run an event through our handler chain (on the progress thread).
     fn deliver(&self, ev: &Event) {
         if reactor::stopped() {
             log::debug!(
@@ -274,14 +273,12 @@ impl Inner {
             );
             return;
         }
-        let hs: Vec<EventHandler> = lock(&self.handlers)
-            .iter()
-            .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&ev.status))
-            .map(|(_, _, h)| h.clone())
-            .collect();
-        for h in hs {
-            h(ev);
-        }
+        self.note_event(ev);
+        let h = self.handle.clone();
+        let post: crate::event::Poster = Arc::new(move |f| {
+            let _ = h.post(move |_| f());
+        });
+        self.handlers.deliver(ev.clone(), post);
     }
 
     /// The connection to the server is gone: fail everything waiting and tell handlers.
@@ -503,8 +500,7 @@ impl Client {
                 data: RwLock::new(data),
                 pending: Mutex::new(HashMap::new()),
                 next_tag: AtomicU32::new(1),
-                handlers: Mutex::new(Vec::new()),
-                next_handler: AtomicUsize::new(1),
+                handlers: Default::default(),
                 finalized: AtomicBool::new(false),
                 pinned: Mutex::new(HashMap::new()),
             }),
@@ -559,8 +555,7 @@ impl Client {
             data: RwLock::new(data),
             pending: Mutex::new(HashMap::new()),
             next_tag: AtomicU32::new(1),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: AtomicUsize::new(1),
+            handlers: Default::default(),
             finalized: AtomicBool::new(false),
             pinned: Mutex::new(HashMap::new()),
         });
@@ -757,6 +752,8 @@ impl Client {
     // ------------------------------------------------------------ fence
 
     fn fence_args(&self, procs: Vec<ProcId>) -> Result<Vec<ProcId>> {
+        // A group name stands for its members.
+        let procs = self.expand_group_procs(procs);
         let procs = if procs.is_empty() {
             vec![ProcId::new(
                 self.inner.me.nspace.clone(),
@@ -888,6 +885,20 @@ impl Client {
             return l;
         }
         let me = &self.inner.me;
+        if let Some(k) = key {
+            // Process sets and groups change at run time: the server answers.
+            if matches!(
+                k.as_str(),
+                pmix_sys::attrs::keys::PMIX_PSET_NAMES | pmix_sys::attrs::keys::PMIX_GROUP_NAMES
+            ) && !self.is_singleton()
+            {
+                return Lookup::Ask {
+                    target: proc.cloned().unwrap_or_else(|| me.clone()),
+                    key: Some(k.clone()),
+                    immediate: true,
+                };
+            }
+        }
         let target = proc.cloned().unwrap_or_else(|| me.clone());
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
@@ -1258,9 +1269,7 @@ impl Client {
     /// Register an event handler for `codes` (empty: every event, a default handler).
     /// Returns its id.
     pub fn register_event_handler(&self, codes: Vec<i32>, h: EventHandler) -> usize {
-        let id = self.inner.next_handler.fetch_add(1, Ordering::Relaxed);
-        lock(&self.inner.handlers).push((id, codes, h));
-        id
+        self.inner.handlers.register_simple(codes, h)
     }
 
     /// Remove an event handler.
@@ -1268,13 +1277,7 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = lock(&self.inner.handlers);
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.inner.handlers.deregister(id)
     }
 
     /// `PMIx_Notify_event` from a client: deliver to our own handlers and, unless the
@@ -1288,8 +1291,10 @@ impl Client {
             source: self.inner.me.clone(),
             info: info.clone(),
         };
-        let inner = self.inner.clone();
-        self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        if self.event_reaches_self(range, &info) {
+            let inner = self.inner.clone();
+            self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        }
         if self.is_singleton() || range == sys::PMIX_RANGE_PROC_LOCAL {
             return Ok(());
         }

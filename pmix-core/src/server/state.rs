@@ -16,6 +16,21 @@ use pmix_sys as sys;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+// The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
+// own files as children of this module, so they can reach the state directly.
+#[path = "connect.rs"]
+mod connect;
+#[path = "dynamic.rs"]
+mod dynamic;
+#[path = "events.rs"]
+mod events;
+#[path = "group.rs"]
+mod group;
+#[path = "query.rs"]
+mod query;
+
+pub use query::QueryState;
+
 /// Something the glue must do after a state-machine step.
 pub enum Action {
     /// Send this frame body on a connection.
@@ -85,6 +100,8 @@ pub enum Action {
     AnswerDmodex(HostDone<Vec<u8>>, Result<Vec<u8>>),
     /// Start a timer; when it fires call [`ServerState::timer`] with this event.
     Timer(Duration, TimerEv),
+    /// Make a host upcall of the dynamic operations (see `server/upcalls.rs`).
+    Host(super::upcalls::HostCall),
 }
 
 /// What a timer means when it fires.
@@ -94,6 +111,8 @@ pub enum TimerEv {
     Fence(u64),
     /// The parked Get with this id timed out.
     Get(u64),
+    /// A dynamic operation (connect, disconnect, lookup, …) with this id timed out.
+    Dyn(u64),
 }
 
 /// A registered client (allowed to connect).
@@ -208,6 +227,7 @@ pub struct ServerState {
     dmodex_out: BTreeSet<(ProcId, Option<Key>)>,
     dmodex_in: Vec<(ProcId, Option<Key>, HostDone<Vec<u8>>)>,
     next_id: u64,
+    dynamic: dynamic::DynState,
     delta_modex: bool,
     stats: FenceStats,
 }
@@ -235,6 +255,7 @@ impl ServerState {
             dmodex_out: BTreeSet::new(),
             dmodex_in: Vec::new(),
             next_id: 0,
+            dynamic: Default::default(),
             delta_modex: false,
             stats: FenceStats::default(),
         }
@@ -725,6 +746,7 @@ impl ServerState {
                 ns.lost.insert(proc_.rank);
             }
         }
+        self.dyn_gone(&proc_, finalized, out);
         if finalized {
             self.target_gone(&proc_, out);
             return;
@@ -839,6 +861,7 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
+                self.dyn_finalized(&me, out);
                 // The client is released only after the host has recorded the finalize
                 // (a host may otherwise see the process exit first and call it abnormal).
                 out.push(Action::HostFinalized {
@@ -847,48 +870,19 @@ impl ServerState {
                     proc_: me,
                 });
             }
+            Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
             Req::Notify {
                 status,
                 range,
                 info,
-            } => {
-                if !matches!(range, sys::PMIX_RANGE_LOCAL | sys::PMIX_RANGE_PROC_LOCAL) {
-                    // Beyond this node: the host carries it to the other servers.
-                    out.push(Action::HostNotify {
-                        source: me.clone(),
-                        status,
-                        range,
-                        info: info.clone(),
-                    });
-                }
-                let ev = protocol::encode(&ServerMsg::Event {
-                    status,
-                    source: me.clone(),
-                    info,
-                });
-                for (&c, st) in &self.conns {
-                    if c != conn && matches!(st, ConnState::Client { .. }) {
-                        out.push(Action::Send(c, ev.clone()));
-                    }
-                }
-                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
-            }
+            } => self.client_notify(conn, tag, &me, status, range, info, out),
         }
         Ok(())
     }
 
     /// Send an event to every connected client (a host's `PMIx_Notify_event`).
     pub fn notify(&mut self, status: i32, source: &ProcId, info: Vec<Info>, out: &mut Vec<Action>) {
-        let ev = protocol::encode(&ServerMsg::Event {
-            status,
-            source: source.clone(),
-            info,
-        });
-        for (&c, st) in &self.conns {
-            if matches!(st, ConnState::Client { .. }) {
-                out.push(Action::Send(c, ev.clone()));
-            }
-        }
+        self.host_notify(status, source, sys::PMIX_RANGE_SESSION, info, out);
     }
 
     /// The host has recorded a client's finalize: release the client (whatever the host
@@ -1089,6 +1083,9 @@ impl ServerState {
         info: Vec<Info>,
         out: &mut Vec<Action>,
     ) {
+        if self.dyn_get(conn, tag, &target, key.as_ref(), out) {
+            return;
+        }
         // A namespace we do not know yet may still be registered (a job started later):
         // unless told not to wait, the Get waits for it (bounded by its PMIX_TIMEOUT).
         if !immediate && !self.nspaces.contains_key(&target.nspace) {
@@ -1770,6 +1767,7 @@ impl ServerState {
                     self.fail_fence(&key, sys::PMIX_ERR_TIMEOUT, out);
                 }
             }
+            TimerEv::Dyn(id) => self.dyn_timer(id, out),
             TimerEv::Get(id) => {
                 if let Some(pos) = self.ns_waiters.iter().position(|g| g.id == id) {
                     let g = self.ns_waiters.remove(pos);
