@@ -771,34 +771,29 @@ impl Client {
         Ok(procs)
     }
 
-    /// True if we are the fence's only participant: every entry names us, explicitly or
-    /// as our namespace's wildcard in a job of one. Such a fence is satisfied at once:
-    /// nobody else can arrive, and our committed data is already at our server.
+    /// True if the fence names only us, explicitly (`{self}`): nobody else can arrive and
+    /// our committed data is already at our server, so it is satisfied at once.
+    ///
+    /// # Implementation notes
+    /// Our namespace's wildcard in a job of one is not treated so, although it could be:
+    /// Open MPI 4.1.4 calls `PMIx_Fence_nb(NULL procs, ...)` in `MPI_Init` and takes any
+    /// return other than `PMIX_SUCCESS` as a failure, so a job of one (and an MPI
+    /// singleton, which runs under its own orted) would not start. That fence goes to the
+    /// server and completes through the callback, as with OpenPMIx.
     fn sole_participant(&self, procs: &[ProcId]) -> bool {
         if !self.inner.connected.load(Ordering::SeqCst) {
             return false; // the request fails with PMIX_ERR_UNREACH, as any other
         }
         let me = &self.inner.me;
-        let job_of_one = || {
-            self.inner
-                .read()
-                .jobs
-                .get(&me.nspace)
-                .and_then(|j| j.job_size())
-                == Some(1)
-        };
-        procs.iter().all(|p| {
-            p.nspace == me.nspace
-                && (p.rank == me.rank || (p.rank == sys::PMIX_RANK_WILDCARD && job_of_one()))
-        })
+        !procs.is_empty() && procs.iter().all(|p| p == me)
     }
 
     /// `PMIx_Fence_nb`. An empty `procs` means our whole namespace.
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
-    /// server is gone. A fence satisfied at once (a singleton, or we are its only
-    /// participant) returns `Ok(Started::Done)` and `cb` is not called.
+    /// server is gone. A fence satisfied at once (a singleton, or `procs` names only us)
+    /// returns `Ok(Started::Done)` and `cb` is not called.
     pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
         reactor::check_serviceable("PMIx_Fence_nb")?;
         let procs = self.fence_args(procs)?;
