@@ -23,9 +23,15 @@ static int check_count = 0;
         fflush(stdout);                                                     \
     } while (0)
 
-/* Compare two statuses and print both on failure. */
+/* Compare two statuses and print both on failure. `rc` is evaluated exactly once, so
+ * it may be the call itself: CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "..."). */
 #define CHECK_RC(rc, want, what)                                            \
-    CHECK((rc) == (want), "%s: got %d want %d", what, (int)(rc), (int)(want))
+    do {                                                                    \
+        int check_rc_got_ = (int)(rc);                                      \
+        int check_rc_want_ = (int)(want);                                   \
+        CHECK(check_rc_got_ == check_rc_want_, "%s: got %d want %d", what,  \
+              check_rc_got_, check_rc_want_);                               \
+    } while (0)
 
 #define CHECK_DONE()                                                        \
     do {                                                                    \

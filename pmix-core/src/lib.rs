@@ -14,7 +14,9 @@
 pub mod client;
 pub mod codec;
 pub mod compress;
+pub mod cuda;
 pub mod error;
+pub mod event;
 pub mod protocol;
 pub mod reactor;
 pub mod server;

@@ -5,15 +5,20 @@
 //! keys); [`scratch`] makes the job's directories; [`launch`] forks the ranks (through
 //! [`sys`], the only unsafe code), registers them, releases them and supervises them,
 //! with [`supervisor`] deciding the job's fate, [`output`] forwarding what the ranks
-//! print and [`host`] turning the server's upcalls into events.
+//! print and [`host`] turning the server's upcalls into events. With `--nodes K` the
+//! server part is [`node`]: one daemon per simulated node (pmixrun itself, started as
+//! `pmixrun --node-daemon`), joined by the front end.
 
 mod cli;
 mod host;
 mod job;
 mod keys;
 mod launch;
+mod node;
 mod output;
+mod pubsub;
 mod scratch;
+mod spawn;
 mod supervisor;
 mod sys;
 
@@ -39,6 +44,13 @@ fn main() {
 }
 
 fn real_main() -> i32 {
+    // A node daemon of the multi-node bench (started by the front end only).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "--node-daemon")
+    {
+        return node::daemon::run();
+    }
     let mut args = Vec::new();
     for a in std::env::args_os().skip(1) {
         match a.into_string() {
@@ -102,13 +114,6 @@ fn absolute(p: &Path, cwd: &Path) -> PathBuf {
 }
 
 fn run(opts: Options) -> i32 {
-    if opts.nodes > 1 {
-        eprintln!(
-            "pmixrun: --nodes {}: more than one node is not yet supported",
-            opts.nodes
-        );
-        return 2;
-    }
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -184,6 +189,7 @@ fn run(opts: Options) -> i32 {
     };
     let layout = Layout {
         nspace: nspace.clone(),
+        nodes: job::nodes(&hostname, first, opts.nodes),
         hostname,
         session_id: pid,
         apps,
@@ -223,6 +229,12 @@ fn run(opts: Options) -> i32 {
             return 1;
         }
     };
+    if layout.nodes.len() > 1 {
+        let status = run_nodes(&layout, &opts, &scratch, &mut launcher, events);
+        drop(launcher);
+        drop(scratch);
+        return status;
+    }
 
     let server_id = match Nspace::new(format!("{nspace}.server")) {
         Ok(n) => ProcId::new(n, 0),
@@ -247,25 +259,90 @@ fn run(opts: Options) -> i32 {
         tmpdir: Some(scratch.node_dir().to_path_buf()),
         info: server_info,
     };
-    let server = match Server::start(server_cfg, Arc::new(JobHost::new(nspace, events))) {
-        Ok(s) => s,
+    let store = pubsub::PubStore::new();
+    let host = JobHost::with_store(nspace, events, store.clone());
+    let server = match Server::start(server_cfg, Arc::new(host)) {
+        Ok(s) => Arc::new(s),
         Err(e) => {
             launcher.abandon();
             eprintln!("pmixrun: cannot start the PMIx server: {e}");
             return 1;
         }
     };
-    if let Err(e) = launcher.start(&server) {
+    // Process sets named on the command line (--pset), one per application.
+    let mut first_rank = 0u32;
+    for app in &opts.apps {
+        if let Some(name) = &app.pset {
+            let members = (first_rank..first_rank + app.nprocs)
+                .map(|r| ProcId::new(layout.nspace.clone(), r))
+                .collect();
+            if let Err(e) = server.define_process_set(name, members) {
+                log::warn!("cannot define process set {name}: {e}");
+            }
+        }
+        first_rank += app.nprocs;
+    }
+    if let Err(e) = launcher.start(&*server) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");
-        server.finalize();
+        server.close_now();
+        return 1;
+    }
+    launcher.serve_spawns(server.clone());
+    launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
+    let status = launcher.run();
+    launcher.finish(&*server);
+    drop(launcher);
+    match Arc::try_unwrap(server) {
+        Ok(s) => s.finalize(),
+        Err(s) => s.close_now(),
+    }
+    drop(scratch);
+    status
+}
+
+/// The multi-node bench: start a daemon per node, register and release the ranks
+/// through them, supervise the job, then stop the daemons.
+fn run_nodes(
+    layout: &Layout,
+    opts: &Options,
+    scratch: &Scratch,
+    launcher: &mut Launcher,
+    events: Arc<Events>,
+) -> i32 {
+    let mut node_dirs = Vec::new();
+    for n in &layout.nodes {
+        match scratch.node_dir_for(n.id) {
+            Ok(d) => node_dirs.push(d),
+            Err(e) => {
+                launcher.abandon();
+                eprintln!("pmixrun: cannot create node {}'s directory: {e}", n.id);
+                return 1;
+            }
+        }
+    }
+    let cfg = node::fabric::FabricConfig {
+        node_dirs,
+        node_env: opts.node_env.clone(),
+        report_modex: opts.report_modex,
+    };
+    let mut fabric = match node::fabric::Fabric::start(layout, cfg, events) {
+        Ok(f) => f,
+        Err(e) => {
+            launcher.abandon();
+            eprintln!("pmixrun: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = launcher.start(&fabric) {
+        launcher.abandon();
+        eprintln!("pmixrun: {e}");
+        fabric.shutdown();
         return 1;
     }
     let status = launcher.run();
-    launcher.finish(&server);
-    drop(launcher);
-    server.finalize();
-    drop(scratch);
+    launcher.finish(&fabric);
+    fabric.shutdown();
     status
 }
 

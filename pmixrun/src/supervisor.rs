@@ -60,6 +60,13 @@ pub enum Cause {
         /// What went wrong.
         msg: String,
     },
+    /// A node's PMIx server went away (multi-node bench).
+    Node {
+        /// The node id.
+        node: u32,
+        /// What happened.
+        msg: String,
+    },
 }
 
 impl Cause {
@@ -80,7 +87,7 @@ impl Cause {
                 exit: ExitKind::Signal(s),
                 ..
             } => 128 + s,
-            Cause::NoFinalize { .. } | Cause::Lost { .. } => 1,
+            Cause::NoFinalize { .. } | Cause::Lost { .. } | Cause::Node { .. } => 1,
             Cause::Abort { status, .. } => match status & 0xff {
                 0 => 1,
                 s => s,
@@ -158,6 +165,7 @@ impl fmt::Display for Cause {
             Cause::Timeout(d) => write!(f, "the job timed out after {} s", d.as_secs_f64()),
             Cause::Interrupted(s) => write!(f, "received {}", signal_name(*s)),
             Cause::Launch { rank, msg } => write!(f, "rank {rank} could not be started: {msg}"),
+            Cause::Node { node, msg } => write!(f, "the PMIx server of node {node} failed: {msg}"),
         }
     }
 }
@@ -251,6 +259,15 @@ impl Supervisor {
         }
     }
 
+    /// A rank ended because a process asked for it (`PMIx_Job_control`, or a
+    /// `PMIx_Abort` of other processes): recorded, never a failure.
+    pub fn ended_on_request(&mut self, rank: Rank, exit: ExitKind) {
+        if let Some(r) = self.rec(rank) {
+            r.exit = Some(exit);
+            r.finalized = true;
+        }
+    }
+
     /// The server lost a rank's connection before `PMIx_Finalize`, and the process
     /// has not ended since (an exit is judged by [`Supervisor::exited`]).
     pub fn lost(&mut self, rank: Rank) -> bool {
@@ -275,6 +292,11 @@ impl Supervisor {
         self.fail(Cause::Interrupted(sig))
     }
 
+    /// A node's server went away.
+    pub fn node_failed(&mut self, node: u32, msg: String) -> bool {
+        self.fail(Cause::Node { node, msg })
+    }
+
     /// A rank could not be started.
     pub fn launch_failed(&mut self, rank: Rank, msg: String) -> bool {
         self.fail(Cause::Launch { rank, msg })
@@ -290,6 +312,7 @@ impl Supervisor {
     }
 
     /// Number of ranks still running.
+    #[cfg(test)]
     pub fn nrunning(&self) -> usize {
         self.ranks.iter().filter(|r| r.exit.is_none()).count()
     }

@@ -14,6 +14,25 @@ struct Args {
     key: Option<Key>,
     opts: GetOpts,
     static_values: bool,
+    pointer_values: bool,
+}
+
+/// A library-owned `pmix_value_t` handed out by `PMIX_GET_POINTER_VALUES`; freed when the
+/// engine drops it (the key's value changed, or finalize).
+struct Pinned(*mut sys::pmix_value_t);
+
+// SAFETY: the value is a malloc'd block owned only by this wrapper; the caller only reads
+// it, and it is freed (once) from whichever thread drops the wrapper.
+unsafe impl Send for Pinned {}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: our value_new block, released exactly once here.
+        unsafe {
+            conv::value_destruct(self.0);
+            conv::alloc::free(self.0);
+        }
+    }
 }
 
 unsafe fn args(
@@ -37,22 +56,29 @@ unsafe fn args(
     };
     // SAFETY: NULL or `ninfo` infos (C contract).
     let info = unsafe { conv::info_array_from_c(info, ninfo) }?;
-    let static_values = info
-        .iter()
-        .any(|i| i.key.as_str() == keys::GET_STATIC_VALUES && i.value.is_true());
+    let flag = |k: &str| {
+        info.iter()
+            .any(|i| i.key.as_str() == k && i.value.is_true())
+    };
+    let static_values = flag(keys::GET_STATIC_VALUES);
+    let pointer_values = flag(keys::GET_POINTER_VALUES);
     Ok(Args {
         client,
         proc_,
         key,
         opts: GetOpts::from_info(&info),
         static_values,
+        pointer_values,
     })
 }
 
 /// Retrieve `key` (NULL: all data, as a data array of infos) posted by `proc` (NULL:
 /// ourselves; rank `PMIX_RANK_WILDCARD`: job data). `*val` receives a malloc'd value
 /// (release with `PMIX_VALUE_RELEASE`), or, with `PMIX_GET_STATIC_VALUES`, `val` must
-/// point to caller storage (a `pmix_value_t`) that is filled in.
+/// point to caller storage (a `pmix_value_t`) that is filled in. With
+/// `PMIX_GET_POINTER_VALUES`, `*val` points to a library-owned copy the caller must not
+/// free; it stays valid until that key's value changes (and is read again) or until
+/// `PMIx_Finalize`.
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`,
@@ -86,7 +112,18 @@ pub unsafe extern "C" fn PMIx_Get(
                 conv::value_to_c(&v, val as *mut sys::pmix_value_t)
             });
         }
-        match conv::value_new(&v) {
+        let made = if a.pointer_values {
+            let target = a.proc_.unwrap_or_else(|| a.client.proc_id().clone());
+            a.client
+                .pin(&target, a.key.as_ref(), &v, |v| {
+                    let p = conv::value_new(v)?;
+                    Ok((Pinned(p), p as usize))
+                })
+                .map(|addr| addr as *mut sys::pmix_value_t)
+        } else {
+            conv::value_new(&v)
+        };
+        match made {
             Ok(p) => {
                 // SAFETY: `val` is non-NULL and writable (C contract).
                 unsafe { *val = p };

@@ -19,19 +19,26 @@
 //! Steps 1–4 run in the caller's thread under a read lock; only step 5 goes through the
 //! progress thread and the one wait helper.
 
+mod connect;
+mod events;
+mod gather;
 pub mod global;
+mod group;
+mod publish;
+mod query;
+mod spawn;
 
 use crate::error::{Error, Result};
 use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, JobData, KvSet, Level, Reader, Select};
+use crate::store::{keys, qualified, scope_searched, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
@@ -40,6 +47,9 @@ pub const VERSION_STRING: &str = "7.0.0";
 
 /// How long `PMIx_Init` waits for the server's handshake answer.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than its `PMIX_TIMEOUT` a blocking fence waits for the server's
+/// verdict (the server times the fence out for all participants at once).
+const FENCE_TIMEOUT_GRACE: Duration = Duration::from_secs(2);
 /// How long `PMIx_Finalize` waits for the server's acknowledgement.
 const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -99,16 +109,7 @@ pub fn parse_uri(uri: &str) -> Result<String> {
         })
 }
 
-/// An event delivered to handlers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    /// Event code.
-    pub status: i32,
-    /// Process the event is about or comes from.
-    pub source: ProcId,
-    /// Event infos.
-    pub info: Vec<Info>,
-}
+pub use crate::event::Event;
 
 /// An event handler; runs on the progress thread.
 pub type EventHandler = Arc<dyn Fn(&Event) + Send + Sync + 'static>;
@@ -228,7 +229,13 @@ struct Data {
     own: KvSet,
     staged: Vec<Put>,
     peers: HashMap<ProcId, HashMap<Key, Value>>,
+    /// Groups we are a member of, with their members (see `group.rs`).
+    groups: HashMap<String, Vec<ProcId>>,
 }
+
+/// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
+/// from, its address for the caller, and the owner that frees it when dropped.
+type Pinned = (Value, usize, Box<dyn Send>);
 
 struct Inner {
     me: ProcId,
@@ -240,9 +247,9 @@ struct Inner {
     data: RwLock<Data>,
     pending: Mutex<HashMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
-    handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
-    next_handler: AtomicUsize,
+    handlers: crate::event::Handlers,
     finalized: AtomicBool,
+    pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -257,15 +264,21 @@ impl Inner {
         self.data.write().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Run an event through our handler chain (on the progress thread).
     fn deliver(&self, ev: &Event) {
-        let hs: Vec<EventHandler> = lock(&self.handlers)
-            .iter()
-            .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&ev.status))
-            .map(|(_, _, h)| h.clone())
-            .collect();
-        for h in hs {
-            h(ev);
+        if reactor::stopped() {
+            log::debug!(
+                "client: event {} not delivered: progress engine stopped",
+                ev.status
+            );
+            return;
         }
+        self.note_event(ev);
+        let h = self.handle.clone();
+        let post: crate::event::Poster = Arc::new(move |f| {
+            let _ = h.post(move |_| f());
+        });
+        self.handlers.deliver(ev.clone(), post);
     }
 
     /// The connection to the server is gone: fail everything waiting and tell handlers.
@@ -299,7 +312,19 @@ impl Inner {
                     }
                 }
                 Ok(ServerMsg::Forget { proc_, key }) => {
-                    if let Some(m) = self.write().peers.get_mut(&proc_) {
+                    let mut d = self.write();
+                    if proc_.rank == sys::PMIX_RANK_WILDCARD {
+                        // Job-level data the host retracted (deregister_resources).
+                        if let Some(j) = d.jobs.get_mut(&proc_.nspace) {
+                            j.job.retain(|i| i.key != key);
+                            for (_, l) in j.apps.iter_mut() {
+                                l.retain(|i| i.key != key);
+                            }
+                            for n in j.nodes.iter_mut() {
+                                n.info.retain(|i| i.key != key);
+                            }
+                        }
+                    } else if let Some(m) = d.peers.get_mut(&proc_) {
                         m.remove(&key);
                     }
                 }
@@ -475,9 +500,9 @@ impl Client {
                 data: RwLock::new(data),
                 pending: Mutex::new(HashMap::new()),
                 next_tag: AtomicU32::new(1),
-                handlers: Mutex::new(Vec::new()),
-                next_handler: AtomicUsize::new(1),
+                handlers: Default::default(),
                 finalized: AtomicBool::new(false),
+                pinned: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -530,9 +555,9 @@ impl Client {
             data: RwLock::new(data),
             pending: Mutex::new(HashMap::new()),
             next_tag: AtomicU32::new(1),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: AtomicUsize::new(1),
+            handlers: Default::default(),
             finalized: AtomicBool::new(false),
+            pinned: Mutex::new(HashMap::new()),
         });
         stream
             .set_nonblocking(true)
@@ -632,6 +657,10 @@ impl Client {
     /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
     /// and deleting an absent key is not an error).
     pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
+        reactor::check_serviceable("PMIx_Put")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Put", None, |_| Ok(()));
+        }
         if scope > sys::PMIX_DEL_INTERNAL {
             return Err(Error::bad_param(format!(
                 "scope {} not supported by Put",
@@ -639,6 +668,11 @@ impl Client {
             )));
         }
         let mut d = self.inner.write();
+        let value = if key.as_str() == qualified::CONTAINER && scope < sys::PMIX_DEL_LOCAL {
+            qualified::merge(d.own.map.get(&key).map(|e| &e.value), &value)?
+        } else {
+            value
+        };
         if scope >= sys::PMIX_DEL_LOCAL {
             // Deletion: gone from our own view at once; the others learn at commit.
             d.own.map.remove(&key);
@@ -669,12 +703,22 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_UNREACH` if the server connection is gone.
     pub fn commit(&self) -> Result<()> {
-        if self.is_singleton() {
-            self.inner.write().staged.clear();
-            return Ok(());
+        reactor::check_serviceable("PMIx_Commit")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
         let puts = std::mem::take(&mut self.inner.write().staged);
+        // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
+        // how many changes (puts and deletions since the previous commit) it sends.
         if puts.is_empty() {
+            log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
+            return Ok(());
+        }
+        log::debug!(
+            "PMIx_Commit: sending {} change(s) made since the previous commit",
+            puts.len()
+        );
+        if self.is_singleton() {
             return Ok(());
         }
         self.send_only(Req::Commit { puts })
@@ -708,6 +752,8 @@ impl Client {
     // ------------------------------------------------------------ fence
 
     fn fence_args(&self, procs: Vec<ProcId>) -> Result<Vec<ProcId>> {
+        // A group name stands for its members.
+        let procs = self.expand_group_procs(procs);
         let procs = if procs.is_empty() {
             vec![ProcId::new(
                 self.inner.me.nspace.clone(),
@@ -725,14 +771,38 @@ impl Client {
         Ok(procs)
     }
 
+    /// True if we are the fence's only participant: every entry names us, explicitly or
+    /// as our namespace's wildcard in a job of one. Such a fence is satisfied at once:
+    /// nobody else can arrive, and our committed data is already at our server.
+    fn sole_participant(&self, procs: &[ProcId]) -> bool {
+        if !self.inner.connected.load(Ordering::SeqCst) {
+            return false; // the request fails with PMIX_ERR_UNREACH, as any other
+        }
+        let me = &self.inner.me;
+        let job_of_one = || {
+            self.inner
+                .read()
+                .jobs
+                .get(&me.nspace)
+                .and_then(|j| j.job_size())
+                == Some(1)
+        };
+        procs.iter().all(|p| {
+            p.nspace == me.nspace
+                && (p.rank == me.rank || (p.rank == sys::PMIX_RANK_WILDCARD && job_of_one()))
+        })
+    }
+
     /// `PMIx_Fence_nb`. An empty `procs` means our whole namespace.
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
-    /// server is gone. A singleton returns `Ok(Started::Done)`.
+    /// server is gone. A fence satisfied at once (a singleton, or we are its only
+    /// participant) returns `Ok(Started::Done)` and `cb` is not called.
     pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
+        reactor::check_serviceable("PMIx_Fence_nb")?;
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(Started::Done);
         }
         let req = Req::Fence {
@@ -762,14 +832,27 @@ impl Client {
     /// As [`Client::fence_nb`], plus `PMIX_ERR_WOULD_BLOCK` on the progress thread and
     /// `PMIX_ERR_TIMEOUT` after `PMIX_TIMEOUT`.
     pub fn fence(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        self.fence_as("PMIx_Fence", procs, info)
+    }
+
+    /// [`Client::fence`] on behalf of the C call `call` (`PMIx_Fence`, or `PMIx_Fence_nb`
+    /// given no callback), which the diagnostics name.
+    ///
+    /// # Errors
+    /// As [`Client::fence`].
+    pub fn fence_as(&self, call: &'static str, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        reactor::check_serviceable(call)?;
         if reactor::on_progress_thread() {
-            return reactor::wait("PMIx_Fence", None, |_| Ok(()));
+            return reactor::wait(call, None, |_| Ok(()));
         }
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(());
         }
-        reactor::wait("PMIx_Fence", timeout_of(info), |done| {
+        // The server's timer ends a fence with PMIX_TIMEOUT for every participant; our own
+        // bound, a little later, only guards against a server that never answers.
+        let bound = timeout_of(info).map(|t| t + FENCE_TIMEOUT_GRACE);
+        reactor::wait(call, bound, |done| {
             self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
                 .map(|_| ())
         })
@@ -777,38 +860,54 @@ impl Client {
 
     // ------------------------------------------------------------ get
 
+    /// The self-referential keys (`PMIX_VERSION_NUMERIC`, `PMIX_PROCID`, `PMIX_RANK`),
+    /// answered from our identity alone; None for any other key. They touch nothing that
+    /// waits, so they are answered on the progress thread too.
+    fn self_referential(&self, proc: Option<&ProcId>, key: Option<&Key>) -> Option<Lookup> {
+        let me = &self.inner.me;
+        Some(match key?.as_str() {
+            keys::VERSION_NUMERIC => Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION)),
+            keys::PROCID => match proc {
+                None => Lookup::Found(Value::Proc(Some(me.clone()))),
+                Some(_) => Lookup::Fail(Error::not_found(
+                    "PMIX_PROCID is only answered for a NULL proc",
+                )),
+            },
+            keys::RANK => match proc {
+                Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
+                    Lookup::Found(Value::Rank(me.rank))
+                }
+                _ => Lookup::Fail(Error::not_found(
+                    "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
+                )),
+            },
+            _ => return None,
+        })
+    }
+
     fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
+        if let Some(l) = self.self_referential(proc, key) {
+            return l;
+        }
         let me = &self.inner.me;
         if let Some(k) = key {
-            match k.as_str() {
-                keys::VERSION_NUMERIC => {
-                    return Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION))
-                }
-                keys::PROCID => {
-                    return match proc {
-                        None => Lookup::Found(Value::Proc(Some(me.clone()))),
-                        Some(_) => Lookup::Fail(Error::not_found(
-                            "PMIX_PROCID is only answered for a NULL proc",
-                        )),
-                    }
-                }
-                keys::RANK => {
-                    return match proc {
-                        Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
-                            Lookup::Found(Value::Rank(me.rank))
-                        }
-                        _ => Lookup::Fail(Error::not_found(
-                            "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
-                        )),
-                    }
-                }
-                _ => {}
+            // Process sets and groups change at run time: the server answers.
+            if matches!(
+                k.as_str(),
+                pmix_sys::attrs::keys::PMIX_PSET_NAMES | pmix_sys::attrs::keys::PMIX_GROUP_NAMES
+            ) && !self.is_singleton()
+            {
+                return Lookup::Ask {
+                    target: proc.cloned().unwrap_or_else(|| me.clone()),
+                    key: Some(k.clone()),
+                    immediate: true,
+                };
             }
         }
         let target = proc.cloned().unwrap_or_else(|| me.clone());
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
-        let scope_ok = |s: u8| opts.scope.map(|want| want == s).unwrap_or(true);
+        let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
         if &target == me {
             return match key {
                 Some(k) => {
@@ -838,14 +937,24 @@ impl Client {
             };
         }
         if target.rank == sys::PMIX_RANK_WILDCARD {
-            let Some(j) = d.jobs.get(&target.nspace) else {
-                if opts.optional {
-                    return Lookup::Fail(Error::not_found("namespace not known locally"));
-                }
+            // PMIX_GET_REFRESH_CACHE on job data: ask the server's current registration.
+            if opts.refresh && key.is_some() && !self.is_singleton() {
                 return Lookup::Ask {
                     target,
                     key: key.cloned(),
                     immediate: true,
+                };
+            }
+            let Some(j) = d.jobs.get(&target.nspace) else {
+                if opts.optional {
+                    return Lookup::Fail(Error::not_found("namespace not known locally"));
+                }
+                // The server may know it, or will once it is registered: it waits for
+                // the registration unless PMIX_IMMEDIATE says not to.
+                return Lookup::Ask {
+                    target,
+                    key: key.cloned(),
+                    immediate: opts.immediate,
                 };
             };
             return match key {
@@ -878,13 +987,34 @@ impl Client {
             };
         }
         let Some(k) = key else {
+            if self.is_singleton() {
+                // No server to ask (a singleton, or a server process's own view): all we
+                // hold for that process, as stored with PMIx_Store_internal or registered.
+                let mut all: Vec<Info> = d
+                    .peers
+                    .get(&target)
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| Info {
+                                key: k.clone(),
+                                flags: 0,
+                                value: v.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(j) = d.jobs.get(&target.nspace) {
+                    all.extend(j.proc_infos(target.rank));
+                }
+                return Lookup::Found(info_array(all));
+            }
             return Lookup::Ask {
                 target,
                 key: None,
                 immediate: opts.immediate,
             };
         };
-        if k.is_reserved() {
+        if host_key(k) {
             if let Some(v) = d
                 .jobs
                 .get(&target.nspace)
@@ -893,7 +1023,8 @@ impl Client {
                 return Lookup::Found(v.clone());
             }
         }
-        if !opts.refresh {
+        // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
+        if !opts.refresh && opts.scope.is_none() {
             if let Some(v) = d.peers.get(&target).and_then(|m| m.get(k)) {
                 return Lookup::Found(v.clone());
             }
@@ -912,9 +1043,12 @@ impl Client {
                 k, target
             )));
         }
+        // A reserved key is not waited for once its namespace is known; for a namespace
+        // not known here yet, the server waits for the registration (unless IMMEDIATE).
+        let known_ns = d.jobs.contains_key(&target.nspace);
         Lookup::Ask {
+            immediate: opts.immediate || (host_key(k) && known_ns),
             target,
-            immediate: opts.immediate || k.is_reserved(),
             key: Some(k.clone()),
         }
     }
@@ -927,6 +1061,9 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
+            return self.refresh_job(target, key, opts, cb);
+        }
         let inner = self.inner.clone();
         let refresh = opts.refresh;
         let t2 = target.clone();
@@ -985,6 +1122,49 @@ impl Client {
         )
     }
 
+    /// `PMIX_GET_REFRESH_CACHE` with rank WILDCARD: replace our copy of the namespace's
+    /// job-level data with the server's current registration, then answer from it.
+    fn refresh_job(
+        &self,
+        target: ProcId,
+        key: Option<Key>,
+        opts: &GetOpts,
+        cb: Callback<Value>,
+    ) -> Result<()> {
+        let me = self.clone();
+        let mut plain = opts.clone();
+        plain.refresh = false;
+        let req = Req::JobData {
+            nspace: target.nspace.clone(),
+        };
+        self.request(
+            req,
+            Box::new(move |status, data| {
+                match (status, data) {
+                    (sys::PMIX_SUCCESS, ReplyData::Job(jd)) => {
+                        me.inner.write().jobs.insert(jd.nspace.clone(), *jd);
+                    }
+                    (sys::PMIX_SUCCESS, _) => {}
+                    (st, _) => {
+                        cb(Err(Error::new(
+                            st,
+                            format!("refresh of {}'s job data failed", target.nspace),
+                        )));
+                        return;
+                    }
+                }
+                cb(match me.lookup_local(Some(&target), key.as_ref(), &plain) {
+                    Lookup::Found(v) => Ok(v),
+                    Lookup::Fail(e) => Err(e),
+                    Lookup::Ask { .. } => Err(Error::not_found(format!(
+                        "{:?} is not in {}'s job data",
+                        key, target.nspace
+                    ))),
+                });
+            }),
+        )
+    }
+
     /// `PMIx_Get` (blocking). `proc` None means ourselves; `key` None returns all of the
     /// process's data as a `PMIX_DATA_ARRAY` of `PMIX_INFO`.
     ///
@@ -992,8 +1172,19 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
     /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
     pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        reactor::check_serviceable("PMIx_Get")?;
+        match self.self_referential(proc, key) {
+            Some(Lookup::Found(v)) => return Ok(v),
+            Some(Lookup::Fail(e)) => return Err(e),
+            _ => {}
+        }
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
+        }
+        if let Some((container, sel)) = qualified_get(key, opts) {
+            return self
+                .get(proc, Some(&container), &without_qualifiers(opts))
+                .and_then(sel);
         }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => Ok(v),
@@ -1026,6 +1217,15 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        reactor::check_serviceable("PMIx_Get_nb")?;
+        if let Some((container, sel)) = qualified_get(key, opts) {
+            return self.get_nb(
+                proc,
+                Some(&container),
+                &without_qualifiers(opts),
+                Box::new(move |r| cb(r.and_then(sel))),
+            );
+        }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => self.inner.handle.post(move |_| cb(Ok(v))),
             Lookup::Fail(e) => self.inner.handle.post(move |_| cb(Err(e))),
@@ -1074,9 +1274,7 @@ impl Client {
     /// Register an event handler for `codes` (empty: every event, a default handler).
     /// Returns its id.
     pub fn register_event_handler(&self, codes: Vec<i32>, h: EventHandler) -> usize {
-        let id = self.inner.next_handler.fetch_add(1, Ordering::Relaxed);
-        lock(&self.inner.handlers).push((id, codes, h));
-        id
+        self.inner.handlers.register_simple(codes, h)
     }
 
     /// Remove an event handler.
@@ -1084,13 +1282,7 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = lock(&self.inner.handlers);
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.inner.handlers.deregister(id)
     }
 
     /// `PMIx_Notify_event` from a client: deliver to our own handlers and, unless the
@@ -1104,8 +1296,10 @@ impl Client {
             source: self.inner.me.clone(),
             info: info.clone(),
         };
-        let inner = self.inner.clone();
-        self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        if self.event_reaches_self(range, &info) {
+            let inner = self.inner.clone();
+            self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        }
         if self.is_singleton() || range == sys::PMIX_RANGE_PROC_LOCAL {
             return Ok(());
         }
@@ -1145,6 +1339,33 @@ impl Client {
         ))
     }
 
+    /// `PMIX_GET_POINTER_VALUES`: the address of a library-owned copy of `value`, the
+    /// value of `key` for `proc`. The same address is returned while the value stays the
+    /// same; when it changes, the old copy is released (its owner dropped) and a new one
+    /// made with `make`, which returns the owner and the address. All copies are released
+    /// at finalize. So a pointer stays valid until the key's value changes or finalize.
+    ///
+    /// # Errors
+    /// `make`'s error.
+    pub fn pin<T: Send + 'static>(
+        &self,
+        proc: &ProcId,
+        key: Option<&Key>,
+        value: &Value,
+        make: impl FnOnce(&Value) -> Result<(T, usize)>,
+    ) -> Result<usize> {
+        let mut p = lock(&self.inner.pinned);
+        let k = (proc.clone(), key.cloned());
+        if let Some((v, addr, _)) = p.get(&k) {
+            if v == value {
+                return Ok(*addr);
+            }
+        }
+        let (owner, addr) = make(value)?;
+        p.insert(k, (value.clone(), addr, Box::new(owner)));
+        Ok(addr)
+    }
+
     /// Run `f` on the progress thread (to call a C completion callback there).
     ///
     /// # Errors
@@ -1173,6 +1394,7 @@ impl Client {
         if self.inner.finalized.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        lock(&self.inner.pinned).clear();
         if !self.is_singleton() && self.inner.connected.load(Ordering::SeqCst) {
             let r = reactor::wait("PMIx_Finalize", Some(FINALIZE_TIMEOUT), |done| {
                 self.request(Req::Finalize, Box::new(move |_, _| done.complete(Ok(()))))
@@ -1192,6 +1414,38 @@ impl Client {
         reactor::release();
         Ok(())
     }
+}
+
+/// For a Get that names qualifiers: the container key to fetch instead, and the
+/// selection to apply to it.
+type Selector = Box<dyn FnOnce(Value) -> Result<Value> + Send>;
+
+fn qualified_get(key: Option<&Key>, opts: &GetOpts) -> Option<(Key, Selector)> {
+    let k = key?.clone();
+    let quals = qualified::requested(&opts.info);
+    if quals.is_empty() {
+        return None;
+    }
+    let container = Key::new(qualified::CONTAINER).ok()?;
+    Some((
+        container,
+        Box::new(move |c: Value| {
+            qualified::select(&c, &k, &quals)
+                .ok_or_else(|| Error::not_found(format!("no value of {} with those qualifiers", k)))
+        }),
+    ))
+}
+
+fn without_qualifiers(opts: &GetOpts) -> GetOpts {
+    let mut o = opts.clone();
+    o.info.retain(|i| i.flags & sys::PMIX_INFO_QUALIFIER == 0);
+    o
+}
+
+/// A reserved key the host provides (answered at once, never waited for). The container
+/// of qualified values is reserved by name but published by processes.
+fn host_key(k: &Key) -> bool {
+    k.is_reserved() && k.as_str() != qualified::CONTAINER
 }
 
 fn state_includes(procs: &[ProcId], p: &ProcId) -> bool {

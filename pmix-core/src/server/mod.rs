@@ -16,12 +16,17 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 pub mod global;
+pub mod modex;
+mod psets;
 pub mod state;
+mod upcalls;
+
+pub use upcalls::HostCall;
 
 use crate::error::{Error, Result};
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
 use crate::store::keys;
-use crate::value::{Info, Nspace, ProcId};
+use crate::value::{App, Info, Nspace, Pdata, ProcId, Query};
 use pmix_sys as sys;
 use state::{Action, ServerState};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -49,6 +54,14 @@ pub trait Host: Send + Sync + 'static {
     }
     /// A client called `PMIx_Finalize` (or disconnected after finalizing).
     fn client_finalized(&self, _proc: &ProcId) {}
+    /// [`Host::client_finalized`] for hosts that record it asynchronously: the client's
+    /// `PMIx_Finalize` returns only after `done` is called (or at once for
+    /// `Ok(HostReply::Completed)` or an error). The default calls `client_finalized` and
+    /// completes at once.
+    fn client_finalized_nb(&self, proc: &ProcId, _done: HostDone<()>) -> Result<HostReply> {
+        self.client_finalized(proc);
+        Ok(HostReply::Completed)
+    }
     /// A client's connection closed before it called `PMIx_Finalize` (it crashed, exited
     /// without finalizing, or sent malformed data). Fences it took part in have already
     /// been failed with `PMIX_ERR_PROC_TERM_WO_SYNC` for the other participants.
@@ -76,7 +89,9 @@ pub trait Host: Send + Sync + 'static {
         Err(Error::not_supported("host has no fence"))
     }
     /// Ask the node hosting `proc` for its data (the remote host answers with
-    /// [`Server::dmodex_request`]); `done` receives the blob that call produced.
+    /// [`Server::dmodex_request_info`], passing `info` on, or [`Server::dmodex_request`]);
+    /// `done` receives the blob that call produced. `info` names the wanted key with
+    /// `PMIX_REQUIRED_KEY` when there is one.
     fn direct_modex(
         &self,
         _proc: &ProcId,
@@ -85,6 +100,112 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_found("host has no direct modex"))
     }
+    /// A connect that involves other servers: `data` is this server's blob (its
+    /// participants' endpoint data and their namespaces' job data,
+    /// `protocol::dynamic::encode_connect_blob`); `done` receives the concatenation of
+    /// every participating server's blob. Connects among local clients only never reach
+    /// the host.
+    fn connect(
+        &self,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _data: Vec<u8>,
+        _done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no connect"))
+    }
+    /// A disconnect that involves other servers.
+    fn disconnect(
+        &self,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no disconnect"))
+    }
+    /// `PMIx_Spawn` from `requester`: start the applications as a new namespace (register
+    /// it and its clients first), then hand `done` the namespace.
+    fn spawn(
+        &self,
+        _requester: &ProcId,
+        _job_info: &[Info],
+        _apps: &[App],
+        _done: HostDone<Nspace>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no spawn"))
+    }
+    /// `PMIx_Publish`: `info` holds the data and the directives (`PMIX_RANGE`,
+    /// `PMIX_PERSISTENCE`, …).
+    fn publish(&self, _proc: &ProcId, _info: &[Info], _done: HostDone<()>) -> Result<HostReply> {
+        Err(Error::not_supported("host has no publish"))
+    }
+    /// `PMIx_Lookup`: `done` receives what was found (with `PMIX_WAIT`, once every key,
+    /// or the number asked for, has been published).
+    fn lookup(
+        &self,
+        _proc: &ProcId,
+        _keys: &[String],
+        _info: &[Info],
+        _done: HostDone<Vec<Pdata>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no lookup"))
+    }
+    /// `PMIx_Unpublish` (`keys` empty: everything `proc` published in the range).
+    fn unpublish(
+        &self,
+        _proc: &ProcId,
+        _keys: &[String],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no unpublish"))
+    }
+    /// `PMIx_Query_info` for what the server cannot answer from its own data.
+    fn query(
+        &self,
+        _proc: &ProcId,
+        _queries: &[Query],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no query"))
+    }
+    /// `PMIx_Log`.
+    fn log(
+        &self,
+        _proc: &ProcId,
+        _data: &[Info],
+        _directives: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no log"))
+    }
+    /// `PMIx_Job_control` (`targets` empty: the requester's namespace).
+    fn job_control(
+        &self,
+        _proc: &ProcId,
+        _targets: &[ProcId],
+        _directives: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no job control"))
+    }
+    /// A group construct (`construct`) or destruct that involves other servers; `done`
+    /// receives results such as `PMIX_GROUP_CONTEXT_ID`.
+    fn group(
+        &self,
+        _construct: bool,
+        _grp: &str,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no group"))
+    }
+    /// A client raised an event for a range beyond this node (`PMIx_Notify_event` with a
+    /// range other than `PMIX_RANGE_LOCAL`/`PMIX_RANGE_PROC_LOCAL`); the host carries it
+    /// to the other servers, which deliver it with [`Server::notify_event`]. The local
+    /// clients have already been given it.
+    fn notify_event(&self, _source: &ProcId, _status: i32, _range: u8, _info: &[Info]) {}
 }
 
 /// Server configuration.
@@ -103,8 +224,7 @@ struct Shared {
     state: Mutex<ServerState>,
     host: Arc<dyn Host>,
     handle: Handle,
-    handlers: Mutex<Vec<(usize, Vec<i32>, crate::client::EventHandler)>>,
-    next_handler: std::sync::atomic::AtomicUsize,
+    handlers: crate::event::Handlers,
 }
 
 impl Shared {
@@ -134,7 +254,20 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
-                Action::HostFinalized(p) => self.host.client_finalized(&p),
+                Action::Host(c) => self.host_call(ctx, c),
+                Action::HostFinalized { conn, tag, proc_ } => {
+                    let me = self.clone();
+                    let done: HostDone<()> = Box::new(move |_| {
+                        let m2 = me.clone();
+                        let _ = me.handle.post(move |ctx| {
+                            m2.step(ctx, |s, out| s.finalize_done(conn, tag, out))
+                        });
+                    });
+                    match self.host.client_finalized_nb(&proc_, done) {
+                        Ok(HostReply::Pending) => {}
+                        _ => self.step(ctx, |s, out| s.finalize_done(conn, tag, out)),
+                    }
+                }
                 Action::HostLost(p) => self.host.client_lost(&p),
                 Action::AnswerDmodex(done, r) => done(r),
                 Action::HostFence {
@@ -158,23 +291,30 @@ impl Shared {
                         Err(e) => self.step(ctx, |s, out| s.fence_done(id, Err(e), out)),
                     }
                 }
-                Action::HostDmodex { proc_, info } => {
+                Action::HostDmodex { proc_, key, info } => {
                     let me = self.clone();
-                    let p2 = proc_.clone();
+                    let (p2, k2) = (proc_.clone(), key.clone());
                     let done: HostDone<Vec<u8>> = Box::new(move |r| {
                         let m2 = me.clone();
-                        let _ = me
-                            .handle
-                            .post(move |ctx| m2.step(ctx, |s, out| s.dmodex_done(&p2, r, out)));
+                        let _ = me.handle.post(move |ctx| {
+                            m2.step(ctx, |s, out| s.dmodex_done(&p2, k2.as_ref(), r, out))
+                        });
                     });
+                    let k = key.as_ref();
                     match self.host.direct_modex(&proc_, &info, done) {
                         Ok(HostReply::Pending) => {}
                         Ok(HostReply::Completed) => {
-                            self.step(ctx, |s, out| s.dmodex_done(&proc_, Ok(Vec::new()), out))
+                            self.step(ctx, |s, out| s.dmodex_done(&proc_, k, Ok(Vec::new()), out))
                         }
-                        Err(e) => self.step(ctx, |s, out| s.dmodex_done(&proc_, Err(e), out)),
+                        Err(e) => self.step(ctx, |s, out| s.dmodex_done(&proc_, k, Err(e), out)),
                     }
                 }
+                Action::HostNotify {
+                    source,
+                    status,
+                    range,
+                    info,
+                } => self.host.notify_event(&source, status, range, &info),
                 Action::HostAbort {
                     conn,
                     tag,
@@ -365,12 +505,17 @@ impl Server {
             .set_nonblocking(true)
             .map_err(|e| comm("nonblocking listener", e))?;
         let handle = reactor::acquire()?;
+        let mut state = ServerState::new(id.clone(), hostname);
+        let delta = modex::delta_from_env();
+        if delta {
+            log::debug!("server {}: delta modex on ({})", id, modex::DELTA_MODEX_ENV);
+        }
+        state.set_delta_modex(delta);
         let shared = Arc::new(Shared {
-            state: Mutex::new(ServerState::new(id.clone(), hostname)),
+            state: Mutex::new(state),
             host,
             handle: handle.clone(),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: std::sync::atomic::AtomicUsize::new(1),
+            handlers: Default::default(),
         });
         let sh = shared.clone();
         let lid = handle.call("PMIx_server_init", move |ctx| {
@@ -445,8 +590,11 @@ impl Server {
         info: Vec<Info>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.run("PMIx_server_register_nspace", move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.run("PMIx_server_register_nspace", move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             Ok(())
         })
     }
@@ -463,10 +611,56 @@ impl Server {
         done: HostDone<()>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.post(move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.post(move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             done(Ok(()));
         })
+    }
+
+    /// `PMIx_server_register_resources`: record job-level data every job sees (see
+    /// [`ServerState::register_resources`]). Without `done` it blocks until recorded;
+    /// with it, it returns at once and `done` runs on the progress thread afterwards.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_resources(&self, info: Vec<Info>, done: Option<HostDone<()>>) -> Result<()> {
+        let f = move |sh: &Arc<Shared>, _ctx: &mut Ctx| sh.lock().register_resources(info);
+        match done {
+            Some(d) => self.post(move |sh, ctx| {
+                f(sh, ctx);
+                d(Ok(()));
+            }),
+            None => self.run("PMIx_server_register_resources", move |sh, ctx| {
+                f(sh, ctx);
+                Ok(())
+            }),
+        }
+    }
+
+    /// `PMIx_server_deregister_resources`: retract job-level data from every job and tell
+    /// their clients (see [`ServerState::deregister_resources`]). Blocking without `done`,
+    /// as [`Server::register_resources`].
+    ///
+    /// # Errors
+    /// As [`Server::register_resources`].
+    pub fn deregister_resources(&self, info: Vec<Info>, done: Option<HostDone<()>>) -> Result<()> {
+        let f = move |sh: &Arc<Shared>, ctx: &mut Ctx| {
+            sh.step(ctx, |s, out| s.deregister_resources(info, out))
+        };
+        match done {
+            Some(d) => self.post(move |sh, ctx| {
+                f(sh, ctx);
+                d(Ok(()));
+            }),
+            None => self.run("PMIx_server_deregister_resources", move |sh, ctx| {
+                f(sh, ctx);
+                Ok(())
+            }),
+        }
     }
 
     /// Forget a namespace and everything stored for it.
@@ -570,50 +764,105 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
     pub fn dmodex_request(&self, proc: &ProcId, done: HostDone<Vec<u8>>) -> Result<()> {
+        self.dmodex_request_info(proc, &[], done)
+    }
+
+    /// [`Server::dmodex_request`] with the directives the requesting server's
+    /// `direct_modex` upcall carried: with `PMIX_REQUIRED_KEY` the answer waits until
+    /// `proc` has committed that key (a Get on another node for data not yet committed
+    /// here waits for it, bounded by its `PMIX_TIMEOUT`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn dmodex_request_info(
+        &self,
+        proc: &ProcId,
+        info: &[Info],
+        done: HostDone<Vec<u8>>,
+    ) -> Result<()> {
         let p = proc.clone();
-        self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request(&p, done, out)))
+        let key = info
+            .iter()
+            .find(|i| i.key.as_str() == keys::REQUIRED_KEY)
+            .and_then(|i| i.value.as_str())
+            .and_then(|k| crate::value::Key::new(k).ok());
+        self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request_key(&p, key, done, out)))
+    }
+
+    /// Turn delta modex on or off (normally read from
+    /// `PMIX_MCA_pmix_server_fence_delta_modex` at start; for hosts that configure the
+    /// engine directly, and tests).
+    pub fn set_delta_modex(&self, on: bool) {
+        self.shared.lock().set_delta_modex(on);
+    }
+
+    /// What this server contributed to collecting fences so far (bytes per fence; the
+    /// same numbers are logged at info level, see [`modex`]).
+    pub fn fence_stats(&self) -> modex::FenceStats {
+        self.shared.lock().fence_stats()
+    }
+
+    /// Data was published on behalf of `proc` by another path than its commits (for
+    /// `register_resources` or a group collective): with delta modex, its next fence
+    /// contribution is the full set.
+    pub fn published_elsewhere(&self, proc: &ProcId) {
+        self.shared.lock().published_elsewhere(proc);
     }
 
     /// Deliver an event to every connected client and to this process's own handlers
-    /// (`PMIx_Notify_event` in a server).
+    /// (`PMIx_Notify_event` in a server, range `PMIX_RANGE_SESSION`).
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
     pub fn notify_event(&self, status: i32, source: &ProcId, info: Vec<Info>) -> Result<()> {
+        self.notify_event_range(status, source, sys::PMIX_RANGE_SESSION, info)
+    }
+
+    /// `PMIx_Notify_event` in a server: deliver an event to the connected clients in
+    /// `range` (see `server/events.rs`) and to this process's own handlers.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn notify_event_range(
+        &self,
+        status: i32,
+        source: &ProcId,
+        range: u8,
+        info: Vec<Info>,
+    ) -> Result<()> {
         let src = source.clone();
         self.post(move |sh, ctx| {
-            let ev = crate::client::Event {
+            let ev = crate::event::Event {
                 status,
                 source: src.clone(),
                 info: info.clone(),
             };
-            sh.step(ctx, |s, out| s.notify(status, &src, info, out));
-            let hs: Vec<crate::client::EventHandler> = sh
-                .handlers
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&status))
-                .map(|(_, _, h)| h.clone())
-                .collect();
-            for h in hs {
-                h(&ev);
-            }
+            sh.step(ctx, |s, out| s.host_notify(status, &src, range, info, out));
+            let h = sh.handle.clone();
+            let post: crate::event::Poster = Arc::new(move |f| {
+                let _ = h.post(move |_| f());
+            });
+            sh.handlers.deliver(ev, post);
         })
     }
 
     /// Register an event handler in the server process (`codes` empty: every event).
     pub fn register_event_handler(&self, codes: Vec<i32>, h: crate::client::EventHandler) -> usize {
-        let id = self
-            .shared
-            .next_handler
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.shared
-            .handlers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((id, codes, h));
-        id
+        self.shared.handlers.register_simple(codes, h)
+    }
+
+    /// Register a chain handler in the server process (see [`crate::event`]).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_EVENT_REGISTRATION` for a position that is taken or a missing named
+    /// handler.
+    pub fn register_chain_handler(
+        &self,
+        codes: Vec<i32>,
+        opts: crate::event::HandlerOpts,
+        h: crate::event::ChainHandler,
+    ) -> Result<usize> {
+        self.shared.handlers.register(codes, opts, h)
     }
 
     /// Remove an event handler registered with [`Server::register_event_handler`].
@@ -621,17 +870,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = self
-            .shared
-            .handlers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.shared.handlers.deregister(id)
     }
 
     /// The opaque object the host gave with [`Server::register_client_object`] (0 if none).
