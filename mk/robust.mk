@@ -10,7 +10,7 @@
 #   make robust-diff             tests-c/diff: one program built against our library and against
 #                                Debian's OpenPMIx 4.2.2; outputs must match except the lines
 #                                listed (with a reason) in tests-c/diff/allow.txt
-#   make robust-fuzz-smoke       each fuzz target for ROBUST_FUZZ_SECS (default 6) seconds (cargo-fuzz
+#   make robust-fuzz-smoke       each fuzz target for ROBUST_FUZZ_SECS (default 5) seconds (cargo-fuzz
 #                                with RUSTC_BOOTSTRAP=1 when installed, else the fuzz-fallback harness)
 #   make robust-fuzz-long        each target for ROBUST_FUZZ_LONG_SECS (default 600), niced, one
 #                                at a time; prints corpus size and executions for ROBUSTNESS.md
@@ -22,7 +22,7 @@ MISUSE_BINS       := $(patsubst tests-c/misuse/%.c,$(ROBUST_OUT)/misuse/%,$(MISU
 ROBUST_VALGRIND   ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q
 DIFF_REF_INC      ?= /usr/lib/x86_64-linux-gnu/pmix2/include
 DIFF_REF_LIB      ?= /usr/lib/x86_64-linux-gnu/pmix2/lib
-ROBUST_FUZZ_SECS  ?= 6
+ROBUST_FUZZ_SECS  ?= 5
 ROBUST_FUZZ_LONG_SECS ?= 600
 FUZZ_TARGETS      := value_decode info_decode decompress data_unpack \
                      frame_decode message_decode blob_decode server_session
@@ -109,14 +109,14 @@ $(FUZZ_FALLBACK): $(wildcard fuzz/src/*.rs fuzz/src/bin/*.rs) fuzz/Cargo.toml $(
 robust-fuzz-corpus: $(FUZZ_FALLBACK)
 	@cd fuzz && $(FUZZ_FALLBACK) gen corpus
 
-# The smoke run builds the targets in the dev profile (ASan, no optimisation): it
-# compiles in about half the time of a release build, which matters more than speed
-# of execution for a few seconds per target.
+# The smoke run builds the targets in the dev profile (ASan; fuzz/Cargo.toml gives it
+# opt-level 1): quicker to compile than the release profile, which cargo-fuzz builds as
+# one codegen unit, and fast enough for a few seconds per target.
 robust-fuzz-smoke:
 	@set -e; \
 	if [ "$(ROBUST_FUZZ_ENGINE)" = cargo-fuzz ]; then \
 	  cd fuzz; \
-	  echo "robust-fuzz-smoke: cargo-fuzz (RUSTC_BOOTSTRAP=1, dev build, ASan), $(ROBUST_FUZZ_SECS) s per target"; \
+	  echo "robust-fuzz-smoke: cargo-fuzz (RUSTC_BOOTSTRAP=1, dev profile, ASan), $(ROBUST_FUZZ_SECS) s per target"; \
 	  $(CARGO_FUZZ) build --dev; \
 	  for t in $(FUZZ_TARGETS); do \
 	    PMIX_FUZZ_SEEDS=corpus/$$t $(TIMEOUT) $$(( $(ROBUST_FUZZ_SECS) + 60 )) $(CARGO_FUZZ) run --dev $$t corpus/$$t -- \
