@@ -41,6 +41,10 @@ int main(int argc, char **argv)
     pmix_proc_t me, wild;
     bool crash = argc > 1 && 0 == strcmp(argv[1], "crash");
     waiter_init(&ev);
+    if (crash) {
+        /* pmixrun kills the job when rank 1 dies; stay long enough to see the event. */
+        signal(SIGTERM, SIG_IGN);
+    }
     CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
     if (check_failures) {
         CHECK_DONE();
@@ -51,10 +55,6 @@ int main(int argc, char **argv)
     load_proc(&wild, me.nspace, PMIX_RANK_WILDCARD);
     CHECK_RC(PMIx_Connect(&wild, 1, NULL, 0), PMIX_SUCCESS, "connect the whole job");
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "fence after connect");
-    if (crash && 1 != me.rank) {
-        /* pmixrun kills the job when rank 1 dies; stay long enough to see the event. */
-        signal(SIGTERM, SIG_IGN);
-    }
     if (1 == me.rank) {
         if (crash) {
             printf("rank 1 exits without PMIx_Finalize\n");
