@@ -77,7 +77,7 @@ static const struct row rows[] = {
     {PMIX_CPUSET_BITMAP, PMIX_PROC_CPUSET, 0},
     {PMIX_CREDENTIAL, PMIX_STRING, 0},
     /* Process set membership */
-    {PMIX_PSET_NAMES, PMIX_DATA_ARRAY, S | P},
+    {PMIX_PSET_NAMES, PMIX_DATA_ARRAY, S | P | J}, /* the server answers for the job too */
     /* Fabric locality */
     {PMIX_SWITCH_PEERS, PMIX_DATA_ARRAY, 0},
 };
