@@ -107,5 +107,11 @@ check "spawn: children dying unsynchronized raise PROC_/JOB_TERM_WO_SYNC" 1 \
     'parent heard PROC_TERM_WO_SYNC and JOB_TERM_WO_SYNC' 40 -- \
     "${PR[@]}" -n 1 "$DYN/spawn" crash 2
 
+# --- a C host's module (the adapter Open MPI's mpirun uses), no pmixrun ---
+check "C host with NULL slots: NOT_SUPPORTED to the clients" 0 'chost.c: [0-9]+ checks, 0 failed' 40 -- \
+    "$DYN/chost" null
+check "C host with the slots: upcalls and their answers" 0 'chost.c: [0-9]+ checks, 0 failed' 40 -- \
+    "$DYN/chost" host
+
 echo "dynamic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
