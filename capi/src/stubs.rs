@@ -303,13 +303,6 @@ pub unsafe extern "C" fn PMIx_Progress() {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Progress_thread_stop(_info: *const sys::pmix_info_t, _ninfo: usize) {
-    crate::ffi_value!(PMIx_Progress_thread_stop, (), {
-        log_unsupported("PMIx_Progress_thread_stop")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     _proc: *mut sys::pmix_proc_t,
     _info: *mut sys::pmix_info_t,

@@ -52,6 +52,11 @@ int main(int argc, char **argv)
     pmix_status_t code = PMIX_ERR_PROC_TERM_WO_SYNC;
     CHECK(PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL) >= 0,
           "register a handler for PMIX_ERR_PROC_TERM_WO_SYNC");
+    if (crash && 1 != me.rank) {
+        /* pmixrun kills the job when rank 1 dies; stay long enough to see the event.
+         * Ignore SIGTERM before rank 1 can exit (it may leave right after the fence). */
+        signal(SIGTERM, SIG_IGN);
+    }
     load_proc(&wild, me.nspace, PMIX_RANK_WILDCARD);
     CHECK_RC(PMIx_Connect(&wild, 1, NULL, 0), PMIX_SUCCESS, "connect the whole job");
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "fence after connect");

@@ -9,6 +9,7 @@ pub mod group;
 pub mod init;
 pub mod job_control;
 pub mod ops;
+pub mod progress;
 pub mod publish;
 pub mod put;
 pub mod query;

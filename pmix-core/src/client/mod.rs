@@ -33,7 +33,7 @@ use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, qualified, JobData, KvSet, Level, Reader, Select};
+use crate::store::{keys, qualified, scope_searched, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
@@ -47,6 +47,9 @@ pub const VERSION_STRING: &str = "7.0.0";
 
 /// How long `PMIx_Init` waits for the server's handshake answer.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than its `PMIX_TIMEOUT` a blocking fence waits for the server's
+/// verdict (the server times the fence out for all participants at once).
+const FENCE_TIMEOUT_GRACE: Duration = Duration::from_secs(2);
 /// How long `PMIx_Finalize` waits for the server's acknowledgement.
 const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -263,6 +266,13 @@ impl Inner {
 
     /// Run an event through our handler chain (on the progress thread).
     fn deliver(&self, ev: &Event) {
+        if reactor::stopped() {
+            log::debug!(
+                "client: event {} not delivered: progress engine stopped",
+                ev.status
+            );
+            return;
+        }
         self.note_event(ev);
         let h = self.handle.clone();
         let post: crate::event::Poster = Arc::new(move |f| {
@@ -302,7 +312,19 @@ impl Inner {
                     }
                 }
                 Ok(ServerMsg::Forget { proc_, key }) => {
-                    if let Some(m) = self.write().peers.get_mut(&proc_) {
+                    let mut d = self.write();
+                    if proc_.rank == sys::PMIX_RANK_WILDCARD {
+                        // Job-level data the host retracted (deregister_resources).
+                        if let Some(j) = d.jobs.get_mut(&proc_.nspace) {
+                            j.job.retain(|i| i.key != key);
+                            for (_, l) in j.apps.iter_mut() {
+                                l.retain(|i| i.key != key);
+                            }
+                            for n in j.nodes.iter_mut() {
+                                n.info.retain(|i| i.key != key);
+                            }
+                        }
+                    } else if let Some(m) = d.peers.get_mut(&proc_) {
                         m.remove(&key);
                     }
                 }
@@ -635,6 +657,10 @@ impl Client {
     /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
     /// and deleting an absent key is not an error).
     pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
+        reactor::check_serviceable("PMIx_Put")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Put", None, |_| Ok(()));
+        }
         if scope > sys::PMIX_DEL_INTERNAL {
             return Err(Error::bad_param(format!(
                 "scope {} not supported by Put",
@@ -677,12 +703,22 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_UNREACH` if the server connection is gone.
     pub fn commit(&self) -> Result<()> {
-        if self.is_singleton() {
-            self.inner.write().staged.clear();
-            return Ok(());
+        reactor::check_serviceable("PMIx_Commit")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
         let puts = std::mem::take(&mut self.inner.write().staged);
+        // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
+        // how many changes (puts and deletions since the previous commit) it sends.
         if puts.is_empty() {
+            log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
+            return Ok(());
+        }
+        log::debug!(
+            "PMIx_Commit: sending {} change(s) made since the previous commit",
+            puts.len()
+        );
+        if self.is_singleton() {
             return Ok(());
         }
         self.send_only(Req::Commit { puts })
@@ -735,14 +771,33 @@ impl Client {
         Ok(procs)
     }
 
+    /// True if the fence names only us, explicitly (`{self}`): nobody else can arrive and
+    /// our committed data is already at our server, so it is satisfied at once.
+    ///
+    /// # Implementation notes
+    /// Our namespace's wildcard in a job of one is not treated so, although it could be:
+    /// Open MPI 4.1.4 calls `PMIx_Fence_nb(NULL procs, ...)` in `MPI_Init` and takes any
+    /// return other than `PMIX_SUCCESS` as a failure, so a job of one (and an MPI
+    /// singleton, which runs under its own orted) would not start. That fence goes to the
+    /// server and completes through the callback, as with OpenPMIx.
+    fn sole_participant(&self, procs: &[ProcId]) -> bool {
+        if !self.inner.connected.load(Ordering::SeqCst) {
+            return false; // the request fails with PMIX_ERR_UNREACH, as any other
+        }
+        let me = &self.inner.me;
+        !procs.is_empty() && procs.iter().all(|p| p == me)
+    }
+
     /// `PMIx_Fence_nb`. An empty `procs` means our whole namespace.
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
-    /// server is gone. A singleton returns `Ok(Started::Done)`.
+    /// server is gone. A fence satisfied at once (a singleton, or `procs` names only us)
+    /// returns `Ok(Started::Done)` and `cb` is not called.
     pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
+        reactor::check_serviceable("PMIx_Fence_nb")?;
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(Started::Done);
         }
         let req = Req::Fence {
@@ -772,14 +827,27 @@ impl Client {
     /// As [`Client::fence_nb`], plus `PMIX_ERR_WOULD_BLOCK` on the progress thread and
     /// `PMIX_ERR_TIMEOUT` after `PMIX_TIMEOUT`.
     pub fn fence(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        self.fence_as("PMIx_Fence", procs, info)
+    }
+
+    /// [`Client::fence`] on behalf of the C call `call` (`PMIx_Fence`, or `PMIx_Fence_nb`
+    /// given no callback), which the diagnostics name.
+    ///
+    /// # Errors
+    /// As [`Client::fence`].
+    pub fn fence_as(&self, call: &'static str, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        reactor::check_serviceable(call)?;
         if reactor::on_progress_thread() {
-            return reactor::wait("PMIx_Fence", None, |_| Ok(()));
+            return reactor::wait(call, None, |_| Ok(()));
         }
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(());
         }
-        reactor::wait("PMIx_Fence", timeout_of(info), |done| {
+        // The server's timer ends a fence with PMIX_TIMEOUT for every participant; our own
+        // bound, a little later, only guards against a server that never answers.
+        let bound = timeout_of(info).map(|t| t + FENCE_TIMEOUT_GRACE);
+        reactor::wait(call, bound, |done| {
             self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
                 .map(|_| ())
         })
@@ -787,49 +855,54 @@ impl Client {
 
     // ------------------------------------------------------------ get
 
+    /// The self-referential keys (`PMIX_VERSION_NUMERIC`, `PMIX_PROCID`, `PMIX_RANK`),
+    /// answered from our identity alone; None for any other key. They touch nothing that
+    /// waits, so they are answered on the progress thread too.
+    fn self_referential(&self, proc: Option<&ProcId>, key: Option<&Key>) -> Option<Lookup> {
+        let me = &self.inner.me;
+        Some(match key?.as_str() {
+            keys::VERSION_NUMERIC => Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION)),
+            keys::PROCID => match proc {
+                None => Lookup::Found(Value::Proc(Some(me.clone()))),
+                Some(_) => Lookup::Fail(Error::not_found(
+                    "PMIX_PROCID is only answered for a NULL proc",
+                )),
+            },
+            keys::RANK => match proc {
+                Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
+                    Lookup::Found(Value::Rank(me.rank))
+                }
+                _ => Lookup::Fail(Error::not_found(
+                    "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
+                )),
+            },
+            _ => return None,
+        })
+    }
+
     fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
+        if let Some(l) = self.self_referential(proc, key) {
+            return l;
+        }
         let me = &self.inner.me;
         if let Some(k) = key {
-            match k.as_str() {
-                // Process sets and groups change at run time: the server answers.
-                pmix_sys::attrs::keys::PMIX_PSET_NAMES
-                | pmix_sys::attrs::keys::PMIX_GROUP_NAMES
-                    if !self.is_singleton() =>
-                {
-                    return Lookup::Ask {
-                        target: proc.cloned().unwrap_or_else(|| me.clone()),
-                        key: Some(k.clone()),
-                        immediate: true,
-                    }
-                }
-                keys::VERSION_NUMERIC => {
-                    return Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION))
-                }
-                keys::PROCID => {
-                    return match proc {
-                        None => Lookup::Found(Value::Proc(Some(me.clone()))),
-                        Some(_) => Lookup::Fail(Error::not_found(
-                            "PMIX_PROCID is only answered for a NULL proc",
-                        )),
-                    }
-                }
-                keys::RANK => {
-                    return match proc {
-                        Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
-                            Lookup::Found(Value::Rank(me.rank))
-                        }
-                        _ => Lookup::Fail(Error::not_found(
-                            "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
-                        )),
-                    }
-                }
-                _ => {}
+            // Process sets and groups change at run time: the server answers.
+            if matches!(
+                k.as_str(),
+                pmix_sys::attrs::keys::PMIX_PSET_NAMES | pmix_sys::attrs::keys::PMIX_GROUP_NAMES
+            ) && !self.is_singleton()
+            {
+                return Lookup::Ask {
+                    target: proc.cloned().unwrap_or_else(|| me.clone()),
+                    key: Some(k.clone()),
+                    immediate: true,
+                };
             }
         }
         let target = proc.cloned().unwrap_or_else(|| me.clone());
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
-        let scope_ok = |s: u8| opts.scope.map(|want| want == s).unwrap_or(true);
+        let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
         if &target == me {
             return match key {
                 Some(k) => {
@@ -871,10 +944,12 @@ impl Client {
                 if opts.optional {
                     return Lookup::Fail(Error::not_found("namespace not known locally"));
                 }
+                // The server may know it, or will once it is registered: it waits for
+                // the registration unless PMIX_IMMEDIATE says not to.
                 return Lookup::Ask {
                     target,
                     key: key.cloned(),
-                    immediate: true,
+                    immediate: opts.immediate,
                 };
             };
             return match key {
@@ -963,9 +1038,12 @@ impl Client {
                 k, target
             )));
         }
+        // A reserved key is not waited for once its namespace is known; for a namespace
+        // not known here yet, the server waits for the registration (unless IMMEDIATE).
+        let known_ns = d.jobs.contains_key(&target.nspace);
         Lookup::Ask {
+            immediate: opts.immediate || (host_key(k) && known_ns),
             target,
-            immediate: opts.immediate || host_key(k),
             key: Some(k.clone()),
         }
     }
@@ -978,6 +1056,9 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
+            return self.refresh_job(target, key, opts, cb);
+        }
         let inner = self.inner.clone();
         let refresh = opts.refresh;
         let t2 = target.clone();
@@ -1036,6 +1117,49 @@ impl Client {
         )
     }
 
+    /// `PMIX_GET_REFRESH_CACHE` with rank WILDCARD: replace our copy of the namespace's
+    /// job-level data with the server's current registration, then answer from it.
+    fn refresh_job(
+        &self,
+        target: ProcId,
+        key: Option<Key>,
+        opts: &GetOpts,
+        cb: Callback<Value>,
+    ) -> Result<()> {
+        let me = self.clone();
+        let mut plain = opts.clone();
+        plain.refresh = false;
+        let req = Req::JobData {
+            nspace: target.nspace.clone(),
+        };
+        self.request(
+            req,
+            Box::new(move |status, data| {
+                match (status, data) {
+                    (sys::PMIX_SUCCESS, ReplyData::Job(jd)) => {
+                        me.inner.write().jobs.insert(jd.nspace.clone(), *jd);
+                    }
+                    (sys::PMIX_SUCCESS, _) => {}
+                    (st, _) => {
+                        cb(Err(Error::new(
+                            st,
+                            format!("refresh of {}'s job data failed", target.nspace),
+                        )));
+                        return;
+                    }
+                }
+                cb(match me.lookup_local(Some(&target), key.as_ref(), &plain) {
+                    Lookup::Found(v) => Ok(v),
+                    Lookup::Fail(e) => Err(e),
+                    Lookup::Ask { .. } => Err(Error::not_found(format!(
+                        "{:?} is not in {}'s job data",
+                        key, target.nspace
+                    ))),
+                });
+            }),
+        )
+    }
+
     /// `PMIx_Get` (blocking). `proc` None means ourselves; `key` None returns all of the
     /// process's data as a `PMIX_DATA_ARRAY` of `PMIX_INFO`.
     ///
@@ -1043,6 +1167,12 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
     /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
     pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        reactor::check_serviceable("PMIx_Get")?;
+        match self.self_referential(proc, key) {
+            Some(Lookup::Found(v)) => return Ok(v),
+            Some(Lookup::Fail(e)) => return Err(e),
+            _ => {}
+        }
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
@@ -1082,6 +1212,7 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        reactor::check_serviceable("PMIx_Get_nb")?;
         if let Some((container, sel)) = qualified_get(key, opts) {
             return self.get_nb(
                 proc,

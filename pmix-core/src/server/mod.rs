@@ -598,8 +598,11 @@ impl Server {
         info: Vec<Info>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.run("PMIx_server_register_nspace", move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.run("PMIx_server_register_nspace", move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             Ok(())
         })
     }
@@ -616,10 +619,56 @@ impl Server {
         done: HostDone<()>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.post(move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.post(move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             done(Ok(()));
         })
+    }
+
+    /// `PMIx_server_register_resources`: record job-level data every job sees (see
+    /// [`ServerState::register_resources`]). Without `done` it blocks until recorded;
+    /// with it, it returns at once and `done` runs on the progress thread afterwards.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_resources(&self, info: Vec<Info>, done: Option<HostDone<()>>) -> Result<()> {
+        let f = move |sh: &Arc<Shared>, _ctx: &mut Ctx| sh.lock().register_resources(info);
+        match done {
+            Some(d) => self.post(move |sh, ctx| {
+                f(sh, ctx);
+                d(Ok(()));
+            }),
+            None => self.run("PMIx_server_register_resources", move |sh, ctx| {
+                f(sh, ctx);
+                Ok(())
+            }),
+        }
+    }
+
+    /// `PMIx_server_deregister_resources`: retract job-level data from every job and tell
+    /// their clients (see [`ServerState::deregister_resources`]). Blocking without `done`,
+    /// as [`Server::register_resources`].
+    ///
+    /// # Errors
+    /// As [`Server::register_resources`].
+    pub fn deregister_resources(&self, info: Vec<Info>, done: Option<HostDone<()>>) -> Result<()> {
+        let f = move |sh: &Arc<Shared>, ctx: &mut Ctx| {
+            sh.step(ctx, |s, out| s.deregister_resources(info, out))
+        };
+        match done {
+            Some(d) => self.post(move |sh, ctx| {
+                f(sh, ctx);
+                d(Ok(()));
+            }),
+            None => self.run("PMIx_server_deregister_resources", move |sh, ctx| {
+                f(sh, ctx);
+                Ok(())
+            }),
+        }
     }
 
     /// Forget a namespace and everything stored for it.
