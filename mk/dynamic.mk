@@ -19,3 +19,16 @@ dynamic-check: dynamic-build
 	PMIXRUN=$(PMIXRUN) DYN=$(DYN_BUILD) TIMEOUT="$(TIMEOUT)" bash tests-c/dynamic/run.sh
 
 CHECK_TARGETS += dynamic-check
+
+# The C host adapter under valgrind (definite leaks and memory errors fail), clients too.
+DYN_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
+
+.PHONY: dynamic-valgrind
+dynamic-valgrind: dynamic-build
+	@set -e; for s in null host; do \
+	    echo "== valgrind chost $$s"; \
+	    $(TIMEOUT) 300 $(DYN_VALGRIND) $(DYN_BUILD)/chost $$s > $(DYN_BUILD)/vg.txt 2>&1 || \
+	        { cat $(DYN_BUILD)/vg.txt; echo "FAIL valgrind chost $$s"; exit 1; }; \
+	done
+
+CHECK_TARGETS += dynamic-valgrind

@@ -60,6 +60,18 @@ check "exit without disconnect raises PROC_TERM_WO_SYNC" 1 \
     'rank 0 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 30 -- \
     "${PR[@]}" -n 2 "$DYN/connect_term" crash
 
+# --- connect and events across two simulated nodes (pmixrun --nodes 2) ---
+check "connect rules across 2 nodes (4 ranks)" 0 ' 0 failed' 50 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$DYN/connect_rules"
+check "finalize without disconnect across 2 nodes" 0 \
+    'rank 2 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 40 -- \
+    "${PR[@]}" --nodes 2 -n 3 "$DYN/connect_term" finalize
+check "exit without disconnect across 2 nodes" 1 \
+    'rank 3 got PMIX_ERR_PROC_TERM_WO_SYNC from rank 1' 40 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$DYN/connect_term" crash
+check "event chains and ranges across 2 nodes (4 ranks)" 0 ' 0 failed' 50 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$DYN/events"
+
 # --- publish / lookup / unpublish ---
 check "publish, lookup, unpublish: ranges, persistence, PMIX_WAIT (3 ranks)" 0 ' 0 failed' 40 -- \
     "${PR[@]}" -n 3 "$DYN/publish"
@@ -94,6 +106,12 @@ check "spawn: a failing spawned job is reported and fails pmixrun" 3 \
 check "spawn: children dying unsynchronized raise PROC_/JOB_TERM_WO_SYNC" 1 \
     'parent heard PROC_TERM_WO_SYNC and JOB_TERM_WO_SYNC' 40 -- \
     "${PR[@]}" -n 1 "$DYN/spawn" crash 2
+
+# --- a C host's module (the adapter Open MPI's mpirun uses), no pmixrun ---
+check "C host with NULL slots: NOT_SUPPORTED to the clients" 0 'chost.c: [0-9]+ checks, 0 failed' 40 -- \
+    "$DYN/chost" null
+check "C host with the slots: upcalls and their answers" 0 'chost.c: [0-9]+ checks, 0 failed' 40 -- \
+    "$DYN/chost" host
 
 echo "dynamic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -499,6 +499,44 @@ impl ServerState {
             .partition(|(s, _)| includes(s, p));
         self.dynamic.connected = keep;
         let mut told: Vec<ProcId> = Vec::new();
+        let mut elsewhere: Vec<ProcId> = Vec::new();
+        for (s, _) in &mine {
+            // Members on other servers hear of it through the host.
+            for q in s {
+                let remote = if q.rank == sys::PMIX_RANK_WILDCARD {
+                    !self.connect_shape(std::slice::from_ref(q)).1
+                } else {
+                    !self.is_local(q)
+                };
+                if remote && !elsewhere.contains(q) {
+                    elsewhere.push(q.clone());
+                }
+            }
+        }
+        if !elsewhere.is_empty() {
+            let info: Vec<Info> = [
+                Info::new(ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(p.clone()))),
+                Info::new(
+                    ak::PMIX_EVENT_CUSTOM_RANGE,
+                    Value::DataArray(Box::new(crate::value::DataArray {
+                        dtype: sys::PMIX_PROC,
+                        items: elsewhere
+                            .into_iter()
+                            .map(|q| Value::Proc(Some(q)))
+                            .collect(),
+                    })),
+                ),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            out.push(Action::HostNotify {
+                source: p.clone(),
+                status: sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+                range: sys::PMIX_RANGE_CUSTOM,
+                info,
+            });
+        }
         for (s, _) in mine {
             let members: Vec<ProcId> = self
                 .by_proc

@@ -118,6 +118,13 @@ impl ServerState {
         info: Vec<Info>,
         out: &mut Vec<Action>,
     ) {
+        if status == sys::PMIX_ERR_PROC_TERM_WO_SYNC {
+            // Another server's member ended unsynchronized: the connection is over here
+            // too (nobody else raises it a second time).
+            self.dynamic
+                .connected
+                .retain(|(set, _)| !super::includes(set, source));
+        }
         let (targets, _) = self.event_targets(source, range, &info);
         self.send_event(&targets, status, source, info, out);
     }

@@ -42,6 +42,21 @@ impl NodeHost {
     }
 }
 
+/// `info` with the fence tag set to `tag` (a connect or disconnect must not match a
+/// fence over the same processes).
+fn tagged(info: &[Info], tag: &str) -> Vec<Info> {
+    let key = pmix_core::protocol::FENCE_TAG;
+    let mut v: Vec<Info> = info
+        .iter()
+        .filter(|i| i.key.as_str() != key)
+        .cloned()
+        .collect();
+    if let Ok(i) = Info::new(key, Value::string(tag)) {
+        v.push(i);
+    }
+    v
+}
+
 fn outcome(status: i32, what: &str) -> Result<()> {
     if status == pmix_sys::PMIX_SUCCESS {
         Ok(())
@@ -113,6 +128,25 @@ impl Host for NodeHost {
             data,
         });
         Ok(HostReply::Pending)
+    }
+    /// A connect spanning nodes travels like a fence (the front end matches the nodes'
+    /// blobs by participants and tag, and hands each the concatenation).
+    fn connect(
+        &self,
+        procs: &[ProcId],
+        info: &[Info],
+        data: Vec<u8>,
+        done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        self.fence(procs, &tagged(info, "pmixrs.connect"), data, done)
+    }
+    fn disconnect(&self, procs: &[ProcId], info: &[Info], done: HostDone<()>) -> Result<HostReply> {
+        self.fence(
+            procs,
+            &tagged(info, "pmixrs.disconnect"),
+            Vec::new(),
+            Box::new(move |r| done(r.map(|_| ()))),
+        )
     }
     fn direct_modex(
         &self,
@@ -303,10 +337,11 @@ pub fn run() -> i32 {
             Down::Notify {
                 status,
                 source,
+                range,
                 info,
             } => {
                 if let Some(s) = &server {
-                    if let Err(e) = s.notify_event(status, &source, info) {
+                    if let Err(e) = s.notify_event_range(status, &source, range, info) {
                         log::warn!("node {node}: cannot deliver event {status}: {e}");
                     }
                 }

@@ -329,8 +329,8 @@ impl Shared {
             Up::Notify {
                 source,
                 status,
+                range,
                 info,
-                ..
             } => {
                 for n in (0..self.links.len()).filter(|&n| n != node) {
                     self.send(
@@ -338,6 +338,7 @@ impl Shared {
                         &Down::Notify {
                             status,
                             source: source.clone(),
+                            range,
                             info: info.clone(),
                         },
                     );

@@ -111,6 +111,8 @@ pub enum Down {
         status: i32,
         /// Who raised it.
         source: ProcId,
+        /// Its range (the node's server delivers to its clients in range).
+        range: u8,
         /// Event infos.
         info: Vec<Info>,
     },
@@ -333,11 +335,13 @@ impl Wire for Down {
             Down::Notify {
                 status,
                 source,
+                range,
                 info,
             } => {
                 7u8.encode(out);
                 status.encode(out);
                 source.encode(out);
+                range.encode(out);
                 info.encode(out);
             }
             Down::Shutdown => 8u8.encode(out),
@@ -381,6 +385,7 @@ impl Wire for Down {
             7 => Down::Notify {
                 status: i32::decode(d)?,
                 source: ProcId::decode(d)?,
+                range: u8::decode(d)?,
                 info: Vec::decode(d)?,
             },
             8 => Down::Shutdown,
@@ -684,6 +689,7 @@ mod tests {
             Down::Notify {
                 status: -1,
                 source: p(0),
+                range: pmix_sys::PMIX_RANGE_CUSTOM,
                 info: info.clone(),
             },
             Down::Shutdown,
