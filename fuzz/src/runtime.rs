@@ -181,9 +181,11 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 Action::HostDmodex { proc_, .. } => eprintln!("host dmodex {}", proc_),
                 Action::Timer(d, ev) => eprintln!("timer {:?} {:?}", d, ev),
                 Action::HostAbort { conn, .. } => eprintln!("host abort from {}", conn),
-                Action::HostFinalized(p) => eprintln!("finalized {}", p),
+                Action::HostFinalized { proc_, .. } => eprintln!("finalized {}", proc_),
                 Action::HostLost(p) => eprintln!("lost {}", p),
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
+                Action::HostNotify { .. } => eprintln!("host notify"),
+                Action::Host(_) => eprintln!("host upcall"),
             }
         }
         match a {
@@ -199,9 +201,11 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
             Action::Timer(_, ev) => p.timers.push(ev),
             Action::HostAbort { conn, tag, .. } => p.aborts.push((conn, tag)),
             Action::Close(_)
-            | Action::HostFinalized(_)
+            | Action::HostFinalized { .. }
             | Action::HostLost(_)
-            | Action::AnswerDmodex(..) => {}
+            | Action::AnswerDmodex(..)
+            | Action::HostNotify { .. }
+            | Action::Host(_) => {}
         }
     }
 }
@@ -297,7 +301,7 @@ pub fn server_session(data: &[u8]) {
                 let blob = chunk(&mut d).to_vec();
                 if !p.dmodex.is_empty() {
                     let who = p.dmodex.remove(sel % p.dmodex.len());
-                    s.dmodex_done(&who, Ok(blob), &mut out);
+                    s.dmodex_done(&who, None, Ok(blob), &mut out);
                 }
             }
             _ => {
@@ -326,6 +330,7 @@ pub fn server_session(data: &[u8]) {
     for who in std::mem::take(&mut p.dmodex) {
         s.dmodex_done(
             &who,
+            None,
             Err(Error::new(sys::PMIX_ERR_TIMEOUT, "end")),
             &mut out,
         );
@@ -451,19 +456,17 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             },
         },
     ];
-    let blob = Blob {
-        collect: true,
-        procs: vec![ProcBlob {
-            proc_: p0.clone(),
-            entries: vec![(
-                Key::new("k0").expect("short"),
-                Entry {
-                    scope: sys::PMIX_GLOBAL,
-                    value: Value::Uint64(7),
-                },
-            )],
-        }],
-    };
+    let mut blob = Blob::new(true);
+    blob.procs.push(ProcBlob::full(
+        p0.clone(),
+        vec![(
+            Key::new("k0").expect("short"),
+            Entry {
+                scope: sys::PMIX_GLOBAL,
+                value: Value::Uint64(7),
+            },
+        )],
+    ));
     let hello = Hello {
         version: protocol::VERSION,
         proc_: p0.clone(),
