@@ -77,7 +77,7 @@ static const struct row rows[] = {
     {PMIX_CPUSET_BITMAP, PMIX_PROC_CPUSET, 0},
     {PMIX_CREDENTIAL, PMIX_STRING, 0},
     /* Process set membership */
-    {PMIX_PSET_NAMES, PMIX_DATA_ARRAY, S | P},
+    {PMIX_PSET_NAMES, PMIX_DATA_ARRAY, S | P | J},
     /* Fabric locality */
     {PMIX_SWITCH_PEERS, PMIX_DATA_ARRAY, 0},
 };
@@ -115,8 +115,8 @@ int main(void)
         check_row(&rows[i], &job, J, "job");
     }
 
-    /* PMIX_PSET_NAMES is an array of strings (pmixrun defines no process set, so it is
-     * empty); PMIX_LOCAL_PROCS an array of procs. */
+    /* PMIX_PSET_NAMES is an array of strings (no --pset given to pmixrun: empty);
+     * PMIX_LOCAL_PROCS an array of procs. */
     pmix_value_t *v = NULL;
     if (PMIX_SUCCESS == PMIx_Get(&peer, PMIX_PSET_NAMES, NULL, 0, &v) && v) {
         CHECK(v->data.darray && v->data.darray->type == PMIX_STRING && 0 == v->data.darray->size,
