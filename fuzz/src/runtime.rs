@@ -153,9 +153,10 @@ fn fresh_server(out: &mut Vec<Action>) -> ServerState {
 #[derive(Default)]
 struct Pending {
     fences: Vec<u64>,
-    dmodex: Vec<ProcId>,
+    dmodex: Vec<(ProcId, Option<Key>)>,
     timers: Vec<TimerEv>,
     aborts: Vec<(usize, u32)>,
+    finalizes: Vec<(usize, u32)>,
 }
 
 /// `PMIX_FUZZ_TRACE=1` prints the actions of a session (to check what seeds reach).
@@ -178,14 +179,16 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 ),
                 Action::Close(c) => eprintln!("close {}", c),
                 Action::HostFence { id, procs, .. } => eprintln!("host fence {} {:?}", id, procs),
-                Action::HostDmodex { proc_, .. } => eprintln!("host dmodex {}", proc_),
+                Action::HostDmodex { proc_, key, .. } => {
+                    eprintln!("host dmodex {} {:?}", proc_, key)
+                }
+                Action::HostNotify { .. } => eprintln!("host notify"),
+                Action::Host(_) => eprintln!("host call"),
                 Action::Timer(d, ev) => eprintln!("timer {:?} {:?}", d, ev),
                 Action::HostAbort { conn, .. } => eprintln!("host abort from {}", conn),
                 Action::HostFinalized { proc_, .. } => eprintln!("finalized {}", proc_),
                 Action::HostLost(p) => eprintln!("lost {}", p),
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
-                Action::HostNotify { .. } => eprintln!("host notify"),
-                Action::Host(_) => eprintln!("host upcall"),
             }
         }
         match a {
@@ -197,15 +200,15 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 assert!(body.len() <= MAX_FRAME, "server sent an over-long frame");
             }
             Action::HostFence { id, .. } => p.fences.push(id),
-            Action::HostDmodex { proc_, .. } => p.dmodex.push(proc_),
+            Action::HostDmodex { proc_, key, .. } => p.dmodex.push((proc_, key)),
+            Action::HostFinalized { conn, tag, .. } => p.finalizes.push((conn, tag)),
             Action::Timer(_, ev) => p.timers.push(ev),
             Action::HostAbort { conn, tag, .. } => p.aborts.push((conn, tag)),
             Action::Close(_)
-            | Action::HostFinalized { .. }
             | Action::HostLost(_)
-            | Action::AnswerDmodex(..)
             | Action::HostNotify { .. }
-            | Action::Host(_) => {}
+            | Action::Host(_)
+            | Action::AnswerDmodex(..) => {}
         }
     }
 }
@@ -300,19 +303,22 @@ pub fn server_session(data: &[u8]) {
                 let sel = byte(&mut d) as usize;
                 let blob = chunk(&mut d).to_vec();
                 if !p.dmodex.is_empty() {
-                    let who = p.dmodex.remove(sel % p.dmodex.len());
-                    s.dmodex_done(&who, None, Ok(blob), &mut out);
+                    let (who, key) = p.dmodex.remove(sel % p.dmodex.len());
+                    s.dmodex_done(&who, key.as_ref(), Ok(blob), &mut out);
                 }
             }
             _ => {
-                // a timer fires, or the host answers an abort
+                // a timer fires, or the host answers an abort or a finalize
                 let sel = byte(&mut d) as usize;
                 if sel & 1 == 0 && !p.timers.is_empty() {
                     let ev = p.timers.remove(sel % p.timers.len());
                     s.timer(ev, &mut out);
-                } else if !p.aborts.is_empty() {
+                } else if sel & 2 == 0 && !p.aborts.is_empty() {
                     let (conn, tag) = p.aborts.remove(sel % p.aborts.len());
                     s.abort_done(conn, tag, Ok(()), &mut out);
+                } else if !p.finalizes.is_empty() {
+                    let (conn, tag) = p.finalizes.remove(sel % p.finalizes.len());
+                    s.finalize_done(conn, tag, &mut out);
                 }
             }
         }
@@ -327,13 +333,16 @@ pub fn server_session(data: &[u8]) {
     for id in std::mem::take(&mut p.fences) {
         s.fence_done(id, Err(Error::new(sys::PMIX_ERR_TIMEOUT, "end")), &mut out);
     }
-    for who in std::mem::take(&mut p.dmodex) {
+    for (who, key) in std::mem::take(&mut p.dmodex) {
         s.dmodex_done(
             &who,
-            None,
+            key.as_ref(),
             Err(Error::new(sys::PMIX_ERR_TIMEOUT, "end")),
             &mut out,
         );
+    }
+    for (conn, tag) in std::mem::take(&mut p.finalizes) {
+        s.finalize_done(conn, tag, &mut out);
     }
     for ev in std::mem::take(&mut p.timers) {
         s.timer(ev, &mut out);

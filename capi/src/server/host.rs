@@ -372,6 +372,10 @@ impl Host for CHost {
         self.dyn_job_control(p, targets, directives, done)
     }
 
+    fn finalize_raises_term_wo_sync(&self) -> bool {
+        false
+    }
+
     fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
         self.dyn_notify(status, source, range, info);
     }

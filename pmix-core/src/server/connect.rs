@@ -362,6 +362,11 @@ impl ServerState {
             } else {
                 keep
             };
+            log::debug!(
+                "server: disconnected {:?}; still connected: {:?}",
+                key,
+                keep.iter().map(|(s, _)| s).collect::<Vec<_>>()
+            );
             self.dynamic.connected = keep;
             for a in t.arrived {
                 out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
@@ -378,6 +383,7 @@ impl ServerState {
             .collect();
         let (jobs, peers) = self.exchange(&t.procs, contributed, remote);
         if !self.dynamic.connected.iter().any(|(s, _)| s == &t.procs) {
+            log::debug!("server: connected {:?}", t.procs);
             self.dynamic.connected.push((t.procs.clone(), false));
         }
         for a in t.arrived {
@@ -507,6 +513,11 @@ impl ServerState {
                 let info = Info::new(ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(p.clone())))
                     .into_iter()
                     .collect();
+                log::debug!(
+                    "server: {} ended while connected to {}: PMIX_ERR_PROC_TERM_WO_SYNC",
+                    p,
+                    q
+                );
                 self.event_to(&q, sys::PMIX_ERR_PROC_TERM_WO_SYNC, p, info, out);
                 told.push(q);
             }

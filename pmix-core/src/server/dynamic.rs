@@ -30,6 +30,8 @@ pub struct DynState {
     pub(super) group_ops: Vec<super::group::GroupOp>,
     /// The last context id handed out.
     pub(super) last_ctx_id: u64,
+    /// A finalize without disconnect does not raise `PMIX_ERR_PROC_TERM_WO_SYNC`.
+    pub(super) quiet_finalize: bool,
 }
 
 impl ServerState {
@@ -238,7 +240,20 @@ impl ServerState {
 
     /// A client called `PMIx_Finalize`.
     pub(super) fn dyn_finalized(&mut self, me: &ProcId, out: &mut Vec<Action>) {
-        self.connected_member_left(me, out);
+        if self.dynamic.quiet_finalize {
+            // Forget its connections without telling anyone.
+            self.dynamic
+                .connected
+                .retain(|(s, _)| !super::includes(s, me));
+        } else {
+            self.connected_member_left(me, out);
+        }
+    }
+
+    /// Whether a finalize without disconnect raises `PMIX_ERR_PROC_TERM_WO_SYNC` (see
+    /// `Host::finalize_raises_term_wo_sync`).
+    pub fn set_finalize_term_events(&mut self, on: bool) {
+        self.dynamic.quiet_finalize = !on;
     }
 
     /// A client's connection closed (`finalized`: after `PMIx_Finalize`).

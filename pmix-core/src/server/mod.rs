@@ -189,6 +189,13 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_supported("host has no job control"))
     }
+    /// Whether a connected process that calls `PMIx_Finalize` without disconnecting
+    /// raises `PMIX_ERR_PROC_TERM_WO_SYNC` at the members it was connected to (the
+    /// server does it). A process that vanishes always does. A C host says no: OpenPMIx
+    /// leaves this to the host, and Open MPI 4.1.4 never disconnects before finalizing.
+    fn finalize_raises_term_wo_sync(&self) -> bool {
+        true
+    }
     /// A group construct (`construct`) or destruct that involves other servers; `done`
     /// receives results such as `PMIX_GROUP_CONTEXT_ID`.
     fn group(
@@ -511,6 +518,7 @@ impl Server {
             log::debug!("server {}: delta modex on ({})", id, modex::DELTA_MODEX_ENV);
         }
         state.set_delta_modex(delta);
+        state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
             host,
