@@ -61,7 +61,6 @@ keys! {
     PMIX_PROCDIR,
     PMIX_REINCARNATION,
     PMIX_PROC_PID,
-    PMIX_PSET_NAMES,
 
     // The arrays a host uses to group app-, node- and process-level data in
     // `register_nspace` (`PMIX_PROC_DATA` is the deprecated name of `PMIX_PROC_INFO_ARRAY`).
