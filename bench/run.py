@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""make bench: pmix_bench side by side, Debian's OpenPMIx 4.2.2 against pmix-rs.
+
+Runs the same pmix_bench binary (../shared/bench/pmix_bench.c, built against Debian's
+headers) in three ways, several times each, interleaved so that load drift hits all three
+alike:
+
+  debian   Open MPI 4.1.4 mpirun, LD_PRELOAD=Debian's libpmix.so.2 (server and ranks)
+  ours     the same mpirun, LD_PRELOAD=our libpmix.so.2 (server and ranks)
+  pmixrun  our launcher, ranks LD_PRELOAD=our libpmix.so.2
+
+Each run is `pmix_bench -s` (solo: only rank 0 runs the put/commit/get loops), ranks bound
+to cores (mpirun --bind-to core:overload-allowed; under pmixrun bench/bind.sh pins rank r
+to core r mod ncores). A run's value per operation is the median over the bench's
+repetitions; the table shows the median over runs and the ratio ours/Debian.
+It also times `pmixrun -n 2 hello` and `mpirun -np 8 mpi_hello` with each library.
+
+Environment: PMIXRUN, OURS, DEBIAN (library paths), BENCH, HELLO, MPI_HELLO, BIND (the
+binaries), NPS (default "2 8"), RUNS (3), E2E_RUNS (5), ITERS (200), OUT (optional file that
+receives the table in Markdown as well).
+"""
+import os
+import re
+import statistics
+import signal
+import subprocess
+import sys
+import time
+
+ENV = os.environ
+PMIXRUN = ENV["PMIXRUN"]
+OURS = os.path.realpath(ENV["OURS"])
+DEBIAN = os.path.realpath(ENV["DEBIAN"])
+BENCH = ENV["BENCH"]
+HELLO = ENV.get("HELLO", "")
+MPI_HELLO = ENV.get("MPI_HELLO", "")
+BIND = ENV["BIND"]
+NPS = [int(x) for x in ENV.get("NPS", "2 8").split()]
+RUNS = int(ENV.get("RUNS", "3"))
+E2E_RUNS = int(ENV.get("E2E_RUNS", "5"))
+ITERS = ENV.get("ITERS", "200")
+OUT = ENV.get("OUT", "")
+TIMEOUT = 60
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+
+# (label, bench op name, goal ratio ours/Debian or None, which np values to show)
+ROWS = [
+    ("Get job info (JOB_SIZE, wildcard)", "get(JOB_SIZE, wildcard)", 0.01, "all"),
+    ("Get job info (LOCAL_RANK, self)", "get(LOCAL_RANK, self)", 0.01, "all"),
+    ("Get peer key, first access", "get(peer key, first access)", 0.1, "all"),
+    ("Get peer key, repeated", "get(peer key, repeated)", 0.02, "all"),
+    ("Put 64 B", "put64 (no commit)", 0.03, "all"),
+    ("Commit after 1 put", "commit (after 1 put)", 0.1, "all"),
+    ("Fence without data", "fence(no data)", 0.4, "all"),
+    ("Collecting fence 10x64 B/rank", "fence(collect, 10x64B/rank)", 0.3, "all"),
+    ("PMIx_Init (median over ranks)", "init", 0.1, "all"),
+    ("PMIx_Finalize (rank 0)", "finalize", None, "all"),
+]
+
+RESULT = re.compile(r"^RESULT np=(\d+) op=(.*?) median_us=([0-9.]+)")
+
+
+def run(cmd, env=None, timeout=TIMEOUT):
+    """Run cmd in its own session; kill the whole group on timeout. (rc, out, secs)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                         text=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return 124, out, time.monotonic() - t0
+    return p.returncode, out, time.monotonic() - t0
+
+
+def env_with(**kw):
+    e = dict(ENV)
+    e.update(kw)
+    return e
+
+
+def bench_cmd(mode, np):
+    args = ["-s", "-n", ITERS, "-r", "5"]
+    if mode == "pmixrun":
+        return ([PMIXRUN, "-x", "LD_PRELOAD=" + OURS, "-n", str(np), BIND, BENCH] + args,
+                env_with())
+    lib = DEBIAN if mode == "debian" else OURS
+    return (MPIRUN + ["-x", "LD_PRELOAD", "--bind-to", "core:overload-allowed", "-np",
+                      str(np), BENCH] + args, env_with(LD_PRELOAD=lib))
+
+
+def check_lib(mode, out):
+    """The bench's header names the library that answered; it must be the one we meant."""
+    first = next((l for l in out.splitlines() if l.startswith("# pmix_bench:")), "")
+    want = "OpenPMIx 4.2.2" if mode == "debian" else "pmix-rs"
+    return want in first
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    if x >= 1:
+        return "%.2f" % x
+    return "%.3f" % x
+
+
+def load():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def main():
+    modes = ["debian", "ours", "pmixrun"]
+    res = {}  # (mode, np, op) -> [values]
+    fails = {}
+    print("# make bench: %d runs per cell, pmix_bench -s -n %s -r 5, np %s; load %s"
+          % (RUNS, ITERS, NPS, load()), flush=True)
+    for r in range(RUNS):
+        for np in NPS:
+            for mode in modes:
+                cmd, env = bench_cmd(mode, np)
+                rc, out, secs = run(cmd, env)
+                ok = rc == 0 and check_lib(mode, out)
+                tag = "%s np=%d run %d/%d" % (mode, np, r + 1, RUNS)
+                if not ok:
+                    fails[(mode, np)] = fails.get((mode, np), 0) + 1
+                    why = "exit %d" % rc if rc else "wrong library answered"
+                    print("  %-24s FAILED (%s, %.1f s)" % (tag, why, secs), flush=True)
+                    sys.stdout.write("".join("    | " + l + "\n"
+                                             for l in out.splitlines()[-15:]))
+                    continue
+                n = 0
+                for line in out.splitlines():
+                    m = RESULT.match(line)
+                    if m:
+                        res.setdefault((mode, int(m.group(1)), m.group(2)), []).append(
+                            float(m.group(3)))
+                        n += 1
+                print("  %-24s ok (%.1f s, %d results)" % (tag, secs, n), flush=True)
+
+    lines = []
+    lines.append("| operation | np | Debian 4.2.2 (mpirun) µs | pmix-rs (mpirun) µs "
+                 "| ratio | goal | pmix-rs (pmixrun) µs |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|")
+    for label, op, goal, _ in ROWS:
+        for np in NPS:
+            d = median(res.get(("debian", np, op), []))
+            o = median(res.get(("ours", np, op), []))
+            p = median(res.get(("pmixrun", np, op), []))
+            ratio = "%.3f" % (o / d) if d and o is not None else "-"
+            met = ""
+            if goal is not None and d and o is not None:
+                met = " ✓" if o / d <= goal else " ✗"
+            lines.append("| %s | %d | %s | %s | %s%s | %s | %s |" % (
+                label, np, fmt(d), fmt(o), ratio, met,
+                "≤ %g" % goal if goal is not None else "", fmt(p)))
+
+    # End to end.
+    e2e = []
+    if HELLO:
+        ts = []
+        for _ in range(E2E_RUNS):
+            rc, out, secs = run([PMIXRUN, "-n", "2", HELLO])
+            if rc == 0:
+                ts.append(secs * 1000)
+        e2e.append("| `pmixrun -n 2 hello` | %s ms | %d/%d ok | goal ≤ 10 ms |"
+                   % (fmt(median(ts)), len(ts), E2E_RUNS))
+    if MPI_HELLO:
+        tsd, tso = [], []
+        for i in range(E2E_RUNS + 1):
+            for lib, ts in ((DEBIAN, tsd), (OURS, tso)):
+                rc, out, secs = run(MPIRUN + ["-x", "LD_PRELOAD", "-x", "MPITEST_PMIX_LIB",
+                                              "-np", "8", MPI_HELLO, "8"],
+                                    env_with(LD_PRELOAD=lib, MPITEST_PMIX_LIB=lib))
+                if rc == 0 and i > 0:  # the first round warms caches up
+                    ts.append(secs * 1000)
+        d, o = median(tsd), median(tso)
+        e2e.append("| `mpirun -np 8 mpi_hello` | Debian %s ms, pmix-rs %s ms (ratio %s) "
+                   "| %d+%d/%d ok | goal: not slower |"
+                   % (fmt(d), fmt(o), "%.2f" % (o / d) if d and o else "-", len(tsd),
+                      len(tso), 2 * E2E_RUNS))
+
+    print()
+    print("Median over %d runs of each run's median (µs per operation); load average now %s."
+          % (RUNS, load()))
+    for l in lines:
+        print(l)
+    if e2e:
+        print()
+        print("| end to end | median wall time | runs | |")
+        print("|---|---|---|---|")
+        for l in e2e:
+            print(l)
+    if fails:
+        print()
+        print("failed runs: " + ", ".join("%s np=%d: %d" % (m, n, c)
+                                          for (m, n), c in sorted(fails.items())))
+    if OUT:
+        with open(OUT, "w") as f:
+            f.write("\n".join(lines + [""] + e2e) + "\n")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+# Benchmarks (bench/): not part of `make check` — they measure, they do not test.
+#
+#   make bench         pmix_bench under mpirun with Debian's libpmix and with ours
+#                      (LD_PRELOAD) and under pmixrun, RUNS times each, plus end-to-end
+#                      hello timings; prints one table (bench/run.py). About 2-4 minutes.
+#   make bench-count   callgrind instruction counts per Get/Put (bench/opcount.sh)
+#   make bench-scale   256 ranks under pmixrun: init, collecting fence, Get of every
+#                      peer's key (bench/scale.c)
+#
+# The shared benchmark source is ../shared/bench/pmix_bench.c beside the repository (as in
+# CI); it is compiled against Debian's headers and linked with Debian's library, and the
+# library that serves it is chosen at run time with LD_PRELOAD.
+
+BENCH_DIR      := $(BUILD)/bench
+BENCH_SHARED   ?= $(firstword $(wildcard $(CURDIR)/../shared/bench/pmix_bench.c \
+                                         $(CURDIR)/../../shared/bench/pmix_bench.c))
+BENCH_DEB_BIN  := $(BENCH_DIR)/pmix_bench.debian
+BENCH_OUR_BINS := $(BENCH_DIR)/opcount $(BENCH_DIR)/scale
+DEBIAN_LIBPMIX ?= /usr/lib/x86_64-linux-gnu/libpmix.so.2
+BENCH_RUN_ENV   = PMIXRUN=$(PMIXRUN) OURS=$(LIBDIR)/libpmix.so.2 DEBIAN=$(DEBIAN_LIBPMIX) \
+                  BENCH=$(BENCH_DEB_BIN) HELLO=$(BUILD)/tests-c/hello \
+                  MPI_HELLO=$(BUILD)/tests-mpi/mpi_hello BIND=$(CURDIR)/bench/bind.sh
+
+.PHONY: bench bench-build bench-count bench-scale
+
+$(BENCH_DEB_BIN): $(BENCH_SHARED)
+	@test -n "$(BENCH_SHARED)" || { echo "bench: ../shared/bench/pmix_bench.c not found"; exit 1; }
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs pmix)
+
+$(BENCH_DIR)/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -O2 $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
+
+bench-build: lib $(BENCH_DEB_BIN) $(BENCH_OUR_BINS) $(BUILD)/tests-c/hello $(BUILD)/tests-mpi/mpi_hello
+
+bench: bench-build
+	$(BENCH_RUN_ENV) $(TIMEOUT) 600 python3 bench/run.py
+
+bench-count: lib $(BENCH_DIR)/opcount
+	PMIXRUN=$(PMIXRUN) OPCOUNT=$(BENCH_DIR)/opcount $(TIMEOUT) 600 bash bench/opcount.sh
+
+bench-scale: lib $(BENCH_DIR)/scale
+	$(TIMEOUT) 300 $(PMIXRUN) --timeout 240 -n $${SCALE_NP:-256} $(BENCH_DIR)/scale
