@@ -15,6 +15,7 @@ pub mod client;
 pub mod codec;
 pub mod compress;
 pub mod error;
+pub mod fasthash;
 pub mod protocol;
 pub mod reactor;
 pub mod server;

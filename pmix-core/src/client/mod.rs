@@ -22,6 +22,7 @@
 pub mod global;
 
 use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
 use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
@@ -170,6 +171,9 @@ fn flag(info: &[Info], key: &str) -> bool {
 impl GetOpts {
     /// Decode the directives of a Get.
     pub fn from_info(info: &[Info]) -> GetOpts {
+        if info.is_empty() {
+            return GetOpts::default();
+        }
         let level = if flag(info, keys::NODE_INFO) {
             Level::Node
         } else if flag(info, keys::APP_INFO) {
@@ -224,10 +228,10 @@ type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
 
 #[derive(Default)]
 struct Data {
-    jobs: HashMap<Nspace, JobData>,
+    jobs: FastMap<Nspace, JobData>,
     own: KvSet,
     staged: Vec<Put>,
-    peers: HashMap<ProcId, HashMap<Key, Value>>,
+    peers: FastMap<ProcId, FastMap<Key, Value>>,
 }
 
 struct Inner {
@@ -805,11 +809,12 @@ impl Client {
                 _ => {}
             }
         }
-        let target = proc.cloned().unwrap_or_else(|| me.clone());
+        // Borrowed: a Get answered locally allocates nothing but the value it returns.
+        let target: &ProcId = proc.unwrap_or(me);
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
         let scope_ok = |s: u8| opts.scope.map(|want| want == s).unwrap_or(true);
-        if &target == me {
+        if target == me {
             return match key {
                 Some(k) => {
                     if opts.level == Level::Any {
@@ -843,31 +848,39 @@ impl Client {
                     return Lookup::Fail(Error::not_found("namespace not known locally"));
                 }
                 return Lookup::Ask {
-                    target,
+                    target: target.clone(),
                     key: key.cloned(),
                     immediate: true,
                 };
             };
             return match key {
-                Some(k) => match j.job_value_sel(
-                    k.as_str(),
-                    opts.level,
-                    &Select {
-                        // Default to the caller's own application when it is in this job.
-                        appnum: opts.appnum.or_else(|| {
-                            (target.nspace == me.nspace)
-                                .then(|| {
-                                    j.proc_value(me.rank, keys::APPNUM, Level::Any)
-                                        .and_then(|v| v.as_u64())
-                                        .map(|v| v as u32)
-                                })
-                                .flatten()
-                        }),
-                        hostname: opts.hostname.as_deref(),
-                        nodeid: opts.nodeid,
-                        local_host: host,
-                    },
-                ) {
+                Some(k) => match (opts.level == Level::Any)
+                    // Job-level keys first (the common case): the application and node
+                    // selection below matters only when the job level lacks the key.
+                    .then(|| j.job_value_sel(k.as_str(), Level::Job, &Select::default()))
+                    .flatten()
+                    .or_else(|| {
+                        j.job_value_sel(
+                            k.as_str(),
+                            opts.level,
+                            &Select {
+                                // Default to the caller's own application when it is in
+                                // this job.
+                                appnum: opts.appnum.or_else(|| {
+                                    (target.nspace == me.nspace)
+                                        .then(|| {
+                                            j.proc_value(me.rank, keys::APPNUM, Level::Any)
+                                                .and_then(|v| v.as_u64())
+                                                .map(|v| v as u32)
+                                        })
+                                        .flatten()
+                                }),
+                                hostname: opts.hostname.as_deref(),
+                                nodeid: opts.nodeid,
+                                local_host: host,
+                            },
+                        )
+                    }) {
                     Some(v) => Lookup::Found(v.clone()),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",
@@ -879,7 +892,7 @@ impl Client {
         }
         let Some(k) = key else {
             return Lookup::Ask {
-                target,
+                target: target.clone(),
                 key: None,
                 immediate: opts.immediate,
             };
@@ -894,7 +907,7 @@ impl Client {
             }
         }
         if !opts.refresh {
-            if let Some(v) = d.peers.get(&target).and_then(|m| m.get(k)) {
+            if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
                 return Lookup::Found(v.clone());
             }
         }
@@ -913,7 +926,7 @@ impl Client {
             )));
         }
         Lookup::Ask {
-            target,
+            target: target.clone(),
             immediate: opts.immediate || k.is_reserved(),
             key: Some(k.clone()),
         }
