@@ -230,7 +230,9 @@ type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
 struct Data {
     jobs: FastMap<Nspace, JobData>,
     own: KvSet,
-    staged: Vec<Put>,
+    /// What to send at the next commit: one entry per key (its latest scope and value, or
+    /// a deletion scope with no value), so a key put many times is sent once.
+    staged: FastMap<Key, (u8, Value)>,
     peers: FastMap<ProcId, FastMap<Key, Value>>,
 }
 
@@ -636,6 +638,18 @@ impl Client {
     /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
     /// and deleting an absent key is not an error).
     pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
+        self.put_str(scope, key.as_str(), value)
+    }
+
+    /// [`Client::put`] with the key as a string: a key already put before is found
+    /// without allocating; a new one is checked as [`Key::new`] does.
+    ///
+    /// # Errors
+    /// As [`Client::put`], and `PMIX_ERR_BAD_PARAM` for an invalid key.
+    pub fn put_str(&self, scope: u8, key: &str, value: Value) -> Result<()> {
+        if key.is_empty() {
+            return Err(Error::bad_param("empty key"));
+        }
         if scope > sys::PMIX_DEL_INTERNAL {
             return Err(Error::bad_param(format!(
                 "scope {} not supported by Put",
@@ -645,26 +659,32 @@ impl Client {
         let mut d = self.inner.write();
         if scope >= sys::PMIX_DEL_LOCAL {
             // Deletion: gone from our own view at once; the others learn at commit.
-            d.own.map.remove(&key);
-            d.staged.retain(|p| p.key != key);
-            if scope != sys::PMIX_DEL_INTERNAL {
-                d.staged.push(Put {
-                    key,
-                    scope,
-                    value: Value::Undef,
-                });
+            d.own.map.remove(key);
+            if scope == sys::PMIX_DEL_INTERNAL {
+                d.staged.remove(key);
+            } else {
+                let k = Key::new(key)?;
+                d.staged.insert(k, (scope, Value::Undef));
             }
             return Ok(());
         }
+        let d = &mut *d;
         if matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
-            d.staged.retain(|p| p.key != key);
-            d.staged.push(Put {
-                key: key.clone(),
-                scope,
-                value: value.clone(),
-            });
+            // Replace in place when the key is staged already (no new key copy).
+            match d.staged.get_mut(key) {
+                Some(s) => *s = (scope, value.clone()),
+                None => {
+                    d.staged.insert(Key::new(key)?, (scope, value.clone()));
+                }
+            }
         }
-        d.own.put(key, scope, value);
+        match d.own.map.get_mut(key) {
+            Some(e) => {
+                e.scope = scope;
+                e.value = value;
+            }
+            None => d.own.put(Key::new(key)?, scope, value),
+        }
         Ok(())
     }
 
@@ -677,10 +697,14 @@ impl Client {
             self.inner.write().staged.clear();
             return Ok(());
         }
-        let puts = std::mem::take(&mut self.inner.write().staged);
-        if puts.is_empty() {
+        let staged = std::mem::take(&mut self.inner.write().staged);
+        if staged.is_empty() {
             return Ok(());
         }
+        let puts: Vec<Put> = staged
+            .into_iter()
+            .map(|(key, (scope, value))| Put { key, scope, value })
+            .collect();
         self.send_only(Req::Commit { puts })
     }
 
