@@ -17,3 +17,15 @@ engine-check: $(ENGINE_BINS)
 	done
 
 CHECK_TARGETS += engine-check
+
+# The same scenarios under valgrind (definite leaks and memory errors fail), clients too.
+ENGINE_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
+
+.PHONY: engine-valgrind
+engine-valgrind: $(ENGINE_BINS)
+	@set -e; b=$(BUILD)/tests/engine; \
+	for s in "singleton" "simphost basic 2"; do \
+	    echo "== valgrind $$s"; $(TIMEOUT) 300 $(ENGINE_VALGRIND) $$b/$$s > $$b/vg.txt 2>&1 || { cat $$b/vg.txt; echo "FAIL valgrind $$s"; exit 1; }; \
+	done
+
+CHECK_TARGETS += engine-valgrind

@@ -439,3 +439,156 @@ fn deleted_key_is_dropped_from_peer_caches_and_behaves_as_never_published() {
     c0.finalize().unwrap();
     c1.finalize().unwrap();
 }
+
+#[test]
+fn qualified_values_are_selected_by_their_qualifiers() {
+    use pmix_core::{DataArray, Info};
+    let server = Arc::new(server_with_job(
+        "qual",
+        "job",
+        2,
+        Arc::new(RecordingHost::default()),
+    ));
+    let c0 = connect(&server, "job", 0).unwrap();
+    let c1 = connect(&server, "job", 1).unwrap();
+    let qual = |k: &str, v: &str| {
+        let mut i = info(k, Value::string(v));
+        i.flags = sys::PMIX_INFO_QUALIFIER;
+        i
+    };
+    let posted = |v: i32, dev: &str| {
+        Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_INFO,
+            items: vec![
+                Value::Info(Box::new(info("bw", Value::Int(v)))),
+                Value::Info(Box::new(qual("dev", dev))),
+            ],
+        }))
+    };
+    for (v, dev) in [(10, "eth0"), (20, "ib0")] {
+        c0.put(sys::PMIX_GLOBAL, key(keys_qual()), posted(v, dev))
+            .unwrap();
+    }
+    c0.commit().unwrap();
+    let p0 = ProcId::new(ns("job"), 0);
+    let with = |dev: &str| GetOpts::from_info(&[qual("dev", dev)]);
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &with("ib0")).unwrap(),
+        Value::Int(20)
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &with("eth0")).unwrap(),
+        Value::Int(10)
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &with("lo"))
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    // The owner selects the same way; an unqualified Get does not see qualified values.
+    assert_eq!(
+        c0.get(None, Some(&key("bw")), &with("eth0")).unwrap(),
+        Value::Int(10)
+    );
+    let opt: Vec<Info> = vec![info(keys::OPTIONAL, Value::Bool(true))];
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("bw")), &GetOpts::from_info(&opt))
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c0.finalize().unwrap();
+    c1.finalize().unwrap();
+}
+
+fn keys_qual() -> &'static str {
+    pmix_core::store::qualified::CONTAINER
+}
+
+#[test]
+fn data_scope_restricts_the_search() {
+    let server = Arc::new(server_with_job(
+        "scope",
+        "job",
+        2,
+        Arc::new(RecordingHost::default()),
+    ));
+    let c0 = connect(&server, "job", 0).unwrap();
+    let c1 = connect(&server, "job", 1).unwrap();
+    c0.put(sys::PMIX_GLOBAL, key("g"), Value::Int(1)).unwrap();
+    c0.put(sys::PMIX_LOCAL, key("l"), Value::Int(2)).unwrap();
+    c0.commit().unwrap();
+    let p0 = ProcId::new(ns("job"), 0);
+    let scoped = |s: u8| GetOpts::from_info(&[info(keys::DATA_SCOPE, Value::Scope(s))]);
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("l")), &scoped(sys::PMIX_LOCAL))
+            .unwrap(),
+        Value::Int(2)
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("g")), &scoped(sys::PMIX_LOCAL))
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("g")), &scoped(sys::PMIX_GLOBAL))
+            .unwrap(),
+        Value::Int(1)
+    );
+    // The owner's own view honours it too.
+    assert_eq!(
+        c0.get(None, Some(&key("l")), &scoped(sys::PMIX_GLOBAL))
+            .unwrap_err()
+            .status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c0.finalize().unwrap();
+    c1.finalize().unwrap();
+}
+
+#[test]
+fn host_events_reach_client_handlers_on_the_progress_thread() {
+    let server = Arc::new(server_with_job(
+        "events",
+        "job",
+        1,
+        Arc::new(RecordingHost::default()),
+    ));
+    let c = connect(&server, "job", 0).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let id = c.register_event_handler(
+        vec![sys::PMIX_ERR_JOB_TERM_WO_SYNC],
+        Arc::new(move |ev| {
+            let on_progress = pmix_core::reactor::on_progress_thread();
+            let _ = tx
+                .lock()
+                .unwrap()
+                .send((ev.status, ev.source.clone(), on_progress));
+        }),
+    );
+    // An event for another code is not delivered to this handler.
+    server
+        .notify_event(sys::PMIX_EVENT_JOB_END, server.id(), vec![])
+        .unwrap();
+    server
+        .notify_event(
+            sys::PMIX_ERR_JOB_TERM_WO_SYNC,
+            &ProcId::new(ns("job"), 3),
+            vec![],
+        )
+        .unwrap();
+    let (st, src, on_progress) = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(st, sys::PMIX_ERR_JOB_TERM_WO_SYNC);
+    assert_eq!(src, ProcId::new(ns("job"), 3));
+    assert!(on_progress);
+    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+    c.deregister_event_handler(id).unwrap();
+    assert_eq!(
+        c.deregister_event_handler(id).unwrap_err().status,
+        sys::PMIX_ERR_NOT_FOUND
+    );
+    c.finalize().unwrap();
+}

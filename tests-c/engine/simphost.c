@@ -144,6 +144,28 @@ static int client(const char *scenario, int n)
           "per-proc custom key from PMIX_PROC_DATA");
     if (v) { PMIX_VALUE_RELEASE(v); v = NULL; }
     {
+        /* PMIX_GET_POINTER_VALUES: a library-owned value, the same one while it is unchanged. */
+        pmix_info_t dir;
+        pmix_value_t *p1 = NULL, *p2 = NULL, st;
+        bool yes = true;
+        PMIX_INFO_LOAD(&dir, PMIX_GET_POINTER_VALUES, &yes, PMIX_BOOL);
+        rc = PMIx_Get(&peer, "test.rank", &dir, 1, &p1);
+        CHECK(rc == PMIX_SUCCESS && p1 && p1->type == PMIX_UINT32 && p1->data.uint32 == peer.rank,
+              "POINTER_VALUES Get");
+        rc = PMIx_Get(&peer, "test.rank", &dir, 1, &p2);
+        CHECK(rc == PMIX_SUCCESS && p1 == p2, "POINTER_VALUES returns the same pointer");
+        PMIX_INFO_DESTRUCT(&dir);
+        /* PMIX_GET_STATIC_VALUES: caller storage, passed in place of the pointer. */
+        PMIX_INFO_LOAD(&dir, PMIX_GET_STATIC_VALUES, &yes, PMIX_BOOL);
+        rc = PMIx_Get(&peer, "test.rank", &dir, 1, (pmix_value_t **)&st);
+        CHECK(rc == PMIX_SUCCESS && st.type == PMIX_UINT32 && st.data.uint32 == peer.rank,
+              "STATIC_VALUES Get fills caller storage");
+        PMIX_VALUE_DESTRUCT(&st);
+        rc = PMIx_Get(&peer, "test.rank", &dir, 1, NULL);
+        CHECK_RC(rc, PMIX_ERR_BAD_PARAM, "STATIC_VALUES with NULL storage");
+        PMIX_INFO_DESTRUCT(&dir);
+    }
+    {
         pmix_proc_t self_q;
         PMIX_LOAD_PROCID(&self_q, me.nspace, PMIX_RANK_INVALID);
         rc = PMIx_Get(&self_q, PMIX_RANK, NULL, 0, &v);

@@ -12,6 +12,25 @@ struct Args {
     client: Client,
     opts: GetOpts,
     static_values: bool,
+    pointer_values: bool,
+}
+
+/// A library-owned `pmix_value_t` handed out by `PMIX_GET_POINTER_VALUES`; freed when the
+/// engine drops it (the key's value changed, or finalize).
+struct Pinned(*mut sys::pmix_value_t);
+
+// SAFETY: the value is a malloc'd block owned only by this wrapper; the caller only reads
+// it, and it is freed (once) from whichever thread drops the wrapper.
+unsafe impl Send for Pinned {}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: our value_new block, released exactly once here.
+        unsafe {
+            conv::value_destruct(self.0);
+            conv::alloc::free(self.0);
+        }
+    }
 }
 
 /// The target and key of a thread's previous Get, reused when the next Get names the same
@@ -95,20 +114,27 @@ unsafe fn args(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result
     let client = global::client()?;
     // SAFETY: NULL or `ninfo` infos (C contract).
     let info = unsafe { conv::info_array_from_c(info, ninfo) }?;
-    let static_values = info
-        .iter()
-        .any(|i| i.key.as_str() == keys::GET_STATIC_VALUES && i.value.is_true());
+    let flag = |k: &str| {
+        info.iter()
+            .any(|i| i.key.as_str() == k && i.value.is_true())
+    };
+    let static_values = flag(keys::GET_STATIC_VALUES);
+    let pointer_values = flag(keys::GET_POINTER_VALUES);
     Ok(Args {
         client,
         opts: GetOpts::from_info(&info),
         static_values,
+        pointer_values,
     })
 }
 
 /// Retrieve `key` (NULL: all data, as a data array of infos) posted by `proc` (NULL:
 /// ourselves; rank `PMIX_RANK_WILDCARD`: job data). `*val` receives a malloc'd value
 /// (release with `PMIX_VALUE_RELEASE`), or, with `PMIX_GET_STATIC_VALUES`, `val` must
-/// point to caller storage (a `pmix_value_t`) that is filled in.
+/// point to caller storage (a `pmix_value_t`) that is filled in. With
+/// `PMIX_GET_POINTER_VALUES`, `*val` points to a library-owned copy the caller must not
+/// free; it stays valid until that key's value changes (and is read again) or until
+/// `PMIx_Finalize`.
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`,
@@ -132,25 +158,37 @@ pub unsafe extern "C" fn PMIx_Get(
             log::warn!("PMIx_Get: NULL val");
             return sys::PMIX_ERR_BAD_PARAM;
         }
-        // SAFETY: forwarded C contract.
-        let got = unsafe { with_target(proc_, key, |p, k| a.client.get(p, k, &a.opts)) };
-        let v = match got.and_then(|r| r) {
-            Ok(v) => v,
-            Err(e) => return status("PMIx_Get", Err(e)),
+        let get = |p: Option<&ProcId>, k: Option<&Key>| -> pmix_core::Result<*mut sys::pmix_value_t> {
+            let v = a.client.get(p, k, &a.opts)?;
+            if a.static_values {
+                // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
+                unsafe { conv::value_to_c(&v, val as *mut sys::pmix_value_t) }?;
+                return Ok(core::ptr::null_mut());
+            }
+            if a.pointer_values {
+                let me = a.client.proc_id();
+                return a
+                    .client
+                    .pin(p.unwrap_or(me), k, &v, |v| {
+                        let p = conv::value_new(v)?;
+                        Ok((Pinned(p), p as usize))
+                    })
+                    .map(|addr| addr as *mut sys::pmix_value_t);
+            }
+            conv::value_new(&v)
         };
+        // SAFETY: forwarded C contract.
+        let made = unsafe { with_target(proc_, key, get) }.and_then(|r| r);
         if a.static_values {
-            // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
-            return status("PMIx_Get", unsafe {
-                conv::value_to_c(&v, val as *mut sys::pmix_value_t)
-            });
+            return status("PMIx_Get", made.map(|_| ()));
         }
-        match conv::value_new(&v) {
+        match made {
             Ok(p) => {
                 // SAFETY: `val` is non-NULL and writable (C contract).
                 unsafe { *val = p };
                 sys::PMIX_SUCCESS
             }
-            Err(e) => e.status(),
+            Err(e) => status("PMIx_Get", Err(e)),
         }
     })
 }

@@ -35,16 +35,13 @@ fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
     }
 }
 
-/// A completion the host may call with nothing to report back.
-unsafe extern "C" fn ignore_op(_status: sys::pmix_status_t, _cbdata: *mut c_void) {}
-
-/// Everything an in-flight modex-style upcall lent the host.
+/// Everything an in-flight modex-style upcall lent the host. (The fence blob is not
+/// among it: OpenPMIx's contract hands that one over; the host frees it.)
 struct ModexCall {
     done: HostDone<Vec<u8>>,
     procs: *mut sys::pmix_proc_t,
     info: *mut sys::pmix_info_t,
     ninfo: usize,
-    data: *mut u8,
 }
 
 impl ModexCall {
@@ -54,12 +51,10 @@ impl ModexCall {
         unsafe {
             conv::alloc::free(self.procs);
             conv::info_array_free(self.info, self.ninfo);
-            conv::alloc::free(self.data);
         }
         self.procs = core::ptr::null_mut();
         self.info = core::ptr::null_mut();
         self.ninfo = 0;
-        self.data = core::ptr::null_mut();
     }
 }
 
@@ -120,13 +115,8 @@ unsafe extern "C" fn op_done(status: sys::pmix_status_t, cbdata: *mut c_void) {
     })
 }
 
-/// Lend `procs`, `info` and `data` to the host for a modex-style upcall.
-fn lend(
-    procs: &[ProcId],
-    info: &[Info],
-    data: &[u8],
-    done: HostDone<Vec<u8>>,
-) -> Result<*mut ModexCall> {
+/// Lend `procs` and `info` to the host for a modex-style upcall.
+fn lend(procs: &[ProcId], info: &[Info], done: HostDone<Vec<u8>>) -> Result<*mut ModexCall> {
     let (p, _) = conv::proc_array_to_c(procs)?;
     let (i, ni) = match conv::info_array_to_c(info) {
         Ok(x) => x,
@@ -136,27 +126,11 @@ fn lend(
             return Err(e);
         }
     };
-    let d = if data.is_empty() {
-        core::ptr::null_mut()
-    } else {
-        match conv::alloc::bytes_to_c(data) {
-            Ok((d, _)) => d,
-            Err(e) => {
-                // SAFETY: our fresh blocks.
-                unsafe {
-                    conv::alloc::free(p);
-                    conv::info_array_free(i, ni);
-                }
-                return Err(e);
-            }
-        }
-    };
     Ok(Box::into_raw(Box::new(ModexCall {
         done,
         procs: p,
         info: i,
         ninfo: ni,
-        data: d,
     })))
 }
 
@@ -204,12 +178,23 @@ impl Host for CHost {
         Ok(())
     }
 
-    fn client_finalized(&self, p: &ProcId) {
-        if let Some(f) = self.module.client_finalized {
-            let cp = c_proc(p);
-            // SAFETY: the host's upcall; `cp` outlives it and the completion ignores data.
-            unsafe { f(&cp, object(p), Some(ignore_op), core::ptr::null_mut()) };
+    fn client_finalized_nb(&self, p: &ProcId, done: HostDone<()>) -> Result<HostReply> {
+        let Some(f) = self.module.client_finalized else {
+            return Ok(HostReply::Completed);
+        };
+        let cp = c_proc(p);
+        let call = Box::into_raw(Box::new(OpCall {
+            done,
+            procs: core::ptr::null_mut(),
+        }));
+        // SAFETY: the host's upcall; `cp` outlives it and `call` stays ours until op_done.
+        let rc = unsafe { f(&cp, object(p), Some(op_done), call as *mut c_void) };
+        let v = verdict("client_finalized", rc);
+        if !matches!(v, Ok(HostReply::Pending)) {
+            // SAFETY: the host will not call back; the box is still ours.
+            drop(unsafe { Box::from_raw(call) });
         }
+        v
     }
 
     fn abort(
@@ -260,7 +245,20 @@ impl Host for CHost {
         let Some(f) = self.module.fence_nb else {
             return Err(Error::not_supported("host has no fence_nb"));
         };
-        let call = lend(procs, info, &data, done)?;
+        // The blob becomes the host's (it frees it), whatever the upcall returns.
+        let (blob, nblob) = if data.is_empty() {
+            (core::ptr::null_mut(), 0)
+        } else {
+            conv::alloc::bytes_to_c(&data)?
+        };
+        let call = match lend(procs, info, done) {
+            Ok(c) => c,
+            Err(e) => {
+                // SAFETY: our fresh block, never handed over.
+                unsafe { conv::alloc::free(blob) };
+                return Err(e);
+            }
+        };
         // SAFETY: the lent arrays live in `call` until modex_done or settle frees them.
         let rc = unsafe {
             let c = &*call;
@@ -269,8 +267,8 @@ impl Host for CHost {
                 procs.len(),
                 c.info,
                 c.ninfo,
-                c.data as *mut c_char,
-                data.len(),
+                blob as *mut c_char,
+                nblob,
                 Some(modex_done),
                 call as *mut c_void,
             )
@@ -287,7 +285,7 @@ impl Host for CHost {
         let Some(f) = self.module.direct_modex else {
             return Err(Error::not_found("host has no direct_modex"));
         };
-        let call = lend(std::slice::from_ref(p), info, &[], done)?;
+        let call = lend(std::slice::from_ref(p), info, done)?;
         // SAFETY: as for `fence`.
         let rc = unsafe {
             let c = &*call;

@@ -27,7 +27,7 @@ use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, JobData, KvSet, Level, Reader, Select};
+use crate::store::{keys, qualified, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
@@ -236,6 +236,10 @@ struct Data {
     peers: FastMap<ProcId, FastMap<Key, Value>>,
 }
 
+/// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
+/// from, its address for the caller, and the owner that frees it when dropped.
+type Pinned = (Value, usize, Box<dyn Send>);
+
 struct Inner {
     me: ProcId,
     server: Option<ProcId>,
@@ -249,6 +253,7 @@ struct Inner {
     handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
     next_handler: AtomicUsize,
     finalized: AtomicBool,
+    pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -484,6 +489,7 @@ impl Client {
                 handlers: Mutex::new(Vec::new()),
                 next_handler: AtomicUsize::new(1),
                 finalized: AtomicBool::new(false),
+                pinned: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -539,6 +545,7 @@ impl Client {
             handlers: Mutex::new(Vec::new()),
             next_handler: AtomicUsize::new(1),
             finalized: AtomicBool::new(false),
+            pinned: Mutex::new(HashMap::new()),
         });
         stream
             .set_nonblocking(true)
@@ -657,6 +664,11 @@ impl Client {
             )));
         }
         let mut d = self.inner.write();
+        let value = if key == qualified::CONTAINER && scope < sys::PMIX_DEL_LOCAL {
+            qualified::merge(d.own.map.get(key).map(|e| &e.value), &value)?
+        } else {
+            value
+        };
         if scope >= sys::PMIX_DEL_LOCAL {
             // Deletion: gone from our own view at once; the others learn at commit.
             d.own.map.remove(key);
@@ -867,6 +879,14 @@ impl Client {
             };
         }
         if target.rank == sys::PMIX_RANK_WILDCARD {
+            // PMIX_GET_REFRESH_CACHE on job data: ask the server's current registration.
+            if opts.refresh && key.is_some() && !self.is_singleton() {
+                return Lookup::Ask {
+                    target: target.clone(),
+                    key: key.cloned(),
+                    immediate: true,
+                };
+            }
             let Some(j) = d.jobs.get(&target.nspace) else {
                 if opts.optional {
                     return Lookup::Fail(Error::not_found("namespace not known locally"));
@@ -915,13 +935,34 @@ impl Client {
             };
         }
         let Some(k) = key else {
+            if self.is_singleton() {
+                // No server to ask (a singleton, or a server process's own view): all we
+                // hold for that process, as stored with PMIx_Store_internal or registered.
+                let mut all: Vec<Info> = d
+                    .peers
+                    .get(&target)
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| Info {
+                                key: k.clone(),
+                                flags: 0,
+                                value: v.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(j) = d.jobs.get(&target.nspace) {
+                    all.extend(j.proc_infos(target.rank));
+                }
+                return Lookup::Found(info_array(all));
+            }
             return Lookup::Ask {
                 target: target.clone(),
                 key: None,
                 immediate: opts.immediate,
             };
         };
-        if k.is_reserved() {
+        if host_key(k) {
             if let Some(v) = d
                 .jobs
                 .get(&target.nspace)
@@ -930,7 +971,8 @@ impl Client {
                 return Lookup::Found(v.clone());
             }
         }
-        if !opts.refresh {
+        // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
+        if !opts.refresh && opts.scope.is_none() {
             if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
                 return Lookup::Found(v.clone());
             }
@@ -951,7 +993,7 @@ impl Client {
         }
         Lookup::Ask {
             target: target.clone(),
-            immediate: opts.immediate || k.is_reserved(),
+            immediate: opts.immediate || host_key(k),
             key: Some(k.clone()),
         }
     }
@@ -1032,6 +1074,11 @@ impl Client {
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
+        if let Some((container, sel)) = qualified_get(key, opts) {
+            return self
+                .get(proc, Some(&container), &without_qualifiers(opts))
+                .and_then(sel);
+        }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => Ok(v),
             Lookup::Fail(e) => Err(e),
@@ -1063,6 +1110,14 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        if let Some((container, sel)) = qualified_get(key, opts) {
+            return self.get_nb(
+                proc,
+                Some(&container),
+                &without_qualifiers(opts),
+                Box::new(move |r| cb(r.and_then(sel))),
+            );
+        }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => self.inner.handle.post(move |_| cb(Ok(v))),
             Lookup::Fail(e) => self.inner.handle.post(move |_| cb(Err(e))),
@@ -1182,6 +1237,33 @@ impl Client {
         ))
     }
 
+    /// `PMIX_GET_POINTER_VALUES`: the address of a library-owned copy of `value`, the
+    /// value of `key` for `proc`. The same address is returned while the value stays the
+    /// same; when it changes, the old copy is released (its owner dropped) and a new one
+    /// made with `make`, which returns the owner and the address. All copies are released
+    /// at finalize. So a pointer stays valid until the key's value changes or finalize.
+    ///
+    /// # Errors
+    /// `make`'s error.
+    pub fn pin<T: Send + 'static>(
+        &self,
+        proc: &ProcId,
+        key: Option<&Key>,
+        value: &Value,
+        make: impl FnOnce(&Value) -> Result<(T, usize)>,
+    ) -> Result<usize> {
+        let mut p = lock(&self.inner.pinned);
+        let k = (proc.clone(), key.cloned());
+        if let Some((v, addr, _)) = p.get(&k) {
+            if v == value {
+                return Ok(*addr);
+            }
+        }
+        let (owner, addr) = make(value)?;
+        p.insert(k, (value.clone(), addr, Box::new(owner)));
+        Ok(addr)
+    }
+
     /// Run `f` on the progress thread (to call a C completion callback there).
     ///
     /// # Errors
@@ -1210,6 +1292,7 @@ impl Client {
         if self.inner.finalized.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        lock(&self.inner.pinned).clear();
         if !self.is_singleton() && self.inner.connected.load(Ordering::SeqCst) {
             let r = reactor::wait("PMIx_Finalize", Some(FINALIZE_TIMEOUT), |done| {
                 self.request(Req::Finalize, Box::new(move |_, _| done.complete(Ok(()))))
@@ -1229,6 +1312,38 @@ impl Client {
         reactor::release();
         Ok(())
     }
+}
+
+/// For a Get that names qualifiers: the container key to fetch instead, and the
+/// selection to apply to it.
+type Selector = Box<dyn FnOnce(Value) -> Result<Value> + Send>;
+
+fn qualified_get(key: Option<&Key>, opts: &GetOpts) -> Option<(Key, Selector)> {
+    let k = key?.clone();
+    let quals = qualified::requested(&opts.info);
+    if quals.is_empty() {
+        return None;
+    }
+    let container = Key::new(qualified::CONTAINER).ok()?;
+    Some((
+        container,
+        Box::new(move |c: Value| {
+            qualified::select(&c, &k, &quals)
+                .ok_or_else(|| Error::not_found(format!("no value of {} with those qualifiers", k)))
+        }),
+    ))
+}
+
+fn without_qualifiers(opts: &GetOpts) -> GetOpts {
+    let mut o = opts.clone();
+    o.info.retain(|i| i.flags & sys::PMIX_INFO_QUALIFIER == 0);
+    o
+}
+
+/// A reserved key the host provides (answered at once, never waited for). The container
+/// of qualified values is reserved by name but published by processes.
+fn host_key(k: &Key) -> bool {
+    k.is_reserved() && k.as_str() != qualified::CONTAINER
 }
 
 fn state_includes(procs: &[ProcId], p: &ProcId) -> bool {

@@ -473,15 +473,20 @@ pub fn current() -> Option<Handle> {
 /// Count one user less; the last one stops the progress thread (and waits for it, unless
 /// called on the progress thread itself).
 pub fn release() {
-    let mut g = lock_global();
-    if g.users == 0 {
-        return;
-    }
-    g.users -= 1;
-    if g.users > 0 {
-        return;
-    }
-    if let Some(mut r) = g.running.take() {
+    let running = {
+        let mut g = lock_global();
+        if g.users == 0 {
+            return;
+        }
+        g.users -= 1;
+        if g.users > 0 {
+            return;
+        }
+        g.running.take()
+    };
+    // Join without holding the global lock: a callback still running on the old thread
+    // may look the reactor up, and a new user may start a fresh thread meanwhile.
+    if let Some(mut r) = running {
         let _ = r.handle.post(|ctx| ctx.stopping = true);
         if let Some(t) = r.thread.take() {
             if on_progress_thread() {

@@ -49,6 +49,14 @@ pub trait Host: Send + Sync + 'static {
     }
     /// A client called `PMIx_Finalize` (or disconnected after finalizing).
     fn client_finalized(&self, _proc: &ProcId) {}
+    /// [`Host::client_finalized`] for hosts that record it asynchronously: the client's
+    /// `PMIx_Finalize` returns only after `done` is called (or at once for
+    /// `Ok(HostReply::Completed)` or an error). The default calls `client_finalized` and
+    /// completes at once.
+    fn client_finalized_nb(&self, proc: &ProcId, _done: HostDone<()>) -> Result<HostReply> {
+        self.client_finalized(proc);
+        Ok(HostReply::Completed)
+    }
     /// A client's connection closed before it called `PMIx_Finalize` (it crashed, exited
     /// without finalizing, or sent malformed data). Fences it took part in have already
     /// been failed with `PMIX_ERR_PROC_TERM_WO_SYNC` for the other participants.
@@ -134,7 +142,19 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
-                Action::HostFinalized(p) => self.host.client_finalized(&p),
+                Action::HostFinalized { conn, tag, proc_ } => {
+                    let me = self.clone();
+                    let done: HostDone<()> = Box::new(move |_| {
+                        let m2 = me.clone();
+                        let _ = me.handle.post(move |ctx| {
+                            m2.step(ctx, |s, out| s.finalize_done(conn, tag, out))
+                        });
+                    });
+                    match self.host.client_finalized_nb(&proc_, done) {
+                        Ok(HostReply::Pending) => {}
+                        _ => self.step(ctx, |s, out| s.finalize_done(conn, tag, out)),
+                    }
+                }
                 Action::HostLost(p) => self.host.client_lost(&p),
                 Action::AnswerDmodex(done, r) => done(r),
                 Action::HostFence {

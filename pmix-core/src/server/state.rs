@@ -40,8 +40,16 @@ pub enum Action {
         /// Directives (with `PMIX_REQUIRED_KEY` when a key is wanted).
         info: Vec<Info>,
     },
-    /// Tell the host a client finalized.
-    HostFinalized(ProcId),
+    /// Tell the host a client finalized; answer the client with
+    /// [`ServerState::finalize_done`] once the host has taken note.
+    HostFinalized {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// Who finalized.
+        proc_: ProcId,
+    },
     /// Tell the host a client vanished without finalizing.
     HostLost(ProcId),
     /// Call `Host::abort`; answer the client with [`ServerState::abort_done`].
@@ -127,6 +135,7 @@ struct GetWaiter {
     requester: ProcId,
     target: ProcId,
     key: Option<Key>,
+    scope: Option<u8>,
 }
 
 /// The server's whole state.
@@ -513,8 +522,13 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
-                out.push(Action::HostFinalized(me));
-                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
+                // The client is released only after the host has recorded the finalize
+                // (a host may otherwise see the process exit first and call it abnormal).
+                out.push(Action::HostFinalized {
+                    conn,
+                    tag,
+                    proc_: me,
+                });
             }
             Req::Notify { status, info, .. } => {
                 let ev = protocol::encode(&ServerMsg::Event {
@@ -545,6 +559,12 @@ impl ServerState {
                 out.push(Action::Send(c, ev.clone()));
             }
         }
+    }
+
+    /// The host has recorded a client's finalize: release the client (whatever the host
+    /// said, the client is finalizing).
+    pub fn finalize_done(&mut self, conn: ConnId, tag: u32, out: &mut Vec<Action>) {
+        out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
     }
 
     /// The host answered an abort upcall.
@@ -621,7 +641,15 @@ impl ServerState {
             now
         };
         for g in waiting {
-            self.answer_get(g.conn, g.tag, &g.requester, &g.target, g.key.as_ref(), out);
+            self.answer_get(
+                g.conn,
+                g.tag,
+                &g.requester,
+                &g.target,
+                g.key.as_ref(),
+                g.scope,
+                out,
+            );
         }
         // Direct-modex requests from other nodes.
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
@@ -656,6 +684,7 @@ impl ServerState {
     }
 
     /// Reply to a Get from what the store holds now.
+    #[allow(clippy::too_many_arguments)]
     fn answer_get(
         &self,
         conn: ConnId,
@@ -663,6 +692,7 @@ impl ServerState {
         requester: &ProcId,
         target: &ProcId,
         key: Option<&Key>,
+        scope: Option<u8>,
         out: &mut Vec<Action>,
     ) {
         let reader = if requester == target {
@@ -682,6 +712,11 @@ impl ServerState {
                     out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                     return;
                 }
+                Some(e) if scope.is_some_and(|want| e.scope != want) => {
+                    // PMIX_DATA_SCOPE restricts the search to values posted in that scope.
+                    out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+                    return;
+                }
                 Some(Entry { scope, .. }) if !scope_visible(*scope, reader) => {
                     out.push(reply(
                         conn,
@@ -698,7 +733,14 @@ impl ServerState {
             conn,
             tag,
             sys::PMIX_SUCCESS,
-            ReplyData::Data(pd.kv.visible(reader)),
+            ReplyData::Data(match scope {
+                None => pd.kv.visible(reader),
+                Some(want) => {
+                    let mut only = pd.kv.clone();
+                    only.map.retain(|_, e| e.scope == want);
+                    only.visible(reader)
+                }
+            }),
         ));
     }
 
@@ -717,7 +759,10 @@ impl ServerState {
     ) {
         // Reserved keys and job-level requests are answered from the registered job data
         // (a process may also have published a reserved key itself; that wins).
-        let reserved = key.as_ref().map(|k| k.is_reserved()).unwrap_or(false);
+        let reserved = key
+            .as_ref()
+            .map(|k| k.is_reserved() && k.as_str() != crate::store::qualified::CONTAINER)
+            .unwrap_or(false);
         let in_job_data = match (&key, self.nspaces.get(&target.nspace)) {
             (Some(k), Some(ns)) => ns
                 .job
@@ -756,11 +801,18 @@ impl ServerState {
         let refresh = info
             .iter()
             .any(|i| i.key.as_str() == keys::GET_REFRESH_CACHE && i.value.is_true());
+        let scope = info
+            .iter()
+            .find(|i| i.key.as_str() == keys::DATA_SCOPE)
+            .and_then(|i| match i.value {
+                Value::Scope(s) => Some(s),
+                _ => i.value.as_u64().and_then(|v| u8::try_from(v).ok()),
+            });
         let local = self.is_local(&target);
         let have = self.has_key(&target, key.as_ref());
         // A refresh of a remote target's data asks its node again (direct modex).
         if have && (local || !refresh) {
-            self.answer_get(conn, tag, requester, &target, key.as_ref(), out);
+            self.answer_get(conn, tag, requester, &target, key.as_ref(), scope, out);
             return;
         }
         if immediate {
@@ -811,6 +863,7 @@ impl ServerState {
             requester: requester.clone(),
             target,
             key,
+            scope,
         });
     }
 
@@ -826,7 +879,15 @@ impl ServerState {
             Ok(blobs) => {
                 self.store_blobs(blobs);
                 for g in mine {
-                    self.answer_get(g.conn, g.tag, &g.requester, &g.target, g.key.as_ref(), out);
+                    self.answer_get(
+                        g.conn,
+                        g.tag,
+                        &g.requester,
+                        &g.target,
+                        g.key.as_ref(),
+                        g.scope,
+                        out,
+                    );
                 }
             }
             Err(e) => {
@@ -1450,6 +1511,22 @@ mod tests {
             replies(&req(&mut s, 1, 5, fence(vec![p(0), p(1)], false))),
             vec![(1, 5, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
         );
+    }
+
+    /// Regression: Open MPI's mpirun (np 32) called a rank "exited improperly" because the
+    /// client was released from PMIx_Finalize before the host had recorded the finalize.
+    #[test]
+    fn finalize_is_acknowledged_only_after_the_host() {
+        let mut s = setup(1, 1);
+        let out = req(&mut s, 1, 3, Req::Finalize);
+        assert!(replies(&out).is_empty(), "no reply before the host answers");
+        let Some(Action::HostFinalized { conn, tag, proc_ }) = out.first() else {
+            panic!("expected the host upcall");
+        };
+        assert_eq!((*conn, *tag, proc_.clone()), (1, 3, p(0)));
+        let mut out = Vec::new();
+        s.finalize_done(1, 3, &mut out);
+        assert_eq!(replies(&out), vec![(1, 3, 0)]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! * [`regex`] — our printable `PMIx_generate_regex`/`PMIx_generate_ppn` format and its parser.
 
 pub mod keys;
+pub mod qualified;
 pub mod regex;
 
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Rank, Value};
