@@ -247,6 +247,7 @@ struct Inner {
     handle: Handle,
     conn: Mutex<Option<ConnId>>,
     connected: AtomicBool,
+    writer: Mutex<Writer>,
     data: RwLock<Data>,
     pending: Mutex<HashMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
@@ -282,6 +283,7 @@ impl Inner {
     /// The connection to the server is gone: fail everything waiting and tell handlers.
     fn lost(&self, why: &str) {
         *lock(&self.conn) = None;
+        lock(&self.writer).stream = None;
         let was = self.connected.swap(false, Ordering::SeqCst);
         let waiting: Vec<ReplyFn> = lock(&self.pending).drain().map(|(_, f)| f).collect();
         for f in waiting {
@@ -334,6 +336,19 @@ impl Inner {
             },
         }
     }
+}
+
+/// The calling threads' way to the server socket (see `Client::send_frame`).
+#[derive(Default)]
+struct Writer {
+    /// A second handle on the connection's socket (None when not connected).
+    stream: Option<std::os::unix::net::UnixStream>,
+    /// Framed bytes not yet written, oldest first.
+    queued: Vec<u8>,
+    /// A flush of `queued` is posted to the progress thread and has not run yet.
+    flush_posted: bool,
+    /// The reactor holds bytes of ours it has not written yet: nothing may overtake them.
+    backlog: bool,
 }
 
 /// A connected (or singleton) PMIx client.
@@ -483,6 +498,7 @@ impl Client {
                 handle,
                 conn: Mutex::new(None),
                 connected: AtomicBool::new(false),
+                writer: Mutex::new(Writer::default()),
                 data: RwLock::new(data),
                 pending: Mutex::new(HashMap::new()),
                 next_tag: AtomicU32::new(1),
@@ -539,6 +555,10 @@ impl Client {
             handle: handle.clone(),
             conn: Mutex::new(None),
             connected: AtomicBool::new(true),
+            writer: Mutex::new(Writer {
+                stream: stream.try_clone().ok(),
+                ..Default::default()
+            }),
             data: RwLock::new(data),
             pending: Mutex::new(HashMap::new()),
             next_tag: AtomicU32::new(1),
@@ -598,21 +618,7 @@ impl Client {
         }
         let body = protocol::encode(&Request { tag, req });
         lock(&self.inner.pending).insert(tag, f);
-        let inner = self.inner.clone();
-        let posted = self.inner.handle.post(move |ctx| {
-            let conn = *lock(&inner.conn);
-            let sent = match conn {
-                Some(c) => ctx.send(c, &body),
-                None => false,
-            };
-            if !sent {
-                let f = lock(&inner.pending).remove(&tag);
-                if let Some(f) = f {
-                    f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
-                }
-            }
-        });
-        if let Err(e) = posted {
+        if let Err(e) = self.send_frame(&body, true) {
             lock(&self.inner.pending).remove(&tag);
             return Err(e);
         }
@@ -627,12 +633,71 @@ impl Client {
             ));
         }
         let body = protocol::encode(&Request { tag: 0, req });
-        let inner = self.inner.clone();
-        self.inner.handle.post(move |ctx| {
-            if let Some(c) = *lock(&inner.conn) {
-                ctx.send(c, &body);
+        self.send_frame(&body, false)
+    }
+
+    /// Send one frame to the server.
+    ///
+    /// Frames wait in the client's own queue (`Writer::queued`) until written. With
+    /// `direct` (a request that waits for a reply), the calling thread writes the queue
+    /// and its frame to the socket itself, so the request costs no wakeup of the progress
+    /// thread, and commits queued just before it travel in the same write. Without
+    /// (`PMIx_Commit`, which returns without waiting), the frame is queued and one flush
+    /// is posted to the progress thread for however many frames gather before it runs.
+    /// Whatever the socket does not take at once is handed to the progress thread, and
+    /// frames queue behind it until the reactor has written it (`backlog`), so the server
+    /// always sees frames in the order they were sent.
+    fn send_frame(&self, body: &[u8], direct: bool) -> Result<()> {
+        let mut w = lock(&self.inner.writer);
+        protocol::encode_frame_into(body, &mut w.queued);
+        if direct && !w.backlog {
+            let Writer { stream, queued, .. } = &mut *w;
+            if let Some(s) = stream.as_mut() {
+                let mut off = 0;
+                while off < queued.len() {
+                    match s.write(queued.get(off..).unwrap_or_default()) {
+                        Ok(0) => break,
+                        Ok(n) => off += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        // Full (WouldBlock) or broken: the progress thread takes over and
+                        // meets the error, if any, itself.
+                        Err(_) => break,
+                    }
+                }
+                queued.drain(..off);
             }
-        })
+            if w.queued.is_empty() {
+                return Ok(());
+            }
+        }
+        if w.flush_posted {
+            return Ok(());
+        }
+        w.flush_posted = true;
+        let inner = self.inner.clone();
+        let posted = self.inner.handle.post(move |ctx| {
+            let conn = *lock(&inner.conn);
+            let sent = {
+                let mut w = lock(&inner.writer);
+                w.flush_posted = false;
+                let bytes = std::mem::take(&mut w.queued);
+                let sent = conn.is_some_and(|c| ctx.send_raw(c, &bytes));
+                w.backlog = sent && conn.is_some_and(|c| !ctx.flushed(c));
+                sent
+            };
+            if !sent {
+                // The connection is gone: whatever waits for a reply fails now (a
+                // request may have been queued after `lost` ran).
+                let waiting: Vec<ReplyFn> = lock(&inner.pending).drain().map(|(_, f)| f).collect();
+                for f in waiting {
+                    f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
+                }
+            }
+        });
+        if posted.is_err() {
+            w.flush_posted = false;
+        }
+        posted
     }
 
     // ------------------------------------------------------------ put / commit
@@ -1302,6 +1367,7 @@ impl Client {
             }
             let inner = self.inner.clone();
             let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
+                lock(&inner.writer).stream = None;
                 if let Some(c) = lock(&inner.conn).take() {
                     ctx.close(c);
                 }

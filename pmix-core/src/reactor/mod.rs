@@ -144,6 +144,23 @@ impl Ctx {
         self.conns.contains_key(&id)
     }
 
+    /// Queue bytes that are already framed (the rest of a frame another thread began to
+    /// write on its own copy of the socket) and write what the socket takes now.
+    /// Returns false if the connection is gone.
+    pub fn send_raw(&mut self, id: ConnId, bytes: &[u8]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return false;
+        };
+        c.out.extend_from_slice(bytes);
+        self.flush(id);
+        self.conns.contains_key(&id)
+    }
+
+    /// True when nothing queued on `id` is left to write (or the connection is gone).
+    pub fn flushed(&self, id: ConnId) -> bool {
+        self.conns.get(&id).is_none_or(|c| c.out_pos >= c.out.len())
+    }
+
     /// Close a connection at the owner's request (its owner gets no `Closed` event).
     /// Bytes not yet written are attempted once more, then dropped.
     pub fn close(&mut self, id: ConnId) {
