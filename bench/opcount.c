@@ -1,6 +1,7 @@
 /* opcount: N client operations of one kind after PMIx_Init, for instruction counting.
  *
- *   opcount OP N      OP: get-job | get-self | get-peer | put | put-commit
+ *   opcount OP N      OP: get-job | get-self | get-peer | put | put-commit | commit |
+ *                         fence | fence-collect
  *
  * The N operations run inside one function, `opcount_loop`, so that
  *   valgrind --tool=callgrind --toggle-collect=opcount_loop opcount OP N
@@ -8,12 +9,20 @@
  * N and dividing the difference by the difference of N gives instructions per operation
  * without the loop's fixed costs (bench/opcount.sh does that). Run it under a launcher
  * with at least 2 ranks for get-peer (rank 1 reads rank 0's key after a collecting fence;
- * other ranks only take part in the fence). */
+ * other ranks only take part in the fence). The fences run in every rank.
+ *
+ * With OPCOUNT_RUSAGE=1 rank 0 also prints, per operation, the wall time, the CPU time of
+ * this process (all its threads), its voluntary context switches, and the CPU time of
+ * its parent (the launcher hosting the PMIx server: pmixrun or mpirun) — counts that say
+ * more than wall time on a loaded machine. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 static pmix_proc_t me;
 
@@ -48,6 +57,25 @@ static int one(const char *op, const pmix_proc_t *wild, const pmix_proc_t *peer,
             die("PMIx_Get(peer key)", rc);
         bad = val->type != PMIX_STRING;
         PMIX_VALUE_RELEASE(val);
+    } else if (0 == strcmp(op, "commit")) {
+        /* one small put, then the commit (the put is a small part of the cost) */
+        pmix_value_t v;
+        v.type = PMIX_UINT64;
+        v.data.uint64 = (uint64_t)i;
+        if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, "opcount.c", &v)))
+            die("PMIx_Put", rc);
+        if (PMIX_SUCCESS != (rc = PMIx_Commit()))
+            die("PMIx_Commit", rc);
+    } else if (0 == strcmp(op, "fence")) {
+        if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0)))
+            die("PMIx_Fence", rc);
+    } else if (0 == strcmp(op, "fence-collect")) {
+        pmix_info_t info;
+        bool yes = true;
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, &info, 1)))
+            die("PMIx_Fence(collect)", rc);
+        PMIX_INFO_DESTRUCT(&info);
     } else {
         /* put / put-commit: the same 64-byte string (63 characters + NUL) every time,
          * so that only the library's work is counted */
@@ -73,6 +101,39 @@ __attribute__((noinline)) long opcount_loop(const char *op, long n, const pmix_p
     for (long i = 0; i < n; i++)
         bad += one(op, wild, peer, size, i);
     return bad;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* CPU time (user + system, microseconds) of process `pid` from /proc (10 ms ticks). */
+static double proc_cpu_us(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    /* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (ut + st) * 1e6 / sysconf(_SC_CLK_TCK);
+}
+
+static double self_cpu_us(struct rusage *ru)
+{
+    getrusage(RUSAGE_SELF, ru);
+    return ru->ru_utime.tv_sec * 1e6 + ru->ru_utime.tv_usec + ru->ru_stime.tv_sec * 1e6 +
+           ru->ru_stime.tv_usec;
 }
 
 int main(int argc, char **argv)
@@ -111,11 +172,20 @@ int main(int argc, char **argv)
     PMIX_INFO_DESTRUCT(&info);
 
     long bad = 0;
-    int active = 0 != strcmp(op, "get-peer") || me.rank == 1;
+    int fence = 0 == strncmp(op, "fence", 5);
+    int active = fence || 0 != strcmp(op, "get-peer") || me.rank == 1;
     if (active) {
         /* warm up (first access of a peer key goes to the server), then count */
         one(op, &wild, &peer, size, -1);
+        struct rusage r0, r1;
+        double c0 = self_cpu_us(&r0), p0 = proc_cpu_us(getppid()), t0 = now_us();
         bad = opcount_loop(op, n, &wild, &peer, size);
+        double t1 = now_us(), c1 = self_cpu_us(&r1), p1 = proc_cpu_us(getppid());
+        if (getenv("OPCOUNT_RUSAGE") && (me.rank == 0 || (!fence && active)))
+            printf("rusage op=%s np=%u n=%ld wall_us=%.3f cpu_us=%.3f vcsw=%.3f "
+                   "parent_cpu_us=%.3f\n",
+                   op, size, n, (t1 - t0) / n, (c1 - c0) / n,
+                   (double)(r1.ru_nvcsw - r0.ru_nvcsw) / n, (p1 - p0) / n);
     }
     if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0)))
         die("PMIx_Fence", rc);

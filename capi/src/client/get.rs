@@ -158,25 +158,26 @@ pub unsafe extern "C" fn PMIx_Get(
             log::warn!("PMIx_Get: NULL val");
             return sys::PMIX_ERR_BAD_PARAM;
         }
-        let get = |p: Option<&ProcId>, k: Option<&Key>| -> pmix_core::Result<*mut sys::pmix_value_t> {
-            let v = a.client.get(p, k, &a.opts)?;
-            if a.static_values {
-                // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
-                unsafe { conv::value_to_c(&v, val as *mut sys::pmix_value_t) }?;
-                return Ok(core::ptr::null_mut());
-            }
-            if a.pointer_values {
-                let me = a.client.proc_id();
-                return a
-                    .client
-                    .pin(p.unwrap_or(me), k, &v, |v| {
-                        let p = conv::value_new(v)?;
-                        Ok((Pinned(p), p as usize))
-                    })
-                    .map(|addr| addr as *mut sys::pmix_value_t);
-            }
-            conv::value_new(&v)
-        };
+        let get =
+            |p: Option<&ProcId>, k: Option<&Key>| -> pmix_core::Result<*mut sys::pmix_value_t> {
+                let v = a.client.get(p, k, &a.opts)?;
+                if a.static_values {
+                    // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
+                    unsafe { conv::value_to_c(&v, val as *mut sys::pmix_value_t) }?;
+                    return Ok(core::ptr::null_mut());
+                }
+                if a.pointer_values {
+                    let me = a.client.proc_id();
+                    return a
+                        .client
+                        .pin(p.unwrap_or(me), k, &v, |v| {
+                            let p = conv::value_new(v)?;
+                            Ok((Pinned(p), p as usize))
+                        })
+                        .map(|addr| addr as *mut sys::pmix_value_t);
+                }
+                conv::value_new(&v)
+            };
         // SAFETY: forwarded C contract.
         let made = unsafe { with_target(proc_, key, get) }.and_then(|r| r);
         if a.static_values {
@@ -220,20 +221,20 @@ pub unsafe extern "C" fn PMIx_Get_nb(
         };
         let data = CbData::new(cbdata);
         let cb: pmix_core::client::Callback<pmix_core::Value> = Box::new(move |r| {
-                let (st, p) = match r.and_then(|v| conv::value_new(&v)) {
-                    Ok(p) => (sys::PMIX_SUCCESS, p),
-                    Err(e) => (e.status(), core::ptr::null_mut()),
-                };
-                // SAFETY: the caller's callback with its own cbdata (C contract).
-                unsafe { cb(st, p, data.get()) };
-                if !p.is_null() {
-                    // SAFETY: `p` is ours (value_new) and the callback has returned.
-                    unsafe {
-                        conv::value_destruct(p);
-                        conv::alloc::free(p);
-                    }
+            let (st, p) = match r.and_then(|v| conv::value_new(&v)) {
+                Ok(p) => (sys::PMIX_SUCCESS, p),
+                Err(e) => (e.status(), core::ptr::null_mut()),
+            };
+            // SAFETY: the caller's callback with its own cbdata (C contract).
+            unsafe { cb(st, p, data.get()) };
+            if !p.is_null() {
+                // SAFETY: `p` is ours (value_new) and the callback has returned.
+                unsafe {
+                    conv::value_destruct(p);
+                    conv::alloc::free(p);
                 }
-            });
+            }
+        });
         // SAFETY: forwarded C contract.
         let r = unsafe { with_target(proc_, key, |p, k| a.client.get_nb(p, k, &a.opts, cb)) };
         status("PMIx_Get_nb", r.and_then(|r| r))

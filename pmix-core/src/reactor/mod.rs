@@ -283,6 +283,10 @@ impl Ctx {
                     return;
                 }
                 Ok(n) => {
+                    // A read that did not fill the buffer emptied the socket: stop here
+                    // instead of paying one more read for EAGAIN (data that arrives later
+                    // raises a new edge-triggered event).
+                    let drained = n < buf.len();
                     c.dec.push(buf.get(..n).unwrap_or_default());
                     loop {
                         match c.dec.next_frame() {
@@ -298,6 +302,9 @@ impl Ctx {
                                 return;
                             }
                         }
+                    }
+                    if drained {
+                        return;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
