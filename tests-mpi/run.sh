@@ -30,7 +30,8 @@
 # skipped (and counted as failed) so that a broken library cannot keep CI busy for long.
 # Settings (environment): PMIX_LIB (required), MPI_BIN (compiled programs, default
 # build/tests-mpi), MODES, NETNS_MODES (default "preload ldpath"), NETNS_VARIANTS (default
-# "plain async delta agent"), NETNS_DIR (default
+# "plain async delta agent"), NETNS_PROGS (default "hello ring spawn": the programs of the
+# plain/async/delta variants; agent always runs hello), NETNS_DIR (default
 # ../shared/netns from the repository root), NETNS_PREFIX (default ompit<pid>), MAX_HANGS (3),
 # LOG_DIR (kept; default a temporary directory, removed when all passed unless KEEP_LOGS=1),
 # VERBOSE=1 (print each failing log in full).
@@ -43,6 +44,7 @@ MPI_BIN=${MPI_BIN:-$ROOT/build/tests-mpi}
 MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NETNS_MODES=${NETNS_MODES:-preload ldpath}
 NETNS_VARIANTS=${NETNS_VARIANTS:-plain async delta agent}
+NETNS_PROGS=${NETNS_PROGS:-hello ring spawn}
 # ../shared sits beside the clone in CI; a worktree under <top>/wt/<name> finds it two up.
 if [ -z "${NETNS_DIR:-}" ]; then
   NETNS_DIR=$ROOT/../shared/netns
@@ -308,9 +310,15 @@ scenario_netns() {
         continue
       fi
       netns_mpirun
-      run_case "$c/hello-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_hello" 6
-      run_case "$c/ring-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_ring"
-      run_case "$c/spawn-np2+4" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 2 "$MPI_BIN/mpi_spawn" 4
+      local prog
+      for prog in $NETNS_PROGS; do
+        case $prog in
+          hello) run_case "$c/hello-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_hello" 6 ;;
+          ring) run_case "$c/ring-np6" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 6 "$MPI_BIN/mpi_ring" ;;
+          spawn) run_case "$c/spawn-np2+4" 60 0 6 1 "${MPIRUN[@]}" "${extra[@]}" -np 2 "$MPI_BIN/mpi_spawn" 4 ;;
+          *) echo "run.sh: unknown NETNS_PROGS entry $prog" >&2; exit 2 ;;
+        esac
+      done
     done
   done
   "$NETNS_DIR/teardown.sh" "$NETNS_PREFIX"

@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod conv;
+pub mod cuda;
 pub mod guard;
 pub mod helpers;
 pub mod logging;

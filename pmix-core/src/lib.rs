@@ -14,6 +14,7 @@
 pub mod client;
 pub mod codec;
 pub mod compress;
+pub mod cuda;
 pub mod error;
 pub mod fasthash;
 pub mod protocol;

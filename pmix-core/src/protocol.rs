@@ -36,7 +36,27 @@ pub const VERSION: u32 = 1;
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
 const BLOB_MAGIC: u32 = u32::from_le_bytes(*b"PMXB");
-const BLOB_VERSION: u16 = 1;
+const BLOB_VERSION: u16 = 2;
+
+/// Directive (an info key in our own `pmixrs.` namespace) that keeps fences over the same
+/// participants apart: the server matches a fence on its sorted participant list *and*
+/// this string value, so two fences with different tags never complete each other.
+/// `PMIx_Fence` itself carries no such identity (OpenPMIx matches by participants only);
+/// the CUDA communications object ([`crate::cuda`]) tags each operation with
+/// `<object>.<communicator>.<sequence>`. A host that carries fences between servers
+/// receives the tag among the fence's directives and must match on it too.
+pub const FENCE_TAG: &str = "pmixrs.fence.tag";
+
+/// Key under which an allgather contribution travels inside a host blob (one entry per
+/// process, a byte object), so multi-server allgathers use the ordinary fence path of
+/// any host that concatenates blobs.
+pub const GATHER_KEY: &str = "pmixrs.gather";
+
+/// Wire number of [`Req::Allgather`], far from the numbers of the core requests so that
+/// requests added elsewhere do not collide with it.
+const REQ_ALLGATHER: u8 = 64;
+/// Wire number of [`ReplyData::Gathered`] (see [`REQ_ALLGATHER`]).
+const REPLY_GATHERED: u8 = 64;
 
 /// Append `body` as one frame (length prefix + body) to `out`.
 pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
@@ -291,6 +311,28 @@ impl Wire for Put {
     }
 }
 
+/// One participant's contribution to an allgather.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contribution {
+    /// Who contributed.
+    pub proc_: ProcId,
+    /// What it contributed (opaque to the server).
+    pub data: Vec<u8>,
+}
+
+impl Wire for Contribution {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.proc_.encode(out);
+        self.data.encode(out);
+    }
+    fn decode(d: &mut Decoder<'_>) -> Result<Self> {
+        Ok(Contribution {
+            proc_: ProcId::decode(d)?,
+            data: Vec::decode(d)?,
+        })
+    }
+}
+
 /// A client request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Req {
@@ -347,6 +389,20 @@ pub enum Req {
         range: u8,
         /// Event infos.
         info: Vec<Info>,
+    },
+    /// A fence that also gathers one opaque contribution per participant (our own
+    /// extension, used by [`crate::cuda`]). Matched like a fence (participants and
+    /// [`FENCE_TAG`]); reply: status and [`ReplyData::Gathered`], every participant's
+    /// contribution sorted by process.
+    Allgather {
+        /// Participants as the caller described them (the server sorts them).
+        procs: Vec<ProcId>,
+        /// `PMIX_TIMEOUT` in milliseconds (0 = none).
+        timeout_ms: u32,
+        /// All directives the caller passed (with [`FENCE_TAG`]).
+        info: Vec<Info>,
+        /// The caller's contribution.
+        data: Vec<u8>,
     },
 }
 
@@ -418,6 +474,18 @@ impl Wire for Request {
                 range.encode(out);
                 info.encode(out);
             }
+            Req::Allgather {
+                procs,
+                timeout_ms,
+                info,
+                data,
+            } => {
+                REQ_ALLGATHER.encode(out);
+                procs.encode(out);
+                timeout_ms.encode(out);
+                info.encode(out);
+                data.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -453,6 +521,12 @@ impl Wire for Request {
                 range: u8::decode(d)?,
                 info: Vec::decode(d)?,
             },
+            REQ_ALLGATHER => Req::Allgather {
+                procs: Vec::decode(d)?,
+                timeout_ms: u32::decode(d)?,
+                info: Vec::decode(d)?,
+                data: Vec::decode(d)?,
+            },
             t => return Err(Error::unpack(format!("unknown request type {}", t))),
         };
         Ok(Request { tag, req })
@@ -468,6 +542,8 @@ pub enum ReplyData {
     Data(Vec<Info>),
     /// A namespace's job data.
     Job(Box<JobData>),
+    /// Every participant's contribution to an allgather, sorted by process.
+    Gathered(Vec<Contribution>),
 }
 
 /// A message from the server.
@@ -517,6 +593,10 @@ impl Wire for ServerMsg {
                         2u8.encode(out);
                         j.encode(out);
                     }
+                    ReplyData::Gathered(v) => {
+                        REPLY_GATHERED.encode(out);
+                        encode_seq(v, out);
+                    }
                 }
             }
             ServerMsg::Forget { proc_, key } => {
@@ -545,6 +625,7 @@ impl Wire for ServerMsg {
                     0 => ReplyData::None,
                     1 => ReplyData::Data(Vec::decode(d)?),
                     2 => ReplyData::Job(Box::new(JobData::decode(d)?)),
+                    REPLY_GATHERED => ReplyData::Gathered(decode_seq(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),
                 },
             },
@@ -562,13 +643,52 @@ impl Wire for ServerMsg {
     }
 }
 
+/// Blob flag: the fence collects data (`PMIX_COLLECT_DATA`); set on direct-modex answers.
+pub const BLOB_COLLECT: u8 = 0x01;
+/// Blob flag: the sending server runs delta modex (`pmix_server_fence_delta_modex`), so
+/// its sections may be deltas.
+pub const BLOB_DELTA: u8 = 0x02;
+/// Every flag this version understands; any other bit makes the whole input unusable.
+const BLOB_KNOWN_FLAGS: u8 = BLOB_COLLECT | BLOB_DELTA;
+
+/// What one process's section of a blob holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionKind {
+    /// Everything the process has published (and every key it ever deleted).
+    Full,
+    /// Only what changed since the process last took part in a collecting fence.
+    Delta,
+}
+
 /// One process's contribution inside a host blob.
+///
+/// `entries` are the process's REMOTE and GLOBAL values, plus its LOCAL keys as scope
+/// markers (value [`Value::Undef`]): a LOCAL value never leaves its node, but the other
+/// nodes learn that the key exists, so a Get there answers
+/// `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`. `deleted` names keys the process removed with a
+/// `PMIX_DEL_*` scope; a receiver drops them before storing `entries`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcBlob {
     /// Whose data.
     pub proc_: ProcId,
-    /// Its REMOTE/GLOBAL entries.
+    /// Full set or delta.
+    pub kind: SectionKind,
+    /// Values (LOCAL ones as markers).
     pub entries: Vec<(Key, Entry)>,
+    /// Deleted keys with the `PMIX_DEL_*` scope they were deleted with.
+    pub deleted: Vec<(Key, u8)>,
+}
+
+impl ProcBlob {
+    /// A full section with these entries and no deletions.
+    pub fn full(proc_: ProcId, entries: Vec<(Key, Entry)>) -> ProcBlob {
+        ProcBlob {
+            proc_,
+            kind: SectionKind::Full,
+            entries,
+            deleted: Vec::new(),
+        }
+    }
 }
 
 /// One server's blob, decoded.
@@ -576,46 +696,148 @@ pub struct ProcBlob {
 pub struct Blob {
     /// Whether the fence collected data (`PMIX_COLLECT_DATA`).
     pub collect: bool,
+    /// Whether the sender runs delta modex.
+    pub delta: bool,
     /// Per-process data.
     pub procs: Vec<ProcBlob>,
 }
 
+impl Blob {
+    /// An empty blob of a fence (collecting or not), without delta modex.
+    pub fn new(collect: bool) -> Blob {
+        Blob {
+            collect,
+            delta: false,
+            procs: Vec::new(),
+        }
+    }
+
+    /// The flag byte this blob carries.
+    pub fn flags(&self) -> u8 {
+        let mut f = 0;
+        if self.collect {
+            f |= BLOB_COLLECT;
+        }
+        if self.delta {
+            f |= BLOB_DELTA;
+        }
+        f
+    }
+}
+
 /// Encode one server's contribution for a host (fence or direct modex).
+///
+/// ```text
+/// blob    := "PMXB" u32 | version u16 (= 2) | flags u8 | body length u32 | body
+/// body    := u32 n, n × Nspace (the namespaces the sections name)
+///            u32 m, m × section
+/// section := u32 nspace index | u32 rank | u8 kind (0 full, 1 delta)
+///            | u32 k, k × (Key, scope u8, Value)   -- LOCAL entries carry Undef
+///            | u32 d, d × (Key, PMIX_DEL_* scope u8)
+/// ```
 pub fn encode_blob(blob: &Blob) -> Vec<u8> {
+    let mut nspaces: Vec<&Nspace> = Vec::new();
+    for p in &blob.procs {
+        if !nspaces.contains(&&p.proc_.nspace) {
+            nspaces.push(&p.proc_.nspace);
+        }
+    }
     let mut body = Vec::new();
+    (nspaces.len() as u32).encode(&mut body);
+    for n in &nspaces {
+        n.encode(&mut body);
+    }
     (blob.procs.len() as u32).encode(&mut body);
     for p in &blob.procs {
-        p.proc_.encode(&mut body);
+        let idx = nspaces
+            .iter()
+            .position(|n| *n == &p.proc_.nspace)
+            .unwrap_or(0);
+        (idx as u32).encode(&mut body);
+        p.proc_.rank.encode(&mut body);
+        let kind: u8 = match p.kind {
+            SectionKind::Full => 0,
+            SectionKind::Delta => 1,
+        };
+        kind.encode(&mut body);
         (p.entries.len() as u32).encode(&mut body);
         for (k, e) in &p.entries {
             k.encode(&mut body);
             e.scope.encode(&mut body);
-            e.value.encode(&mut body);
+            if e.scope == sys::PMIX_LOCAL {
+                Value::Undef.encode(&mut body); // the value stays on its node
+            } else {
+                e.value.encode(&mut body);
+            }
+        }
+        (p.deleted.len() as u32).encode(&mut body);
+        for (k, scope) in &p.deleted {
+            k.encode(&mut body);
+            scope.encode(&mut body);
         }
     }
     let mut out = Vec::with_capacity(body.len() + 11);
     BLOB_MAGIC.encode(&mut out);
     BLOB_VERSION.encode(&mut out);
-    (blob.collect as u8).encode(&mut out);
+    blob.flags().encode(&mut out);
     (body.len() as u32).encode(&mut out);
     out.extend_from_slice(&body);
     out
 }
 
-fn decode_blob_body(d: &mut Decoder<'_>) -> Result<Vec<ProcBlob>> {
-    let n = d.count(1)?;
-    let mut procs = Vec::with_capacity(n.min(4096));
+fn decode_blob_body(d: &mut Decoder<'_>, delta_allowed: bool) -> Result<Vec<ProcBlob>> {
+    let nspaces: Vec<Nspace> = decode_seq(d)?;
+    // A section is at least 17 bytes (index, rank, kind, two counts).
+    let n = d.count(17)?;
+    let mut procs = Vec::with_capacity(n);
     for _ in 0..n {
-        let proc_ = ProcId::decode(d)?;
-        let m = d.count(1)?;
-        let mut entries = Vec::with_capacity(m.min(4096));
+        let idx = u32::decode(d)? as usize;
+        let nspace = nspaces
+            .get(idx)
+            .ok_or_else(|| Error::unpack(format!("namespace index {} out of range", idx)))?;
+        let rank = u32::decode(d)?;
+        let kind = match u8::decode(d)? {
+            0 => SectionKind::Full,
+            1 if delta_allowed => SectionKind::Delta,
+            1 => return Err(Error::unpack("delta section in a blob not flagged delta")),
+            k => return Err(Error::unpack(format!("unknown section kind {}", k))),
+        };
+        let m = d.count(7)?;
+        let mut entries = Vec::with_capacity(m);
         for _ in 0..m {
             let k = Key::decode(d)?;
             let scope = u8::decode(d)?;
-            let value = Value::decode(d)?;
+            if !matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
+                return Err(Error::unpack(format!("entry {} with scope {}", k, scope)));
+            }
+            let mut value = Value::decode(d)?;
+            if scope == sys::PMIX_LOCAL {
+                value = Value::Undef;
+            }
             entries.push((k, Entry { scope, value }));
         }
-        procs.push(ProcBlob { proc_, entries });
+        let m = d.count(5)?;
+        let mut deleted = Vec::with_capacity(m);
+        for _ in 0..m {
+            let k = Key::decode(d)?;
+            let scope = u8::decode(d)?;
+            if !matches!(
+                scope,
+                sys::PMIX_DEL_LOCAL | sys::PMIX_DEL_REMOTE | sys::PMIX_DEL_GLOBAL
+            ) {
+                return Err(Error::unpack(format!(
+                    "deletion of {} with scope {}",
+                    k, scope
+                )));
+            }
+            deleted.push((k, scope));
+        }
+        procs.push(ProcBlob {
+            proc_: ProcId::new(nspace.clone(), rank),
+            kind,
+            entries,
+            deleted,
+        });
     }
     Ok(procs)
 }
@@ -623,11 +845,14 @@ fn decode_blob_body(d: &mut Decoder<'_>) -> Result<Vec<ProcBlob>> {
 /// Decode a concatenation of server blobs (possibly empty).
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` if any part is malformed, of an unknown version, or if the parts
-/// disagree on whether the fence collected data; nothing is returned in that case.
+/// `PMIX_ERR_BAD_PARAM` if any part is malformed, of an unknown version, carries a flag
+/// this version does not know, or if the parts disagree on their flags (whether the
+/// fence collected data, whether delta modex is on); nothing is returned in that case,
+/// so a caller never stores part of a rejected input.
 pub fn decode_blobs(bytes: &[u8]) -> Result<Vec<Blob>> {
     let mut d = Decoder::new(bytes);
     let mut out = Vec::new();
+    let mut first_flags: Option<u8> = None;
     let bad = |e: Error| Error::bad_param(format!("malformed fence/modex data: {}", e.context));
     while !d.is_empty() {
         let magic = u32::decode(&mut d).map_err(bad)?;
@@ -637,31 +862,42 @@ pub fn decode_blobs(bytes: &[u8]) -> Result<Vec<Blob>> {
         let ver = u16::decode(&mut d).map_err(bad)?;
         if ver != BLOB_VERSION {
             return Err(Error::bad_param(format!(
-                "fence/modex data of unknown version {}",
-                ver
+                "fence/modex data of unknown version {} (we read {})",
+                ver, BLOB_VERSION
             )));
         }
         let flags = u8::decode(&mut d).map_err(bad)?;
+        if flags & !BLOB_KNOWN_FLAGS != 0 {
+            return Err(Error::bad_param(format!(
+                "fence/modex data with unknown flags {:#04x}",
+                flags & !BLOB_KNOWN_FLAGS
+            )));
+        }
+        match first_flags {
+            None => first_flags = Some(flags),
+            Some(f) if f != flags => {
+                return Err(Error::bad_param(format!(
+                    "servers disagree on the kind of fence contribution (flags {:#04x} and \
+                     {:#04x}: collect bit {:#04x}, delta-modex bit {:#04x})",
+                    f, flags, BLOB_COLLECT, BLOB_DELTA
+                )))
+            }
+            Some(_) => {}
+        }
         let len = u32::decode(&mut d).map_err(bad)? as usize;
         let body = d.take(len).map_err(bad)?;
         let mut bd = Decoder::new(body);
-        let procs = decode_blob_body(&mut bd).map_err(bad)?;
+        let procs = decode_blob_body(&mut bd, flags & BLOB_DELTA != 0).map_err(bad)?;
         if !bd.is_empty() {
             return Err(Error::bad_param(
                 "malformed fence/modex data: trailing bytes",
             ));
         }
         out.push(Blob {
-            collect: flags & 1 != 0,
+            collect: flags & BLOB_COLLECT != 0,
+            delta: flags & BLOB_DELTA != 0,
             procs,
         });
-    }
-    if let Some(first) = out.first() {
-        if out.iter().any(|b| b.collect != first.collect) {
-            return Err(Error::bad_param(
-                "servers disagree on whether the fence collects data",
-            ));
-        }
     }
     Ok(out)
 }
@@ -795,6 +1031,12 @@ mod tests {
                 range: 3,
                 info: vec![],
             },
+            Req::Allgather {
+                procs: vec![p("ns", 0), p("ns", 1)],
+                timeout_ms: 0,
+                info: vec![Info::new(FENCE_TAG, Value::string("t.1.2")).unwrap()],
+                data: vec![9, 8, 7],
+            },
         ];
         for (i, req) in reqs.into_iter().enumerate() {
             roundtrip(Request { tag: i as u32, req });
@@ -808,6 +1050,20 @@ mod tests {
             tag: 9,
             status: 0,
             data: ReplyData::Job(Box::new(jd)),
+        });
+        roundtrip(ServerMsg::Reply {
+            tag: 10,
+            status: 0,
+            data: ReplyData::Gathered(vec![
+                Contribution {
+                    proc_: p("ns", 0),
+                    data: vec![],
+                },
+                Contribution {
+                    proc_: p("ns", 1),
+                    data: vec![1; 17],
+                },
+            ]),
         });
         roundtrip(ServerMsg::Forget {
             proc_: p("ns", 2),
@@ -840,26 +1096,45 @@ mod tests {
         }
     }
 
+    fn entry(scope: u8, v: i32) -> Entry {
+        Entry {
+            scope,
+            value: Value::Int(v),
+        }
+    }
+
+    fn blob(collect: bool, delta: bool, procs: Vec<ProcBlob>) -> Blob {
+        Blob {
+            collect,
+            delta,
+            procs,
+        }
+    }
+
     #[test]
     fn blobs_concatenate_and_reject_corruption() {
-        let e = |v: i32| Entry {
-            scope: sys::PMIX_GLOBAL,
-            value: Value::Int(v),
-        };
-        let a = Blob {
-            collect: true,
-            procs: vec![ProcBlob {
-                proc_: p("ns", 0),
-                entries: vec![(Key::new("k").unwrap(), e(1))],
-            }],
-        };
-        let b = Blob {
-            collect: true,
-            procs: vec![ProcBlob {
-                proc_: p("ns", 1),
-                entries: vec![(Key::new("k").unwrap(), e(2))],
-            }],
-        };
+        let k = || Key::new("k").unwrap();
+        let a = blob(
+            true,
+            false,
+            vec![ProcBlob::full(
+                p("ns", 0),
+                vec![(k(), entry(sys::PMIX_GLOBAL, 1))],
+            )],
+        );
+        let b = blob(
+            true,
+            false,
+            vec![
+                ProcBlob::full(p("ns", 1), vec![(k(), entry(sys::PMIX_GLOBAL, 2))]),
+                ProcBlob {
+                    proc_: p("other", 7),
+                    kind: SectionKind::Full,
+                    entries: vec![],
+                    deleted: vec![(k(), sys::PMIX_DEL_GLOBAL)],
+                },
+            ],
+        );
         let mut cat = encode_blob(&a);
         cat.extend(encode_blob(&b));
         assert_eq!(decode_blobs(&cat).unwrap(), vec![a.clone(), b]);
@@ -875,13 +1150,79 @@ mod tests {
                 cut
             );
         }
-        let mut mixed = encode_blob(&a);
-        mixed.extend(encode_blob(&Blob {
-            collect: false,
-            procs: vec![],
-        }));
+    }
+
+    #[test]
+    fn local_values_travel_as_markers_only() {
+        let b = blob(
+            true,
+            false,
+            vec![ProcBlob::full(
+                p("ns", 0),
+                vec![
+                    (Key::new("secret").unwrap(), entry(sys::PMIX_LOCAL, 42)),
+                    (Key::new("pub").unwrap(), entry(sys::PMIX_REMOTE, 43)),
+                ],
+            )],
+        );
+        let bytes = encode_blob(&b);
+        let got = decode_blobs(&bytes).unwrap();
+        let e = &got[0].procs[0].entries;
         assert_eq!(
-            decode_blobs(&mixed).unwrap_err().status,
+            e[0].1,
+            Entry {
+                scope: sys::PMIX_LOCAL,
+                value: Value::Undef
+            }
+        );
+        assert_eq!(e[1].1, entry(sys::PMIX_REMOTE, 43));
+    }
+
+    /// Flags are compared across every part; one disagreeing or unknown flag rejects all.
+    #[test]
+    fn flag_disagreement_and_unknown_flags_reject_the_whole_input() {
+        let one = |collect, delta| {
+            encode_blob(&blob(
+                collect,
+                delta,
+                vec![ProcBlob::full(
+                    p("ns", 0),
+                    vec![(Key::new("k").unwrap(), entry(sys::PMIX_GLOBAL, 1))],
+                )],
+            ))
+        };
+        for (x, y) in [
+            ((true, false), (false, false)),
+            ((true, true), (true, false)),
+        ] {
+            let mut cat = one(x.0, x.1);
+            cat.extend(one(y.0, y.1));
+            cat.extend(one(x.0, x.1));
+            let e = decode_blobs(&cat).unwrap_err();
+            assert_eq!(e.status, sys::PMIX_ERR_BAD_PARAM);
+            assert!(e.context.contains("disagree"), "{}", e.context);
+        }
+        let mut same = one(true, true);
+        same.extend(one(true, true));
+        assert_eq!(decode_blobs(&same).unwrap().len(), 2);
+        // An unknown flag bit (offset 6 is the flag byte).
+        let mut unknown = one(true, false);
+        unknown[6] |= 0x80;
+        let e = decode_blobs(&unknown).unwrap_err();
+        assert_eq!(e.status, sys::PMIX_ERR_BAD_PARAM);
+        assert!(e.context.contains("unknown flags"), "{}", e.context);
+        // Another version.
+        let mut old = one(true, false);
+        old[4] = 1;
+        assert!(decode_blobs(&old).unwrap_err().context.contains("version"));
+        // A delta section in a blob that does not say delta.
+        let mut d = blob(true, true, vec![ProcBlob::full(p("ns", 0), vec![])]);
+        d.procs[0].kind = SectionKind::Delta;
+        let mut bytes = encode_blob(&d);
+        assert!(decode_blobs(&bytes).is_ok());
+        bytes[6] &= !BLOB_DELTA;
+        assert_eq!(
+            decode_blobs(&bytes).unwrap_err().status,
             sys::PMIX_ERR_BAD_PARAM
         );
     }

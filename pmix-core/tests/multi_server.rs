@@ -140,12 +140,12 @@ fn collecting_fence_and_direct_modex_across_two_servers() {
             .unwrap(),
         Value::ByteObject(vec![1; 8])
     );
-    // LOCAL data never left its node.
+    // LOCAL data never left its node; only the key's existence did.
     assert_eq!(
         c0.get(Some(&ProcId::new(ns("job"), 1)), Some(&key("shm")), &imm)
             .unwrap_err()
             .status,
-        sys::PMIX_ERR_NOT_FOUND
+        sys::PMIX_ERR_EXISTS_OUTSIDE_SCOPE
     );
     // Direct modex: a key published after the fence is fetched through the host.
     c1.put(sys::PMIX_GLOBAL, key("late"), Value::string("x"))

@@ -592,3 +592,22 @@ fn host_events_reach_client_handlers_on_the_progress_thread() {
     );
     c.finalize().unwrap();
 }
+
+/// Regression (Open MPI over several hosts): mpirun stores each daemon's wireup data with
+/// Store_internal and reads it back with a Get of that daemon and a NULL key, in the server
+/// process without PMIx_Init. That Get answered PMIX_ERR_UNREACH (it asked a server the
+/// process is not connected to), and mpirun aborted.
+#[test]
+fn embedded_get_of_all_data_of_another_proc_reads_store_internal() {
+    let me = ProcId::new(ns("daemons"), 0);
+    let c = pmix_core::client::Client::embedded(me).unwrap();
+    let dmn = ProcId::new(ns("daemons"), 1);
+    c.store_internal(&dmn, key("pmix.puri"), Value::string("tcp://10.0.0.2:1"))
+        .unwrap();
+    let all = c.get(Some(&dmn), None, &GetOpts::default()).unwrap();
+    let infos = pmix_core::store::info_array(&all).expect("a data array of infos");
+    assert!(infos
+        .iter()
+        .any(|i| i.key.as_str() == "pmix.puri" && i.value == Value::string("tcp://10.0.0.2:1")));
+    c.finalize().unwrap();
+}

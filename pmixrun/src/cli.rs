@@ -34,8 +34,12 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// `-x VAR` / `-x VAR=val`, resolved to `(VAR, value)` pairs, in order.
     pub exports: Vec<(String, String)>,
-    /// `--nodes K` (the multi-server test bench; only 1 is supported for now).
+    /// `--nodes K`: simulated nodes, one PMIx server each (the multi-node test bench).
     pub nodes: u32,
+    /// `--node-env K:VAR=value`: set VAR in node K's server only (bench).
+    pub node_env: Vec<(u32, String, String)>,
+    /// `--report-modex`: print each fence's contributions and each direct modex (bench).
+    pub report_modex: bool,
 }
 
 /// What `parse` decided.
@@ -81,10 +85,30 @@ Global options (allowed in any segment):
                         (fractions allowed); pmixrun then exits with status 124
   -x VAR                export pmixrun's value of VAR to every rank (VAR must be set)
   -x VAR=value          set VAR=value in every rank's environment
-  --nodes K             number of simulated nodes, one PMIx server each (a multi-node
-                        test bench; only K=1 is supported for now)
   -h, --help            show this text
   -V, --version         show the version
+
+Multi-node test bench (for testing PMIx behaviour across nodes on one machine; real
+multi-node jobs run under a real host such as Open MPI, PRRTE or Slurm):
+  --nodes K             simulate K nodes (1 to 64, at most one per rank). Each node
+                        has its own PMIx server in its own process (a pmixrun node
+                        daemon) with its own host name node0..node<K-1>, node id,
+                        rendezvous directory and local ranks; the ranks are placed
+                        in blocks (node 0 gets the first ranks; with N ranks the
+                        first N mod K nodes get one more). pmixrun joins the servers
+                        the way a real host does: it concatenates their fence
+                        contributions (in node order), forwards direct-modex requests
+                        to the node owning the process, and relays events, aborts
+                        and lost clients. Every server is registered with its own
+                        node's view (PMIX_LOCAL_PEERS, PMIX_LOCAL_SIZE, PMIX_HOSTNAME,
+                        PMIX_NODEID, ...) and with every node and process of the job.
+  --node-env K:VAR=value
+                        set VAR=value in the environment of node K's server only
+                        (e.g. 1:PMIX_MCA_pmix_server_fence_delta_modex=1 to give
+                        the nodes different settings); may be repeated
+  --report-modex        print on stderr one line per completed fence, with the size
+                        in bytes of each node's contribution, and one per direct-modex
+                        request (which node asks which for whose data)
 
 What each rank gets:
   the environment of pmixrun, plus the -x variables, plus what the PMIx server's
@@ -181,6 +205,8 @@ pub fn parse(
         timeout: None,
         exports: Vec::new(),
         nodes: 1,
+        node_env: Vec::new(),
+        report_modex: false,
     };
     let mut i = 0;
     loop {
@@ -233,6 +259,13 @@ pub fn parse(
                     opts.exports.push(e);
                 }
                 "--nodes" => opts.nodes = parse_count(opt, &value(opt)?)?,
+                "--node-env" => opts.node_env.push(parse_node_env(&value(opt)?)?),
+                "--report-modex" => {
+                    if inline.is_some() {
+                        return Err(UsageError("--report-modex takes no value".into()));
+                    }
+                    opts.report_modex = true
+                }
                 ":" => return Err(UsageError("':' with no program before it".into())),
                 w if w.starts_with('-') && w.len() > 1 => {
                     return Err(UsageError(format!("unknown option '{w}'")));
@@ -266,11 +299,49 @@ pub fn parse(
             "{total} processes requested; at most {MAX_RANKS} are supported"
         )));
     }
+    if opts.nodes > MAX_NODES {
+        return Err(UsageError(format!(
+            "--nodes {}: at most {MAX_NODES} nodes are supported",
+            opts.nodes
+        )));
+    }
+    if u64::from(opts.nodes) > total {
+        return Err(UsageError(format!(
+            "--nodes {} needs at least {} processes (every node hosts a rank), got {total}",
+            opts.nodes, opts.nodes
+        )));
+    }
+    if let Some((n, _, _)) = opts.node_env.iter().find(|(n, _, _)| *n >= opts.nodes) {
+        return Err(UsageError(format!(
+            "--node-env {n}:...: there is no node {n} (nodes are 0 to {})",
+            opts.nodes - 1
+        )));
+    }
     Ok(Command::Run(opts))
 }
 
 /// Upper bound on the job size (ranks below `PMIX_RANK_VALID`, and a sane fd budget).
 pub const MAX_RANKS: u32 = 4096;
+
+/// Upper bound on `--nodes` (each simulated node is a process and two threads).
+pub const MAX_NODES: u32 = 64;
+
+/// Read `--node-env K:VAR=value`.
+fn parse_node_env(v: &str) -> Result<(u32, String, String), UsageError> {
+    let usage = || UsageError(format!("--node-env needs K:VAR=value, got '{v}'"));
+    let (node, rest) = v.split_once(':').ok_or_else(usage)?;
+    let node: u32 = node.parse().map_err(|_| usage())?;
+    let (name, value) = rest.split_once('=').ok_or_else(usage)?;
+    let valid_name = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid_name {
+        return Err(UsageError(format!(
+            "--node-env: '{name}' is not a variable name"
+        )));
+    }
+    Ok((node, name.to_string(), value.to_string()))
+}
 
 #[cfg(test)]
 mod tests {
@@ -329,6 +400,21 @@ mod tests {
     }
 
     #[test]
+    fn multi_node_bench_options() {
+        let o =
+            run("--nodes 3 -n 7 --node-env 1:PMIX_MCA_x=1 --node-env=2:B=c=d --report-modex prog");
+        assert_eq!(o.nodes, 3);
+        assert!(o.report_modex);
+        assert_eq!(
+            o.node_env,
+            vec![
+                (1, "PMIX_MCA_x".into(), "1".into()),
+                (2, "B".into(), "c=d".into())
+            ]
+        );
+    }
+
+    #[test]
     fn long_options_with_equals() {
         let o = run("--np=3 --timeout=1 --nodes=1 prog");
         assert_eq!(o.apps[0].nprocs, 3);
@@ -371,6 +457,13 @@ mod tests {
         assert!(err("--timeout 0 prog").contains("timeout"));
         assert!(err("--timeout nan prog").contains("timeout"));
         assert!(err("--nodes 0 prog").contains("positive"));
+        assert!(err("--nodes 3 -n 2 prog").contains("at least 3 processes"));
+        assert!(err("--nodes 65 -n 100 prog").contains("at most 64"));
+        assert!(err("--nodes 2 -n 2 --node-env 2:A=1 prog").contains("no node 2"));
+        assert!(err("--node-env 1A=1 prog").contains("K:VAR=value"));
+        assert!(err("--node-env x:A=1 prog").contains("K:VAR=value"));
+        assert!(err("--node-env 0:1A=1 prog").contains("not a variable name"));
+        assert!(err("--report-modex=1 prog").contains("no value"));
         assert!(err("--tag-output=yes prog").contains("no value"));
         assert!(err("-n 4000 a : -n 97 b").contains("at most"));
     }
@@ -385,6 +478,8 @@ mod tests {
             "--timeout",
             "-x VAR",
             "--nodes",
+            "--node-env",
+            "--report-modex",
             "--help",
             "--version",
         ] {

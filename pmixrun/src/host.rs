@@ -31,6 +31,13 @@ pub enum JobEvent {
         /// Completion of the upcall.
         done: HostDone<()>,
     },
+    /// A node's PMIx server went away (multi-node bench only).
+    NodeFailed {
+        /// The node id.
+        node: u32,
+        /// What happened.
+        msg: String,
+    },
 }
 
 impl fmt::Debug for JobEvent {
@@ -42,6 +49,7 @@ impl fmt::Debug for JobEvent {
             JobEvent::Abort {
                 rank, status, msg, ..
             } => write!(f, "Abort({rank}, {status}, {msg:?})"),
+            JobEvent::NodeFailed { node, msg } => write!(f, "NodeFailed({node}, {msg:?})"),
         }
     }
 }

@@ -1,13 +1,21 @@
-//! The job's layout (apps, ranks, the one node) and the `register_nspace` infos built
-//! from it, the way an OpenPMIx host registers a job: job-level keys at the top level,
-//! one `PMIX_APP_INFO_ARRAY` per app, one `PMIX_NODE_INFO_ARRAY` per node and one
+//! The job's layout (apps, ranks, nodes) and the `register_nspace` infos built from it,
+//! the way an OpenPMIx host registers a job: job-level keys at the top level, one
+//! `PMIX_APP_INFO_ARRAY` per app, one `PMIX_NODE_INFO_ARRAY` per node and one
 //! `PMIX_PROC_INFO_ARRAY` (`PMIX_PROC_DATA`) per rank, `PMIX_RANK` first. Every value
 //! has the type the PMIx_Get page gives its key.
 //!
-//! Slots: the CPUs pmixrun may run on (its affinity mask) are the node's slots, so
-//! `PMIX_NUM_SLOTS` is that count, `PMIX_UNIV_SIZE` the larger of it and the job size,
-//! `PMIX_MAX_PROCS` the job size (pmixrun starts exactly what it is asked to) and
-//! `PMIX_NODE_OVERSUBSCRIBED` says whether the job has more ranks than slots.
+//! Nodes: normally one (this machine). With `--nodes K` (the multi-node test bench) the
+//! ranks are placed on K simulated nodes in blocks ([`block_distribution`]), and each
+//! node's server gets its own registration ([`registration_for`]): the node-level keys
+//! at job level (`PMIX_HOSTNAME`, `PMIX_NODEID`, `PMIX_LOCAL_PEERS`, `PMIX_LOCAL_SIZE`,
+//! ...) describe that node, while the node arrays, the maps and the per-process data
+//! cover every node, so a process on any node can ask about any other.
+//!
+//! Slots: the CPUs pmixrun may run on (its affinity mask) are each node's slots, so
+//! `PMIX_NUM_SLOTS` is that count times the number of nodes, `PMIX_UNIV_SIZE` the larger
+//! of it and the job size, `PMIX_MAX_PROCS` the job size (pmixrun starts exactly what it
+//! is asked to) and `PMIX_NODE_OVERSUBSCRIBED` says whether a node has more ranks than
+//! slots.
 //!
 //! `PMIX_PROC_PID` is registered with the other per-process data: pmixrun forks every
 //! rank before registering the job (see `sys::spawn_gated`), so the pids are known.
@@ -45,13 +53,63 @@ pub struct Dirs {
     pub procdirs: Vec<PathBuf>,
 }
 
+/// One node of the job and the ranks placed on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeLayout {
+    /// `PMIX_NODEID`.
+    pub id: u32,
+    /// `PMIX_HOSTNAME` (a simulated node's alias, `node<id>`, under `--nodes K`).
+    pub hostname: String,
+    /// The ranks on this node, ascending.
+    pub ranks: Vec<Rank>,
+}
+
+/// Place `nranks` ranks on `nnodes` nodes in blocks: consecutive ranks share a node, and
+/// the first `nranks % nnodes` nodes get one rank more than the others.
+pub fn block_distribution(nranks: u32, nnodes: u32) -> Vec<Vec<Rank>> {
+    let nnodes = nnodes.max(1);
+    let (base, extra) = (nranks / nnodes, nranks % nnodes);
+    let mut next = 0;
+    (0..nnodes)
+        .map(|i| {
+            let n = base + u32::from(i < extra);
+            let v: Vec<Rank> = (next..next + n).collect();
+            next += n;
+            v
+        })
+        .collect()
+}
+
+/// The nodes of a job of `nranks` ranks: one node called `hostname` when `nnodes` is 1,
+/// otherwise `nnodes` simulated nodes `node0`, `node1`, ... with the ranks in blocks.
+pub fn nodes(hostname: &str, nranks: u32, nnodes: u32) -> Vec<NodeLayout> {
+    if nnodes <= 1 {
+        return vec![NodeLayout {
+            id: NODE_ID,
+            hostname: hostname.to_string(),
+            ranks: (0..nranks).collect(),
+        }];
+    }
+    block_distribution(nranks, nnodes)
+        .into_iter()
+        .zip(0u32..)
+        .map(|(ranks, id)| NodeLayout {
+            id,
+            hostname: format!("node{id}"),
+            ranks,
+        })
+        .collect()
+}
+
 /// Everything pmixrun knows about the job, before the ranks have pids.
 #[derive(Debug, Clone)]
 pub struct Layout {
     /// The namespace (also `PMIX_JOBID`).
     pub nspace: Nspace,
-    /// This node's name.
+    /// This machine's name (the one node's name without `--nodes`).
     pub hostname: String,
+    /// The nodes, by id (at least one).
+    pub nodes: Vec<NodeLayout>,
     /// `PMIX_SESSION_ID`.
     pub session_id: u32,
     /// Applications in order.
@@ -72,10 +130,12 @@ pub struct Place {
     pub appnum: u32,
     /// Rank within the application.
     pub app_rank: Rank,
-    /// Rank among this job's ranks on this node.
+    /// Rank among this job's ranks on its node.
     pub local_rank: u16,
-    /// Rank among all ranks on this node (one job: the local rank).
+    /// Rank among all ranks on its node (one job: the local rank).
     pub node_rank: u16,
+    /// Its node's index in [`Layout::nodes`].
+    pub node: usize,
 }
 
 /// The node id of pmixrun's one node.
@@ -93,26 +153,34 @@ impl Layout {
         for app in &self.apps {
             for i in 0..app.size {
                 let rank = app.first + i;
-                let local = u16::try_from(rank).unwrap_or(u16::MAX);
+                let (node, idx) = self
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .find_map(|(n, nl)| nl.ranks.iter().position(|&r| r == rank).map(|i| (n, i)))
+                    .unwrap_or((0, usize::try_from(rank).unwrap_or(usize::MAX)));
+                let local = u16::try_from(idx).unwrap_or(u16::MAX);
                 out.push(Place {
                     rank,
                     appnum: app.appnum,
                     app_rank: i,
                     local_rank: local,
                     node_rank: local,
+                    node,
                 });
             }
         }
         out
     }
+}
 
-    /// The ranks on this node as the comma list `PMIX_LOCAL_PEERS` uses.
-    fn local_peers(&self) -> String {
-        (0..self.size())
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    }
+/// A node's ranks as the comma list `PMIX_LOCAL_PEERS` uses.
+fn peers_list(node: &NodeLayout) -> String {
+    node.ranks
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `PMIX_NODE_MAP` for these node names.
@@ -154,20 +222,40 @@ fn info_array(items: Vec<Info>) -> Value {
     }))
 }
 
-/// The infos for `register_nspace`. `pids[i]` is rank `i`'s process id.
+/// The infos for `register_nspace` on the first (usually only) node. `pids[i]` is rank
+/// `i`'s process id.
 pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
+    registration_for(layout, pids, 0)
+}
+
+fn local_procs(layout: &Layout, node: &NodeLayout) -> Value {
+    Value::DataArray(Box::new(DataArray {
+        dtype: pmix_sys::PMIX_PROC,
+        items: node
+            .ranks
+            .iter()
+            .map(|&r| Value::Proc(Some(ProcId::new(layout.nspace.clone(), r))))
+            .collect(),
+    }))
+}
+
+/// The infos for `register_nspace` on the server of node `node` (an index in
+/// [`Layout::nodes`]). `pids[i]` is rank `i`'s process id.
+pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Vec<Info>> {
+    let me = layout
+        .nodes
+        .get(node)
+        .ok_or_else(|| pmix_core::Error::bad_param(format!("no node {node} in the layout")))?;
     let size = layout.size();
     let napps = u32::try_from(layout.apps.len()).unwrap_or(u32::MAX);
-    let host = layout.hostname.as_str();
-    let peers = layout.local_peers();
-    let oversubscribed = size > layout.ncpus;
-    let local_procs = Value::DataArray(Box::new(DataArray {
-        dtype: pmix_sys::PMIX_PROC,
-        items: (0..size)
-            .map(|r| Value::Proc(Some(ProcId::new(layout.nspace.clone(), r))))
-            .collect(),
-    }));
-    let all_ranks: Vec<Rank> = (0..size).collect();
+    let nnodes = u32::try_from(layout.nodes.len()).unwrap_or(u32::MAX);
+    let host = me.hostname.as_str();
+    let hosts: Vec<&str> = layout.nodes.iter().map(|n| n.hostname.as_str()).collect();
+    let per_node: Vec<Vec<Rank>> = layout.nodes.iter().map(|n| n.ranks.clone()).collect();
+    let nlocal = u32::try_from(me.ranks.len()).unwrap_or(u32::MAX);
+    let slots = layout.ncpus.saturating_mul(nnodes);
+    let oversubscribed = |n: &NodeLayout| n.ranks.len() > layout.ncpus as usize;
+    let leader = me.ranks.first().copied().unwrap_or(0);
     let ns = layout.nspace.as_str();
 
     // Job level.
@@ -176,30 +264,30 @@ pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
         Info::new(PMIX_JOBID, Value::string(ns))?,
         Info::new(PMIX_SESSION_ID, Value::Uint32(layout.session_id))?,
         Info::new(PMIX_JOB_SIZE, Value::Uint32(size))?,
-        Info::new(PMIX_UNIV_SIZE, Value::Uint32(size.max(layout.ncpus)))?,
+        Info::new(PMIX_UNIV_SIZE, Value::Uint32(size.max(slots)))?,
         Info::new(PMIX_MAX_PROCS, Value::Uint32(size))?,
-        Info::new(PMIX_NUM_SLOTS, Value::Uint32(layout.ncpus))?,
+        Info::new(PMIX_NUM_SLOTS, Value::Uint32(slots))?,
         Info::new(PMIX_JOB_NUM_APPS, Value::Uint32(napps))?,
         Info::new(PMIX_NPROC_OFFSET, Value::Rank(0))?,
-        Info::new(PMIX_NUM_NODES, Value::Uint32(1))?,
-        Info::new(PMIX_NUM_ALLOCATED_NODES, Value::Uint32(1))?,
-        Info::new(PMIX_NODE_LIST, Value::string(host))?,
-        Info::new(PMIX_ALLOCATED_NODELIST, Value::string(host))?,
-        Info::new(PMIX_NODE_MAP, Value::string(&node_map(&[host])))?,
-        Info::new(PMIX_PROC_MAP, Value::string(&proc_map(&[all_ranks])))?,
+        Info::new(PMIX_NUM_NODES, Value::Uint32(nnodes))?,
+        Info::new(PMIX_NUM_ALLOCATED_NODES, Value::Uint32(nnodes))?,
+        Info::new(PMIX_NODE_LIST, Value::string(&hosts.join(",")))?,
+        Info::new(PMIX_ALLOCATED_NODELIST, Value::string(&hosts.join(",")))?,
+        Info::new(PMIX_NODE_MAP, Value::string(&node_map(&hosts)))?,
+        Info::new(PMIX_PROC_MAP, Value::string(&proc_map(&per_node)))?,
         Info::new(PMIX_TMPDIR, path_value(&layout.dirs.tmpdir))?,
         Info::new(PMIX_NSDIR, path_value(&layout.dirs.nsdir))?,
         Info::new(PMIX_TDIR_RMCLEAN, Value::Bool(true))?,
         Info::new(PMIX_SPAWNED, Value::Bool(false))?,
-        Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed))?,
+        Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed(me)))?,
         // This node, at job level too (as Open MPI's mpirun registers them).
         Info::new(PMIX_HOSTNAME, Value::string(host))?,
-        Info::new(PMIX_NODEID, Value::Uint32(NODE_ID))?,
-        Info::new(PMIX_LOCAL_SIZE, Value::Uint32(size))?,
-        Info::new(PMIX_NODE_SIZE, Value::Uint32(size))?,
-        Info::new(PMIX_LOCAL_PEERS, Value::string(&peers))?,
-        Info::new(PMIX_LOCAL_PROCS, local_procs.clone())?,
-        Info::new(PMIX_LOCALLDR, Value::Rank(0))?,
+        Info::new(PMIX_NODEID, Value::Uint32(me.id))?,
+        Info::new(PMIX_LOCAL_SIZE, Value::Uint32(nlocal))?,
+        Info::new(PMIX_NODE_SIZE, Value::Uint32(nlocal))?,
+        Info::new(PMIX_LOCAL_PEERS, Value::string(&peers_list(me)))?,
+        Info::new(PMIX_LOCAL_PROCS, local_procs(layout, me))?,
+        Info::new(PMIX_LOCALLDR, Value::Rank(leader))?,
     ];
 
     // App level.
@@ -216,22 +304,28 @@ pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
         )?);
     }
 
-    // Node level (the one node).
-    out.push(Info::new(
-        PMIX_NODE_INFO_ARRAY,
-        info_array(vec![
-            Info::new(PMIX_NODEID, Value::Uint32(NODE_ID))?,
-            Info::new(PMIX_HOSTNAME, Value::string(host))?,
-            Info::new(PMIX_LOCAL_SIZE, Value::Uint32(size))?,
-            Info::new(PMIX_NODE_SIZE, Value::Uint32(size))?,
-            Info::new(PMIX_LOCAL_PEERS, Value::string(&peers))?,
-            Info::new(PMIX_LOCAL_PROCS, local_procs)?,
-            Info::new(PMIX_LOCALLDR, Value::Rank(0))?,
-            Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed))?,
-        ]),
-    )?);
+    // Node level: every node.
+    for n in &layout.nodes {
+        let count = u32::try_from(n.ranks.len()).unwrap_or(u32::MAX);
+        out.push(Info::new(
+            PMIX_NODE_INFO_ARRAY,
+            info_array(vec![
+                Info::new(PMIX_NODEID, Value::Uint32(n.id))?,
+                Info::new(PMIX_HOSTNAME, Value::string(&n.hostname))?,
+                Info::new(PMIX_LOCAL_SIZE, Value::Uint32(count))?,
+                Info::new(PMIX_NODE_SIZE, Value::Uint32(count))?,
+                Info::new(PMIX_LOCAL_PEERS, Value::string(&peers_list(n)))?,
+                Info::new(PMIX_LOCAL_PROCS, local_procs(layout, n))?,
+                Info::new(
+                    PMIX_LOCALLDR,
+                    Value::Rank(n.ranks.first().copied().unwrap_or(0)),
+                )?,
+                Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed(n)))?,
+            ]),
+        )?);
+    }
 
-    // Process level.
+    // Process level: every rank of the job, wherever it runs.
     for p in layout.places() {
         let i = usize::try_from(p.rank).unwrap_or(usize::MAX);
         let procdir = layout.dirs.procdirs.get(i).ok_or_else(|| {
@@ -240,6 +334,10 @@ pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
         let pid = *pids
             .get(i)
             .ok_or_else(|| pmix_core::Error::bad_param(format!("no pid for rank {}", p.rank)))?;
+        let node = layout
+            .nodes
+            .get(p.node)
+            .ok_or_else(|| pmix_core::Error::bad_param(format!("rank {} has no node", p.rank)))?;
         out.push(Info::new(
             PMIX_PROC_INFO_ARRAY,
             info_array(vec![
@@ -249,8 +347,8 @@ pub fn registration(layout: &Layout, pids: &[i32]) -> Result<Vec<Info>> {
                 Info::new(PMIX_APPNUM, Value::Uint32(p.appnum))?,
                 Info::new(PMIX_LOCAL_RANK, Value::Uint16(p.local_rank))?,
                 Info::new(PMIX_NODE_RANK, Value::Uint16(p.node_rank))?,
-                Info::new(PMIX_NODEID, Value::Uint32(NODE_ID))?,
-                Info::new(PMIX_HOSTNAME, Value::string(host))?,
+                Info::new(PMIX_NODEID, Value::Uint32(node.id))?,
+                Info::new(PMIX_HOSTNAME, Value::string(&node.hostname))?,
                 Info::new(PMIX_PROCDIR, path_value(procdir))?,
                 Info::new(PMIX_REINCARNATION, Value::Uint32(0))?,
                 Info::new(PMIX_PROC_PID, Value::Pid(pid))?,
@@ -270,6 +368,7 @@ pub(crate) mod tests {
         Layout {
             nspace: ns,
             hostname: "host".into(),
+            nodes: nodes("host", 5, 1),
             session_id: 42,
             apps: vec![
                 AppLayout {
@@ -341,7 +440,8 @@ pub(crate) mod tests {
                 appnum: 1,
                 app_rank: 0,
                 local_rank: 2,
-                node_rank: 2
+                node_rank: 2,
+                node: 0,
             }
         );
         assert_eq!(p[4].app_rank, 2);
@@ -497,6 +597,58 @@ pub(crate) mod tests {
         for (name, key) in crate::keys::ALL {
             assert!(seen.iter().any(|s| s == key), "{name} is never registered");
         }
+    }
+
+    #[test]
+    fn block_placement() {
+        assert_eq!(
+            block_distribution(7, 3),
+            vec![vec![0, 1, 2], vec![3, 4], vec![5, 6]]
+        );
+        assert_eq!(
+            block_distribution(4, 4),
+            vec![vec![0], vec![1], vec![2], vec![3]]
+        );
+        let n = nodes("h", 5, 1);
+        assert_eq!((n.len(), n[0].hostname.as_str()), (1, "h"));
+        let n = nodes("h", 5, 2);
+        assert_eq!(n[1].hostname, "node1");
+        assert_eq!(n[1].ranks, vec![3, 4]);
+    }
+
+    /// Each node's server is registered with its own node's view and every node's data.
+    #[test]
+    fn each_node_gets_its_own_view_of_the_whole_job() {
+        let mut l = layout();
+        l.nodes = nodes("host", 5, 2);
+        let pids = [10, 11, 12, 13, 14];
+        let r = registration_for(&l, &pids, 1).expect("node 1");
+        assert_eq!(one(&r, PMIX_HOSTNAME), &Value::string("node1"));
+        assert_eq!(one(&r, PMIX_NODEID), &Value::Uint32(1));
+        assert_eq!(one(&r, PMIX_LOCAL_SIZE), &Value::Uint32(2));
+        assert_eq!(one(&r, PMIX_LOCAL_PEERS), &Value::string("3,4"));
+        assert_eq!(one(&r, PMIX_LOCALLDR), &Value::Rank(3));
+        assert_eq!(one(&r, PMIX_NUM_NODES), &Value::Uint32(2));
+        assert_eq!(one(&r, PMIX_NODE_LIST), &Value::string("node0,node1"));
+        assert_eq!(one(&r, PMIX_PROC_MAP), &Value::string("0,1,2;3,4"));
+        assert_eq!(one(&r, PMIX_NUM_SLOTS), &Value::Uint32(8));
+        let nodes = get(&r, PMIX_NODE_INFO_ARRAY);
+        assert_eq!(nodes.len(), 2, "every node");
+        assert_eq!(
+            one(&array(nodes[0]), PMIX_LOCAL_PEERS),
+            &Value::string("0,1,2")
+        );
+        let procs = get(&r, PMIX_PROC_INFO_ARRAY);
+        assert_eq!(procs.len(), 5, "every process, local or not");
+        let p1 = array(procs[1]);
+        assert_eq!(one(&p1, PMIX_HOSTNAME), &Value::string("node0"));
+        assert_eq!(one(&p1, PMIX_NODEID), &Value::Uint32(0));
+        assert_eq!(one(&p1, PMIX_LOCAL_RANK), &Value::Uint16(1));
+        let p4 = array(procs[4]);
+        assert_eq!(one(&p4, PMIX_HOSTNAME), &Value::string("node1"));
+        assert_eq!(one(&p4, PMIX_NODE_RANK), &Value::Uint16(1));
+        assert_eq!(one(&p4, PMIX_PROC_PID), &Value::Pid(14));
+        assert!(registration_for(&l, &pids, 2).is_err());
     }
 
     #[test]

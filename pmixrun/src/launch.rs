@@ -38,6 +38,14 @@ pub trait JobServer {
     fn deregister_client(&self, proc: &ProcId);
     /// See [`Server::deregister_nspace`].
     fn deregister_nspace(&self, nspace: &Nspace);
+    /// Register the job: by default the one node's registration with
+    /// [`JobServer::register_nspace`] (a multi-node bench registers each node's own).
+    fn register_job(&self, layout: &Layout, pids: &[Pid]) -> Result<(), String> {
+        let infos =
+            job::registration(layout, pids).map_err(|e| format!("cannot describe the job: {e}"))?;
+        self.register_nspace(&layout.nspace, layout.size(), infos)
+            .map_err(|e| format!("the PMIx server refused the job: {e}"))
+    }
 }
 
 impl JobServer for Server {
@@ -304,11 +312,7 @@ impl Launcher {
     /// and let it run. On `Err` the caller should [`Launcher::abandon`] the job.
     pub fn start(&mut self, server: &dyn JobServer) -> Result<(), String> {
         let ns = self.layout.nspace.clone();
-        let infos = job::registration(&self.layout, &self.pids())
-            .map_err(|e| format!("cannot describe the job: {e}"))?;
-        server
-            .register_nspace(&ns, self.layout.size(), infos)
-            .map_err(|e| format!("the PMIx server refused the job: {e}"))?;
+        server.register_job(&self.layout, &self.pids())?;
         let (uid, gid) = sys::uid_gid();
         for c in &self.children {
             server
@@ -422,7 +426,7 @@ impl Launcher {
             | Cause::Lost { rank }
             | Cause::Abort { rank, .. }
             | Cause::Launch { rank, .. } => Some(*rank),
-            Cause::Timeout(_) | Cause::Interrupted(_) => None,
+            Cause::Timeout(_) | Cause::Interrupted(_) | Cause::Node { .. } => None,
         };
         let mut msg = cause.to_string();
         if let Some(c) = rank.and_then(|r| self.children.get(r as usize)) {
@@ -475,6 +479,11 @@ impl Launcher {
                     }
                     // The job is being killed; release the caller of PMIx_Abort.
                     done(Ok(()));
+                }
+                JobEvent::NodeFailed { node, msg } => {
+                    if self.sup.node_failed(node, msg) {
+                        self.begin_kill();
+                    }
                 }
             }
         }
@@ -776,6 +785,7 @@ mod tests {
             argv: vec!["sh".into()],
             wdir: "/".into(),
         }];
+        l.nodes = crate::job::nodes("host", n, 1);
         l.dirs = Dirs {
             tmpdir: "/tmp".into(),
             nsdir: "/tmp".into(),

@@ -5,13 +5,16 @@
 //! keys); [`scratch`] makes the job's directories; [`launch`] forks the ranks (through
 //! [`sys`], the only unsafe code), registers them, releases them and supervises them,
 //! with [`supervisor`] deciding the job's fate, [`output`] forwarding what the ranks
-//! print and [`host`] turning the server's upcalls into events.
+//! print and [`host`] turning the server's upcalls into events. With `--nodes K` the
+//! server part is [`node`]: one daemon per simulated node (pmixrun itself, started as
+//! `pmixrun --node-daemon`), joined by the front end.
 
 mod cli;
 mod host;
 mod job;
 mod keys;
 mod launch;
+mod node;
 mod output;
 mod scratch;
 mod supervisor;
@@ -39,6 +42,13 @@ fn main() {
 }
 
 fn real_main() -> i32 {
+    // A node daemon of the multi-node bench (started by the front end only).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "--node-daemon")
+    {
+        return node::daemon::run();
+    }
     let mut args = Vec::new();
     for a in std::env::args_os().skip(1) {
         match a.into_string() {
@@ -102,13 +112,6 @@ fn absolute(p: &Path, cwd: &Path) -> PathBuf {
 }
 
 fn run(opts: Options) -> i32 {
-    if opts.nodes > 1 {
-        eprintln!(
-            "pmixrun: --nodes {}: more than one node is not yet supported",
-            opts.nodes
-        );
-        return 2;
-    }
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -184,6 +187,7 @@ fn run(opts: Options) -> i32 {
     };
     let layout = Layout {
         nspace: nspace.clone(),
+        nodes: job::nodes(&hostname, first, opts.nodes),
         hostname,
         session_id: pid,
         apps,
@@ -223,6 +227,12 @@ fn run(opts: Options) -> i32 {
             return 1;
         }
     };
+    if layout.nodes.len() > 1 {
+        let status = run_nodes(&layout, &opts, &scratch, &mut launcher, events);
+        drop(launcher);
+        drop(scratch);
+        return status;
+    }
 
     let server_id = match Nspace::new(format!("{nspace}.server")) {
         Ok(n) => ProcId::new(n, 0),
@@ -266,6 +276,51 @@ fn run(opts: Options) -> i32 {
     drop(launcher);
     server.finalize();
     drop(scratch);
+    status
+}
+
+/// The multi-node bench: start a daemon per node, register and release the ranks
+/// through them, supervise the job, then stop the daemons.
+fn run_nodes(
+    layout: &Layout,
+    opts: &Options,
+    scratch: &Scratch,
+    launcher: &mut Launcher,
+    events: Arc<Events>,
+) -> i32 {
+    let mut node_dirs = Vec::new();
+    for n in &layout.nodes {
+        match scratch.node_dir_for(n.id) {
+            Ok(d) => node_dirs.push(d),
+            Err(e) => {
+                launcher.abandon();
+                eprintln!("pmixrun: cannot create node {}'s directory: {e}", n.id);
+                return 1;
+            }
+        }
+    }
+    let cfg = node::fabric::FabricConfig {
+        node_dirs,
+        node_env: opts.node_env.clone(),
+        report_modex: opts.report_modex,
+    };
+    let mut fabric = match node::fabric::Fabric::start(layout, cfg, events) {
+        Ok(f) => f,
+        Err(e) => {
+            launcher.abandon();
+            eprintln!("pmixrun: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = launcher.start(&fabric) {
+        launcher.abandon();
+        eprintln!("pmixrun: {e}");
+        fabric.shutdown();
+        return 1;
+    }
+    let status = launcher.run();
+    launcher.finish(&fabric);
+    fabric.shutdown();
     status
 }
 

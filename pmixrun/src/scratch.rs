@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! $TMPDIR/pmixrun.<uid>.<pid>[.<k>]/   PMIX_TMPDIR (mode 0700)
-//!     node<id>/                        the node's PMIx server directory (rendezvous)
+//!     node<id>/                        the node's PMIx server directory (rendezvous;
+//!                                      one per simulated node under --nodes K)
 //!     <nspace>/                        PMIX_NSDIR
 //!         <rank>/                      PMIX_PROCDIR of each rank
 //! ```
@@ -89,6 +90,17 @@ impl Scratch {
     pub fn node_dir(&self) -> &Path {
         &self.node
     }
+
+    /// The server directory of node `id` (`node<id>`), created if missing (the
+    /// multi-node bench has one per simulated node).
+    pub fn node_dir_for(&self, id: u32) -> io::Result<PathBuf> {
+        let d = self.dirs.tmpdir.join(format!("node{id}"));
+        match DirBuilder::new().mode(0o700).create(&d) {
+            Ok(()) => Ok(d),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => Ok(d),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 impl Drop for Scratch {
@@ -124,6 +136,9 @@ mod tests {
         let mode = std::fs::metadata(&root).expect("meta").permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         assert!(s.node_dir().is_dir());
+        assert_eq!(s.node_dir_for(0).expect("node0"), s.node_dir());
+        let n3 = s.node_dir_for(3).expect("node3");
+        assert!(n3.is_dir() && n3.starts_with(&root));
         assert_eq!(s.dirs().nsdir, root.join("ns.x"));
         assert_eq!(s.dirs().procdirs.len(), 3);
         assert!(s.dirs().procdirs[2].is_dir());

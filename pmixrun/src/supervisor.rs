@@ -60,6 +60,13 @@ pub enum Cause {
         /// What went wrong.
         msg: String,
     },
+    /// A node's PMIx server went away (multi-node bench).
+    Node {
+        /// The node id.
+        node: u32,
+        /// What happened.
+        msg: String,
+    },
 }
 
 impl Cause {
@@ -80,7 +87,7 @@ impl Cause {
                 exit: ExitKind::Signal(s),
                 ..
             } => 128 + s,
-            Cause::NoFinalize { .. } | Cause::Lost { .. } => 1,
+            Cause::NoFinalize { .. } | Cause::Lost { .. } | Cause::Node { .. } => 1,
             Cause::Abort { status, .. } => match status & 0xff {
                 0 => 1,
                 s => s,
@@ -158,6 +165,7 @@ impl fmt::Display for Cause {
             Cause::Timeout(d) => write!(f, "the job timed out after {} s", d.as_secs_f64()),
             Cause::Interrupted(s) => write!(f, "received {}", signal_name(*s)),
             Cause::Launch { rank, msg } => write!(f, "rank {rank} could not be started: {msg}"),
+            Cause::Node { node, msg } => write!(f, "the PMIx server of node {node} failed: {msg}"),
         }
     }
 }
@@ -273,6 +281,11 @@ impl Supervisor {
     /// pmixrun received `sig`.
     pub fn interrupted(&mut self, sig: i32) -> bool {
         self.fail(Cause::Interrupted(sig))
+    }
+
+    /// A node's server went away.
+    pub fn node_failed(&mut self, node: u32, msg: String) -> bool {
+        self.fail(Cause::Node { node, msg })
     }
 
     /// A rank could not be started.

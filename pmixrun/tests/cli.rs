@@ -1,5 +1,7 @@
 //! The pmixrun binary as a user meets it, for what needs no PMIx server: help, version,
-//! usage errors, programs that cannot be found. (Jobs are tested by tests-c/runtime/run.sh.)
+//! usage errors, programs that cannot be found, the placement of plain programs on
+//! simulated nodes. (PMIx jobs are tested by tests-c/runtime/run.sh and
+//! tests-c/multinode/run.sh.)
 
 use std::process::{Command, Output};
 
@@ -53,10 +55,26 @@ fn usage_errors_exit_2_with_a_hint() {
 }
 
 #[test]
-fn several_nodes_are_not_yet_supported() {
-    let o = pmixrun(&["--nodes", "2", "-n", "2", "true"]);
+fn several_nodes_place_the_ranks_in_blocks() {
+    let o = pmixrun(&[
+        "--timeout",
+        "30",
+        "--nodes",
+        "2",
+        "-n",
+        "3",
+        "sh",
+        "-c",
+        "echo \"rank $PMIX_RANK on $PMIX_HOSTNAME\"",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for line in ["rank 0 on node0", "rank 1 on node0", "rank 2 on node1"] {
+        assert!(out.contains(line), "{line:?} missing in {out:?}");
+    }
+    let o = pmixrun(&["--nodes", "3", "-n", "2", "true"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("not yet supported"));
+    assert!(text(&o.stderr).contains("needs at least 3 processes"));
 }
 
 #[test]

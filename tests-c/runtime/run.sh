@@ -56,7 +56,7 @@ check() {
 # --- the launcher on its own (no PMIx server needed) ---
 check "help documents the options" 0 '--tag-output' 5 -- "$PMIXRUN" --help
 check "usage error exits 2" 2 'no program given' 5 -- "$PMIXRUN"
-check "--nodes 2 is not yet supported" 2 'not yet supported' 5 -- "$PMIXRUN" --nodes 2 -n 1 true
+check "--nodes needs a rank per node" 2 "needs at least 2 processes" 5 -- "$PMIXRUN" --nodes 2 -n 1 true
 check "unknown program exits 127" 127 'no-such-program-xyz: command not found' 5 -- \
     "$PMIXRUN" -n 2 no-such-program-xyz
 

@@ -19,6 +19,7 @@
 //! Steps 1–4 run in the caller's thread under a read lock; only step 5 goes through the
 //! progress thread and the one wait helper.
 
+mod gather;
 pub mod global;
 
 use crate::error::{Error, Result};

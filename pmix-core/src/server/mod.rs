@@ -16,6 +16,7 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 pub mod global;
+pub mod modex;
 pub mod state;
 
 use crate::error::{Error, Result};
@@ -84,7 +85,9 @@ pub trait Host: Send + Sync + 'static {
         Err(Error::not_supported("host has no fence"))
     }
     /// Ask the node hosting `proc` for its data (the remote host answers with
-    /// [`Server::dmodex_request`]); `done` receives the blob that call produced.
+    /// [`Server::dmodex_request_info`], passing `info` on, or [`Server::dmodex_request`]);
+    /// `done` receives the blob that call produced. `info` names the wanted key with
+    /// `PMIX_REQUIRED_KEY` when there is one.
     fn direct_modex(
         &self,
         _proc: &ProcId,
@@ -93,6 +96,11 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_found("host has no direct modex"))
     }
+    /// A client raised an event for a range beyond this node (`PMIx_Notify_event` with a
+    /// range other than `PMIX_RANGE_LOCAL`/`PMIX_RANGE_PROC_LOCAL`); the host carries it
+    /// to the other servers, which deliver it with [`Server::notify_event`]. The local
+    /// clients have already been given it.
+    fn notify_event(&self, _source: &ProcId, _status: i32, _range: u8, _info: &[Info]) {}
 }
 
 /// Server configuration.
@@ -178,23 +186,30 @@ impl Shared {
                         Err(e) => self.step(ctx, |s, out| s.fence_done(id, Err(e), out)),
                     }
                 }
-                Action::HostDmodex { proc_, info } => {
+                Action::HostDmodex { proc_, key, info } => {
                     let me = self.clone();
-                    let p2 = proc_.clone();
+                    let (p2, k2) = (proc_.clone(), key.clone());
                     let done: HostDone<Vec<u8>> = Box::new(move |r| {
                         let m2 = me.clone();
-                        let _ = me
-                            .handle
-                            .post(move |ctx| m2.step(ctx, |s, out| s.dmodex_done(&p2, r, out)));
+                        let _ = me.handle.post(move |ctx| {
+                            m2.step(ctx, |s, out| s.dmodex_done(&p2, k2.as_ref(), r, out))
+                        });
                     });
+                    let k = key.as_ref();
                     match self.host.direct_modex(&proc_, &info, done) {
                         Ok(HostReply::Pending) => {}
                         Ok(HostReply::Completed) => {
-                            self.step(ctx, |s, out| s.dmodex_done(&proc_, Ok(Vec::new()), out))
+                            self.step(ctx, |s, out| s.dmodex_done(&proc_, k, Ok(Vec::new()), out))
                         }
-                        Err(e) => self.step(ctx, |s, out| s.dmodex_done(&proc_, Err(e), out)),
+                        Err(e) => self.step(ctx, |s, out| s.dmodex_done(&proc_, k, Err(e), out)),
                     }
                 }
+                Action::HostNotify {
+                    source,
+                    status,
+                    range,
+                    info,
+                } => self.host.notify_event(&source, status, range, &info),
                 Action::HostAbort {
                     conn,
                     tag,
@@ -385,8 +400,14 @@ impl Server {
             .set_nonblocking(true)
             .map_err(|e| comm("nonblocking listener", e))?;
         let handle = reactor::acquire()?;
+        let mut state = ServerState::new(id.clone(), hostname);
+        let delta = modex::delta_from_env();
+        if delta {
+            log::debug!("server {}: delta modex on ({})", id, modex::DELTA_MODEX_ENV);
+        }
+        state.set_delta_modex(delta);
         let shared = Arc::new(Shared {
-            state: Mutex::new(ServerState::new(id.clone(), hostname)),
+            state: Mutex::new(state),
             host,
             handle: handle.clone(),
             handlers: Mutex::new(Vec::new()),
@@ -590,8 +611,49 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
     pub fn dmodex_request(&self, proc: &ProcId, done: HostDone<Vec<u8>>) -> Result<()> {
+        self.dmodex_request_info(proc, &[], done)
+    }
+
+    /// [`Server::dmodex_request`] with the directives the requesting server's
+    /// `direct_modex` upcall carried: with `PMIX_REQUIRED_KEY` the answer waits until
+    /// `proc` has committed that key (a Get on another node for data not yet committed
+    /// here waits for it, bounded by its `PMIX_TIMEOUT`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn dmodex_request_info(
+        &self,
+        proc: &ProcId,
+        info: &[Info],
+        done: HostDone<Vec<u8>>,
+    ) -> Result<()> {
         let p = proc.clone();
-        self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request(&p, done, out)))
+        let key = info
+            .iter()
+            .find(|i| i.key.as_str() == keys::REQUIRED_KEY)
+            .and_then(|i| i.value.as_str())
+            .and_then(|k| crate::value::Key::new(k).ok());
+        self.post(move |sh, ctx| sh.step(ctx, |s, out| s.dmodex_request_key(&p, key, done, out)))
+    }
+
+    /// Turn delta modex on or off (normally read from
+    /// `PMIX_MCA_pmix_server_fence_delta_modex` at start; for hosts that configure the
+    /// engine directly, and tests).
+    pub fn set_delta_modex(&self, on: bool) {
+        self.shared.lock().set_delta_modex(on);
+    }
+
+    /// What this server contributed to collecting fences so far (bytes per fence; the
+    /// same numbers are logged at info level, see [`modex`]).
+    pub fn fence_stats(&self) -> modex::FenceStats {
+        self.shared.lock().fence_stats()
+    }
+
+    /// Data was published on behalf of `proc` by another path than its commits (for
+    /// `register_resources` or a group collective): with delta modex, its next fence
+    /// contribution is the full set.
+    pub fn published_elsewhere(&self, proc: &ProcId) {
+        self.shared.lock().published_elsewhere(proc);
     }
 
     /// Deliver an event to every connected client and to this process's own handlers

@@ -3,10 +3,11 @@
 //! to start come out as [`Action`]s. No socket, thread or clock lives here, so tests can
 //! drive it directly; `server/mod.rs` executes the actions on the progress thread.
 
+use super::modex::{self, FenceStats, ModexLog};
 use super::HostDone;
 use crate::error::{Error, Result};
 use crate::protocol::{
-    self, Blob, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
+    self, Blob, Contribution, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::ConnId;
 use crate::store::{keys, scope_visible, Entry, JobData, KvSet, Level, Reader};
@@ -33,11 +34,24 @@ pub enum Action {
         data: Vec<u8>,
     },
     /// Call `Host::direct_modex` for this process; report back with
-    /// [`ServerState::dmodex_done`].
+    /// [`ServerState::dmodex_done`] and this key.
     HostDmodex {
         /// Whose data.
         proc_: ProcId,
+        /// The key wanted (also in `info` as `PMIX_REQUIRED_KEY`).
+        key: Option<Key>,
         /// Directives (with `PMIX_REQUIRED_KEY` when a key is wanted).
+        info: Vec<Info>,
+    },
+    /// Call `Host::notify_event`: a client's event for processes beyond this node.
+    HostNotify {
+        /// Who raised it.
+        source: ProcId,
+        /// Event code.
+        status: i32,
+        /// `pmix_data_range_t`.
+        range: u8,
+        /// Event infos.
         info: Vec<Info>,
     },
     /// Tell the host a client finalized; answer the client with
@@ -94,6 +108,8 @@ struct ProcData {
     kv: KvSet,
     committed: bool,
     remote: bool,
+    /// What changed since the process last took part in a collecting fence (local procs).
+    log: ModexLog,
 }
 
 struct NsState {
@@ -116,6 +132,27 @@ enum ConnState {
 struct Arrival {
     conn: ConnId,
     tag: u32,
+    /// The arriving process's contribution, for an allgather.
+    contrib: Option<Contribution>,
+}
+
+/// What one fence is matched on: its sorted participants plus the optional private tag
+/// ([`protocol::FENCE_TAG`]). PMIx fences carry no identity of their own, so two fences
+/// over the same participants would otherwise complete each other; the tag (with a
+/// sequence number in it) lets independent streams of collectives share a participant
+/// set, as the communicators of a CUDA communications object do. Untagged fences behave
+/// exactly as before.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct FenceKey {
+    procs: Vec<ProcId>,
+    tag: Option<String>,
+}
+
+/// The [`protocol::FENCE_TAG`] among a fence's directives.
+fn fence_tag(info: &[Info]) -> Option<String> {
+    info.iter()
+        .find(|i| i.key.as_str() == protocol::FENCE_TAG)
+        .and_then(|i| i.value.as_str().map(str::to_string))
 }
 
 struct Tracker {
@@ -126,6 +163,12 @@ struct Tracker {
     expected: usize,
     arrived: Vec<Arrival>,
     host_called: bool,
+    /// Participants as a set of processes (wildcards expanded), for delta modex.
+    set: Vec<ProcId>,
+    /// Per local participant, the change number its section carried.
+    sent: Vec<(ProcId, u64)>,
+    /// An allgather ([`Req::Allgather`]): replies carry every contribution.
+    gather: bool,
 }
 
 struct GetWaiter {
@@ -145,11 +188,13 @@ pub struct ServerState {
     nspaces: HashMap<Nspace, NsState>,
     conns: HashMap<ConnId, ConnState>,
     by_proc: HashMap<ProcId, ConnId>,
-    fences: HashMap<Vec<ProcId>, Tracker>,
+    fences: HashMap<FenceKey, Tracker>,
     getters: Vec<GetWaiter>,
-    dmodex_out: BTreeSet<ProcId>,
-    dmodex_in: Vec<(ProcId, HostDone<Vec<u8>>)>,
+    dmodex_out: BTreeSet<(ProcId, Option<Key>)>,
+    dmodex_in: Vec<(ProcId, Option<Key>, HostDone<Vec<u8>>)>,
     next_id: u64,
+    delta_modex: bool,
+    stats: FenceStats,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -173,6 +218,31 @@ impl ServerState {
             dmodex_out: BTreeSet::new(),
             dmodex_in: Vec::new(),
             next_id: 0,
+            delta_modex: false,
+            stats: FenceStats::default(),
+        }
+    }
+
+    /// Turn delta modex on or off (see [`modex`]; the server reads
+    /// `PMIX_MCA_pmix_server_fence_delta_modex` at start).
+    pub fn set_delta_modex(&mut self, on: bool) {
+        self.delta_modex = on;
+    }
+
+    /// What this server contributed to collecting fences so far.
+    pub fn fence_stats(&self) -> FenceStats {
+        self.stats
+    }
+
+    /// Data was published on behalf of `proc_` by another path than its commits
+    /// (`register_resources`, a group collective): its next fence section is full.
+    pub fn published_elsewhere(&mut self, proc_: &ProcId) {
+        if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
+            ns.data
+                .entry(proc_.rank)
+                .or_default()
+                .log
+                .published_elsewhere();
         }
     }
 
@@ -217,10 +287,23 @@ impl ServerState {
     /// Forget a namespace (its clients' connections stay until they close).
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
         self.nspaces.remove(nspace);
-        let keys: Vec<Vec<ProcId>> = self
+        let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
+            .into_iter()
+            .partition(|(p, _)| &p.nspace == nspace);
+        self.dmodex_in = keep;
+        for (p, d) in done {
+            out.push(Action::AnswerDmodex(
+                d,
+                Err(Error::not_found(format!(
+                    "{} deregistered before {} committed",
+                    nspace, p
+                ))),
+            ));
+        }
+        let keys: Vec<FenceKey> = self
             .fences
             .keys()
-            .filter(|k| k.iter().any(|p| &p.nspace == nspace))
+            .filter(|k| k.procs.iter().any(|p| &p.nspace == nspace))
             .cloned()
             .collect();
         for k in keys {
@@ -432,15 +515,16 @@ impl ServerState {
         log::warn!("server: client {} disconnected without finalizing", proc_);
         out.push(Action::HostLost(proc_.clone()));
         // Every fence it takes part in can never complete now.
-        let keys: Vec<Vec<ProcId>> = self
+        let keys: Vec<FenceKey> = self
             .fences
             .keys()
-            .filter(|k| includes(k, &proc_))
+            .filter(|k| includes(&k.procs, &proc_))
             .cloned()
             .collect();
         for k in keys {
             self.fail_fence(&k, sys::PMIX_ERR_PROC_TERM_WO_SYNC, out);
         }
+        self.tell_peers_lost(&proc_, out);
         self.target_gone(&proc_, out);
     }
 
@@ -460,9 +544,9 @@ impl ServerState {
         }
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
-            .partition(|(p, _)| p == proc_);
+            .partition(|(p, _, _)| p == proc_);
         self.dmodex_in = keep;
-        for (_, d) in done {
+        for (_, _, d) in done {
             out.push(Action::AnswerDmodex(
                 d,
                 Err(Error::not_found(format!(
@@ -487,7 +571,23 @@ impl ServerState {
                 collect,
                 timeout_ms,
                 info,
-            } => self.fence(conn, tag, &me, procs, collect, timeout_ms, info, out),
+            } => self.fence(conn, tag, &me, procs, collect, timeout_ms, info, None, out),
+            Req::Allgather {
+                procs,
+                timeout_ms,
+                info,
+                data,
+            } => self.fence(
+                conn,
+                tag,
+                &me,
+                procs,
+                false,
+                timeout_ms,
+                info,
+                Some(data),
+                out,
+            ),
             Req::Get {
                 target,
                 key,
@@ -530,7 +630,20 @@ impl ServerState {
                     proc_: me,
                 });
             }
-            Req::Notify { status, info, .. } => {
+            Req::Notify {
+                status,
+                range,
+                info,
+            } => {
+                if !matches!(range, sys::PMIX_RANGE_LOCAL | sys::PMIX_RANGE_PROC_LOCAL) {
+                    // Beyond this node: the host carries it to the other servers.
+                    out.push(Action::HostNotify {
+                        source: me.clone(),
+                        status,
+                        range,
+                        info: info.clone(),
+                    });
+                }
                 let ev = protocol::encode(&ServerMsg::Event {
                     status,
                     source: me.clone(),
@@ -589,6 +702,7 @@ impl ServerState {
                 p.scope,
                 sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL
             ) {
+                pd.log.put(&p.key);
                 pd.kv.put(p.key, p.scope, p.value);
             } else if matches!(
                 p.scope,
@@ -608,6 +722,7 @@ impl ServerState {
                 };
                 if drop_it {
                     pd.kv.map.remove(&p.key);
+                    pd.log.delete(&p.key, p.scope);
                     deleted.push(p.key);
                 }
             } else {
@@ -651,12 +766,12 @@ impl ServerState {
                 out,
             );
         }
-        // Direct-modex requests from other nodes.
+        // Direct-modex requests from other nodes (those naming a key wait for that key).
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
-            .partition(|(p, _)| p == who);
+            .partition(|(p, k, _)| p == who && self.has_key(p, k.as_ref()));
         self.dmodex_in = later;
-        for (p, d) in now {
+        for (p, _, d) in now {
             let blob = self.blob_for(std::slice::from_ref(&p), true);
             out.push(Action::AnswerDmodex(d, Ok(blob)));
         }
@@ -810,8 +925,9 @@ impl ServerState {
             });
         let local = self.is_local(&target);
         let have = self.has_key(&target, key.as_ref());
-        // A refresh of a remote target's data asks its node again (direct modex).
-        if have && (local || !refresh) {
+        // A refresh of a remote target's data asks its node again (direct modex), unless
+        // PMIX_IMMEDIATE limits the answer to what this server holds.
+        if have && (local || !refresh || immediate) {
             self.answer_get(conn, tag, requester, &target, key.as_ref(), scope, out);
             return;
         }
@@ -835,17 +951,18 @@ impl ServerState {
                 out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                 return;
             }
-        } else if known_ns && !self.dmodex_out.contains(&target) {
-            // Another node holds it: ask the host.
+        } else if known_ns && !self.dmodex_out.contains(&(target.clone(), key.clone())) {
+            // Another node holds it: ask the host (once per process and key at a time).
             let mut dinfo = info.clone();
             if let Some(k) = &key {
                 if let Ok(i) = Info::new(keys::REQUIRED_KEY, Value::string(k.as_str())) {
                     dinfo.push(i);
                 }
             }
-            self.dmodex_out.insert(target.clone());
+            self.dmodex_out.insert((target.clone(), key.clone()));
             out.push(Action::HostDmodex {
                 proc_: target.clone(),
+                key: key.clone(),
                 info: dinfo,
             });
         }
@@ -867,17 +984,34 @@ impl ServerState {
         });
     }
 
-    /// The host answered our direct-modex request for `proc_`.
-    pub fn dmodex_done(&mut self, proc_: &ProcId, r: Result<Vec<u8>>, out: &mut Vec<Action>) {
-        self.dmodex_out.remove(proc_);
+    /// The host answered our direct-modex request for `proc_` (asked for `key`).
+    ///
+    /// Parked Gets for `proc_` whose key is now here are answered; a Get for `key` that is
+    /// still missing gets `PMIX_ERR_NOT_FOUND` (the other node answered without it);
+    /// Gets for other keys keep waiting for their own requests.
+    pub fn dmodex_done(
+        &mut self,
+        proc_: &ProcId,
+        key: Option<&Key>,
+        r: Result<Vec<u8>>,
+        out: &mut Vec<Action>,
+    ) {
+        let asked = (proc_.clone(), key.cloned());
+        self.dmodex_out.remove(&asked);
         let res = r.and_then(|b| protocol::decode_blobs(&b));
+        let ok = res.is_ok();
+        if let Ok(blobs) = &res {
+            self.store_blobs(blobs.clone(), out);
+        }
         let (mine, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
             .into_iter()
-            .partition(|g| &g.target == proc_);
+            .partition(|g| {
+                &g.target == proc_
+                    && ((ok && self.has_key(&g.target, g.key.as_ref())) || g.key.as_ref() == key)
+            });
         self.getters = keep;
         match res {
-            Ok(blobs) => {
-                self.store_blobs(blobs);
+            Ok(_) => {
                 for g in mine {
                     self.answer_get(
                         g.conn,
@@ -911,38 +1045,55 @@ impl ServerState {
         done: HostDone<Vec<u8>>,
         out: &mut Vec<Action>,
     ) {
+        self.dmodex_request_key(proc_, None, done, out)
+    }
+
+    /// [`ServerState::dmodex_request`] for a request naming a key (`PMIX_REQUIRED_KEY`):
+    /// the answer waits until `proc_` has committed that key (or is gone).
+    pub fn dmodex_request_key(
+        &mut self,
+        proc_: &ProcId,
+        key: Option<Key>,
+        done: HostDone<Vec<u8>>,
+        out: &mut Vec<Action>,
+    ) {
         let Some(ns) = self.nspaces.get(&proc_.nspace) else {
-            out.push(Action::AnswerDmodex(
-                done,
-                Err(Error::not_found(format!(
-                    "namespace {} unknown",
-                    proc_.nspace
-                ))),
-            ));
+            if proc_.rank == sys::PMIX_RANK_WILDCARD {
+                out.push(Action::AnswerDmodex(
+                    done,
+                    Err(Error::not_found(format!(
+                        "namespace {} unknown",
+                        proc_.nspace
+                    ))),
+                ));
+            } else {
+                // Another node's client may ask before our host has registered the job
+                // here (hosts register a job on each node at their own pace): wait for
+                // the process to commit, as for a registered one.
+                log::debug!("server: direct modex for {} waits for its namespace", proc_);
+                self.dmodex_in.push((proc_.clone(), done));
+            }
             return;
         };
         if proc_.rank == sys::PMIX_RANK_WILDCARD {
             // Job-level data travels as one pseudo-process entry of GLOBAL values.
-            let blob = Blob {
-                collect: true,
-                procs: vec![ProcBlob {
-                    proc_: proc_.clone(),
-                    entries: ns
-                        .job
-                        .job
-                        .iter()
-                        .map(|i| {
-                            (
-                                i.key.clone(),
-                                Entry {
-                                    scope: sys::PMIX_GLOBAL,
-                                    value: i.value.clone(),
-                                },
-                            )
-                        })
-                        .collect(),
-                }],
-            };
+            let mut blob = Blob::new(true);
+            blob.procs.push(ProcBlob::full(
+                proc_.clone(),
+                ns.job
+                    .job
+                    .iter()
+                    .map(|i| {
+                        (
+                            i.key.clone(),
+                            Entry {
+                                scope: sys::PMIX_GLOBAL,
+                                value: i.value.clone(),
+                            },
+                        )
+                    })
+                    .collect(),
+            ));
             out.push(Action::AnswerDmodex(done, Ok(protocol::encode_blob(&blob))));
             return;
         }
@@ -951,7 +1102,7 @@ impl ServerState {
             .get(&proc_.rank)
             .map(|d| d.committed)
             .unwrap_or(false);
-        if committed {
+        if committed && self.has_key(proc_, key.as_ref()) {
             let blob = self.blob_for(std::slice::from_ref(proc_), true);
             out.push(Action::AnswerDmodex(done, Ok(blob)));
         } else if ns.gone.contains(&proc_.rank) {
@@ -963,23 +1114,19 @@ impl ServerState {
                 ))),
             ));
         } else {
-            self.dmodex_in.push((proc_.clone(), done));
+            self.dmodex_in.push((proc_.clone(), key, done));
         }
     }
 
+    /// A direct-modex answer: the full sections of `procs` (local processes only).
     fn blob_for(&self, procs: &[ProcId], collect: bool) -> Vec<u8> {
-        let mut blob = Blob {
-            collect,
-            procs: Vec::new(),
-        };
+        let mut blob = Blob::new(collect);
         if collect {
             for p in procs {
                 if let Some(pd) = self.proc_data(p) {
                     if !pd.remote {
-                        blob.procs.push(ProcBlob {
-                            proc_: p.clone(),
-                            entries: pd.kv.for_remote(),
-                        });
+                        blob.procs
+                            .push(modex::full_section(p, &pd.kv, Some(&pd.log)));
                     }
                 }
             }
@@ -987,7 +1134,30 @@ impl ServerState {
         protocol::encode_blob(&blob)
     }
 
-    fn store_blobs(&mut self, blobs: Vec<Blob>) {
+    /// Our contribution to a collecting fence over the participant `set`: one section per
+    /// local participant (full or delta, see [`modex`]), with the change number each one
+    /// covers.
+    fn fence_contribution(&self, procs: &[ProcId], set: &[ProcId]) -> (Blob, Vec<(ProcId, u64)>) {
+        let mut blob = Blob::new(true);
+        blob.delta = self.delta_modex;
+        let mut sent = Vec::new();
+        for p in procs {
+            // A participant that never committed has nothing to say.
+            let Some(pd) = self.proc_data(p).filter(|pd| !pd.remote) else {
+                continue;
+            };
+            let (sec, seq) = pd.log.section(p, &pd.kv, set, self.delta_modex);
+            blob.procs.push(sec);
+            sent.push((p.clone(), seq));
+        }
+        (blob, sent)
+    }
+
+    /// Store what other servers sent (fence or direct modex). Our own processes' sections
+    /// are skipped (ours are fresher). Keys a section deletes are dropped, and every
+    /// local client is told to forget them.
+    fn store_blobs(&mut self, blobs: Vec<Blob>, out: &mut Vec<Action>) {
+        let mut forget = Vec::new();
         for b in blobs {
             for pb in b.procs {
                 if self.is_local(&pb.proc_) {
@@ -999,10 +1169,19 @@ impl ServerState {
                 if pb.proc_.rank == sys::PMIX_RANK_WILDCARD {
                     continue;
                 }
+                let who = pb.proc_.clone();
                 let pd = ns.data.entry(pb.proc_.rank).or_default();
                 pd.remote = true;
-                for (k, e) in pb.entries {
-                    pd.kv.map.insert(k, e);
+                for k in modex::apply_section(&mut pd.kv, pb) {
+                    forget.push((who.clone(), k));
+                }
+            }
+        }
+        for (who, key) in forget {
+            let msg = protocol::encode(&ServerMsg::Forget { proc_: who, key });
+            for (&c, st) in &self.conns {
+                if matches!(st, ConnState::Client { .. }) {
+                    out.push(Action::Send(c, msg.clone()));
                 }
             }
         }
@@ -1050,6 +1229,7 @@ impl ServerState {
         collect: bool,
         timeout_ms: u32,
         info: Vec<Info>,
+        data: Option<Vec<u8>>,
         out: &mut Vec<Action>,
     ) {
         if procs.is_empty() {
@@ -1095,7 +1275,12 @@ impl ServerState {
                 return;
             }
         };
-        if !self.fences.contains_key(&procs) {
+        let key = FenceKey {
+            procs,
+            tag: fence_tag(&info),
+        };
+        let gather = data.is_some();
+        if !self.fences.contains_key(&key) {
             let id = self.next();
             if timeout_ms > 0 {
                 out.push(Action::Timer(
@@ -1104,21 +1289,32 @@ impl ServerState {
                 ));
             }
             self.fences.insert(
-                procs.clone(),
+                key.clone(),
                 Tracker {
                     id,
-                    procs: procs.clone(),
+                    procs: key.procs.clone(),
                     collect,
                     info,
                     expected,
                     arrived: Vec::new(),
                     host_called: false,
+                    set: Vec::new(),
+                    sent: Vec::new(),
+                    gather,
                 },
             );
         }
-        let Some(t) = self.fences.get_mut(&procs) else {
+        let Some(t) = self.fences.get_mut(&key) else {
             return;
         };
+        if t.gather != gather {
+            log::warn!(
+                "server: {} entered an allgather where the others entered a fence (or the reverse)",
+                me
+            );
+            out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
+            return;
+        }
         if t.collect != collect {
             log::warn!(
                 "server: {} entered a fence with a different PMIX_COLLECT_DATA than the others",
@@ -1127,21 +1323,33 @@ impl ServerState {
             out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
             return;
         }
-        t.arrived.push(Arrival { conn, tag });
+        t.arrived.push(Arrival {
+            conn,
+            tag,
+            contrib: data.map(|data| Contribution {
+                proc_: me.clone(),
+                data,
+            }),
+        });
         if t.arrived.len() >= t.expected && !t.host_called {
-            self.fence_locally_complete(&procs, out);
+            self.fence_locally_complete(&key, out);
         }
     }
 
-    fn fence_locally_complete(&mut self, key: &Vec<ProcId>, out: &mut Vec<Action>) {
-        let all_local = match self.fence_shape(key) {
+    fn fence_locally_complete(&mut self, key: &FenceKey, out: &mut Vec<Action>) {
+        let all_local = match self.fence_shape(&key.procs) {
             Ok((_, a)) => a,
             Err(_) => true,
         };
         if all_local {
             if let Some(t) = self.fences.remove(key) {
-                for a in t.arrived {
-                    out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+                if t.gather {
+                    let all = t.arrived.iter().filter_map(|a| a.contrib.clone()).collect();
+                    release_gather(t.arrived, all, out);
+                } else {
+                    for a in t.arrived {
+                        out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+                    }
                 }
             }
             return;
@@ -1150,17 +1358,60 @@ impl ServerState {
             return;
         };
         let (id, collect, info) = (t.id, t.collect, t.info.clone());
-        let participants = self.local_participants(key);
-        let data = self.blob_for(&participants, collect);
+        let (data, sent, set) = if t.gather {
+            (gather_blob(&t.arrived), Vec::new(), Vec::new())
+        } else if collect {
+            let participants = self.local_participants(&key.procs);
+            let set = modex::participant_set(&key.procs, |n| {
+                self.nspaces.get(n).and_then(|ns| ns.job.job_size())
+            });
+            let (blob, sent) = self.fence_contribution(&participants, &set);
+            let bytes = protocol::encode_blob(&blob);
+            let me = self.id.clone();
+            let delta = self.delta_modex;
+            self.stats.record(&me, bytes.len(), &blob.procs, delta);
+            (bytes, sent, set)
+        } else {
+            // A fence that does not collect data exchanges nothing.
+            (
+                protocol::encode_blob(&Blob::new(false)),
+                Vec::new(),
+                Vec::new(),
+            )
+        };
         if let Some(t) = self.fences.get_mut(key) {
             t.host_called = true;
+            t.set = set;
+            t.sent = sent;
         }
         out.push(Action::HostFence {
             id,
-            procs: key.clone(),
+            procs: key.procs.clone(),
             info,
             data,
         });
+    }
+
+    /// A client vanished without finalizing: tell the other clients of its namespace
+    /// (`PMIX_ERR_PROC_TERM_WO_SYNC`, source and `PMIX_EVENT_AFFECTED_PROC` = the lost
+    /// process), so that a process with no operation pending learns it too; the CUDA
+    /// communications object turns this into `check_async_error`. OpenPMIx leaves this
+    /// to the host; ours does it because our launcher only kills the job.
+    fn tell_peers_lost(&self, lost: &ProcId, out: &mut Vec<Action>) {
+        let info = Info::new(keys::EVENT_AFFECTED_PROC, Value::Proc(Some(lost.clone())))
+            .map(|i| vec![i])
+            .unwrap_or_default();
+        let ev = protocol::encode(&ServerMsg::Event {
+            status: sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+            source: lost.clone(),
+            info,
+        });
+        for (&c, st) in &self.conns {
+            if matches!(st, ConnState::Client { proc_, finalized: false } if proc_.nspace == lost.nspace)
+            {
+                out.push(Action::Send(c, ev.clone()));
+            }
+        }
     }
 
     fn local_participants(&self, key: &[ProcId]) -> Vec<ProcId> {
@@ -1183,7 +1434,7 @@ impl ServerState {
         v
     }
 
-    fn fail_fence(&mut self, key: &Vec<ProcId>, status: i32, out: &mut Vec<Action>) {
+    fn fail_fence(&mut self, key: &FenceKey, status: i32, out: &mut Vec<Action>) {
         if let Some(t) = self.fences.remove(key) {
             for a in t.arrived {
                 out.push(reply(a.conn, a.tag, status, ReplyData::None));
@@ -1204,9 +1455,39 @@ impl ServerState {
         let Some(t) = self.fences.remove(&key) else {
             return;
         };
+        if t.gather {
+            match r.and_then(|b| protocol::decode_blobs(&b)) {
+                Ok(blobs) => {
+                    let all = gathered(blobs);
+                    release_gather(t.arrived, all, out);
+                }
+                Err(e) => {
+                    log::warn!("server: allgather over {:?} failed: {}", t.procs, e);
+                    for a in t.arrived {
+                        out.push(reply(
+                            a.conn,
+                            a.tag,
+                            protocol::status_of(&e),
+                            ReplyData::None,
+                        ));
+                    }
+                }
+            }
+            return;
+        }
         let status = match r.and_then(|b| protocol::decode_blobs(&b)) {
             Ok(blobs) => {
-                self.store_blobs(blobs);
+                self.store_blobs(blobs, out);
+                // What our sections carried has arrived: move each boundary.
+                for (p, seq) in t.sent {
+                    if let Some(ns) = self.nspaces.get_mut(&p.nspace) {
+                        ns.data
+                            .entry(p.rank)
+                            .or_default()
+                            .log
+                            .delivered(seq, t.set.clone());
+                    }
+                }
                 sys::PMIX_SUCCESS
             }
             Err(e) => {
@@ -1250,6 +1531,78 @@ impl ServerState {
     /// Number of fences waiting (for tests and diagnostics).
     pub fn pending_fences(&self) -> usize {
         self.fences.len()
+    }
+}
+
+/// The blob a server hands its host for an allgather: every local contribution as one
+/// [`protocol::GATHER_KEY`] byte object (collecting, so any concatenating host carries it).
+fn gather_blob(arrived: &[Arrival]) -> Vec<u8> {
+    let procs = arrived
+        .iter()
+        .filter_map(|a| a.contrib.as_ref())
+        .filter_map(|c| {
+            let key = Key::new(protocol::GATHER_KEY).ok()?;
+            Some(ProcBlob::full(
+                c.proc_.clone(),
+                vec![(
+                    key,
+                    Entry {
+                        scope: sys::PMIX_GLOBAL,
+                        value: Value::ByteObject(c.data.clone()),
+                    },
+                )],
+            ))
+        })
+        .collect();
+    let mut blob = Blob::new(true);
+    blob.procs = procs;
+    protocol::encode_blob(&blob)
+}
+
+/// The contributions inside the blobs of every server of an allgather.
+fn gathered(blobs: Vec<Blob>) -> Vec<Contribution> {
+    let mut all = Vec::new();
+    for b in blobs {
+        for pb in b.procs {
+            for (k, e) in pb.entries {
+                if let (protocol::GATHER_KEY, Value::ByteObject(data)) = (k.as_str(), e.value) {
+                    all.push(Contribution {
+                        proc_: pb.proc_.clone(),
+                        data,
+                    });
+                }
+            }
+        }
+    }
+    all
+}
+
+/// Release the local participants of a completed allgather with every contribution
+/// (sorted by process, one per process). A reply too large for one frame fails the
+/// allgather with `PMIX_ERR_OUT_OF_RESOURCE` instead of breaking the connections.
+fn release_gather(arrived: Vec<Arrival>, mut all: Vec<Contribution>, out: &mut Vec<Action>) {
+    all.sort_by(|a, b| a.proc_.cmp(&b.proc_));
+    all.dedup_by(|a, b| a.proc_ == b.proc_);
+    let size: usize = all
+        .iter()
+        .map(|c| c.data.len() + c.proc_.nspace.as_str().len() + 16)
+        .sum();
+    let (status, data) = if size + 64 > protocol::MAX_FRAME {
+        log::warn!(
+            "server: allgather result of about {} bytes exceeds the frame limit of {}",
+            size,
+            protocol::MAX_FRAME
+        );
+        (sys::PMIX_ERR_OUT_OF_RESOURCE, None)
+    } else {
+        (sys::PMIX_SUCCESS, Some(all))
+    };
+    for a in arrived {
+        let d = match &data {
+            Some(all) => ReplyData::Gathered(all.clone()),
+            None => ReplyData::None,
+        };
+        out.push(reply(a.conn, a.tag, status, d));
     }
 }
 
@@ -1406,24 +1759,23 @@ mod tests {
         let ours = protocol::decode_blobs(&data).unwrap();
         assert_eq!(ours.len(), 1);
         assert_eq!(ours[0].procs.len(), 2);
-        assert!(ours[0]
-            .procs
-            .iter()
-            .all(|pb| pb.entries.len() == 1 && pb.entries[0].0.as_str() == "g"));
+        // GLOBAL values travel; LOCAL keys travel only as markers without their value.
+        assert!(ours[0].procs.iter().all(|pb| pb.entries.len() == 2
+            && pb.entries[0].0.as_str() == "g"
+            && pb.entries[1].1 == modex::marker(sys::PMIX_LOCAL)));
         // The host returns every server's blob, concatenated.
-        let theirs = encode_blob(&Blob {
-            collect: true,
-            procs: vec![ProcBlob {
-                proc_: p(3),
-                entries: vec![(
-                    Key::new("g").unwrap(),
-                    Entry {
-                        scope: sys::PMIX_REMOTE,
-                        value: Value::Int(33),
-                    },
-                )],
-            }],
-        });
+        let mut theirs = Blob::new(true);
+        theirs.procs.push(ProcBlob::full(
+            p(3),
+            vec![(
+                Key::new("g").unwrap(),
+                Entry {
+                    scope: sys::PMIX_REMOTE,
+                    value: Value::Int(33),
+                },
+            )],
+        ));
+        let theirs = encode_blob(&theirs);
         let mut all = data.clone();
         all.extend(theirs);
         let mut out = Vec::new();
@@ -1596,6 +1948,64 @@ mod tests {
         );
     }
 
+    /// Direct modex per (process, key): an answer without the key a Get waits for ends
+    /// that Get only if it was that Get's own request.
+    #[test]
+    fn direct_modex_is_per_process_and_key() {
+        let mut s = setup(4, 2);
+        let get = |k: &str| Req::Get {
+            target: p(2),
+            key: Some(Key::new(k).unwrap()),
+            immediate: false,
+            timeout_ms: 0,
+            info: vec![],
+        };
+        let asked = |out: &[Action]| -> Vec<Option<String>> {
+            out.iter()
+                .filter_map(|a| match a {
+                    Action::HostDmodex { key, .. } => Some(key.as_ref().map(|k| k.to_string())),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(asked(&req(&mut s, 1, 1, get("a"))), vec![Some("a".into())]);
+        assert_eq!(asked(&req(&mut s, 2, 2, get("b"))), vec![Some("b".into())]);
+        // The same process and key again: no second request.
+        assert!(asked(&req(&mut s, 2, 3, get("a"))).is_empty());
+        let answer = |keys: &[&str]| {
+            let mut b = Blob::new(true);
+            b.procs.push(ProcBlob::full(
+                p(2),
+                keys.iter()
+                    .map(|k| {
+                        (
+                            Key::new(*k).unwrap(),
+                            Entry {
+                                scope: sys::PMIX_GLOBAL,
+                                value: Value::Int(1),
+                            },
+                        )
+                    })
+                    .collect(),
+            ));
+            encode_blob(&b)
+        };
+        let mut out = Vec::new();
+        let a = Key::new("a").unwrap();
+        s.dmodex_done(&p(2), Some(&a), Ok(answer(&["a"])), &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![(1, 1, 0), (2, 3, 0)],
+            "b keeps waiting for its own request"
+        );
+        let mut out = Vec::new();
+        let b = Key::new("b").unwrap();
+        s.dmodex_done(&p(2), Some(&b), Ok(answer(&["a"])), &mut out);
+        assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_NOT_FOUND)]);
+    }
+
     #[test]
     fn dmodex_request_waits_for_the_commit() {
         let mut s = setup(2, 2);
@@ -1624,10 +2034,249 @@ mod tests {
         let blob = got.lock().unwrap().take().unwrap().unwrap();
         let b = protocol::decode_blobs(&blob).unwrap();
         assert_eq!(b[0].procs[0].proc_, p(1));
+        let e = &b[0].procs[0].entries;
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].0.as_str(), "l");
         assert_eq!(
-            b[0].procs[0].entries.len(),
-            1,
-            "only REMOTE/GLOBAL data leaves the node"
+            e[0].1,
+            modex::marker(sys::PMIX_LOCAL),
+            "a LOCAL value never leaves the node, only its key"
         );
+        assert_eq!(e[1].1.value, Value::Int(7));
+    }
+
+    /// Regression (multi-node Open MPI): another node's direct-modex request can reach us
+    /// before our host has registered the job; it waits for the commit instead of failing.
+    #[test]
+    fn dmodex_request_before_the_job_is_registered_waits() {
+        let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
+        let got: Arc<Mutex<Option<Result<Vec<u8>>>>> = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let mut out = Vec::new();
+        s.dmodex_request(
+            &p(0),
+            Box::new(move |r| *g.lock().unwrap() = Some(r)),
+            &mut out,
+        );
+        assert!(out.is_empty(), "parked, not answered");
+        s.register_nspace(
+            &ns(),
+            1,
+            vec![
+                Info::new(keys::JOB_SIZE, Value::Uint32(2)).unwrap(),
+                Info::new(keys::LOCAL_PEERS, Value::string("0")).unwrap(),
+            ],
+        );
+        s.register_client(&p(0), UID).unwrap();
+        s.connected(1, UID);
+        let hello = protocol::encode(&Hello {
+            version: protocol::VERSION,
+            proc_: p(0),
+            pid: 1,
+            uid: UID,
+            gid: 0,
+        });
+        let who = s.check_hello(1, &hello).unwrap();
+        s.accept(1, who, &mut out);
+        let out = req(
+            &mut s,
+            1,
+            0,
+            Req::Commit {
+                puts: vec![put("r", sys::PMIX_GLOBAL, 7)],
+            },
+        );
+        for a in out {
+            if let Action::AnswerDmodex(done, r) = a {
+                done(r);
+            }
+        }
+        let blob = got.lock().unwrap().take().expect("answered").unwrap();
+        let b = protocol::decode_blobs(&blob).unwrap();
+        assert_eq!(b[0].procs[0].proc_, p(0));
+        assert_eq!(b[0].procs[0].entries.len(), 1);
+    }
+
+    #[test]
+    fn parked_dmodex_request_fails_when_the_job_is_deregistered() {
+        let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
+        let mut out = Vec::new();
+        s.dmodex_request(&p(0), Box::new(|_| {}), &mut out);
+        assert!(out.is_empty());
+        s.register_nspace(&ns(), 1, vec![]);
+        s.deregister_nspace(&ns(), &mut out);
+        let st: Vec<i32> = out
+            .into_iter()
+            .filter_map(|a| match a {
+                Action::AnswerDmodex(_, r) => Some(r.err().map(|e| e.status).unwrap_or(0)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(st, vec![sys::PMIX_ERR_NOT_FOUND]);
+    }
+
+    fn tagged(procs: Vec<ProcId>, tag: &str) -> Req {
+        Req::Fence {
+            procs,
+            collect: false,
+            timeout_ms: 0,
+            info: vec![Info::new(protocol::FENCE_TAG, Value::string(tag)).unwrap()],
+        }
+    }
+
+    fn gather(tag: &str, data: &[u8]) -> Req {
+        Req::Allgather {
+            procs: vec![],
+            timeout_ms: 0,
+            info: vec![Info::new(protocol::FENCE_TAG, Value::string(tag)).unwrap()],
+            data: data.to_vec(),
+        }
+    }
+
+    /// (conn, tag, status, contributions) of every gathered reply among the actions.
+    fn gathers(out: &[Action]) -> Vec<(ConnId, u32, i32, Vec<Contribution>)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+                    Ok(ServerMsg::Reply { tag, status, data }) => Some((
+                        *c,
+                        tag,
+                        status,
+                        match data {
+                            ReplyData::Gathered(v) => v,
+                            _ => vec![],
+                        },
+                    )),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fence_tags_keep_fences_over_the_same_participants_apart() {
+        let mut s = setup(2, 2);
+        // Rank 0 enters "a" then "b"; rank 1 enters "b" then "a". Untagged, the first two
+        // arrivals would have completed each other.
+        assert!(replies(&req(&mut s, 1, 1, tagged(vec![], "a"))).is_empty());
+        assert!(replies(&req(&mut s, 1, 2, tagged(vec![], "b"))).is_empty());
+        assert!(replies(&req(&mut s, 2, 3, fence(vec![], false))).is_empty());
+        assert_eq!(s.pending_fences(), 3, "a, b and the untagged fence");
+        let mut r = replies(&req(&mut s, 2, 4, tagged(vec![], "b")));
+        r.sort();
+        assert_eq!(r, vec![(1, 2, 0), (2, 4, 0)]);
+        let mut r = replies(&req(&mut s, 2, 5, tagged(vec![], "a")));
+        r.sort();
+        assert_eq!(r, vec![(1, 1, 0), (2, 5, 0)]);
+        // The untagged fence is still waiting for rank 0's untagged arrival.
+        let mut r = replies(&req(&mut s, 1, 6, fence(vec![], false)));
+        r.sort();
+        assert_eq!(r, vec![(1, 6, 0), (2, 3, 0)]);
+        assert_eq!(s.pending_fences(), 0);
+    }
+
+    #[test]
+    fn allgather_hands_everyone_every_contribution_sorted() {
+        let mut s = setup(3, 3);
+        assert!(replies(&req(&mut s, 3, 1, gather("g", b"two"))).is_empty());
+        assert!(replies(&req(&mut s, 1, 2, gather("g", b"zero"))).is_empty());
+        let mut g = gathers(&req(&mut s, 2, 3, gather("g", b"")));
+        g.sort_by_key(|x| x.0);
+        assert_eq!(g.len(), 3);
+        for (_, _, status, all) in &g {
+            assert_eq!(*status, 0);
+            let got: Vec<(u32, &[u8])> = all
+                .iter()
+                .map(|c| (c.proc_.rank, c.data.as_slice()))
+                .collect();
+            assert_eq!(
+                got,
+                vec![(0, &b"zero"[..]), (1, &b""[..]), (2, &b"two"[..])]
+            );
+        }
+        // An allgather and a plain fence with the same key do not mix.
+        req(&mut s, 1, 4, gather("h", b"x"));
+        assert_eq!(
+            replies(&req(&mut s, 2, 5, tagged(vec![], "h"))),
+            vec![(2, 5, sys::PMIX_ERR_BAD_PARAM)]
+        );
+    }
+
+    #[test]
+    fn multi_server_allgather_rides_the_host_blob() {
+        // Ranks 0 and 1 here, rank 2 elsewhere.
+        let mut s = setup(3, 2);
+        req(&mut s, 1, 1, gather("g", &[0]));
+        let out = req(&mut s, 2, 2, gather("g", &[1]));
+        let (id, data, info) = match out.as_slice() {
+            [Action::HostFence { id, data, info, .. }] => (*id, data.clone(), info.clone()),
+            _ => panic!("expected one host fence"),
+        };
+        assert!(
+            info.iter().any(|i| i.key.as_str() == protocol::FENCE_TAG),
+            "the host sees the tag"
+        );
+        let theirs = gather_blob(&[Arrival {
+            conn: 0,
+            tag: 0,
+            contrib: Some(Contribution {
+                proc_: p(2),
+                data: vec![2],
+            }),
+        }]);
+        let mut all = theirs;
+        all.extend(data);
+        let mut out = Vec::new();
+        s.fence_done(id, Ok(all), &mut out);
+        let g = gathers(&out);
+        assert_eq!(g.len(), 2);
+        for (_, _, status, all) in g {
+            assert_eq!(status, 0);
+            let got: Vec<(u32, Vec<u8>)> =
+                all.into_iter().map(|c| (c.proc_.rank, c.data)).collect();
+            assert_eq!(got, vec![(0, vec![0]), (1, vec![1]), (2, vec![2])]);
+        }
+        // Nothing of it landed in the key-value store.
+        assert!(!s.has_key(&p(2), Some(&Key::new(protocol::GATHER_KEY).unwrap())));
+    }
+
+    #[test]
+    fn lost_client_fails_tagged_fences_and_tells_its_peers() {
+        let mut s = setup(3, 3);
+        req(&mut s, 1, 7, gather("g", b"a"));
+        req(&mut s, 2, 8, tagged(vec![], "t"));
+        let mut out = Vec::new();
+        s.closed(3, &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![
+                (1, 7, sys::PMIX_ERR_PROC_TERM_WO_SYNC),
+                (2, 8, sys::PMIX_ERR_PROC_TERM_WO_SYNC)
+            ]
+        );
+        let mut told: Vec<ConnId> = out
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+                    Ok(ServerMsg::Event { status, source, .. })
+                        if status == sys::PMIX_ERR_PROC_TERM_WO_SYNC && source == p(2) =>
+                    {
+                        Some(*c)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        told.sort();
+        assert_eq!(told, vec![1, 2]);
+        // A finalized client leaving is not news.
+        req(&mut s, 2, 9, Req::Finalize);
+        let mut out = Vec::new();
+        s.closed(2, &mut out);
+        assert!(!out.iter().any(|a| matches!(a, Action::Send(..))));
     }
 }

@@ -1,0 +1,333 @@
+//! A node daemon (`pmixrun --node-daemon`, started by the front end, never by hand): one
+//! simulated node's PMIx server. Its standard input is its link to the front end. It
+//! starts the server described by the first message ([`Down::Setup`]), then serves the
+//! front end's requests; its [`Host`] turns every upcall of the server into a message to
+//! the front end, which plays the part of the host's network between nodes.
+//!
+//! The daemon ends when the front end says so ([`Down::Shutdown`]) or goes away (end of
+//! file), finalizing the server either way.
+
+use super::link::{self, Call, Down, Up};
+use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::{Error, Info, ProcId, Result, Value};
+use std::collections::HashMap;
+use std::os::fd::AsFd;
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Completions the front end will deliver later, by id.
+#[derive(Default)]
+struct Pending {
+    fences: HashMap<u64, HostDone<Vec<u8>>>,
+    dmodex: HashMap<u64, HostDone<Vec<u8>>>,
+    aborts: HashMap<u64, HostDone<()>>,
+    finalized: HashMap<u64, HostDone<()>>,
+}
+
+/// The daemon's [`Host`]: every upcall becomes an [`Up`] message.
+struct NodeHost {
+    tx: link::Sender,
+    next: AtomicU64,
+    pending: Mutex<Pending>,
+}
+
+impl NodeHost {
+    fn id(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed) + 1
+    }
+    fn lock(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn outcome(status: i32, what: &str) -> Result<()> {
+    if status == pmix_sys::PMIX_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::new(
+            status,
+            format!("{what} failed on the front end"),
+        ))
+    }
+}
+
+impl Host for NodeHost {
+    fn client_connected(&self, proc: &ProcId) -> Result<()> {
+        self.tx.send(&Up::Connected(proc.clone()));
+        Ok(())
+    }
+    fn client_finalized(&self, proc: &ProcId) {
+        self.tx.send(&Up::Finalized {
+            id: 0,
+            proc_: proc.clone(),
+        });
+    }
+    /// The client is released once the front end has recorded the finalization, so the
+    /// launcher can never see the process exit before it knows it finalized.
+    fn client_finalized_nb(&self, proc: &ProcId, done: HostDone<()>) -> Result<HostReply> {
+        let id = self.id();
+        self.lock().finalized.insert(id, done);
+        self.tx.send(&Up::Finalized {
+            id,
+            proc_: proc.clone(),
+        });
+        Ok(HostReply::Pending)
+    }
+    fn client_lost(&self, proc: &ProcId) {
+        self.tx.send(&Up::Lost(proc.clone()));
+    }
+    fn abort(
+        &self,
+        proc: &ProcId,
+        status: i32,
+        msg: &str,
+        targets: &[ProcId],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        let id = self.id();
+        self.lock().aborts.insert(id, done);
+        self.tx.send(&Up::Abort {
+            id,
+            proc_: proc.clone(),
+            status,
+            msg: msg.to_string(),
+            targets: targets.to_vec(),
+        });
+        Ok(HostReply::Pending)
+    }
+    fn fence(
+        &self,
+        procs: &[ProcId],
+        info: &[Info],
+        data: Vec<u8>,
+        done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        let id = self.id();
+        self.lock().fences.insert(id, done);
+        self.tx.send(&Up::Fence {
+            id,
+            procs: procs.to_vec(),
+            info: info.to_vec(),
+            data,
+        });
+        Ok(HostReply::Pending)
+    }
+    fn direct_modex(
+        &self,
+        proc: &ProcId,
+        info: &[Info],
+        done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        let id = self.id();
+        self.lock().dmodex.insert(id, done);
+        self.tx.send(&Up::Dmodex {
+            id,
+            proc_: proc.clone(),
+            info: info.to_vec(),
+        });
+        Ok(HostReply::Pending)
+    }
+    fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
+        self.tx.send(&Up::Notify {
+            source: source.clone(),
+            status,
+            range,
+            info: info.to_vec(),
+        });
+    }
+}
+
+fn status_of(r: &Result<()>) -> (i32, String) {
+    match r {
+        Ok(()) => (pmix_sys::PMIX_SUCCESS, String::new()),
+        Err(e) => (pmix_core::protocol::status_of(e), e.to_string()),
+    }
+}
+
+/// Carry out one request of the front end.
+fn call(server: &Server, c: Call) -> (Result<()>, Vec<(String, String)>) {
+    match c {
+        Call::RegisterNspace {
+            nspace,
+            nlocal,
+            info,
+        } => (server.register_nspace(&nspace, nlocal, info), Vec::new()),
+        Call::RegisterClient { proc_, uid, gid } => {
+            (server.register_client(&proc_, uid, gid), Vec::new())
+        }
+        Call::SetupFork { proc_ } => match server.setup_fork(&proc_) {
+            Ok(env) => (Ok(()), env),
+            Err(e) => (Err(e), Vec::new()),
+        },
+        Call::DeregisterClient { proc_ } => {
+            server.deregister_client(&proc_);
+            (Ok(()), Vec::new())
+        }
+        Call::DeregisterNspace { nspace } => {
+            server.deregister_nspace(&nspace);
+            (Ok(()), Vec::new())
+        }
+    }
+}
+
+fn blob_result(status: i32, data: Vec<u8>, what: &str) -> Result<Vec<u8>> {
+    outcome(status, what).map(|()| data)
+}
+
+/// Run a node daemon; returns its exit status.
+pub fn run() -> i32 {
+    let stream = match std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(UnixStream::from)
+    {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pmixrun node daemon: no link to the front end on stdin: {e}");
+            return 1;
+        }
+    };
+    let tx = match stream
+        .try_clone()
+        .and_then(|w| link::writer(w, "node-link"))
+    {
+        Ok(tx) => tx,
+        Err(e) => {
+            eprintln!("pmixrun node daemon: cannot write to the front end: {e}");
+            return 1;
+        }
+    };
+    let host = Arc::new(NodeHost {
+        tx: tx.clone(),
+        next: AtomicU64::new(0),
+        pending: Mutex::new(Pending::default()),
+    });
+    let mut server: Option<Server> = None;
+    let mut node = 0u32;
+    let r = link::read_loop::<Down>(stream, |msg| {
+        match msg {
+            Down::Setup {
+                node: id,
+                hostname,
+                server: sid,
+                tmpdir,
+            } => {
+                node = id;
+                let cfg = ServerConfig {
+                    id: sid,
+                    tmpdir: Some(PathBuf::from(tmpdir)),
+                    info: Info::new(
+                        pmix_sys::attrs::keys::PMIX_HOSTNAME,
+                        Value::string(&hostname),
+                    )
+                    .into_iter()
+                    .collect(),
+                };
+                match Server::start(cfg, host.clone()) {
+                    Ok(s) => {
+                        log::debug!("node {node} ({hostname}): server {} up", s.uri());
+                        server = Some(s);
+                        tx.send(&Up::Ready {
+                            status: pmix_sys::PMIX_SUCCESS,
+                            msg: String::new(),
+                        });
+                    }
+                    Err(e) => tx.send(&Up::Ready {
+                        status: pmix_core::protocol::status_of(&e),
+                        msg: e.to_string(),
+                    }),
+                }
+            }
+            Down::Call { id, call: c } => {
+                let (r, env) = match &server {
+                    Some(s) => call(s, c),
+                    None => (
+                        Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server")),
+                        Vec::new(),
+                    ),
+                };
+                if id != 0 {
+                    let (status, msg) = status_of(&r);
+                    tx.send(&Up::Reply {
+                        id,
+                        status,
+                        msg,
+                        env,
+                    });
+                }
+            }
+            Down::FenceDone { id, status, data } => {
+                let done = host.lock().fences.remove(&id);
+                match done {
+                    Some(d) => d(blob_result(status, data, "fence")),
+                    None => log::warn!("node {node}: completion of unknown fence {id}"),
+                }
+            }
+            Down::DmodexDone { id, status, data } => {
+                let done = host.lock().dmodex.remove(&id);
+                match done {
+                    Some(d) => d(blob_result(status, data, "direct modex")),
+                    None => log::warn!("node {node}: answer to unknown direct modex {id}"),
+                }
+            }
+            Down::AbortDone { id, status } => {
+                let done = host.lock().aborts.remove(&id);
+                if let Some(d) = done {
+                    d(outcome(status, "abort"));
+                }
+            }
+            Down::DmodexAsk { id, proc_, info } => {
+                let tx2 = tx.clone();
+                let answer: HostDone<Vec<u8>> = Box::new(move |r| {
+                    let (status, data) = match r {
+                        Ok(d) => (pmix_sys::PMIX_SUCCESS, d),
+                        Err(e) => (pmix_core::protocol::status_of(&e), Vec::new()),
+                    };
+                    tx2.send(&Up::DmodexAnswer { id, status, data });
+                });
+                match &server {
+                    Some(s) => {
+                        if let Err(e) = s.dmodex_request_info(&proc_, &info, answer) {
+                            tx.send(&Up::DmodexAnswer {
+                                id,
+                                status: pmix_core::protocol::status_of(&e),
+                                data: Vec::new(),
+                            });
+                        }
+                    }
+                    None => answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server"))),
+                }
+            }
+            Down::Notify {
+                status,
+                source,
+                info,
+            } => {
+                if let Some(s) = &server {
+                    if let Err(e) = s.notify_event(status, &source, info) {
+                        log::warn!("node {node}: cannot deliver event {status}: {e}");
+                    }
+                }
+            }
+            Down::FinalizedSeen { id } => {
+                let done = host.lock().finalized.remove(&id);
+                if let Some(d) = done {
+                    d(Ok(()));
+                }
+            }
+            // Stop reading; the server is finalized below.
+            Down::Shutdown => return false,
+        }
+        true
+    });
+    if let Err(e) = r {
+        log::warn!("node {node}: link to the front end failed: {e}");
+    }
+    if let Some(s) = server.take() {
+        s.finalize();
+    }
+    drop(tx);
+    0
+}

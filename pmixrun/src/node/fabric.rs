@@ -1,0 +1,843 @@
+//! The front end of a multi-node job: it starts one daemon per simulated node, reaches
+//! each node's server through it ([`Fabric`] is the launcher's [`JobServer`]), and does
+//! what a real host's network does between nodes:
+//! * a fence the servers hand their hosts completes when every node hosting a
+//!   participant has contributed; each of those servers then gets the concatenation of
+//!   all contributions, in node order ([`FenceMatcher`]);
+//! * a direct-modex request goes to the server of the node the process runs on, whose
+//!   answer goes back to the asking server;
+//! * events raised beyond a node go to every other node's server; connections,
+//!   finalizations, lost clients and aborts go to the launcher's event queue, as a
+//!   single-node job's host reports them.
+
+use super::link::{self, Call, Down, Up};
+use crate::host::{Events, JobEvent};
+use crate::job::{self, Layout, NodeLayout};
+use crate::launch::JobServer;
+use crate::sys::Pid;
+use pmix_core::{Error, Info, Nspace, ProcId, Rank, Result};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long the front end waits for a daemon to start its server or answer a request.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a daemon may take to exit after it was told to.
+const EXIT_GRACE: Duration = Duration::from_secs(5);
+
+/// A fence that completed on every node hosting a participant.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FenceDone {
+    /// The participants, as the servers sorted them.
+    pub procs: Vec<ProcId>,
+    /// `(node, the node's fence id)` of every contribution, in node order.
+    pub parts: Vec<(usize, u64)>,
+    /// Every contribution's size, in node order.
+    pub sizes: Vec<(usize, usize)>,
+    /// The concatenation of the contributions, in node order.
+    pub data: Vec<u8>,
+}
+
+struct Round {
+    procs: Vec<ProcId>,
+    tag: Option<String>,
+    expect: BTreeSet<usize>,
+    parts: BTreeMap<usize, (u64, Vec<u8>)>,
+}
+
+/// Matches the fence contributions of the nodes: one round per participant set and fence
+/// tag (`pmix_core::protocol::FENCE_TAG`, which tells apart concurrent collectives over
+/// the same processes), complete when every expected node has contributed. A node that
+/// contributes again to a set whose round it is already in opens the next round.
+#[derive(Default)]
+pub struct FenceMatcher {
+    rounds: Vec<Round>,
+}
+
+impl FenceMatcher {
+    /// Add `node`'s contribution (its fence `id`, its blob) to a fence over `procs`
+    /// (with fence tag `tag`) whose participants live on the nodes `expect`.
+    ///
+    /// # Errors
+    /// A message when `node` is not among `expect`.
+    pub fn contribute(
+        &mut self,
+        procs: Vec<ProcId>,
+        tag: Option<String>,
+        expect: BTreeSet<usize>,
+        node: usize,
+        id: u64,
+        data: Vec<u8>,
+    ) -> std::result::Result<Option<FenceDone>, String> {
+        if !expect.contains(&node) {
+            return Err(format!("node {node} hosts no participant of this fence"));
+        }
+        let pos = self
+            .rounds
+            .iter()
+            .position(|r| r.procs == procs && r.tag == tag && !r.parts.contains_key(&node));
+        let pos = match pos {
+            Some(p) => p,
+            None => {
+                self.rounds.push(Round {
+                    procs,
+                    tag,
+                    expect,
+                    parts: BTreeMap::new(),
+                });
+                self.rounds.len() - 1
+            }
+        };
+        let Some(round) = self.rounds.get_mut(pos) else {
+            return Ok(None);
+        };
+        round.parts.insert(node, (id, data));
+        if round.parts.len() < round.expect.len() {
+            return Ok(None);
+        }
+        let round = self.rounds.remove(pos);
+        let mut done = FenceDone {
+            procs: round.procs,
+            parts: Vec::new(),
+            sizes: Vec::new(),
+            data: Vec::new(),
+        };
+        for (n, (id, d)) in round.parts {
+            done.parts.push((n, id));
+            done.sizes.push((n, d.len()));
+            done.data.extend_from_slice(&d);
+        }
+        Ok(Some(done))
+    }
+
+    /// Rounds still waiting for contributions.
+    #[cfg(test)]
+    pub fn pending(&self) -> usize {
+        self.rounds.len()
+    }
+}
+
+/// How the front end starts its daemons.
+pub struct FabricConfig {
+    /// Each node's server directory (index = node).
+    pub node_dirs: Vec<PathBuf>,
+    /// `--node-env`: extra environment variables of one node's daemon.
+    pub node_env: Vec<(u32, String, String)>,
+    /// `--report-modex`: print each fence's contributions and each direct-modex
+    /// request on stderr.
+    pub report_modex: bool,
+}
+
+type CallReply = (i32, String, Vec<(String, String)>);
+
+#[derive(Default)]
+struct State {
+    calls: HashMap<u64, (usize, mpsc::Sender<CallReply>)>,
+    next: u64,
+    fences: FenceMatcher,
+    nfences: u64,
+    /// Our id of a forwarded direct modex → (asking node, its id).
+    dmodex: HashMap<u64, (usize, u64)>,
+    closing: bool,
+}
+
+struct Shared {
+    nspace: Nspace,
+    nodes: Vec<NodeLayout>,
+    links: Vec<link::Sender>,
+    events: Arc<Events>,
+    report: bool,
+    st: Mutex<State>,
+}
+
+/// The daemons of a multi-node job, reached as one [`JobServer`].
+pub struct Fabric {
+    shared: Arc<Shared>,
+    children: Vec<Child>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn send(&self, node: usize, msg: &Down) {
+        match self.links.get(node) {
+            Some(l) => l.send(msg),
+            None => log::warn!("no link to node {node}"),
+        }
+    }
+
+    fn node_of(&self, rank: Rank) -> Option<usize> {
+        self.nodes.iter().position(|n| n.ranks.contains(&rank))
+    }
+
+    fn rank_of(&self, p: &ProcId) -> Option<Rank> {
+        (p.nspace == self.nspace && p.rank < pmix_sys::PMIX_RANK_VALID).then_some(p.rank)
+    }
+
+    /// The nodes hosting the participants `procs`.
+    fn nodes_of(&self, procs: &[ProcId]) -> std::result::Result<BTreeSet<usize>, String> {
+        let mut set = BTreeSet::new();
+        for p in procs {
+            if p.nspace != self.nspace {
+                return Err(format!(
+                    "fence names namespace {}, not this job's",
+                    p.nspace
+                ));
+            }
+            if p.rank == pmix_sys::PMIX_RANK_WILDCARD {
+                set.extend(
+                    (0..self.nodes.len())
+                        .filter(|&n| self.nodes.get(n).is_some_and(|nl| !nl.ranks.is_empty())),
+                );
+            } else {
+                set.insert(
+                    self.node_of(p.rank)
+                        .ok_or_else(|| format!("fence names {p}, which is not in the job"))?,
+                );
+            }
+        }
+        Ok(set)
+    }
+
+    fn handle(&self, node: usize, msg: Up) {
+        match msg {
+            Up::Ready { .. } | Up::Reply { .. } => self.reply(node, msg),
+            Up::Connected(p) => {
+                if let Some(r) = self.rank_of(&p) {
+                    self.events.push(JobEvent::Connected(r));
+                }
+            }
+            Up::Finalized { id, proc_ } => {
+                if let Some(r) = self.rank_of(&proc_) {
+                    self.events.push(JobEvent::Finalized(r));
+                }
+                if id != 0 {
+                    self.send(node, &Down::FinalizedSeen { id });
+                }
+            }
+            Up::Lost(p) => {
+                if let Some(r) = self.rank_of(&p) {
+                    self.events.push(JobEvent::Lost(r));
+                }
+            }
+            Up::Abort {
+                id,
+                proc_,
+                status,
+                msg,
+                ..
+            } => {
+                let Some(rank) = self.rank_of(&proc_) else {
+                    self.send(
+                        node,
+                        &Down::AbortDone {
+                            id,
+                            status: pmix_sys::PMIX_ERR_BAD_PARAM,
+                        },
+                    );
+                    return;
+                };
+                let l = self.links.get(node).cloned();
+                self.events.push(JobEvent::Abort {
+                    rank,
+                    status,
+                    msg,
+                    done: Box::new(move |r| {
+                        let status = match r {
+                            Ok(()) => pmix_sys::PMIX_SUCCESS,
+                            Err(e) => pmix_core::protocol::status_of(&e),
+                        };
+                        if let Some(l) = l {
+                            l.send(&Down::AbortDone { id, status });
+                        }
+                    }),
+                });
+            }
+            Up::Fence {
+                id,
+                procs,
+                info,
+                data,
+            } => {
+                let tag = info
+                    .iter()
+                    .find(|i| i.key.as_str() == pmix_core::protocol::FENCE_TAG)
+                    .and_then(|i| i.value.as_str().map(str::to_string));
+                self.fence(node, id, procs, tag, data)
+            }
+            Up::Dmodex { id, proc_, info } => {
+                let owner = self.rank_of(&proc_).and_then(|r| self.node_of(r));
+                let owner = match (owner, proc_.nspace == self.nspace) {
+                    (Some(o), _) => o,
+                    // Job-level data: any node has it.
+                    (None, true) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => node,
+                    _ => {
+                        self.send(
+                            node,
+                            &Down::DmodexDone {
+                                id,
+                                status: pmix_sys::PMIX_ERR_NOT_FOUND,
+                                data: Vec::new(),
+                            },
+                        );
+                        return;
+                    }
+                };
+                let gid = {
+                    let mut st = self.lock();
+                    st.next += 1;
+                    let gid = st.next;
+                    st.dmodex.insert(gid, (node, id));
+                    gid
+                };
+                self.report(&format!(
+                    "direct modex {gid}: node{node} asks node{owner} for {proc_}"
+                ));
+                self.send(
+                    owner,
+                    &Down::DmodexAsk {
+                        id: gid,
+                        proc_,
+                        info,
+                    },
+                );
+            }
+            Up::DmodexAnswer { id, status, data } => {
+                let asker = self.lock().dmodex.remove(&id);
+                match asker {
+                    Some((n, their)) => self.send(
+                        n,
+                        &Down::DmodexDone {
+                            id: their,
+                            status,
+                            data,
+                        },
+                    ),
+                    None => log::warn!("node {node} answered unknown direct modex {id}"),
+                }
+            }
+            Up::Notify {
+                source,
+                status,
+                info,
+                ..
+            } => {
+                for n in (0..self.links.len()).filter(|&n| n != node) {
+                    self.send(
+                        n,
+                        &Down::Notify {
+                            status,
+                            source: source.clone(),
+                            info: info.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn reply(&self, node: usize, msg: Up) {
+        let (id, r) = match msg {
+            Up::Ready { status, msg } => (0, (status, msg, Vec::new())),
+            Up::Reply {
+                id,
+                status,
+                msg,
+                env,
+            } => (id, (status, msg, env)),
+            _ => return,
+        };
+        // Ready answers the node's pseudo-call 0, registered per node.
+        let key = if id == 0 { ready_id(node) } else { id };
+        let waiter = self.lock().calls.remove(&key);
+        match waiter {
+            Some((_, tx)) => {
+                let _ = tx.send(r);
+            }
+            None => log::debug!("node {node}: reply to unknown request {id}"),
+        }
+    }
+
+    fn fence(&self, node: usize, id: u64, procs: Vec<ProcId>, tag: Option<String>, data: Vec<u8>) {
+        let expect = match self.nodes_of(&procs) {
+            Ok(e) => e,
+            Err(why) => {
+                log::warn!("node {node}: {why}");
+                self.send(
+                    node,
+                    &Down::FenceDone {
+                        id,
+                        status: pmix_sys::PMIX_ERR_BAD_PARAM,
+                        data: Vec::new(),
+                    },
+                );
+                return;
+            }
+        };
+        let (done, n) = {
+            let mut st = self.lock();
+            let r = st.fences.contribute(procs, tag, expect, node, id, data);
+            if matches!(r, Ok(Some(_))) {
+                st.nfences += 1;
+            }
+            (r, st.nfences)
+        };
+        let done = match done {
+            Ok(Some(d)) => d,
+            Ok(None) => return,
+            Err(why) => {
+                log::warn!("{why}");
+                self.send(
+                    node,
+                    &Down::FenceDone {
+                        id,
+                        status: pmix_sys::PMIX_ERR_BAD_PARAM,
+                        data: Vec::new(),
+                    },
+                );
+                return;
+            }
+        };
+        let sizes: Vec<String> = done
+            .sizes
+            .iter()
+            .map(|(n, s)| format!("node{n}={s}"))
+            .collect();
+        let over = match done.procs.as_slice() {
+            [p] if p.rank == pmix_sys::PMIX_RANK_WILDCARD => "all ranks".to_string(),
+            ps => format!("{} ranks", ps.len()),
+        };
+        self.report(&format!(
+            "fence {n} over {over}: {} bytes, total {} bytes",
+            sizes.join(" "),
+            done.data.len()
+        ));
+        for (n, their) in done.parts {
+            self.send(
+                n,
+                &Down::FenceDone {
+                    id: their,
+                    status: pmix_sys::PMIX_SUCCESS,
+                    data: done.data.clone(),
+                },
+            );
+        }
+    }
+
+    /// Log a line of the modex report (and print it with `--report-modex`).
+    fn report(&self, line: &str) {
+        log::info!("{line}");
+        if self.report {
+            let mut e = std::io::stderr().lock();
+            let _ = writeln!(e, "pmixrun: {line}");
+        }
+    }
+
+    /// A daemon's link ended.
+    fn closed(&self, node: usize, r: Result<()>) {
+        let closing = {
+            let mut st = self.lock();
+            // Requests to that node will never be answered.
+            st.calls.retain(|_, (n, _)| *n != node);
+            st.closing
+        };
+        if closing {
+            return;
+        }
+        let why = match r {
+            Ok(()) => "its daemon exited".to_string(),
+            Err(e) => format!("its link broke ({e})"),
+        };
+        self.events.push(JobEvent::NodeFailed {
+            node: u32::try_from(node).unwrap_or(u32::MAX),
+            msg: why,
+        });
+    }
+}
+
+/// The call id under which a node's [`Up::Ready`] is awaited (ids of real calls are
+/// small and count up from 1; these count down from the top).
+fn ready_id(node: usize) -> u64 {
+    u64::MAX - node as u64
+}
+
+fn status_err(status: i32, msg: String) -> Error {
+    Error::new(status, msg)
+}
+
+impl Fabric {
+    /// Start one daemon per node of `layout` and their servers; `events` receives what
+    /// the servers report about the ranks.
+    ///
+    /// # Errors
+    /// A message when a daemon cannot be started or its server does not come up.
+    pub fn start(
+        layout: &Layout,
+        cfg: FabricConfig,
+        events: Arc<Events>,
+    ) -> std::result::Result<Fabric, String> {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find pmixrun's own executable: {e}"))?;
+        let mut children = Vec::new();
+        let mut links = Vec::new();
+        let mut streams = Vec::new();
+        let kill_all = |children: &mut Vec<Child>| {
+            for c in children.iter_mut() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        };
+        for node in &layout.nodes {
+            let (ours, theirs) =
+                UnixStream::pair().map_err(|e| format!("cannot make a link: {e}"))?;
+            let mut cmd = Command::new(&exe);
+            cmd.arg("--node-daemon")
+                .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit())
+                // Its own process group: a terminal's ^C reaches the front end, which
+                // ends the job and then its daemons, in that order.
+                .process_group(0);
+            for (n, k, v) in &cfg.node_env {
+                if *n == node.id {
+                    cmd.env(k, v);
+                }
+            }
+            let child = match cmd.spawn() {
+                Ok(c) => c,
+                Err(e) => {
+                    kill_all(&mut children);
+                    return Err(format!("cannot start the daemon of node {}: {e}", node.id));
+                }
+            };
+            children.push(child);
+            let w = ours
+                .try_clone()
+                .and_then(|w| link::writer(w, &format!("link-node{}", node.id)));
+            match w {
+                Ok(tx) => links.push(tx),
+                Err(e) => {
+                    kill_all(&mut children);
+                    return Err(format!("cannot write to node {}: {e}", node.id));
+                }
+            }
+            streams.push(ours);
+        }
+        let shared = Arc::new(Shared {
+            nspace: layout.nspace.clone(),
+            nodes: layout.nodes.clone(),
+            links,
+            events,
+            report: cfg.report_modex,
+            st: Mutex::new(State::default()),
+        });
+        let mut readers = Vec::new();
+        let mut ready = Vec::new();
+        for (i, stream) in streams.into_iter().enumerate() {
+            let (tx, rx) = mpsc::channel();
+            shared.lock().calls.insert(ready_id(i), (i, tx));
+            ready.push(rx);
+            let sh = shared.clone();
+            let t = std::thread::Builder::new()
+                .name(format!("node{i}-reader"))
+                .spawn(move || {
+                    let r = link::read_loop::<Up>(stream, |m| {
+                        sh.handle(i, m);
+                        true
+                    });
+                    sh.closed(i, r);
+                });
+            match t {
+                Ok(t) => readers.push(t),
+                Err(e) => {
+                    let mut f = Fabric {
+                        shared,
+                        children,
+                        readers,
+                    };
+                    f.shutdown();
+                    return Err(format!("cannot start a reader thread: {e}"));
+                }
+            }
+        }
+        let mut fabric = Fabric {
+            shared,
+            children,
+            readers,
+        };
+        for (i, node) in layout.nodes.iter().enumerate() {
+            let server = Nspace::new(format!("{}.server", layout.nspace))
+                .map(|n| ProcId::new(n, node.id))
+                .map_err(|e| format!("cannot name node {}'s server: {e}", node.id))?;
+            let tmpdir = cfg
+                .node_dirs
+                .get(i)
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            fabric.shared.send(
+                i,
+                &Down::Setup {
+                    node: node.id,
+                    hostname: node.hostname.clone(),
+                    server,
+                    tmpdir,
+                },
+            );
+        }
+        for (i, rx) in ready.into_iter().enumerate() {
+            let r = match rx.recv_timeout(CALL_TIMEOUT) {
+                Ok((0, _, _)) => Ok(()),
+                Ok((_, msg, _)) => Err(msg),
+                Err(_) => Err("no answer".to_string()),
+            };
+            if let Err(why) = r {
+                fabric.shutdown();
+                return Err(format!("the PMIx server of node {i} did not start: {why}"));
+            }
+        }
+        Ok(fabric)
+    }
+
+    /// Send a request to a node's server and wait for the answer.
+    fn call(&self, node: usize, c: Call) -> Result<Vec<(String, String)>> {
+        let (tx, rx) = mpsc::channel();
+        let id = {
+            let mut st = self.shared.lock();
+            st.next += 1;
+            let id = st.next;
+            st.calls.insert(id, (node, tx));
+            id
+        };
+        self.shared.send(node, &Down::Call { id, call: c });
+        match rx.recv_timeout(CALL_TIMEOUT) {
+            Ok((0, _, env)) => Ok(env),
+            Ok((status, msg, _)) => Err(status_err(status, msg)),
+            Err(_) => {
+                self.shared.lock().calls.remove(&id);
+                Err(Error::new(
+                    pmix_sys::PMIX_ERR_UNREACH,
+                    format!("node {node}'s server did not answer"),
+                ))
+            }
+        }
+    }
+
+    fn node_for(&self, proc: &ProcId) -> Result<usize> {
+        self.shared
+            .node_of(proc.rank)
+            .ok_or_else(|| Error::bad_param(format!("{proc} is on no node")))
+    }
+
+    /// Tell every daemon to finalize its server and exit; wait for them (killing any
+    /// that do not exit in time).
+    pub fn shutdown(&mut self) {
+        self.shared.lock().closing = true;
+        for n in 0..self.shared.links.len() {
+            self.shared.send(n, &Down::Shutdown);
+        }
+        let until = Instant::now() + EXIT_GRACE;
+        for (i, c) in self.children.iter_mut().enumerate() {
+            loop {
+                match c.try_wait() {
+                    Ok(Some(st)) => {
+                        if !st.success() {
+                            log::warn!("node {i}'s daemon ended with {st}");
+                        }
+                        break;
+                    }
+                    Ok(None) if Instant::now() < until => {
+                        std::thread::sleep(Duration::from_millis(10))
+                    }
+                    _ => {
+                        log::warn!("node {i}'s daemon did not exit; killing it");
+                        let _ = c.kill();
+                        let _ = c.wait();
+                        break;
+                    }
+                }
+            }
+        }
+        for t in self.readers.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Fabric {
+    fn drop(&mut self) {
+        if !self.children.is_empty() && !self.shared.lock().closing {
+            self.shutdown();
+        }
+    }
+}
+
+impl JobServer for Fabric {
+    fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: Vec<Info>) -> Result<()> {
+        for n in 0..self.shared.nodes.len() {
+            self.call(
+                n,
+                Call::RegisterNspace {
+                    nspace: nspace.clone(),
+                    nlocal,
+                    info: info.clone(),
+                },
+            )?;
+        }
+        Ok(())
+    }
+    fn register_client(&self, proc: &ProcId, uid: u32, gid: u32) -> Result<()> {
+        self.call(
+            self.node_for(proc)?,
+            Call::RegisterClient {
+                proc_: proc.clone(),
+                uid,
+                gid,
+            },
+        )
+        .map(|_| ())
+    }
+    fn setup_fork(&self, proc: &ProcId) -> Result<Vec<(String, String)>> {
+        self.call(
+            self.node_for(proc)?,
+            Call::SetupFork {
+                proc_: proc.clone(),
+            },
+        )
+    }
+    fn deregister_client(&self, proc: &ProcId) {
+        if let Ok(n) = self.node_for(proc) {
+            self.shared.send(
+                n,
+                &Down::Call {
+                    id: 0,
+                    call: Call::DeregisterClient {
+                        proc_: proc.clone(),
+                    },
+                },
+            );
+        }
+    }
+    fn deregister_nspace(&self, nspace: &Nspace) {
+        for n in 0..self.shared.links.len() {
+            self.shared.send(
+                n,
+                &Down::Call {
+                    id: 0,
+                    call: Call::DeregisterNspace {
+                        nspace: nspace.clone(),
+                    },
+                },
+            );
+        }
+    }
+    /// Each node's server gets its own registration (its node's keys at job level).
+    fn register_job(&self, layout: &Layout, pids: &[Pid]) -> std::result::Result<(), String> {
+        for (i, node) in layout.nodes.iter().enumerate() {
+            let infos = job::registration_for(layout, pids, i)
+                .map_err(|e| format!("cannot describe the job for node {}: {e}", node.id))?;
+            let nlocal = u32::try_from(node.ranks.len()).unwrap_or(u32::MAX);
+            self.call(
+                i,
+                Call::RegisterNspace {
+                    nspace: layout.nspace.clone(),
+                    nlocal,
+                    info: infos,
+                },
+            )
+            .map_err(|e| format!("the PMIx server of node {} refused the job: {e}", node.id))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(r: u32) -> ProcId {
+        ProcId::new(Nspace::new("job").expect("ns"), r)
+    }
+
+    fn set(v: &[usize]) -> BTreeSet<usize> {
+        v.iter().copied().collect()
+    }
+
+    #[test]
+    fn fence_completes_when_every_node_contributed_in_node_order() {
+        let mut m = FenceMatcher::default();
+        let all = vec![p(pmix_sys::PMIX_RANK_WILDCARD)];
+        assert_eq!(
+            m.contribute(all.clone(), None, set(&[0, 1, 2]), 2, 7, b"cc".to_vec()),
+            Ok(None)
+        );
+        assert_eq!(
+            m.contribute(all.clone(), None, set(&[0, 1, 2]), 0, 5, b"a".to_vec()),
+            Ok(None)
+        );
+        // Another set is another fence.
+        assert_eq!(
+            m.contribute(vec![p(0), p(3)], None, set(&[0, 1]), 0, 6, b"x".to_vec()),
+            Ok(None)
+        );
+        let done = m
+            .contribute(all.clone(), None, set(&[0, 1, 2]), 1, 9, b"bbb".to_vec())
+            .expect("ok")
+            .expect("complete");
+        assert_eq!(done.data, b"abbbcc");
+        assert_eq!(done.parts, vec![(0, 5), (1, 9), (2, 7)]);
+        assert_eq!(done.sizes, vec![(0, 1), (1, 3), (2, 2)]);
+        assert_eq!(m.pending(), 1);
+        assert!(m
+            .contribute(vec![p(0), p(3)], None, set(&[0, 1]), 2, 1, vec![])
+            .is_err());
+    }
+
+    #[test]
+    fn a_node_that_fences_again_opens_the_next_round() {
+        let mut m = FenceMatcher::default();
+        let all = vec![p(pmix_sys::PMIX_RANK_WILDCARD)];
+        assert_eq!(
+            m.contribute(all.clone(), None, set(&[0, 1]), 0, 1, b"1".to_vec()),
+            Ok(None)
+        );
+        assert_eq!(
+            m.contribute(all.clone(), None, set(&[0, 1]), 0, 2, b"2".to_vec()),
+            Ok(None)
+        );
+        let first = m
+            .contribute(all.clone(), None, set(&[0, 1]), 1, 3, b"3".to_vec())
+            .expect("ok")
+            .expect("complete");
+        assert_eq!(first.parts, vec![(0, 1), (1, 3)]);
+        let second = m
+            .contribute(all.clone(), None, set(&[0, 1]), 1, 4, b"4".to_vec())
+            .expect("ok")
+            .expect("complete");
+        assert_eq!(second.data, b"24");
+        // Tagged collectives over the same processes are told apart.
+        let tag = |t: &str| Some(t.to_string());
+        assert_eq!(
+            m.contribute(all.clone(), tag("a"), set(&[0, 1]), 0, 5, b"a0".to_vec()),
+            Ok(None)
+        );
+        assert_eq!(
+            m.contribute(all.clone(), tag("b"), set(&[0, 1]), 1, 6, b"b1".to_vec()),
+            Ok(None)
+        );
+        let a = m
+            .contribute(all, tag("a"), set(&[0, 1]), 1, 7, b"a1".to_vec())
+            .expect("ok")
+            .expect("complete");
+        assert_eq!(a.data, b"a0a1");
+        assert_eq!(m.pending(), 1);
+    }
+}
