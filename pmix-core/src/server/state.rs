@@ -289,9 +289,9 @@ impl ServerState {
         self.nspaces.remove(nspace);
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
-            .partition(|(p, _)| &p.nspace == nspace);
+            .partition(|(p, _, _)| &p.nspace == nspace);
         self.dmodex_in = keep;
-        for (p, d) in done {
+        for (p, _, d) in done {
             out.push(Action::AnswerDmodex(
                 d,
                 Err(Error::not_found(format!(
@@ -1071,7 +1071,7 @@ impl ServerState {
                 // here (hosts register a job on each node at their own pace): wait for
                 // the process to commit, as for a registered one.
                 log::debug!("server: direct modex for {} waits for its namespace", proc_);
-                self.dmodex_in.push((proc_.clone(), done));
+                self.dmodex_in.push((proc_.clone(), key, done));
             }
             return;
         };
