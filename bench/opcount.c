@@ -11,6 +11,7 @@
  * with at least 2 ranks for get-peer (rank 1 reads rank 0's key after a collecting fence;
  * other ranks only take part in the fence). The fences run in every rank.
  *
+ * OPCOUNT_KEYS=K makes every rank publish K 64-byte keys (default 1) before the loop.
  * With OPCOUNT_RUSAGE=1 rank 0 also prints, per operation, the wall time, the CPU time of
  * this process (all its threads), its voluntary context switches, and the CPU time of
  * its parent (the launcher hosting the PMIx server: pmixrun or mpirun) — counts that say
@@ -162,6 +163,13 @@ int main(int argc, char **argv)
     v.data.string = "0123456789012345678901234567890123456789012345678901234567890ab";
     if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, "opcount.key", &v)))
         die("PMIx_Put", rc);
+    /* OPCOUNT_KEYS=K: K-1 more 64-byte keys per rank (data a collecting fence carries) */
+    for (long k = 1; getenv("OPCOUNT_KEYS") && k < atol(getenv("OPCOUNT_KEYS")); k++) {
+        char name[32];
+        snprintf(name, sizeof name, "opcount.key%ld", k);
+        if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, name, &v)))
+            die("PMIx_Put", rc);
+    }
     if (PMIX_SUCCESS != (rc = PMIx_Commit()))
         die("PMIx_Commit", rc);
     pmix_info_t info;

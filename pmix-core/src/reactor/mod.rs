@@ -94,6 +94,7 @@ pub struct Ctx {
     next_timer: TimerId,
     pending: VecDeque<(ConnId, ConnOwner, ConnEvent)>,
     deferred: VecDeque<Command>,
+    read_buf: Vec<u8>,
     stopping: bool,
 }
 
@@ -267,12 +268,22 @@ impl Ctx {
     }
 
     fn on_readable(&mut self, id: ConnId) {
-        let mut buf = [0u8; READ_CHUNK];
+        // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
+        // most of the progress thread's work per message (docs/PERF.md).
+        let mut buf = std::mem::take(&mut self.read_buf);
+        if buf.len() < READ_CHUNK {
+            buf = vec![0u8; READ_CHUNK];
+        }
+        self.read_into(id, &mut buf);
+        self.read_buf = buf;
+    }
+
+    fn read_into(&mut self, id: ConnId, buf: &mut [u8]) {
         loop {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
             };
-            match c.stream.read(&mut buf) {
+            match c.stream.read(buf) {
                 Ok(0) => {
                     let why = if c.dec.has_partial() {
                         "peer closed in the middle of a frame (truncated frame)"
@@ -539,6 +550,7 @@ fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
         next_timer: 0,
         pending: VecDeque::new(),
         deferred: VecDeque::new(),
+        read_buf: Vec::new(),
         stopping: false,
     };
     let mut events = Events::with_capacity(256);
