@@ -235,6 +235,54 @@ struct Data {
     /// a deletion scope with no value), so a key put many times is sent once.
     staged: FastMap<Key, (u8, Value)>,
     peers: FastMap<ProcId, FastMap<Key, Value>>,
+    /// What collecting fences delivered of each process's data (`ReplyData::Collected`,
+    /// kept encoded), oldest first: each reply carries only what changed since the one
+    /// before, so a key is looked up from the newest layer down. Read only where `peers`
+    /// has no value for the key; a value read from here moves to `peers`, so later fences
+    /// do not change it.
+    collected: FastMap<ProcId, Vec<Collected>>,
+}
+
+/// Layers of collected data kept per process; beyond it the oldest is dropped (its keys
+/// are then fetched from the server on first access).
+const COLLECTED_LAYERS: usize = 16;
+
+/// One process's entries in a collecting fence's reply, read in place
+/// (`protocol::collected_find`); the reply's payload is shared by all its processes.
+struct Collected {
+    payload: Arc<Vec<u8>>,
+    /// Where this process's entries sit in the payload, and the keys the reply said it
+    /// no longer has; keys it deleted since (`ServerMsg::Forget`) are added there.
+    at: protocol::CollectedProc,
+}
+
+/// The newest value of `key` in a process's layers of collected data: `None` if no layer
+/// has it or a newer layer says it was removed.
+fn find_collected(layers: &[Collected], key: &str) -> Option<Value> {
+    for c in layers.iter().rev() {
+        if c.at.removed.iter().any(|k| k.as_str() == key) {
+            return None;
+        }
+        if let Some(v) = c.find(key) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+impl Collected {
+    fn find(&self, key: &str) -> Option<Value> {
+        match protocol::collected_find(&self.payload, &self.at, key) {
+            Ok(v) => v,
+            Err(e) => {
+                log::warn!(
+                    "client: undecodable value in a fence's collected data: {}",
+                    e
+                );
+                None
+            }
+        }
+    }
 }
 
 /// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
@@ -313,8 +361,14 @@ impl Inner {
                     }
                 }
                 Ok(ServerMsg::Forget { proc_, key }) => {
-                    if let Some(m) = self.write().peers.get_mut(&proc_) {
+                    let mut d = self.write();
+                    if let Some(m) = d.peers.get_mut(&proc_) {
                         m.remove(&key);
+                    }
+                    if let Some(layers) = d.collected.get_mut(&proc_) {
+                        if let Some(top) = layers.last_mut() {
+                            top.at.removed.push(key);
+                        }
                     }
                 }
                 Ok(ServerMsg::Event {
@@ -367,6 +421,8 @@ impl std::fmt::Debug for Client {
 /// What a local lookup decided.
 enum Lookup {
     Found(Value),
+    /// Found among what a collecting fence delivered: the caller moves it to the cache.
+    Collected(ProcId, Key, Value),
     Fail(Error),
     Ask {
         target: ProcId,
@@ -409,7 +465,7 @@ fn handshake(
     protocol::encode_frame_into(&protocol::encode(&hello), &mut frame);
     s.write_all(&frame).map_err(unreach)?;
     let mut dec = FrameDecoder::new();
-    let mut buf = [0u8; 64 * 1024];
+    let mut buf = vec![0u8; 16 * 1024];
     let body = loop {
         if let Some(f) = dec.next_frame()? {
             break f;
@@ -619,7 +675,7 @@ impl Client {
         }
         let body = protocol::encode(&Request { tag, req });
         lock(&self.inner.pending).insert(tag, f);
-        if let Err(e) = self.send_frame(&body, true) {
+        if let Err(e) = self.send_frame(&body) {
             lock(&self.inner.pending).remove(&tag);
             return Err(e);
         }
@@ -634,24 +690,22 @@ impl Client {
             ));
         }
         let body = protocol::encode(&Request { tag: 0, req });
-        self.send_frame(&body, false)
+        self.send_frame(&body)
     }
 
     /// Send one frame to the server.
     ///
-    /// Frames wait in the client's own queue (`Writer::queued`) until written. With
-    /// `direct` (a request that waits for a reply), the calling thread writes the queue
-    /// and its frame to the socket itself, so the request costs no wakeup of the progress
-    /// thread, and commits queued just before it travel in the same write. Without
-    /// (`PMIx_Commit`, which returns without waiting), the frame is queued and one flush
-    /// is posted to the progress thread for however many frames gather before it runs.
-    /// Whatever the socket does not take at once is handed to the progress thread, and
-    /// frames queue behind it until the reactor has written it (`backlog`), so the server
+    /// The calling thread writes the frame to the socket itself, so a request costs no
+    /// wakeup of the progress thread, and a commit is in the server's socket when
+    /// `PMIx_Commit` returns (ahead of anything this process sends that server later,
+    /// from any thread; see docs/PERF.md on Commit). Whatever the socket does not take at
+    /// once waits in `Writer::queued` and is handed to the progress thread; later frames
+    /// queue behind it until the reactor has written it all (`backlog`), so the server
     /// always sees frames in the order they were sent.
-    fn send_frame(&self, body: &[u8], direct: bool) -> Result<()> {
+    fn send_frame(&self, body: &[u8]) -> Result<()> {
         let mut w = lock(&self.inner.writer);
         protocol::encode_frame_into(body, &mut w.queued);
-        if direct && !w.backlog {
+        if !w.backlog {
             let Writer { stream, queued, .. } = &mut *w;
             if let Some(s) = stream.as_mut() {
                 let mut off = 0;
@@ -849,9 +903,39 @@ impl Client {
                 .unwrap_or(0),
             info: info.to_vec(),
         };
+        let inner = self.inner.clone();
         self.request(
             req,
-            Box::new(move |status, _| {
+            Box::new(move |status, data| {
+                if let ReplyData::Collected(payload) = data {
+                    match protocol::collected_index(&payload) {
+                        Ok((reset, index)) => {
+                            let payload = Arc::new(payload);
+                            let mut d = inner.write();
+                            if reset {
+                                d.collected.clear();
+                            }
+                            for cp in index {
+                                if cp.proc_ == inner.me {
+                                    continue;
+                                }
+                                let layers = d.collected.entry(cp.proc_.clone()).or_default();
+                                if layers.len() >= COLLECTED_LAYERS {
+                                    layers.remove(0);
+                                }
+                                layers.push(Collected {
+                                    payload: payload.clone(),
+                                    at: cp,
+                                });
+                            }
+                        }
+                        Err(e) => {
+                            // Whatever we held may be outdated now: fetch on first access.
+                            log::warn!("client: malformed collected data ignored: {}", e);
+                            inner.write().collected.clear();
+                        }
+                    }
+                }
                 cb(if status == sys::PMIX_SUCCESS {
                     Ok(())
                 } else {
@@ -1042,6 +1126,13 @@ impl Client {
             if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
                 return Lookup::Found(v.clone());
             }
+            if let Some(v) = d
+                .collected
+                .get(target)
+                .and_then(|l| find_collected(l, k.as_str()))
+            {
+                return Lookup::Collected(target.clone(), k.clone(), v);
+            }
         }
         // A non-reserved key the host registered for this process (or its job).
         if let Some(v) = d
@@ -1103,6 +1194,9 @@ impl Client {
                 let wildcard = t2.rank == sys::PMIX_RANK_WILDCARD;
                 if !wildcard {
                     let mut d = inner.write();
+                    if refresh {
+                        d.collected.remove(&t2);
+                    }
                     let cache = d.peers.entry(t2.clone()).or_default();
                     if refresh {
                         cache.clear();
@@ -1130,6 +1224,20 @@ impl Client {
         )
     }
 
+    /// A peer's value read from what a fence delivered joins the cache of values read, so
+    /// that later fences do not change what this process sees (unless a value was cached
+    /// meanwhile by another thread; that one wins).
+    fn keep_read(&self, proc: ProcId, key: Key, v: Value) -> Value {
+        self.inner
+            .write()
+            .peers
+            .entry(proc)
+            .or_default()
+            .entry(key)
+            .or_insert(v)
+            .clone()
+    }
+
     /// `PMIx_Get` (blocking). `proc` None means ourselves; `key` None returns all of the
     /// process's data as a `PMIX_DATA_ARRAY` of `PMIX_INFO`.
     ///
@@ -1147,6 +1255,7 @@ impl Client {
         }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => Ok(v),
+            Lookup::Collected(p, k, v) => Ok(self.keep_read(p, k, v)),
             Lookup::Fail(e) => Err(e),
             Lookup::Ask {
                 target,
@@ -1186,6 +1295,10 @@ impl Client {
         }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => self.inner.handle.post(move |_| cb(Ok(v))),
+            Lookup::Collected(p, k, v) => {
+                let v = self.keep_read(p, k, v);
+                self.inner.handle.post(move |_| cb(Ok(v)))
+            }
             Lookup::Fail(e) => self.inner.handle.post(move |_| cb(Err(e))),
             Lookup::Ask {
                 target,
