@@ -16,6 +16,7 @@ pub mod codec;
 pub mod compress;
 pub mod cuda;
 pub mod error;
+pub mod event;
 pub mod fasthash;
 pub mod protocol;
 pub mod reactor;

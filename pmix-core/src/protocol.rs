@@ -23,10 +23,13 @@
 //! blobs of several servers; [`decode_blobs`] reads such a concatenation and rejects the
 //! whole of it if any part is malformed.
 
+pub mod dynamic;
+
 use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::{Entry, JobData, NodeData};
-use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
+use crate::value::{Info, Key, Nspace, Pdata, ProcId, Rank, Value};
+pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 use pmix_sys as sys;
 use std::collections::BTreeMap;
 
@@ -602,6 +605,8 @@ pub enum Req {
         /// Event infos.
         info: Vec<Info>,
     },
+    /// A dynamic operation (connect, spawn, publish, query, …; see [`dynamic`]).
+    Dyn(DynReq),
     /// A fence that also gathers one opaque contribution per participant (our own
     /// extension, used by [`crate::cuda`]). Matched like a fence (participants and
     /// [`FENCE_TAG`]); reply: status and [`ReplyData::Gathered`], every participant's
@@ -686,6 +691,10 @@ impl Wire for Request {
                 range.encode(out);
                 info.encode(out);
             }
+            Req::Dyn(r) => {
+                8u8.encode(out);
+                r.encode(out);
+            }
             Req::Allgather {
                 procs,
                 timeout_ms,
@@ -733,6 +742,7 @@ impl Wire for Request {
                 range: u8::decode(d)?,
                 info: Vec::decode(d)?,
             },
+            8 => Req::Dyn(DynReq::decode(d)?),
             REQ_ALLGATHER => Req::Allgather {
                 procs: Vec::decode(d)?,
                 timeout_ms: u32::decode(d)?,
@@ -754,6 +764,12 @@ pub enum ReplyData {
     Data(Vec<Info>),
     /// A namespace's job data.
     Job(Box<JobData>),
+    /// What a completed connect delivers (see [`ConnectData`]).
+    Connected(Box<ConnectData>),
+    /// Published data found by a lookup.
+    Pdata(Vec<Pdata>),
+    /// What a completed group construct or join delivers (see [`GroupReply`]).
+    Group(Box<GroupReply>),
     /// Every participant's contribution to an allgather, sorted by process.
     Gathered(Vec<Contribution>),
     /// What the participants of a collecting fence published, for the requester's
@@ -808,6 +824,18 @@ impl Wire for ServerMsg {
                         2u8.encode(out);
                         j.encode(out);
                     }
+                    ReplyData::Connected(c) => {
+                        3u8.encode(out);
+                        c.encode(out);
+                    }
+                    ReplyData::Pdata(v) => {
+                        4u8.encode(out);
+                        encode_seq(v, out);
+                    }
+                    ReplyData::Group(g) => {
+                        5u8.encode(out);
+                        g.encode(out);
+                    }
                     ReplyData::Gathered(v) => {
                         REPLY_GATHERED.encode(out);
                         encode_seq(v, out);
@@ -844,6 +872,9 @@ impl Wire for ServerMsg {
                     0 => ReplyData::None,
                     1 => ReplyData::Data(Vec::decode(d)?),
                     2 => ReplyData::Job(Box::new(JobData::decode(d)?)),
+                    3 => ReplyData::Connected(Box::new(ConnectData::decode(d)?)),
+                    4 => ReplyData::Pdata(decode_seq(d)?),
+                    5 => ReplyData::Group(Box::new(GroupReply::decode(d)?)),
                     REPLY_GATHERED => ReplyData::Gathered(decode_seq(d)?),
                     REPLY_COLLECTED => ReplyData::Collected(Vec::decode(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),

@@ -526,8 +526,14 @@ fn data_scope_restricts_the_search() {
             .unwrap(),
         Value::Int(2)
     );
+    // A GLOBAL value is in the LOCAL scope too; a LOCAL one is not in the REMOTE scope.
     assert_eq!(
         c1.get(Some(&p0), Some(&key("g")), &scoped(sys::PMIX_LOCAL))
+            .unwrap(),
+        Value::Int(1)
+    );
+    assert_eq!(
+        c1.get(Some(&p0), Some(&key("l")), &scoped(sys::PMIX_REMOTE))
             .unwrap_err()
             .status,
         sys::PMIX_ERR_NOT_FOUND
@@ -539,10 +545,15 @@ fn data_scope_restricts_the_search() {
     );
     // The owner's own view honours it too.
     assert_eq!(
-        c0.get(None, Some(&key("l")), &scoped(sys::PMIX_GLOBAL))
+        c0.get(None, Some(&key("l")), &scoped(sys::PMIX_REMOTE))
             .unwrap_err()
             .status,
         sys::PMIX_ERR_NOT_FOUND
+    );
+    assert_eq!(
+        c0.get(None, Some(&key("l")), &scoped(sys::PMIX_GLOBAL))
+            .unwrap(),
+        Value::Int(2)
     );
     c0.finalize().unwrap();
     c1.finalize().unwrap();

@@ -21,6 +21,8 @@ pub struct AppSpec {
     pub args: Vec<String>,
     /// Working directory (`--wdir`), `None` = pmixrun's own.
     pub wdir: Option<String>,
+    /// Process set its ranks form (`--pset`).
+    pub pset: Option<String>,
 }
 
 /// Everything the command line asks for.
@@ -68,7 +70,7 @@ pub const HELP: &str = "\
 pmixrun: launch a PMIx job on this machine and host its PMIx server.
 
 Usage:
-  pmixrun [options] [-n N] prog [args...] [: [-n M] [--wdir DIR] prog2 [args...] ...]
+  pmixrun [options] [-n N] prog [args...] [: [-n M] [--wdir DIR] [--pset NAME] prog2 ...]
 
 Every application separated by ':' belongs to one namespace and gets its own
 application number (PMIX_APPNUM 0, 1, ...); ranks are numbered consecutively across
@@ -78,6 +80,8 @@ up to a lone ':' is passed to it unchanged.
 Per-application options:
   -n N, -np N, --np N   number of processes of this application (default 1)
   --wdir DIR            working directory of this application (default: the current one)
+  --pset NAME           the application's ranks form the process set NAME
+                        (PMIX_PSET_NAMES, PMIx_Query_info of psets)
 
 Global options (allowed in any segment):
   --tag-output          prefix every line a rank prints with [nspace,rank]
@@ -213,9 +217,10 @@ pub fn parse(
         // One segment: options, then the program and its arguments.
         let mut nprocs: Option<u32> = None;
         let mut wdir: Option<String> = None;
+        let mut pset: Option<String> = None;
         let program = loop {
             let Some(word) = args.get(i) else {
-                if nprocs.is_some() || wdir.is_some() {
+                if nprocs.is_some() || wdir.is_some() || pset.is_some() {
                     return Err(UsageError("a program is missing after its options".into()));
                 }
                 if opts.apps.is_empty() {
@@ -246,6 +251,13 @@ pub fn parse(
                     nprocs = Some(parse_count(opt, &value(opt)?)?);
                 }
                 "--wdir" => wdir = Some(value(opt)?),
+                "--pset" => {
+                    let v = value(opt)?;
+                    if v.is_empty() {
+                        return Err(UsageError("--pset needs a name".into()));
+                    }
+                    pset = Some(v);
+                }
                 "--tag-output" => {
                     if inline.is_some() {
                         return Err(UsageError("--tag-output takes no value".into()));
@@ -288,6 +300,7 @@ pub fn parse(
             program,
             args: app_args,
             wdir,
+            pset,
         });
         if !more {
             break;

@@ -2,8 +2,9 @@
 //! progress thread) become [`JobEvent`]s in a queue that the launcher's main loop
 //! drains; a socket pair wakes the loop's `poll`.
 
+use crate::pubsub::PubStore;
 use pmix_core::server::{Host, HostDone, HostReply};
-use pmix_core::{Nspace, ProcId, Rank, Result};
+use pmix_core::{App, Info, Nspace, Pdata, ProcId, Result};
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{ErrorKind, Read, Write};
@@ -11,25 +12,50 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Something the server told the host about one rank of the job.
+/// Something the server told the host about one rank of a job, or asked of it.
 pub enum JobEvent {
     /// The rank connected to the server (it called `PMIx_Init`).
-    Connected(Rank),
+    Connected(ProcId),
     /// The rank called `PMIx_Finalize`.
-    Finalized(Rank),
+    Finalized(ProcId),
     /// The rank's connection closed before it called `PMIx_Finalize`.
-    Lost(Rank),
+    Lost(ProcId),
     /// The rank called `PMIx_Abort`. `done` releases the caller; the launcher calls it
     /// once the job is being killed.
     Abort {
         /// Who called it.
-        rank: Rank,
+        proc_: ProcId,
         /// The status it passed.
         status: i32,
         /// Its message.
         msg: String,
+        /// The processes to abort (empty: the caller's whole job).
+        targets: Vec<ProcId>,
         /// Completion of the upcall.
         done: HostDone<()>,
+    },
+    /// A rank called `PMIx_Job_control` (kill, terminate or signal processes).
+    JobControl {
+        /// Who asked.
+        requester: ProcId,
+        /// Targets (empty: the requester's namespace).
+        targets: Vec<ProcId>,
+        /// Directives.
+        directives: Vec<Info>,
+        /// Completion of the upcall.
+        done: HostDone<Vec<Info>>,
+    },
+    /// The rank called `PMIx_Spawn`: start the apps as a new job and hand `done` its
+    /// namespace once it is registered and running.
+    Spawn {
+        /// Who asked.
+        requester: ProcId,
+        /// Job-level directives.
+        job_info: Vec<Info>,
+        /// The applications.
+        apps: Vec<App>,
+        /// Completion of the upcall.
+        done: HostDone<Nspace>,
     },
     /// A node's PMIx server went away (multi-node bench only).
     NodeFailed {
@@ -43,12 +69,18 @@ pub enum JobEvent {
 impl fmt::Debug for JobEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            JobEvent::Connected(r) => write!(f, "Connected({r})"),
-            JobEvent::Finalized(r) => write!(f, "Finalized({r})"),
-            JobEvent::Lost(r) => write!(f, "Lost({r})"),
+            JobEvent::Connected(p) => write!(f, "Connected({})", p.rank),
+            JobEvent::Finalized(p) => write!(f, "Finalized({})", p.rank),
+            JobEvent::Lost(p) => write!(f, "Lost({})", p.rank),
             JobEvent::Abort {
-                rank, status, msg, ..
-            } => write!(f, "Abort({rank}, {status}, {msg:?})"),
+                proc_, status, msg, ..
+            } => write!(f, "Abort({}, {status}, {msg:?})", proc_.rank),
+            JobEvent::Spawn {
+                requester, apps, ..
+            } => write!(f, "Spawn({requester}, {} apps)", apps.len()),
+            JobEvent::JobControl {
+                requester, targets, ..
+            } => write!(f, "JobControl({requester}, {} targets)", targets.len()),
             JobEvent::NodeFailed { node, msg } => write!(f, "NodeFailed({node}, {msg:?})"),
         }
     }
@@ -106,24 +138,42 @@ impl Events {
     }
 }
 
-/// The [`Host`] pmixrun gives its server: upcalls about the job's ranks become events.
+/// The [`Host`] pmixrun gives its server: upcalls about the jobs' ranks become events.
 pub struct JobHost {
     nspace: Nspace,
     events: Arc<Events>,
+    store: PubStore,
 }
 
 impl JobHost {
-    /// A host for the job `nspace`.
+    /// A host for the job `nspace` (and the jobs its ranks spawn, whose namespaces
+    /// start with it).
+    #[cfg(test)]
     pub fn new(nspace: Nspace, events: Arc<Events>) -> JobHost {
-        JobHost { nspace, events }
+        Self::with_store(nspace, events, PubStore::new())
     }
 
-    fn rank_of(&self, proc: &ProcId) -> Option<Rank> {
-        if proc.nspace == self.nspace && proc.rank < pmix_sys::PMIX_RANK_VALID {
-            Some(proc.rank)
+    /// A host whose `PMIx_Publish` data store is `store`.
+    pub fn with_store(nspace: Nspace, events: Arc<Events>, store: PubStore) -> JobHost {
+        JobHost {
+            nspace,
+            events,
+            store,
+        }
+    }
+
+    fn rank_of(&self, proc: &ProcId) -> Option<ProcId> {
+        let ours = proc.nspace == self.nspace
+            || proc
+                .nspace
+                .as_str()
+                .strip_prefix(self.nspace.as_str())
+                .is_some_and(|rest| rest.starts_with('.'));
+        if ours && proc.rank < pmix_sys::PMIX_RANK_VALID {
+            Some(proc.clone())
         } else {
             log::warn!(
-                "host upcall for {proc}, which is not a rank of {}",
+                "host upcall for {proc}, which is not a rank of {} or its spawned jobs",
                 self.nspace
             );
             None
@@ -140,12 +190,14 @@ impl Host for JobHost {
     }
 
     fn client_finalized(&self, proc: &ProcId) {
+        self.store.proc_ended(proc);
         if let Some(r) = self.rank_of(proc) {
             self.events.push(JobEvent::Finalized(r));
         }
     }
 
     fn client_lost(&self, proc: &ProcId) {
+        self.store.proc_ended(proc);
         if let Some(r) = self.rank_of(proc) {
             self.events.push(JobEvent::Lost(r));
         }
@@ -156,22 +208,123 @@ impl Host for JobHost {
         proc: &ProcId,
         status: i32,
         msg: &str,
-        _targets: &[ProcId],
+        targets: &[ProcId],
         done: HostDone<()>,
     ) -> Result<HostReply> {
-        // Any abort ends the whole job (whatever the targets), as mpirun does.
         match self.rank_of(proc) {
-            Some(rank) => {
+            Some(proc_) => {
                 self.events.push(JobEvent::Abort {
-                    rank,
+                    proc_,
                     status,
                     msg: msg.to_string(),
+                    targets: targets.to_vec(),
                     done,
                 });
                 Ok(HostReply::Pending)
             }
             None => Err(pmix_core::Error::bad_param("abort from an unknown process")),
         }
+    }
+
+    fn spawn(
+        &self,
+        requester: &ProcId,
+        job_info: &[Info],
+        apps: &[App],
+        done: HostDone<Nspace>,
+    ) -> Result<HostReply> {
+        self.events.push(JobEvent::Spawn {
+            requester: requester.clone(),
+            job_info: job_info.to_vec(),
+            apps: apps.to_vec(),
+            done,
+        });
+        Ok(HostReply::Pending)
+    }
+
+    fn job_control(
+        &self,
+        proc: &ProcId,
+        targets: &[ProcId],
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.events.push(JobEvent::JobControl {
+            requester: proc.clone(),
+            targets: targets.to_vec(),
+            directives: directives.to_vec(),
+            done,
+        });
+        Ok(HostReply::Pending)
+    }
+
+    fn log(
+        &self,
+        proc: &ProcId,
+        data: &[Info],
+        _directives: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        use std::io::Write as _;
+        let mut handled = false;
+        for i in data {
+            let Some(text) = i.value.as_str() else {
+                continue;
+            };
+            let nl = if text.ends_with('\n') { "" } else { "\n" };
+            match i.key.as_str() {
+                pmix_sys::attrs::keys::PMIX_LOG_STDERR => {
+                    let mut e = std::io::stderr().lock();
+                    let _ = write!(e, "{text}{nl}");
+                    let _ = e.flush();
+                    handled = true;
+                }
+                pmix_sys::attrs::keys::PMIX_LOG_STDOUT => {
+                    let mut o = std::io::stdout().lock();
+                    let _ = write!(o, "{text}{nl}");
+                    let _ = o.flush();
+                    handled = true;
+                }
+                _ => {}
+            }
+        }
+        if handled {
+            done(Ok(()));
+        } else {
+            log::debug!("log request from {proc} names no channel pmixrun has");
+            done(Err(pmix_core::Error::not_supported(
+                "pmixrun logs to PMIX_LOG_STDERR and PMIX_LOG_STDOUT only",
+            )));
+        }
+        Ok(HostReply::Pending)
+    }
+
+    fn publish(&self, proc: &ProcId, info: &[Info], done: HostDone<()>) -> Result<HostReply> {
+        done(self.store.publish(proc, info));
+        Ok(HostReply::Pending)
+    }
+
+    fn lookup(
+        &self,
+        proc: &ProcId,
+        keys: &[String],
+        info: &[Info],
+        done: HostDone<Vec<Pdata>>,
+    ) -> Result<HostReply> {
+        self.store.lookup(proc, keys, info, done);
+        Ok(HostReply::Pending)
+    }
+
+    fn unpublish(
+        &self,
+        proc: &ProcId,
+        keys: &[String],
+        info: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.store.unpublish(proc, keys, info);
+        done(Ok(()));
+        Ok(HostReply::Pending)
     }
 }
 
@@ -190,8 +343,10 @@ mod tests {
         host.client_connected(&ProcId::new(ns(), 1))
             .expect("connect");
         host.client_finalized(&ProcId::new(ns(), 1));
-        // Another namespace, and a special rank, are ignored.
+        // Another namespace, and a special rank, are ignored; a spawned job's are not.
         host.client_finalized(&ProcId::new(Nspace::new("other").expect("ns"), 0));
+        host.client_finalized(&ProcId::new(Nspace::new("jobx").expect("ns"), 0));
+        host.client_finalized(&ProcId::new(Nspace::new("job.1").expect("ns"), 3));
         host.client_finalized(&ProcId::new(ns(), pmix_sys::PMIX_RANK_WILDCARD));
         let reply = host
             .abort(&ProcId::new(ns(), 2), 7, "bye", &[], Box::new(|_| {}))
@@ -200,7 +355,12 @@ mod tests {
         let got: Vec<String> = ev.drain().iter().map(|e| format!("{e:?}")).collect();
         assert_eq!(
             got,
-            vec!["Connected(1)", "Finalized(1)", "Abort(2, 7, \"bye\")"]
+            vec![
+                "Connected(1)",
+                "Finalized(1)",
+                "Finalized(3)",
+                "Abort(2, 7, \"bye\")"
+            ]
         );
         assert!(ev.drain().is_empty());
     }
@@ -214,7 +374,7 @@ mod tests {
             revents: 0,
         }];
         assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 0);
-        ev.push(JobEvent::Connected(0));
+        ev.push(JobEvent::Connected(ProcId::new(ns(), 0)));
         assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 1);
         assert_eq!(ev.drain().len(), 1);
         assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 0);

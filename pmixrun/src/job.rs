@@ -20,7 +20,10 @@
 //! `PMIX_PROC_PID` is registered with the other per-process data: pmixrun forks every
 //! rank before registering the job (see `sys::spawn_gated`), so the pids are known.
 //! `PMIX_PACKAGE_RANK` is not registered: pmixrun does not bind processes, so it knows
-//! no package. `PMIX_PSET_NAMES` is not registered: pmixrun defines no process sets.
+//! no package. `PMIX_PSET_NAMES` is registered per process as an empty array of strings:
+//! pmixrun defines no process set, so no process is a member of one.
+//! `PMIX_HOSTNAME_KEEP_FQDN` is true: host names are used as the system reports them,
+//! never shortened.
 
 use crate::keys::*;
 use pmix_core::{DataArray, Info, Nspace, ProcId, Rank, Result, Value};
@@ -280,6 +283,7 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
         Info::new(PMIX_TDIR_RMCLEAN, Value::Bool(true))?,
         Info::new(PMIX_SPAWNED, Value::Bool(false))?,
         Info::new(PMIX_NODE_OVERSUBSCRIBED, Value::Bool(oversubscribed(me)))?,
+        Info::new(PMIX_HOSTNAME_KEEP_FQDN, Value::Bool(true))?,
         // This node, at job level too (as Open MPI's mpirun registers them).
         Info::new(PMIX_HOSTNAME, Value::string(host))?,
         Info::new(PMIX_NODEID, Value::Uint32(me.id))?,
@@ -326,6 +330,10 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
     }
 
     // Process level: every rank of the job, wherever it runs.
+    let no_psets = Value::DataArray(Box::new(DataArray {
+        dtype: pmix_sys::PMIX_STRING,
+        items: Vec::new(),
+    }));
     for p in layout.places() {
         let i = usize::try_from(p.rank).unwrap_or(usize::MAX);
         let procdir = layout.dirs.procdirs.get(i).ok_or_else(|| {
@@ -352,6 +360,7 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
                 Info::new(PMIX_PROCDIR, path_value(procdir))?,
                 Info::new(PMIX_REINCARNATION, Value::Uint32(0))?,
                 Info::new(PMIX_PROC_PID, Value::Pid(pid))?,
+                Info::new(PMIX_PSET_NAMES, no_psets.clone())?,
             ]),
         )?);
     }
@@ -557,6 +566,8 @@ pub(crate) mod tests {
             (PMIX_SPAWNED, PMIX_BOOL),
             (PMIX_REINCARNATION, PMIX_UINT32),
             (PMIX_NODE_OVERSUBSCRIBED, PMIX_BOOL),
+            (PMIX_HOSTNAME_KEEP_FQDN, PMIX_BOOL),
+            (PMIX_PSET_NAMES, PMIX_DATA_ARRAY),
             // Not on the page; types from OpenPMIx's header.
             (PMIX_NODE_MAP, PMIX_STRING),
             (PMIX_PROC_MAP, PMIX_STRING),

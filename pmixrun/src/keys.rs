@@ -34,6 +34,7 @@ keys! {
     PMIX_ALLOCATED_NODELIST,
     PMIX_SPAWNED,
     PMIX_NODE_OVERSUBSCRIBED,
+    PMIX_HOSTNAME_KEEP_FQDN,
 
     // Node level (also registered at job level for this node, as Open MPI does).
     PMIX_HOSTNAME,
@@ -60,6 +61,7 @@ keys! {
     PMIX_PROCDIR,
     PMIX_REINCARNATION,
     PMIX_PROC_PID,
+    PMIX_PSET_NAMES,
 
     // The arrays a host uses to group app-, node- and process-level data in
     // `register_nspace` (`PMIX_PROC_DATA` is the deprecated name of `PMIX_PROC_INFO_ARRAY`).

@@ -3,16 +3,24 @@
 //! exits, server events, signals and the timeout, and kill the job on the first
 //! failure (SIGTERM, then SIGKILL after a grace period).
 //!
+//! Jobs started later by `PMIx_Spawn` ([`crate::spawn`]) are supervised by the same
+//! loop: pmixrun runs until every job has ended. They are connected to their parent,
+//! so, as `mpirun` does, the first failure of any job ends all of them (and, when a
+//! process ended without synchronizing, every job is told `PMIX_ERR_JOB_TERM_WO_SYNC`
+//! first).
+//!
 //! The server is reached through [`JobServer`], which `pmix_core::server::Server`
 //! implements; tests use a fake.
 
 use crate::host::{Events, JobEvent};
 use crate::job::{self, Layout};
 use crate::output::Stream;
+use crate::scratch::Scratch;
 use crate::supervisor::{Cause, Supervisor};
 use crate::sys::{self, ChildFds, ChildSpec, EnvFits, ExitKind, Pid};
 use pmix_core::server::Server;
-use pmix_core::{Info, Nspace, ProcId, Rank};
+use pmix_core::{Info, Nspace, ProcId, Rank, Value};
+use pmix_sys::attrs::keys as ak;
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -38,6 +46,8 @@ pub trait JobServer {
     fn deregister_client(&self, proc: &ProcId);
     /// See [`Server::deregister_nspace`].
     fn deregister_nspace(&self, nspace: &Nspace);
+    /// Raise an event at the server's clients in `range` (see [`Server::notify_event`]).
+    fn notify(&self, _status: i32, _source: &ProcId, _range: u8, _info: Vec<Info>) {}
     /// Register the job: by default the one node's registration with
     /// [`JobServer::register_nspace`] (a multi-node bench registers each node's own).
     fn register_job(&self, layout: &Layout, pids: &[Pid]) -> Result<(), String> {
@@ -68,6 +78,11 @@ impl JobServer for Server {
     }
     fn deregister_nspace(&self, nspace: &Nspace) {
         Server::deregister_nspace(self, nspace)
+    }
+    fn notify(&self, status: i32, source: &ProcId, range: u8, info: Vec<Info>) {
+        if let Err(e) = Server::notify_event_range(self, status, source, range, info) {
+            log::debug!("cannot raise event {status}: {e}");
+        }
     }
 }
 
@@ -122,9 +137,13 @@ struct Out {
 }
 
 struct Child {
+    /// Index of its job in `Launcher::jobs`.
+    job: usize,
     rank: Rank,
     pid: Pid,
     program: String,
+    /// Variables its application adds (a spawned app's `env`).
+    extra_env: Vec<(String, String)>,
     /// Whether an environment of `(bytes, variables)` fits the child's gate buffers.
     env_fits: EnvFits,
     pidfd: Option<OwnedFd>,
@@ -133,22 +152,50 @@ struct Child {
     gate: Option<OwnedFd>,
     err: Option<OwnedFd>,
     reaped: bool,
+    /// A process asked for this rank's end (job control, abort of a subset).
+    on_request: bool,
 }
 
-/// A job: its ranks, forked and (after [`Launcher::start`]) running.
-pub struct Launcher {
+/// One job: the one pmixrun was asked to run (index 0) or one a rank spawned.
+struct Job {
     layout: Layout,
-    children: Vec<Child>,
+    sup: Supervisor,
     pgid: Pid,
+    /// The process that spawned it (None for the job on the command line).
+    parent: Option<ProcId>,
+    /// The spawner asked to hear when it ends (`PMIX_NOTIFY_COMPLETION`).
+    notify_end: bool,
+    /// The spawner asked to hear of each rank's end (`PMIX_NOTIFY_PROC_TERMINATION`;
+    /// with `abnormal_only`, `PMIX_NOTIFY_PROC_ABNORMAL_TERMINATION`: failures only).
+    notify_procs: bool,
+    abnormal_only: bool,
+    /// Its scratch directories (a spawned job's own; removed with the launcher).
+    _scratch: Option<Scratch>,
+    /// Its end has been dealt with.
+    ended: bool,
+}
+
+/// The jobs: their ranks, forked and (after [`Launcher::start`]) running.
+pub struct Launcher {
+    jobs: Vec<Job>,
+    children: Vec<Child>,
     cfg: LaunchConfig,
     sinks: Sinks,
     events: Arc<Events>,
     signals: Option<OwnedFd>,
-    sup: Supervisor,
+    /// The job whose failure is being acted on (later failures are its consequences).
+    failed: Option<usize>,
     kill_at: Option<Instant>,
     killed_hard: bool,
-    lost: Vec<(Rank, Instant)>,
+    lost: Vec<(usize, Rank, Instant)>,
+    /// Set by [`Launcher::serve_spawns`]: the server spawned jobs are registered with.
+    server: Option<Arc<dyn JobServer + Send + Sync>>,
+    /// Called with the namespace of each spawned job that ended.
+    on_job_end: Option<JobEndHook>,
 }
+
+/// What [`Launcher::on_job_end`] registers.
+pub type JobEndHook = Box<dyn FnMut(&Nspace) + Send>;
 
 fn env_block(vars: &[(OsString, OsString)]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -214,35 +261,65 @@ impl Launcher {
         events: Arc<Events>,
         signals: Option<OwnedFd>,
     ) -> io::Result<Launcher> {
-        let n = plans.len();
         let mut l = Launcher {
-            layout: layout.clone(),
-            children: Vec::with_capacity(n),
-            pgid: 0,
+            jobs: Vec::new(),
+            children: Vec::with_capacity(plans.len()),
             cfg,
             sinks,
             events,
             signals,
-            sup: Supervisor::new(n),
+            failed: None,
             kill_at: None,
             killed_hard: false,
             lost: Vec::new(),
+            server: None,
+            on_job_end: None,
         };
         if let Some(s) = &l.signals {
             sys::set_nonblocking(s.as_raw_fd())?;
         }
-        let env_bytes = env_block(&l.cfg.base_env).len() + ENV_SLACK_BYTES;
-        let env_vars = l.cfg.base_env.len() + ENV_SLACK_VARS;
+        let n = plans.len();
+        l.fork_job(
+            layout,
+            plans.into_iter().map(|p| (p, Vec::new())).collect(),
+            n,
+        )?;
+        Ok(l)
+    }
+
+    /// Fork the ranks of a new job (each plan with its extra variables); returns its
+    /// index. The children wait at their gates until [`Launcher::start_job`].
+    fn fork_job(
+        &mut self,
+        layout: &Layout,
+        plans: Vec<(RankPlan, Vec<(String, String)>)>,
+        n: usize,
+    ) -> io::Result<usize> {
+        let job = self.jobs.len();
+        self.jobs.push(Job {
+            layout: layout.clone(),
+            sup: Supervisor::new(n),
+            pgid: 0,
+            parent: None,
+            notify_end: false,
+            notify_procs: false,
+            abnormal_only: false,
+            _scratch: None,
+            ended: false,
+        });
+        let base_bytes = env_block(&self.cfg.base_env).len() + ENV_SLACK_BYTES;
+        let base_vars = self.cfg.base_env.len() + ENV_SLACK_VARS;
         let devnull = std::fs::File::open("/dev/null")?;
-        for (i, plan) in plans.into_iter().enumerate() {
+        for (i, (plan, extra_env)) in plans.into_iter().enumerate() {
             let rank = Rank::try_from(i).map_err(|_| io::Error::other("too many ranks"))?;
             let argv: Vec<Vec<u8>> = plan.argv.iter().map(|a| a.as_bytes().to_vec()).collect();
+            let extra_bytes: usize = extra_env.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
             let mut spec = ChildSpec::new(
                 plan.path.as_os_str().as_bytes(),
                 &argv,
                 plan.wdir.as_ref().map(|w| w.as_os_str().as_bytes()),
-                env_bytes,
-                env_vars,
+                base_bytes + extra_bytes,
+                base_vars + extra_env.len(),
             )?;
             let (out_r, out_w) = sys::pipe()?;
             let (err_r, err_w) = sys::pipe()?;
@@ -250,7 +327,7 @@ impl Launcher {
             let (fail_r, fail_w) = sys::pipe()?;
             sys::set_nonblocking(out_r.as_raw_fd())?;
             sys::set_nonblocking(err_r.as_raw_fd())?;
-            let stdin = if rank == 0 && l.cfg.stdin_to_rank0 {
+            let stdin = if job == 0 && rank == 0 && self.cfg.stdin_to_rank0 {
                 0
             } else {
                 devnull.as_raw_fd()
@@ -262,9 +339,12 @@ impl Launcher {
                 gate: gate_r.as_raw_fd(),
                 err: fail_w.as_raw_fd(),
             };
-            let pid = sys::spawn_gated(&mut spec, &fds, l.pgid)?;
-            if l.pgid == 0 {
-                l.pgid = pid;
+            let pgid = self.jobs.get(job).map_or(0, |j| j.pgid);
+            let pid = sys::spawn_gated(&mut spec, &fds, pgid)?;
+            if let Some(j) = self.jobs.get_mut(job) {
+                if j.pgid == 0 {
+                    j.pgid = pid;
+                }
             }
             // The child's ends, and its buffers, are the child's copy now.
             drop((out_w, err_w, gate_r, fail_w));
@@ -277,14 +357,16 @@ impl Launcher {
                     None
                 }
             };
-            let tag = l
+            let tag = self
                 .cfg
                 .tag_output
                 .then(|| format!("[{},{}] ", layout.nspace, rank));
-            l.children.push(Child {
+            self.children.push(Child {
+                job,
                 rank,
                 pid,
                 program: plan.path.display().to_string(),
+                extra_env,
                 env_fits,
                 pidfd,
                 stdout: Some(Out {
@@ -298,32 +380,95 @@ impl Launcher {
                 gate: Some(gate_w),
                 err: Some(fail_r),
                 reaped: false,
+                on_request: false,
             });
         }
-        Ok(l)
+        Ok(job)
     }
 
-    /// The ranks' pids, in rank order.
+    /// The ranks' pids, in rank order (the job on the command line).
+    #[cfg(test)]
     pub fn pids(&self) -> Vec<Pid> {
-        self.children.iter().map(|c| c.pid).collect()
+        self.job_pids(0)
+    }
+
+    fn job_pids(&self, job: usize) -> Vec<Pid> {
+        self.children
+            .iter()
+            .filter(|c| c.job == job)
+            .map(|c| c.pid)
+            .collect()
+    }
+
+    /// Let the launcher start the jobs that ranks ask for with `PMIx_Spawn`, registering
+    /// them with `server`. Without it, spawn requests are refused.
+    pub fn serve_spawns(&mut self, server: Arc<dyn JobServer + Send + Sync>) {
+        self.server = Some(server);
+    }
+
+    /// Call `f` with the namespace of every spawned job once all its ranks have ended.
+    pub fn on_job_end(&mut self, f: JobEndHook) {
+        self.on_job_end = Some(f);
     }
 
     /// Register the job and its ranks with `server`, give every rank its environment
     /// and let it run. On `Err` the caller should [`Launcher::abandon`] the job.
     pub fn start(&mut self, server: &dyn JobServer) -> Result<(), String> {
-        let ns = self.layout.nspace.clone();
-        server.register_job(&self.layout, &self.pids())?;
+        for (rank, what) in self.start_job(0, server)? {
+            if self
+                .jobs
+                .get_mut(0)
+                .is_some_and(|j| j.sup.launch_failed(rank, what))
+            {
+                self.begin_kill(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Register job `job` and its ranks, release them, and return the ranks that could
+    /// not be started (with why).
+    fn start_job(
+        &mut self,
+        job: usize,
+        server: &dyn JobServer,
+    ) -> Result<Vec<(Rank, String)>, String> {
+        let Some(j) = self.jobs.get(job) else {
+            return Err(format!("no job {job}"));
+        };
+        let ns = j.layout.nspace.clone();
+        match &j.parent {
+            None => server.register_job(&j.layout, &self.job_pids(job))?,
+            Some(parent) => {
+                // A spawned job: it says so, and who its parent is.
+                let mut infos = job::registration(&j.layout, &self.job_pids(job))
+                    .map_err(|e| format!("cannot describe the job: {e}"))?;
+                infos.retain(|i| i.key.as_str() != ak::PMIX_SPAWNED);
+                for (k, v) in [
+                    (ak::PMIX_SPAWNED, Value::Bool(true)),
+                    (ak::PMIX_PARENT_ID, Value::Proc(Some(parent.clone()))),
+                ] {
+                    infos.push(Info::new(k, v).map_err(|e| e.to_string())?);
+                }
+                server
+                    .register_nspace(&ns, j.layout.size(), infos)
+                    .map_err(|e| format!("the PMIx server refused the job: {e}"))?;
+            }
+        }
         let (uid, gid) = sys::uid_gid();
-        for c in &self.children {
+        for c in self.children.iter().filter(|c| c.job == job) {
             server
                 .register_client(&ProcId::new(ns.clone(), c.rank), uid, gid)
                 .map_err(|e| format!("the PMIx server refused rank {}: {e}", c.rank))?;
         }
-        for c in &mut self.children {
+        for c in self.children.iter_mut().filter(|c| c.job == job) {
             let proc = ProcId::new(ns.clone(), c.rank);
-            let vars = server
-                .setup_fork(&proc)
-                .map_err(|e| format!("no environment for rank {}: {e}", c.rank))?;
+            let mut vars = c.extra_env.clone();
+            vars.extend(
+                server
+                    .setup_fork(&proc)
+                    .map_err(|e| format!("no environment for rank {}: {e}", c.rank))?,
+            );
             let env = merge_env(&self.cfg.base_env, &vars);
             let block = env_block(&env);
             if !c.env_fits.fits(block.len(), env.len()) {
@@ -339,7 +484,11 @@ impl Launcher {
             }
         }
         // Every rank is released: each error pipe now ends at exec (or carries why not).
+        let mut failed = Vec::new();
         for i in 0..self.children.len() {
+            if self.children.get(i).is_none_or(|c| c.job != job) {
+                continue;
+            }
             let Some(err) = self.children.get_mut(i).and_then(|c| c.err.take()) else {
                 continue;
             };
@@ -352,22 +501,24 @@ impl Launcher {
                     sys::ChildStep::Exec => format!("cannot execute {program}: {e}"),
                     sys::ChildStep::Chdir => {
                         let dir = self
-                            .layout
-                            .apps
-                            .iter()
-                            .find(|a| rank >= a.first && rank < a.first + a.size)
+                            .jobs
+                            .get(job)
+                            .and_then(|j| {
+                                j.layout
+                                    .apps
+                                    .iter()
+                                    .find(|a| rank >= a.first && rank < a.first + a.size)
+                            })
                             .map(|a| a.wdir.display().to_string())
                             .unwrap_or_default();
                         format!("cannot change to directory {dir}: {e}")
                     }
                     sys::ChildStep::Gate => format!("did not receive its environment: {e}"),
                 };
-                if self.sup.launch_failed(rank, what) {
-                    self.begin_kill();
-                }
+                failed.push((rank, what));
             }
         }
-        Ok(())
+        Ok(failed)
     }
 
     /// Kill every rank (SIGKILL) and reap it: the job never started properly.
@@ -377,11 +528,15 @@ impl Launcher {
                 let _ = sys::kill(c.pid, libc::SIGKILL);
             }
         }
-        self.reap_blocking();
+        self.reap_blocking(None);
     }
 
-    fn reap_blocking(&mut self) {
+    /// Reap the ranks of `job` (every job: `None`), waiting for them.
+    fn reap_blocking(&mut self, job: Option<usize>) {
         for c in &mut self.children {
+            if job.is_some_and(|j| j != c.job) {
+                continue;
+            }
             while !c.reaped {
                 match sys::try_wait(c.pid) {
                     Ok(Some(_)) => c.reaped = true,
@@ -392,6 +547,7 @@ impl Launcher {
                     }
                 }
             }
+            c.pidfd = None;
         }
     }
 
@@ -400,26 +556,49 @@ impl Launcher {
         let _ = self.sinks.stderr.flush();
     }
 
-    /// Signal every running rank, and the job's process group while it surely exists.
-    fn signal_job(&mut self, sig: i32) {
+    /// Ranks of every job still running.
+    fn nrunning(&self) -> usize {
+        self.children.iter().filter(|c| !c.reaped).count()
+    }
+
+    fn job_of(&self, nspace: &Nspace) -> Option<usize> {
+        self.jobs.iter().position(|j| &j.layout.nspace == nspace)
+    }
+
+    /// Signal every running rank of `job` (every job: `None`), and each job's process
+    /// group while it surely exists.
+    fn signal_jobs(&mut self, job: Option<usize>, sig: i32) {
         for c in &self.children {
-            if !c.reaped {
+            if !c.reaped && job.is_none_or(|j| j == c.job) {
                 if let Err(e) = sys::kill(c.pid, sig) {
                     log::warn!("kill {} (rank {}): {e}", c.pid, c.rank);
                 }
             }
         }
-        // The group id stays reserved while its leader (rank 0) is not reaped.
-        if self.children.first().is_some_and(|c| !c.reaped) {
-            let _ = sys::killpg(self.pgid, sig);
+        for (i, j) in self.jobs.iter().enumerate() {
+            if job.is_some_and(|k| k != i) {
+                continue;
+            }
+            // The group id stays reserved while its leader (rank 0) is not reaped.
+            let leader_alive = self
+                .children
+                .iter()
+                .any(|c| c.job == i && c.rank == 0 && !c.reaped);
+            if leader_alive && j.pgid > 0 {
+                let _ = sys::killpg(j.pgid, sig);
+            }
         }
     }
 
-    /// Report the (new) failure and start killing the job.
-    fn begin_kill(&mut self) {
-        let Some(cause) = self.sup.cause().cloned() else {
+    /// Report job `job`'s (new) failure and start killing every job.
+    fn begin_kill(&mut self, job: usize) {
+        if self.failed.is_some() {
+            return; // a consequence of the failure already being acted on
+        }
+        let Some(cause) = self.jobs.get(job).and_then(|j| j.sup.cause().cloned()) else {
             return;
         };
+        self.failed = Some(job);
         let rank = match &cause {
             Cause::RankExit { rank, .. }
             | Cause::NoFinalize { rank, .. }
@@ -428,24 +607,49 @@ impl Launcher {
             | Cause::Launch { rank, .. } => Some(*rank),
             Cause::Timeout(_) | Cause::Interrupted(_) | Cause::Node { .. } => None,
         };
-        let mut msg = cause.to_string();
-        if let Some(c) = rank.and_then(|r| self.children.get(r as usize)) {
+        let mut msg = match self.jobs.get(job) {
+            Some(j) if job > 0 => format!("spawned job {}: {cause}", j.layout.nspace),
+            _ => cause.to_string(),
+        };
+        if let Some(c) =
+            rank.and_then(|r| self.children.iter().find(|c| c.job == job && c.rank == r))
+        {
             msg.push_str(&format!(" (pid {}, {})", c.pid, c.program));
         }
-        let running = self.sup.nrunning();
+        let running = self.nrunning();
         if running > 0 {
             msg.push_str(&format!(
-                "; killing the job ({running} rank{} still running)",
+                "; killing the job{} ({running} rank{} still running)",
+                if self.jobs.len() > 1 { "s" } else { "" },
                 if running == 1 { "" } else { "s" }
             ));
         }
         self.say(&msg);
+        // Connected jobs end because a process ended without synchronizing: say so.
+        let unsynced = matches!(cause, Cause::NoFinalize { .. } | Cause::Lost { .. });
+        if unsynced && self.jobs.len() > 1 {
+            if let Some(server) = self.server.clone() {
+                for j in &self.jobs {
+                    let src = ProcId::new(j.layout.nspace.clone(), pmix_sys::PMIX_RANK_WILDCARD);
+                    let info =
+                        Info::new(ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(src.clone())))
+                            .into_iter()
+                            .collect();
+                    server.notify(
+                        pmix_sys::PMIX_ERR_JOB_TERM_WO_SYNC,
+                        &src,
+                        pmix_sys::PMIX_RANGE_SESSION,
+                        info,
+                    );
+                }
+            }
+        }
         let sig = match cause {
             Cause::Interrupted(s) => s,
             _ => libc::SIGTERM,
         };
         if running > 0 {
-            self.signal_job(sig);
+            self.signal_jobs(None, sig);
             self.kill_at = Some(Instant::now() + self.cfg.grace);
         }
     }
@@ -454,39 +658,271 @@ impl Launcher {
         if !self.killed_hard {
             self.killed_hard = true;
             self.kill_at = None;
-            self.signal_job(libc::SIGKILL);
+            self.signal_jobs(None, libc::SIGKILL);
         }
     }
 
     fn handle_events(&mut self) {
         for ev in self.events.drain() {
             match ev {
-                JobEvent::Connected(r) => {
-                    if self.sup.connected(r) {
-                        self.begin_kill();
+                JobEvent::Connected(p) => {
+                    let Some(j) = self.job_of(&p.nspace) else {
+                        continue;
+                    };
+                    if self
+                        .jobs
+                        .get_mut(j)
+                        .is_some_and(|x| x.sup.connected(p.rank))
+                    {
+                        self.begin_kill(j);
                     }
                 }
-                JobEvent::Finalized(r) => self.sup.finalized(r),
-                JobEvent::Lost(r) => self.lost.push((r, Instant::now() + LOST_GRACE)),
+                JobEvent::Finalized(p) => {
+                    if let Some(j) = self.job_of(&p.nspace) {
+                        if let Some(x) = self.jobs.get_mut(j) {
+                            x.sup.finalized(p.rank);
+                        }
+                    }
+                }
+                JobEvent::Lost(p) => {
+                    if let Some(j) = self.job_of(&p.nspace) {
+                        self.lost.push((j, p.rank, Instant::now() + LOST_GRACE));
+                    }
+                }
                 JobEvent::Abort {
-                    rank,
+                    proc_,
+                    status,
+                    msg,
+                    targets,
+                    done,
+                } if !targets.is_empty()
+                    && !targets
+                        .iter()
+                        .any(|t| pmix_core::event::proc_matches(t, &proc_)) =>
+                {
+                    // An abort of other processes: they end, the caller goes on.
+                    let n = self.end_on_request(&targets, libc::SIGKILL);
+                    let mut line =
+                        format!("{proc_} called PMIx_Abort({status}) on {n} other processes");
+                    if !msg.is_empty() {
+                        line.push_str(&format!(": {msg}"));
+                    }
+                    self.say(&line);
+                    done(Ok(()));
+                }
+                JobEvent::Abort {
+                    proc_,
                     status,
                     msg,
                     done,
+                    ..
                 } => {
-                    if self.sup.abort(rank, status, msg) {
-                        self.begin_kill();
+                    if let Some(j) = self.job_of(&proc_.nspace) {
+                        if self
+                            .jobs
+                            .get_mut(j)
+                            .is_some_and(|x| x.sup.abort(proc_.rank, status, msg))
+                        {
+                            self.begin_kill(j);
+                        }
                     }
                     // The job is being killed; release the caller of PMIx_Abort.
                     done(Ok(()));
                 }
+                JobEvent::Spawn {
+                    requester,
+                    job_info,
+                    apps,
+                    done,
+                } => {
+                    let r = self.spawn_job(requester, &job_info, &apps);
+                    done(r);
+                }
+                JobEvent::JobControl {
+                    requester,
+                    targets,
+                    directives,
+                    done,
+                } => {
+                    let r = self.job_control(&requester, targets, &directives);
+                    done(r);
+                }
                 JobEvent::NodeFailed { node, msg } => {
-                    if self.sup.node_failed(node, msg) {
-                        self.begin_kill();
+                    if self
+                        .jobs
+                        .get_mut(0)
+                        .is_some_and(|j| j.sup.node_failed(node, msg))
+                    {
+                        self.begin_kill(0);
                     }
                 }
             }
         }
+    }
+
+    /// Signal the running ranks `targets` name (wildcards: whole jobs) and mark them
+    /// as ending on request; returns how many were signalled.
+    fn end_on_request(&mut self, targets: &[ProcId], sig: i32) -> usize {
+        let mut n = 0;
+        for c in &mut self.children {
+            let Some(j) = self.jobs.get(c.job) else {
+                continue;
+            };
+            let p = ProcId::new(j.layout.nspace.clone(), c.rank);
+            if c.reaped
+                || !targets
+                    .iter()
+                    .any(|t| pmix_core::event::proc_matches(t, &p))
+            {
+                continue;
+            }
+            c.on_request = true;
+            if let Err(e) = sys::kill(c.pid, sig) {
+                log::warn!("kill {} ({p}): {e}", c.pid);
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// `PMIx_Job_control` from `requester`: `PMIX_JOB_CTRL_KILL` (SIGKILL),
+    /// `PMIX_JOB_CTRL_TERMINATE` (SIGTERM) or `PMIX_JOB_CTRL_SIGNAL` (that signal) to
+    /// `targets` (empty: the requester's namespace). Ranks killed or terminated this way
+    /// do not fail the jobs.
+    fn job_control(
+        &mut self,
+        requester: &ProcId,
+        targets: Vec<ProcId>,
+        directives: &[Info],
+    ) -> pmix_core::Result<Vec<Info>> {
+        let targets = if targets.is_empty() {
+            vec![ProcId::new(
+                requester.nspace.clone(),
+                pmix_sys::PMIX_RANK_WILDCARD,
+            )]
+        } else {
+            targets
+        };
+        let has = |k: &str| {
+            directives
+                .iter()
+                .any(|i| i.key.as_str() == k && i.value.is_true())
+        };
+        if has(ak::PMIX_JOB_CTRL_KILL) || has(ak::PMIX_JOB_CTRL_TERMINATE) {
+            let sig = if has(ak::PMIX_JOB_CTRL_KILL) {
+                libc::SIGKILL
+            } else {
+                libc::SIGTERM
+            };
+            let n = self.end_on_request(&targets, sig);
+            log::debug!("{requester} ended {n} processes by job control");
+            return Ok(Vec::new());
+        }
+        if let Some(sig) = directives
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_JOB_CTRL_SIGNAL)
+            .and_then(|i| match i.value {
+                Value::Int(s) | Value::Int32(s) => Some(s),
+                _ => None,
+            })
+        {
+            for c in &self.children {
+                let Some(j) = self.jobs.get(c.job) else {
+                    continue;
+                };
+                let p = ProcId::new(j.layout.nspace.clone(), c.rank);
+                if !c.reaped
+                    && targets
+                        .iter()
+                        .any(|t| pmix_core::event::proc_matches(t, &p))
+                {
+                    sys::kill(c.pid, sig).map_err(|e| {
+                        pmix_core::Error::new(pmix_sys::PMIX_ERROR, format!("kill {p}: {e}"))
+                    })?;
+                }
+            }
+            return Ok(Vec::new());
+        }
+        Err(pmix_core::Error::not_supported(
+            "pmixrun's job control kills, terminates or signals processes only",
+        ))
+    }
+
+    /// Start a job for a rank's `PMIx_Spawn`: lay it out, fork it, register it and
+    /// release it. Ranks that cannot be started fail the spawn (the job is reaped and
+    /// the caller gets `PMIX_ERR_JOB_FAILED_TO_LAUNCH`), not the session.
+    fn spawn_job(
+        &mut self,
+        requester: ProcId,
+        job_info: &[Info],
+        apps: &[pmix_core::App],
+    ) -> pmix_core::Result<Nspace> {
+        let Some(server) = self.server.clone() else {
+            return Err(pmix_core::Error::not_supported(
+                "this launcher does not spawn",
+            ));
+        };
+        if self.failed.is_some() {
+            return Err(pmix_core::Error::new(
+                pmix_sys::PMIX_ERR_JOB_TERMINATED,
+                "the jobs are being killed",
+            ));
+        }
+        let parent_job = self.job_of(&requester.nspace).unwrap_or(0);
+        let (first, parent_wdir) = match (self.jobs.first(), self.jobs.get(parent_job)) {
+            (Some(f), Some(p)) => (
+                f.layout.clone(),
+                p.layout.apps.first().map(|a| a.wdir.clone()),
+            ),
+            _ => return Err(pmix_core::Error::bad_param("no job to spawn from")),
+        };
+        let nspace = Nspace::new(format!("{}.{}", first.nspace, self.jobs.len()))?;
+        let base_path = self
+            .cfg
+            .base_env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone());
+        let plan = crate::spawn::plan(
+            &nspace,
+            &first,
+            parent_wdir.as_deref(),
+            base_path.as_deref(),
+            apps,
+        )?;
+        let n = plan.ranks.len();
+        let job = self.fork_job(&plan.layout, plan.ranks, n).map_err(|e| {
+            pmix_core::Error::new(pmix_sys::PMIX_ERR_JOB_FAILED_TO_LAUNCH, e.to_string())
+        })?;
+        if let Some(j) = self.jobs.get_mut(job) {
+            j.parent = Some(requester.clone());
+            j.notify_end = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_COMPLETION);
+            let all = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_PROC_TERMINATION);
+            let abnormal = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_PROC_ABNORMAL_TERMINATION);
+            j.notify_procs = all || abnormal;
+            j.abnormal_only = abnormal && !all;
+            j._scratch = plan.scratch;
+        }
+        let failed = match self.start_job(job, &*server) {
+            Ok(f) => f,
+            Err(e) => vec![(0, e)],
+        };
+        if let Some((rank, what)) = failed.into_iter().next() {
+            self.say(&format!(
+                "spawn by {requester} failed: rank {rank} of {nspace} could not be started: {what}"
+            ));
+            self.signal_jobs(Some(job), libc::SIGKILL);
+            self.reap_blocking(Some(job));
+            if let Some(j) = self.jobs.get_mut(job) {
+                j.ended = true;
+            }
+            return Err(pmix_core::Error::new(
+                pmix_sys::PMIX_ERR_JOB_FAILED_TO_LAUNCH,
+                what,
+            ));
+        }
+        log::debug!("{requester} spawned {nspace} ({n} ranks)");
+        Ok(nspace)
     }
 
     fn reap(&mut self) {
@@ -499,20 +935,127 @@ impl Launcher {
                 Ok(Some(exit)) => {
                     c.reaped = true;
                     c.pidfd = None;
-                    exits.push((c.rank, exit));
+                    exits.push((c.job, c.rank, exit, c.on_request));
                 }
                 Ok(None) => {}
                 Err(e) => {
                     log::warn!("waitpid {}: {e}", c.pid);
                     c.reaped = true;
-                    exits.push((c.rank, ExitKind::Signal(libc::SIGKILL)));
+                    exits.push((c.job, c.rank, ExitKind::Signal(libc::SIGKILL), c.on_request));
                 }
             }
         }
-        for (rank, exit) in exits {
-            log::debug!("rank {rank} ended: {exit:?}");
-            if self.sup.exited(rank, exit) {
-                self.begin_kill();
+        for (job, rank, exit, on_request) in exits {
+            log::debug!("job {job} rank {rank} ended: {exit:?}");
+            self.proc_ended(job, rank, exit);
+            if on_request {
+                if let Some(j) = self.jobs.get_mut(job) {
+                    j.sup.ended_on_request(rank, exit);
+                }
+                continue;
+            }
+            if self
+                .jobs
+                .get_mut(job)
+                .is_some_and(|j| j.sup.exited(rank, exit))
+            {
+                self.begin_kill(job);
+            }
+        }
+        self.jobs_ended();
+    }
+
+    /// A rank of a spawned job ended: tell the spawner if it asked
+    /// (`PMIX_EVENT_PROC_TERMINATED`, with the rank and its exit code).
+    fn proc_ended(&self, job: usize, rank: Rank, exit: ExitKind) {
+        let Some(j) = self.jobs.get(job) else { return };
+        let code = match exit {
+            ExitKind::Code(c) => c,
+            ExitKind::Signal(s) => 128 + s,
+        };
+        if !j.notify_procs || (j.abnormal_only && code == 0) {
+            return;
+        }
+        let (Some(server), Some(parent)) = (&self.server, &j.parent) else {
+            return;
+        };
+        let who = ProcId::new(j.layout.nspace.clone(), rank);
+        let range = pmix_core::value::DataArray {
+            dtype: pmix_sys::PMIX_PROC,
+            items: vec![Value::Proc(Some(parent.clone()))],
+        };
+        let info: Vec<Info> = [
+            (ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(who.clone()))),
+            (ak::PMIX_EXIT_CODE, Value::Int(code)),
+            (
+                ak::PMIX_EVENT_CUSTOM_RANGE,
+                Value::DataArray(Box::new(range)),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Info::new(k, v).ok())
+        .collect();
+        server.notify(
+            pmix_sys::PMIX_EVENT_PROC_TERMINATED,
+            &who,
+            pmix_sys::PMIX_RANGE_CUSTOM,
+            info,
+        );
+    }
+
+    /// Spawned jobs whose ranks have all ended: tell the spawner if it asked.
+    fn jobs_ended(&mut self) {
+        for i in 1..self.jobs.len() {
+            let done = self.children.iter().all(|c| c.job != i || c.reaped);
+            let Some(j) = self.jobs.get_mut(i) else {
+                continue;
+            };
+            if j.ended || !done {
+                continue;
+            }
+            j.ended = true;
+            let ns = j.layout.nspace.clone();
+            if let Some(f) = self.on_job_end.as_mut() {
+                f(&ns);
+            }
+            let Some(j) = self.jobs.get(i) else { continue };
+            let status = j.sup.exit_status();
+            if status != 0 && self.failed.is_none() {
+                continue;
+            }
+            if j.notify_end {
+                let src = ProcId::new(j.layout.nspace.clone(), pmix_sys::PMIX_RANK_WILDCARD);
+                let parent = j.parent.clone();
+                let mut info: Vec<Info> = Vec::new();
+                for (k, v) in [
+                    (ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(src.clone()))),
+                    (ak::PMIX_JOB_TERM_STATUS, Value::Status(status)),
+                    (ak::PMIX_NSPACE, Value::string(j.layout.nspace.as_str())),
+                ] {
+                    if let Ok(i) = Info::new(k, v) {
+                        info.push(i);
+                    }
+                }
+                if let Some(p) = parent {
+                    let range = pmix_core::value::DataArray {
+                        dtype: pmix_sys::PMIX_PROC,
+                        items: vec![Value::Proc(Some(p))],
+                    };
+                    if let Ok(i) = Info::new(
+                        ak::PMIX_EVENT_CUSTOM_RANGE,
+                        Value::DataArray(Box::new(range)),
+                    ) {
+                        info.push(i);
+                    }
+                }
+                if let Some(server) = &self.server {
+                    server.notify(
+                        pmix_sys::PMIX_EVENT_JOB_END,
+                        &src,
+                        pmix_sys::PMIX_RANGE_CUSTOM,
+                        info,
+                    );
+                }
             }
         }
     }
@@ -529,9 +1072,9 @@ impl Launcher {
             };
             for &b in buf.iter().take(n) {
                 let sig = i32::from(b);
-                if self.sup.interrupted(sig) {
-                    self.begin_kill();
-                } else if self.sup.nrunning() > 0 {
+                if self.jobs.get_mut(0).is_some_and(|j| j.sup.interrupted(sig)) {
+                    self.begin_kill(0);
+                } else if self.nrunning() > 0 {
                     self.say(&format!(
                         "received {} while the job is being killed; sending SIGKILL",
                         crate::supervisor::signal_name(sig)
@@ -571,7 +1114,7 @@ impl Launcher {
         open
     }
 
-    /// Supervise the job to its end; returns pmixrun's exit status.
+    /// Supervise every job to its end; returns pmixrun's exit status.
     pub fn run(&mut self) -> i32 {
         let started = Instant::now();
         let deadline = self.cfg.timeout.map(|t| started + t);
@@ -582,19 +1125,22 @@ impl Launcher {
             self.handle_signals();
             let now = Instant::now();
             let (due, pending): (Vec<_>, Vec<_>) =
-                self.lost.drain(..).partition(|(_, at)| now >= *at);
+                self.lost.drain(..).partition(|(_, _, at)| now >= *at);
             self.lost = pending;
-            for (rank, _) in due {
-                if self.sup.lost(rank) {
-                    self.begin_kill();
+            for (job, rank, _) in due {
+                if self.jobs.get_mut(job).is_some_and(|j| j.sup.lost(rank)) {
+                    self.begin_kill(job);
                 }
             }
             if let (Some(d), Some(t)) = (deadline, self.cfg.timeout) {
-                if now >= d && self.sup.nrunning() > 0 && self.sup.timed_out(t) {
-                    self.begin_kill();
+                if now >= d
+                    && self.nrunning() > 0
+                    && self.jobs.get_mut(0).is_some_and(|j| j.sup.timed_out(t))
+                {
+                    self.begin_kill(0);
                 }
             }
-            if self.kill_at.is_some_and(|k| now >= k) && self.sup.nrunning() > 0 {
+            if self.kill_at.is_some_and(|k| now >= k) && self.nrunning() > 0 {
                 self.say(&format!(
                     "ranks still running {:.1} s after SIGTERM; sending SIGKILL",
                     self.cfg.grace.as_secs_f64()
@@ -605,7 +1151,7 @@ impl Launcher {
                 .children
                 .iter()
                 .any(|c| c.stdout.is_some() || c.stderr.is_some());
-            if self.sup.nrunning() == 0 {
+            if self.nrunning() == 0 {
                 let until = *drain_until.get_or_insert(now + DRAIN);
                 if !outputs_open || now >= until {
                     break;
@@ -637,7 +1183,7 @@ impl Launcher {
                     None => {}
                 }
             }
-            let next_lost = self.lost.iter().map(|(_, at)| *at).min();
+            let next_lost = self.lost.iter().map(|(_, _, at)| *at).min();
             let mut wake = [deadline, self.kill_at, drain_until, next_lost]
                 .into_iter()
                 .flatten()
@@ -673,15 +1219,27 @@ impl Launcher {
             }
         }
         // Output still held open by descendants is dropped with the pipes.
-        self.sup.exit_status()
+        self.exit_status()
     }
 
-    /// Forget the job on the server (after [`Launcher::run`]).
+    /// pmixrun's exit status: 0, or that of the failure acted on.
+    fn exit_status(&self) -> i32 {
+        self.failed
+            .and_then(|j| self.jobs.get(j))
+            .or_else(|| self.jobs.first())
+            .map_or(0, |j| j.sup.exit_status())
+    }
+
+    /// Forget the jobs on the server (after [`Launcher::run`]).
     pub fn finish(&mut self, server: &dyn JobServer) {
         for c in &self.children {
-            server.deregister_client(&ProcId::new(self.layout.nspace.clone(), c.rank));
+            if let Some(j) = self.jobs.get(c.job) {
+                server.deregister_client(&ProcId::new(j.layout.nspace.clone(), c.rank));
+            }
         }
-        server.deregister_nspace(&self.layout.nspace);
+        for j in &self.jobs {
+            server.deregister_nspace(&j.layout.nspace);
+        }
     }
 }
 
@@ -979,9 +1537,10 @@ mod tests {
             if p.rank == 1 {
                 let flag = flag.clone();
                 ev.push(JobEvent::Abort {
-                    rank: 1,
+                    proc_: p.clone(),
                     status: 5,
                     msg: "giving up".into(),
+                    targets: vec![],
                     done: Box::new(move |_| *flag.lock().unwrap_or_else(|p| p.into_inner()) = true),
                 });
             }
@@ -1005,7 +1564,7 @@ mod tests {
 
     #[test]
     fn connected_rank_exiting_without_finalize_fails_the_job() {
-        let hook: Hook = Box::new(|p, ev| ev.push(JobEvent::Connected(p.rank)));
+        let hook: Hook = Box::new(|p, ev| ev.push(JobEvent::Connected(p.clone())));
         let r = launch(
             vec![sh("exit 0"), sh("sleep 30")],
             false,
@@ -1025,9 +1584,9 @@ mod tests {
     #[test]
     fn lost_connection_of_a_live_rank_fails_the_job() {
         let hook: Hook = Box::new(|p, ev| {
-            ev.push(JobEvent::Connected(p.rank));
+            ev.push(JobEvent::Connected(p.clone()));
             if p.rank == 1 {
-                ev.push(JobEvent::Lost(1));
+                ev.push(JobEvent::Lost(p.clone()));
             }
         });
         let r = launch(
@@ -1050,8 +1609,8 @@ mod tests {
     #[test]
     fn lost_connection_of_a_crashing_rank_reports_the_crash() {
         let hook: Hook = Box::new(|p, ev| {
-            ev.push(JobEvent::Connected(p.rank));
-            ev.push(JobEvent::Lost(p.rank));
+            ev.push(JobEvent::Connected(p.clone()));
+            ev.push(JobEvent::Lost(p.clone()));
         });
         let r = launch(
             vec![sh("kill -SEGV $$")],
@@ -1066,8 +1625,8 @@ mod tests {
     #[test]
     fn finalized_ranks_succeed() {
         let hook: Hook = Box::new(|p, ev| {
-            ev.push(JobEvent::Connected(p.rank));
-            ev.push(JobEvent::Finalized(p.rank));
+            ev.push(JobEvent::Connected(p.clone()));
+            ev.push(JobEvent::Finalized(p.clone()));
         });
         let r = launch(
             vec![sh("exit 0"), sh("sleep 0.2")],

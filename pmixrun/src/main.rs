@@ -16,7 +16,9 @@ mod keys;
 mod launch;
 mod node;
 mod output;
+mod pubsub;
 mod scratch;
+mod spawn;
 mod supervisor;
 mod sys;
 
@@ -257,24 +259,44 @@ fn run(opts: Options) -> i32 {
         tmpdir: Some(scratch.node_dir().to_path_buf()),
         info: server_info,
     };
-    let server = match Server::start(server_cfg, Arc::new(JobHost::new(nspace, events))) {
-        Ok(s) => s,
+    let store = pubsub::PubStore::new();
+    let host = JobHost::with_store(nspace, events, store.clone());
+    let server = match Server::start(server_cfg, Arc::new(host)) {
+        Ok(s) => Arc::new(s),
         Err(e) => {
             launcher.abandon();
             eprintln!("pmixrun: cannot start the PMIx server: {e}");
             return 1;
         }
     };
-    if let Err(e) = launcher.start(&server) {
+    // Process sets named on the command line (--pset), one per application.
+    let mut first_rank = 0u32;
+    for app in &opts.apps {
+        if let Some(name) = &app.pset {
+            let members = (first_rank..first_rank + app.nprocs)
+                .map(|r| ProcId::new(layout.nspace.clone(), r))
+                .collect();
+            if let Err(e) = server.define_process_set(name, members) {
+                log::warn!("cannot define process set {name}: {e}");
+            }
+        }
+        first_rank += app.nprocs;
+    }
+    if let Err(e) = launcher.start(&*server) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");
-        server.finalize();
+        server.close_now();
         return 1;
     }
+    launcher.serve_spawns(server.clone());
+    launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
     let status = launcher.run();
-    launcher.finish(&server);
+    launcher.finish(&*server);
     drop(launcher);
-    server.finalize();
+    match Arc::try_unwrap(server) {
+        Ok(s) => s.finalize(),
+        Err(s) => s.close_now(),
+    }
     drop(scratch);
     status
 }

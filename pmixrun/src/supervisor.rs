@@ -259,6 +259,15 @@ impl Supervisor {
         }
     }
 
+    /// A rank ended because a process asked for it (`PMIx_Job_control`, or a
+    /// `PMIx_Abort` of other processes): recorded, never a failure.
+    pub fn ended_on_request(&mut self, rank: Rank, exit: ExitKind) {
+        if let Some(r) = self.rec(rank) {
+            r.exit = Some(exit);
+            r.finalized = true;
+        }
+    }
+
     /// The server lost a rank's connection before `PMIx_Finalize`, and the process
     /// has not ended since (an exit is judged by [`Supervisor::exited`]).
     pub fn lost(&mut self, rank: Rank) -> bool {
@@ -303,6 +312,7 @@ impl Supervisor {
     }
 
     /// Number of ranks still running.
+    #[cfg(test)]
     pub fn nrunning(&self) -> usize {
         self.ranks.iter().filter(|r| r.exit.is_none()).count()
     }

@@ -57,6 +57,17 @@ for n in 1 2 4 8; do
     verdict "  ... all $n rank(s) ran every check" "$why"
 done
 
+# Across simulated nodes (one PMIx server per node, joined by pmixrun as a host would):
+# the tagged fences and allgathers cross servers through the host's fence.
+for n in 2 4; do
+    check "every method across 2 nodes, $n ranks" 0 -- \
+        "${PR[@]}" --nodes 2 -n "$n" "$CT/comms"
+    got=$(grep -c 'checks, 0 failed' "$out")
+    why=""
+    [ "$got" -eq "$n" ] || why="$got of $n ranks reported all checks passed"
+    verdict "  ... all $n ranks ran every check (2 nodes)" "$why"
+done
+
 for n in 2 4 8; do
     check "member killed mid-barrier, $n ranks: no hang, pmixrun reports it" 137 -- \
         "${PR[@]}" -n "$n" "$CT/kill"

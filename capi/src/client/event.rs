@@ -2,15 +2,20 @@
 //!
 //! Handlers registered in a client process go to its client; in a process that only runs
 //! a server (`PMIx_server_init` without `PMIx_Init`, e.g. a launcher) they go to the
-//! server. Either way they run on the progress thread.
+//! server. Either way they run on the progress thread, one after the other along the
+//! chain `pmix_core::event` describes: each must call the completion function it was
+//! given, whose status (`PMIX_EVENT_ACTION_COMPLETE` ends the chain) and results go on
+//! to the next handler.
 
+use super::ops::would_block;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
-use pmix_core::client::{global, Event, EventHandler};
+use pmix_core::client::global;
+use pmix_core::event::{ChainHandler, Done, Event, HandlerOpts};
 use pmix_core::server::global as server_global;
+use pmix_core::Info;
 use pmix_sys as sys;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Runs a completion on the progress thread of the client or server that took the call.
@@ -21,48 +26,62 @@ struct EvCall {
     source: sys::pmix_proc_t,
     info: *mut sys::pmix_info_t,
     ninfo: usize,
+    results: *mut sys::pmix_info_t,
+    nresults: usize,
+    done: Done,
 }
 
-/// The completion a C event handler calls: releases what we lent it, then lets the
-/// handler release its results.
+/// The completion a C event handler calls: passes its status and results on along the
+/// chain, releases what we lent it, then lets the handler release its results.
 unsafe extern "C" fn ev_done(
-    _status: sys::pmix_status_t,
-    _results: *mut sys::pmix_info_t,
-    _nresults: usize,
+    st: sys::pmix_status_t,
+    results: *mut sys::pmix_info_t,
+    nresults: usize,
     cbfunc: sys::pmix_op_cbfunc_t,
     thiscbdata: *mut c_void,
     notification_cbdata: *mut c_void,
 ) {
     crate::ffi_value!(ev_done, (), {
-        if !notification_cbdata.is_null() {
-            // SAFETY: we made this box in `c_handler`; the handler calls us once.
-            let call = unsafe { Box::from_raw(notification_cbdata as *mut EvCall) };
-            // SAFETY: our malloc'd array, no longer used by the handler.
-            unsafe { conv::info_array_free(call.info, call.ninfo) };
-        }
+        // SAFETY: NULL or the handler's `nresults` infos, valid during this call.
+        let res = unsafe { conv::info_array_from_c(results, nresults) }.unwrap_or_else(|e| {
+            log::warn!("event handler results unreadable: {}", e);
+            Vec::new()
+        });
         if let Some(f) = cbfunc {
             // SAFETY: the handler's own release callback and data.
             unsafe { f(sys::PMIX_SUCCESS, thiscbdata) };
         }
+        if notification_cbdata.is_null() {
+            return;
+        }
+        // SAFETY: we made this box in `c_handler`; the handler calls us once.
+        let call = unsafe { Box::from_raw(notification_cbdata as *mut EvCall) };
+        // SAFETY: our malloc'd arrays, no longer used by the handler.
+        unsafe {
+            conv::info_array_free(call.info, call.ninfo);
+            conv::info_array_free(call.results, call.nresults);
+        }
+        (call.done)(st, res);
     })
 }
 
-fn c_handler(
-    f: unsafe extern "C" fn(
-        usize,
-        sys::pmix_status_t,
-        *const sys::pmix_proc_t,
-        *mut sys::pmix_info_t,
-        usize,
-        *mut sys::pmix_info_t,
-        usize,
-        sys::pmix_event_notification_cbfunc_fn_t,
-        *mut c_void,
-    ),
-    id: Arc<AtomicUsize>,
-) -> EventHandler {
-    Arc::new(move |ev: &Event| {
+type CHandler = unsafe extern "C" fn(
+    usize,
+    sys::pmix_status_t,
+    *const sys::pmix_proc_t,
+    *mut sys::pmix_info_t,
+    usize,
+    *mut sys::pmix_info_t,
+    usize,
+    sys::pmix_event_notification_cbfunc_fn_t,
+    *mut c_void,
+);
+
+fn c_handler(f: CHandler) -> ChainHandler {
+    Arc::new(move |id: usize, ev: &Event, prior: Vec<Info>, done: Done| {
         let (info, ninfo) = conv::info_array_to_c(&ev.info).unwrap_or((core::ptr::null_mut(), 0));
+        let (results, nresults) =
+            conv::info_array_to_c(&prior).unwrap_or((core::ptr::null_mut(), 0));
         // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
         let mut source: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
         conv::proc_to_c(&ev.source, &mut source);
@@ -70,18 +89,21 @@ fn c_handler(
             source,
             info,
             ninfo,
+            results,
+            nresults,
+            done,
         }));
-        // SAFETY: the host's handler with arguments that stay valid until it calls
+        // SAFETY: the caller's handler with arguments that stay valid until it calls
         // `ev_done` (they live in `call`).
         unsafe {
             f(
-                id.load(Ordering::SeqCst),
+                id,
                 ev.status,
                 &(*call).source,
                 info,
                 ninfo,
-                core::ptr::null_mut(),
-                0,
+                results,
+                nresults,
                 Some(ev_done),
                 call as *mut c_void,
             )
@@ -89,19 +111,25 @@ fn c_handler(
     })
 }
 
-/// Register `evhdlr` for `codes` (NULL/0: every event). With `cbfunc`, the id arrives as
+/// Register `evhdlr` for `codes` (NULL/0: a default handler), placed and filtered by the
+/// directives in `info` (`PMIX_EVENT_HDLR_NAME`, `..._FIRST`, `..._LAST`,
+/// `..._FIRST_IN_CATEGORY`, `..._LAST_IN_CATEGORY`, `..._PREPEND`, `..._APPEND`,
+/// `..._BEFORE`, `..._AFTER`, `PMIX_EVENT_AFFECTED_PROC(S)`, `PMIX_EVENT_ONESHOT`,
+/// `PMIX_EVENT_RETURN_OBJECT`). With `cbfunc`, the id arrives as
 /// `cbfunc(PMIX_SUCCESS, id, cbdata)` on the progress thread and the call returns
 /// `PMIX_SUCCESS`; without, the id is the (non-negative) return value.
 ///
 /// # Returns
-/// The id or `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, NULL `codes` with
-/// `ncodes > 0`), `PMIX_ERR_INIT` (neither client nor server initialized).
+/// The id or `PMIX_SUCCESS`, `PMIX_ERR_EVENT_REGISTRATION` (position taken, no handler
+/// of the given name), `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, NULL `codes` with
+/// `ncodes > 0`), `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
+/// `PMIX_ERR_INIT` (neither client nor server initialized).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Register_event_handler(
     codes: *mut sys::pmix_status_t,
     ncodes: usize,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
     evhdlr: sys::pmix_notification_fn_t,
     cbfunc: sys::pmix_hdlr_reg_cbfunc_t,
     cbdata: *mut c_void,
@@ -114,32 +142,49 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
         if codes.is_null() && ncodes > 0 {
             return sys::PMIX_ERR_BAD_PARAM;
         }
+        if cbfunc.is_none() {
+            if let Some(st) = would_block("PMIx_Register_event_handler") {
+                return st;
+            }
+        }
         let codes = if codes.is_null() {
             Vec::new()
         } else {
             // SAFETY: `ncodes` readable statuses (C contract).
             unsafe { core::slice::from_raw_parts(codes, ncodes) }.to_vec()
         };
-        let slot = Arc::new(AtomicUsize::new(0));
-        let h = c_handler(f, slot.clone());
-        let (id, post): (usize, Poster) = if let Ok(c) = global::client() {
-            let id = c.register_event_handler(codes, h);
-            (id, Box::new(move |g| c.run_on_progress(g)))
+        // SAFETY: NULL or `ninfo` infos (C contract).
+        let opts = match unsafe { conv::info_array_from_c(info, ninfo) } {
+            Ok(i) => HandlerOpts::from_info(&i),
+            Err(e) => return e.status(),
+        };
+        let h = c_handler(f);
+        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
+            (
+                c.register_chain_handler(codes, opts, h),
+                Box::new(move |g| c.run_on_progress(g)),
+            )
         } else if let Ok(s) = server_global::server() {
-            let id = s.register_event_handler(codes, h);
-            (id, Box::new(move |g| s.run_on_progress(g)))
+            (
+                s.register_chain_handler(codes, opts, h),
+                Box::new(move |g| s.run_on_progress(g)),
+            )
         } else {
             return sys::PMIX_ERR_INIT;
         };
-        slot.store(id, Ordering::SeqCst);
         let Some(cb) = cbfunc else {
-            return id as sys::pmix_status_t;
+            return match r {
+                Ok(id) => sys::pmix_status_t::try_from(id).unwrap_or(sys::PMIX_ERROR),
+                Err(e) => e.status(),
+            };
+        };
+        let (st, id) = match r {
+            Ok(id) => (sys::PMIX_SUCCESS, id),
+            Err(e) => (e.status(), 0),
         };
         let data = CbData::new(cbdata);
         // SAFETY: the caller's callback with its own cbdata (C contract).
-        let r = post(Box::new(move || unsafe {
-            cb(sys::PMIX_SUCCESS, id, data.get())
-        }));
+        let r = post(Box::new(move || unsafe { cb(st, id, data.get()) }));
         status("PMIx_Register_event_handler", r)
     })
 }
@@ -183,12 +228,17 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
     })
 }
 
-/// Raise event `status` (minimal: delivered to this process's handlers and, from a
-/// client, to the other clients of its server; from a server, to all its clients).
+/// Raise event `status_code` over `range`: a client delivers it to its own handlers
+/// (unless the range is `PMIX_RANGE_RM` or a custom range leaving it out) and, unless
+/// the range is `PMIX_RANGE_PROC_LOCAL`, to its server, which passes it to the local
+/// clients in range and, for wider ranges, to its host. A server process delivers it to
+/// its clients in range and its own handlers. `cbfunc(status, cbdata)` runs once the
+/// local part is done; NULL `cbfunc` makes the call blocking.
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (with `cbfunc`: called with the result on the progress thread),
-/// `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`.
+/// `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`, `PMIX_ERR_WOULD_BLOCK`
+/// (blocking form on the progress thread).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Notify_event(
     status_code: sys::pmix_status_t,
@@ -200,6 +250,14 @@ pub unsafe extern "C" fn PMIx_Notify_event(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Notify_event, {
+        if global::client().is_err() && server_global::server().is_err() {
+            return sys::PMIX_ERR_INIT;
+        }
+        if cbfunc.is_none() {
+            if let Some(st) = would_block("PMIx_Notify_event") {
+                return st;
+            }
+        }
         // SAFETY: NULL or `ninfo` infos (C contract).
         let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
             Ok(i) => i,
@@ -222,7 +280,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
                 }
             };
             (
-                s.notify_event(status_code, &src, info),
+                s.notify_event_range(status_code, &src, range, info),
                 Box::new(move |g| s.run_on_progress(g)),
             )
         } else {

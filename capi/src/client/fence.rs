@@ -72,7 +72,7 @@ pub unsafe extern "C" fn PMIx_Fence_nb(
             Err(e) => return e.status(),
         };
         let Some(cb) = cbfunc else {
-            return status("PMIx_Fence_nb", c.fence(procs, &info));
+            return status("PMIx_Fence_nb", c.fence_as("PMIx_Fence_nb", procs, &info));
         };
         let data = CbData::new(cbdata);
         let r = c.fence_nb(

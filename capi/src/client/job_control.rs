@@ -1,35 +1,38 @@
-//! `PMIx_Job_control`, `PMIx_Job_control_nb` (minimal: cleanup registration only, see
-//! `pmix_core::client::Client::job_control`).
+//! `PMIx_Job_control`, `PMIx_Job_control_nb` (see
+//! `pmix_core::client::Client::job_control_nb`: cleanup registrations are accepted
+//! locally, everything else goes to the host).
 
+use super::ops::{started, would_block};
+use super::query::{call_info_cb, store_results};
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::client::global;
+use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
-unsafe fn run(
+unsafe fn args(
     targets: *const sys::pmix_proc_t,
     ntargets: usize,
     directives: *const sys::pmix_info_t,
     ndirs: usize,
-) -> pmix_core::Result<pmix_core::client::Client> {
-    let c = global::client()?;
+) -> pmix_core::Result<(Vec<ProcId>, Vec<Info>)> {
     // SAFETY: NULL or `ntargets` procs / `ndirs` infos (C contract).
-    let (t, d) = unsafe {
-        (
+    unsafe {
+        Ok((
             conv::proc_array_from_c(targets, ntargets)?,
             conv::info_array_from_c(directives, ndirs)?,
-        )
-    };
-    c.job_control(&t, &d)?;
-    Ok(c)
+        ))
+    }
 }
 
-/// Blocking job control; `*results`/`*nresults` (may be NULL) are set to NULL/0.
+/// Control processes (`PMIX_JOB_CTRL_KILL`, `..._TERMINATE`, `..._SIGNAL`, cleanup
+/// registration, …) of `targets` (NULL: the caller's namespace). The host's results go to
+/// `*results`/`*nresults` (may be NULL; release with `PMIX_INFO_FREE`).
 ///
 /// # Returns
-/// `PMIX_SUCCESS` for cleanup registrations, `PMIX_ERR_NOT_SUPPORTED` otherwise,
-/// `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`.
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host cannot), `PMIX_ERR_BAD_PARAM`,
+/// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Job_control(
     targets: *const sys::pmix_proc_t,
@@ -40,27 +43,31 @@ pub unsafe extern "C" fn PMIx_Job_control(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control, {
-        // SAFETY: forwarded C contract.
-        let r = unsafe { run(targets, ntargets, directives, ndirs) };
-        if r.is_ok() {
-            if !results.is_null() {
-                // SAFETY: writable out-parameter (C contract).
-                unsafe { *results = core::ptr::null_mut() };
-            }
-            if !nresults.is_null() {
-                // SAFETY: as above.
-                unsafe { *nresults = 0 };
-            }
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Job_control") {
+            return st;
         }
-        status("PMIx_Job_control", r.map(|_| ()))
+        // SAFETY: forwarded C contract.
+        let (t, d) = match unsafe { args(targets, ntargets, directives, ndirs) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        match c.job_control_wait(&t, &d) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresults) },
+            Err(e) => status("PMIx_Job_control", Err(e)),
+        }
     })
 }
 
-/// Non-blocking job control: on success `cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL,
-/// NULL)` runs on the progress thread.
+/// Non-blocking job control: `cbfunc(status, results, n, cbdata, release_fn,
+/// release_cbdata)` runs once on the progress thread.
 ///
 /// # Returns
-/// As `PMIx_Job_control` (no callback on error).
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Job_control` (no callback).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Job_control_nb(
     targets: *const sys::pmix_proc_t,
@@ -71,28 +78,29 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control_nb, {
-        // SAFETY: forwarded C contract.
-        let c = match unsafe { run(targets, ntargets, directives, ndirs) } {
+        let c = match global::client() {
             Ok(c) => c,
-            Err(e) => return status("PMIx_Job_control_nb", Err(e)),
+            Err(e) => return e.status(),
         };
-        let Some(cb) = cbfunc else {
-            return sys::PMIX_SUCCESS;
+        // SAFETY: forwarded C contract.
+        let (t, d) = match unsafe { args(targets, ntargets, directives, ndirs) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
         };
         let data = CbData::new(cbdata);
-        status(
-            "PMIx_Job_control_nb",
-            // SAFETY: the caller's callback with its own cbdata (C contract).
-            c.run_on_progress(move || unsafe {
-                cb(
-                    sys::PMIX_SUCCESS,
-                    core::ptr::null_mut(),
-                    0,
-                    data.get(),
-                    None,
-                    core::ptr::null_mut(),
-                )
+        let r = c.job_control_nb(
+            &t,
+            &d,
+            Box::new(move |r| {
+                let Some(cb) = cbfunc else {
+                    return;
+                };
+                match r {
+                    Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
+                    Err(e) => call_info_cb(cb, data, e.status(), &[]),
+                }
             }),
-        )
+        );
+        started("PMIx_Job_control_nb", r)
     })
 }

@@ -1,12 +1,19 @@
 //! The client API (`pmix.h`): one file per family, each export a thin translation onto
 //! `pmix_core::client`.
 
+pub mod connect;
 pub mod event;
 pub mod fence;
 pub mod get;
+pub mod group;
 pub mod init;
 pub mod job_control;
+pub mod ops;
+pub mod progress;
+pub mod publish;
 pub mod put;
+pub mod query;
+pub mod spawn;
 
 use core::ffi::c_void;
 

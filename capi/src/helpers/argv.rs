@@ -168,13 +168,18 @@ pub unsafe extern "C" fn PMIx_Argv_split(
     })
 }
 
-/// The entries joined with `delimiter`, malloc'd (NULL or empty vector: `""`).
+/// The entries joined with `delimiter`, malloc'd (NULL or empty vector: `""`). A NUL
+/// delimiter ends the C string after the first entry, as a C implementation's would.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_join(argv: *mut *mut c_char, delimiter: c_int) -> *mut c_char {
     ffi_value!(PMIx_Argv_join, core::ptr::null_mut(), {
         // SAFETY: NULL or a NULL-terminated vector (C contract).
         let all = unsafe { conv::argv_from_c(argv) }.unwrap_or_default();
-        alloc::strdup_bytes(&all.join(&(delimiter as u8))).unwrap_or(core::ptr::null_mut())
+        let mut joined = all.join(&(delimiter as u8));
+        if let Some(end) = joined.iter().position(|&c| c == 0) {
+            joined.truncate(end);
+        }
+        alloc::strdup_bytes(&joined).unwrap_or(core::ptr::null_mut())
     })
 }
 
@@ -259,6 +264,21 @@ pub unsafe extern "C" fn PMIx_Setenv(
 #[cfg(test)]
 mod tests {
     use super::split;
+
+    /// Regression (found by tests-c/misuse/procs_argv.c): a NUL delimiter made the
+    /// joined bytes contain NUL, so the export returned NULL instead of a string.
+    #[test]
+    fn argv_join_with_nul_delimiter_returns_first_entry() {
+        // SAFETY: a malloc'd vector built and freed here.
+        unsafe {
+            let v = crate::conv::argv_to_c(&Some(vec![b"a".to_vec(), b"b".to_vec()])).unwrap();
+            let s = super::PMIx_Argv_join(v, 0);
+            assert!(!s.is_null());
+            assert_eq!(core::ffi::CStr::from_ptr(s).to_bytes(), b"a");
+            crate::conv::alloc::free(s);
+            crate::conv::argv_free(v);
+        }
+    }
 
     #[test]
     fn split_matches_the_documented_rules() {

@@ -135,7 +135,8 @@ fn decode_record(bytes: &[u8], t: pmix_data_type_t) -> Result<(Vec<Value>, usize
         return Err(Error::new(PMIX_ERR_TYPE_MISMATCH, "type mismatch"));
     }
     let n = d.count(2)?;
-    let mut items = Vec::with_capacity(n);
+    // reserve only what a few items cost: the count is not proven until they decode
+    let mut items = Vec::with_capacity(n.min(1024));
     for _ in 0..n {
         let v = Value::decode(&mut d)?;
         if v.dtype() != t {

@@ -6,7 +6,7 @@
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{global, Host, HostDone, HostReply};
-use pmix_core::{Error, Info, ProcId, Result};
+use pmix_core::{App, Error, Info, Nspace, Pdata, ProcId, Query, Result};
 use pmix_sys as sys;
 
 /// The host's upcall table (28 or 32 slots copied at `PMIx_server_init`; the rest NULL).
@@ -298,5 +298,96 @@ impl Host for CHost {
             )
         };
         settle("direct_modex", rc, call)
+    }
+
+    fn connect(
+        &self,
+        procs: &[ProcId],
+        info: &[Info],
+        _data: Vec<u8>,
+        done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        self.dyn_connect(procs, info, done)
+    }
+
+    fn disconnect(&self, procs: &[ProcId], info: &[Info], done: HostDone<()>) -> Result<HostReply> {
+        self.dyn_disconnect(procs, info, done)
+    }
+
+    fn spawn(
+        &self,
+        requester: &ProcId,
+        job_info: &[Info],
+        apps: &[App],
+        done: HostDone<Nspace>,
+    ) -> Result<HostReply> {
+        self.dyn_spawn(requester, job_info, apps, done)
+    }
+
+    fn publish(&self, p: &ProcId, info: &[Info], done: HostDone<()>) -> Result<HostReply> {
+        self.dyn_publish(p, info, done)
+    }
+
+    fn lookup(
+        &self,
+        p: &ProcId,
+        keys: &[String],
+        info: &[Info],
+        done: HostDone<Vec<Pdata>>,
+    ) -> Result<HostReply> {
+        self.dyn_lookup(p, keys, info, done)
+    }
+
+    fn unpublish(
+        &self,
+        p: &ProcId,
+        keys: &[String],
+        info: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.dyn_unpublish(p, keys, info, done)
+    }
+
+    fn query(&self, p: &ProcId, queries: &[Query], done: HostDone<Vec<Info>>) -> Result<HostReply> {
+        self.dyn_query(p, queries, done)
+    }
+
+    fn log(
+        &self,
+        p: &ProcId,
+        data: &[Info],
+        directives: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.dyn_log(p, data, directives, done)
+    }
+
+    fn job_control(
+        &self,
+        p: &ProcId,
+        targets: &[ProcId],
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.dyn_job_control(p, targets, directives, done)
+    }
+
+    fn finalize_raises_term_wo_sync(&self) -> bool {
+        false
+    }
+
+    fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
+        self.dyn_notify(status, source, range, info);
+    }
+
+    fn group(
+        &self,
+        construct: bool,
+        grp: &str,
+        procs: &[ProcId],
+        info: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.dyn_group(construct, grp, procs, info, done)
     }
 }

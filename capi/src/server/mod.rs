@@ -4,8 +4,10 @@
 
 pub mod dmodex;
 pub mod host;
+pub mod host_dyn;
 pub mod init;
 pub mod nspace;
+pub mod psets;
 pub mod regex;
 pub mod support;
 

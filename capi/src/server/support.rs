@@ -1,8 +1,9 @@
-//! `PMIx_server_setup_application`, `setup_local_support`, `register_resources`,
-//! `deregister_resources`: accepted and completed with success and no data (no fabric or
-//! resource plugins exist in this library).
+//! `PMIx_server_setup_application`, `setup_local_support` (accepted and completed with
+//! success and no data: no fabric or resource plugins exist in this library), and
+//! `register_resources`/`deregister_resources` (recorded by the engine).
 
 use super::{status, CbData};
+use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::global;
 use pmix_sys as sys;
@@ -81,28 +82,93 @@ pub unsafe extern "C" fn PMIx_server_setup_local_support(
     })
 }
 
-/// Accepted and completed with success; the resources are not yet recorded.
+/// Shared body of `register_resources`/`deregister_resources`: read the infos, then do
+/// it blocking (NULL `cbfunc`: `PMIX_OPERATION_SUCCEEDED` once done) or on the progress
+/// thread (`PMIX_SUCCESS` now, `cbfunc(PMIX_SUCCESS, cbdata)` when done).
+unsafe fn resources(
+    name: &str,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+    deregister: bool,
+) -> sys::pmix_status_t {
+    let s = match global::server() {
+        Ok(s) => s,
+        Err(e) => return e.status(),
+    };
+    // SAFETY: NULL or `ninfo` infos (C contract).
+    let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        Ok(i) => i,
+        Err(e) => {
+            log::warn!("{}: bad infos: {}", name, e);
+            return e.status();
+        }
+    };
+    let done: Option<pmix_core::server::HostDone<()>> = cbfunc.map(|cb| {
+        let data = CbData::new(cbdata);
+        // SAFETY: the caller's callback with its own cbdata (C contract).
+        Box::new(move |r: pmix_core::Result<()>| unsafe {
+            cb(status(name_of(deregister), r), data.get())
+        }) as pmix_core::server::HostDone<()>
+    });
+    let blocking = done.is_none();
+    let r = if deregister {
+        s.deregister_resources(info, done)
+    } else {
+        s.register_resources(info, done)
+    };
+    match r {
+        Ok(()) if blocking => sys::PMIX_OPERATION_SUCCEEDED,
+        r => status(name, r),
+    }
+}
+
+fn name_of(deregister: bool) -> &'static str {
+    if deregister {
+        "PMIx_server_deregister_resources"
+    } else {
+        "PMIx_server_register_resources"
+    }
+}
+
+/// Record resource information (cluster, node, fabric...) that every job sees as
+/// job-level data; a namespace's own registration overrides it key by key. Jobs
+/// registered later get it with their registration; jobs already running have it at the
+/// server (their clients read it with `PMIX_GET_REFRESH_CACHE`).
+///
+/// # Returns
+/// `PMIX_OPERATION_SUCCEEDED` (NULL `cbfunc`: done on return), `PMIX_SUCCESS` (`cbfunc`
+/// runs when done), `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_resources(
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
     cbfunc: sys::pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_register_resources, {
-        op_success("PMIx_server_register_resources", cbfunc, cbdata)
+        // SAFETY: forwarded C contract.
+        unsafe { resources(name_of(false), info, ninfo, cbfunc, cbdata, false) }
     })
 }
 
-/// Accepted and completed with success; nothing is retracted yet.
+/// Retract job-level information from every registered job and its clients (a later
+/// Get returns `PMIX_ERR_NOT_FOUND`; the clients are told one-way, so a racing Get may
+/// see the old value once). Only the keys are used; a `PMIX_DATA_ARRAY` of infos naming
+/// `PMIX_NODEID`/`PMIX_HOSTNAME` narrows the removal to those nodes.
+///
+/// # Returns
+/// As `PMIx_server_register_resources`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_resources(
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
     cbfunc: sys::pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_deregister_resources, {
-        op_success("PMIx_server_deregister_resources", cbfunc, cbdata)
+        // SAFETY: forwarded C contract.
+        unsafe { resources(name_of(true), info, ninfo, cbfunc, cbdata, true) }
     })
 }

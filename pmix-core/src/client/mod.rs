@@ -19,8 +19,14 @@
 //! Steps 1–4 run in the caller's thread under a read lock; only step 5 goes through the
 //! progress thread and the one wait helper.
 
+mod connect;
+mod events;
 mod gather;
 pub mod global;
+mod group;
+mod publish;
+mod query;
+mod spawn;
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
@@ -28,12 +34,12 @@ use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
-use crate::store::{keys, qualified, JobData, KvSet, Level, Reader, Select};
+use crate::store::{keys, qualified, scope_searched, JobData, KvSet, Level, Reader, Select};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
@@ -42,6 +48,9 @@ pub const VERSION_STRING: &str = "7.0.0";
 
 /// How long `PMIx_Init` waits for the server's handshake answer.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than its `PMIX_TIMEOUT` a blocking fence waits for the server's
+/// verdict (the server times the fence out for all participants at once).
+const FENCE_TIMEOUT_GRACE: Duration = Duration::from_secs(2);
 /// How long `PMIx_Finalize` waits for the server's acknowledgement.
 const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -101,16 +110,7 @@ pub fn parse_uri(uri: &str) -> Result<String> {
         })
 }
 
-/// An event delivered to handlers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    /// Event code.
-    pub status: i32,
-    /// Process the event is about or comes from.
-    pub source: ProcId,
-    /// Event infos.
-    pub info: Vec<Info>,
-}
+pub use crate::event::Event;
 
 /// An event handler; runs on the progress thread.
 pub type EventHandler = Arc<dyn Fn(&Event) + Send + Sync + 'static>;
@@ -241,6 +241,8 @@ struct Data {
     /// has no value for the key; a value read from here moves to `peers`, so later fences
     /// do not change it.
     collected: FastMap<ProcId, Vec<Collected>>,
+    /// Groups we are a member of, with their members (see `group.rs`).
+    groups: HashMap<String, Vec<ProcId>>,
 }
 
 /// Layers of collected data kept per process; beyond it the oldest is dropped (its keys
@@ -300,8 +302,7 @@ struct Inner {
     data: RwLock<Data>,
     pending: Mutex<HashMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
-    handlers: Mutex<Vec<(usize, Vec<i32>, EventHandler)>>,
-    next_handler: AtomicUsize,
+    handlers: crate::event::Handlers,
     finalized: AtomicBool,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
@@ -318,15 +319,21 @@ impl Inner {
         self.data.write().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Run an event through our handler chain (on the progress thread).
     fn deliver(&self, ev: &Event) {
-        let hs: Vec<EventHandler> = lock(&self.handlers)
-            .iter()
-            .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&ev.status))
-            .map(|(_, _, h)| h.clone())
-            .collect();
-        for h in hs {
-            h(ev);
+        if reactor::stopped() {
+            log::debug!(
+                "client: event {} not delivered: progress engine stopped",
+                ev.status
+            );
+            return;
         }
+        self.note_event(ev);
+        let h = self.handle.clone();
+        let post: crate::event::Poster = Arc::new(move |f| {
+            let _ = h.post(move |_| f());
+        });
+        self.handlers.deliver(ev.clone(), post);
     }
 
     /// The connection to the server is gone: fail everything waiting and tell handlers.
@@ -362,7 +369,18 @@ impl Inner {
                 }
                 Ok(ServerMsg::Forget { proc_, key }) => {
                     let mut d = self.write();
-                    if let Some(m) = d.peers.get_mut(&proc_) {
+                    if proc_.rank == sys::PMIX_RANK_WILDCARD {
+                        // Job-level data the host retracted (deregister_resources).
+                        if let Some(j) = d.jobs.get_mut(&proc_.nspace) {
+                            j.job.retain(|i| i.key != key);
+                            for (_, l) in j.apps.iter_mut() {
+                                l.retain(|i| i.key != key);
+                            }
+                            for n in j.nodes.iter_mut() {
+                                n.info.retain(|i| i.key != key);
+                            }
+                        }
+                    } else if let Some(m) = d.peers.get_mut(&proc_) {
                         m.remove(&key);
                     }
                     if let Some(layers) = d.collected.get_mut(&proc_) {
@@ -559,8 +577,7 @@ impl Client {
                 data: RwLock::new(data),
                 pending: Mutex::new(HashMap::new()),
                 next_tag: AtomicU32::new(1),
-                handlers: Mutex::new(Vec::new()),
-                next_handler: AtomicUsize::new(1),
+                handlers: Default::default(),
                 finalized: AtomicBool::new(false),
                 pinned: Mutex::new(HashMap::new()),
             }),
@@ -619,8 +636,7 @@ impl Client {
             data: RwLock::new(data),
             pending: Mutex::new(HashMap::new()),
             next_tag: AtomicU32::new(1),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: AtomicUsize::new(1),
+            handlers: Default::default(),
             finalized: AtomicBool::new(false),
             pinned: Mutex::new(HashMap::new()),
         });
@@ -774,6 +790,10 @@ impl Client {
     /// # Errors
     /// As [`Client::put`], and `PMIX_ERR_BAD_PARAM` for an invalid key.
     pub fn put_str(&self, scope: u8, key: &str, value: Value) -> Result<()> {
+        reactor::check_serviceable("PMIx_Put")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Put", None, |_| Ok(()));
+        }
         if key.is_empty() {
             return Err(Error::bad_param("empty key"));
         }
@@ -825,12 +845,22 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_UNREACH` if the server connection is gone.
     pub fn commit(&self) -> Result<()> {
-        if self.is_singleton() {
-            self.inner.write().staged.clear();
-            return Ok(());
+        reactor::check_serviceable("PMIx_Commit")?;
+        if reactor::on_progress_thread() {
+            return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
         let staged = std::mem::take(&mut self.inner.write().staged);
+        // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
+        // how many changes (puts and deletions since the previous commit) it sends.
         if staged.is_empty() {
+            log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
+            return Ok(());
+        }
+        log::debug!(
+            "PMIx_Commit: sending {} change(s) made since the previous commit",
+            staged.len()
+        );
+        if self.is_singleton() {
             return Ok(());
         }
         let puts: Vec<Put> = staged
@@ -868,6 +898,8 @@ impl Client {
     // ------------------------------------------------------------ fence
 
     fn fence_args(&self, procs: Vec<ProcId>) -> Result<Vec<ProcId>> {
+        // A group name stands for its members.
+        let procs = self.expand_group_procs(procs);
         let procs = if procs.is_empty() {
             vec![ProcId::new(
                 self.inner.me.nspace.clone(),
@@ -885,14 +917,33 @@ impl Client {
         Ok(procs)
     }
 
+    /// True if the fence names only us, explicitly (`{self}`): nobody else can arrive and
+    /// our committed data is already at our server, so it is satisfied at once.
+    ///
+    /// # Implementation notes
+    /// Our namespace's wildcard in a job of one is not treated so, although it could be:
+    /// Open MPI 4.1.4 calls `PMIx_Fence_nb(NULL procs, ...)` in `MPI_Init` and takes any
+    /// return other than `PMIX_SUCCESS` as a failure, so a job of one (and an MPI
+    /// singleton, which runs under its own orted) would not start. That fence goes to the
+    /// server and completes through the callback, as with OpenPMIx.
+    fn sole_participant(&self, procs: &[ProcId]) -> bool {
+        if !self.inner.connected.load(Ordering::SeqCst) {
+            return false; // the request fails with PMIX_ERR_UNREACH, as any other
+        }
+        let me = &self.inner.me;
+        !procs.is_empty() && procs.iter().all(|p| p == me)
+    }
+
     /// `PMIx_Fence_nb`. An empty `procs` means our whole namespace.
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_A_MEMBER` if we are not a participant; `PMIX_ERR_UNREACH` if the
-    /// server is gone. A singleton returns `Ok(Started::Done)`.
+    /// server is gone. A fence satisfied at once (a singleton, or `procs` names only us)
+    /// returns `Ok(Started::Done)` and `cb` is not called.
     pub fn fence_nb(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<Started> {
+        reactor::check_serviceable("PMIx_Fence_nb")?;
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(Started::Done);
         }
         let req = Req::Fence {
@@ -952,14 +1003,27 @@ impl Client {
     /// As [`Client::fence_nb`], plus `PMIX_ERR_WOULD_BLOCK` on the progress thread and
     /// `PMIX_ERR_TIMEOUT` after `PMIX_TIMEOUT`.
     pub fn fence(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        self.fence_as("PMIx_Fence", procs, info)
+    }
+
+    /// [`Client::fence`] on behalf of the C call `call` (`PMIx_Fence`, or `PMIx_Fence_nb`
+    /// given no callback), which the diagnostics name.
+    ///
+    /// # Errors
+    /// As [`Client::fence`].
+    pub fn fence_as(&self, call: &'static str, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
+        reactor::check_serviceable(call)?;
         if reactor::on_progress_thread() {
-            return reactor::wait("PMIx_Fence", None, |_| Ok(()));
+            return reactor::wait(call, None, |_| Ok(()));
         }
         let procs = self.fence_args(procs)?;
-        if self.is_singleton() {
+        if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(());
         }
-        reactor::wait("PMIx_Fence", timeout_of(info), |done| {
+        // The server's timer ends a fence with PMIX_TIMEOUT for every participant; our own
+        // bound, a little later, only guards against a server that never answers.
+        let bound = timeout_of(info).map(|t| t + FENCE_TIMEOUT_GRACE);
+        reactor::wait(call, bound, |done| {
             self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
                 .map(|_| ())
         })
@@ -967,39 +1031,55 @@ impl Client {
 
     // ------------------------------------------------------------ get
 
+    /// The self-referential keys (`PMIX_VERSION_NUMERIC`, `PMIX_PROCID`, `PMIX_RANK`),
+    /// answered from our identity alone; None for any other key. They touch nothing that
+    /// waits, so they are answered on the progress thread too.
+    fn self_referential(&self, proc: Option<&ProcId>, key: Option<&Key>) -> Option<Lookup> {
+        let me = &self.inner.me;
+        Some(match key?.as_str() {
+            keys::VERSION_NUMERIC => Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION)),
+            keys::PROCID => match proc {
+                None => Lookup::Found(Value::Proc(Some(me.clone()))),
+                Some(_) => Lookup::Fail(Error::not_found(
+                    "PMIX_PROCID is only answered for a NULL proc",
+                )),
+            },
+            keys::RANK => match proc {
+                Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
+                    Lookup::Found(Value::Rank(me.rank))
+                }
+                _ => Lookup::Fail(Error::not_found(
+                    "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
+                )),
+            },
+            _ => return None,
+        })
+    }
+
     fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
+        if let Some(l) = self.self_referential(proc, key) {
+            return l;
+        }
         let me = &self.inner.me;
         if let Some(k) = key {
-            match k.as_str() {
-                keys::VERSION_NUMERIC => {
-                    return Lookup::Found(Value::Uint32(sys::PMIX_NUMERIC_VERSION))
-                }
-                keys::PROCID => {
-                    return match proc {
-                        None => Lookup::Found(Value::Proc(Some(me.clone()))),
-                        Some(_) => Lookup::Fail(Error::not_found(
-                            "PMIX_PROCID is only answered for a NULL proc",
-                        )),
-                    }
-                }
-                keys::RANK => {
-                    return match proc {
-                        Some(p) if p.nspace == me.nspace && p.rank == sys::PMIX_RANK_INVALID => {
-                            Lookup::Found(Value::Rank(me.rank))
-                        }
-                        _ => Lookup::Fail(Error::not_found(
-                            "PMIX_RANK is only answered for {own namespace, PMIX_RANK_INVALID}",
-                        )),
-                    }
-                }
-                _ => {}
+            // Process sets and groups change at run time: the server answers.
+            if matches!(
+                k.as_str(),
+                pmix_sys::attrs::keys::PMIX_PSET_NAMES | pmix_sys::attrs::keys::PMIX_GROUP_NAMES
+            ) && !self.is_singleton()
+            {
+                return Lookup::Ask {
+                    target: proc.cloned().unwrap_or_else(|| me.clone()),
+                    key: Some(k.clone()),
+                    immediate: true,
+                };
             }
         }
         // Borrowed: a Get answered locally allocates nothing but the value it returns.
         let target: &ProcId = proc.unwrap_or(me);
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
-        let scope_ok = |s: u8| opts.scope.map(|want| want == s).unwrap_or(true);
+        let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
         if target == me {
             return match key {
                 Some(k) => {
@@ -1041,10 +1121,12 @@ impl Client {
                 if opts.optional {
                     return Lookup::Fail(Error::not_found("namespace not known locally"));
                 }
+                // The server may know it, or will once it is registered: it waits for
+                // the registration unless PMIX_IMMEDIATE says not to.
                 return Lookup::Ask {
                     target: target.clone(),
                     key: key.cloned(),
-                    immediate: true,
+                    immediate: opts.immediate,
                 };
             };
             return match key {
@@ -1148,9 +1230,12 @@ impl Client {
                 k, target
             )));
         }
+        // A reserved key is not waited for once its namespace is known; for a namespace
+        // not known here yet, the server waits for the registration (unless IMMEDIATE).
+        let known_ns = d.jobs.contains_key(&target.nspace);
         Lookup::Ask {
+            immediate: opts.immediate || (host_key(k) && known_ns),
             target: target.clone(),
-            immediate: opts.immediate || host_key(k),
             key: Some(k.clone()),
         }
     }
@@ -1163,6 +1248,9 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
+            return self.refresh_job(target, key, opts, cb);
+        }
         let inner = self.inner.clone();
         let refresh = opts.refresh;
         let t2 = target.clone();
@@ -1238,6 +1326,50 @@ impl Client {
             .clone()
     }
 
+    /// `PMIX_GET_REFRESH_CACHE` with rank WILDCARD: replace our copy of the namespace's
+    /// job-level data with the server's current registration, then answer from it.
+    fn refresh_job(
+        &self,
+        target: ProcId,
+        key: Option<Key>,
+        opts: &GetOpts,
+        cb: Callback<Value>,
+    ) -> Result<()> {
+        let me = self.clone();
+        let mut plain = opts.clone();
+        plain.refresh = false;
+        let req = Req::JobData {
+            nspace: target.nspace.clone(),
+        };
+        self.request(
+            req,
+            Box::new(move |status, data| {
+                match (status, data) {
+                    (sys::PMIX_SUCCESS, ReplyData::Job(jd)) => {
+                        me.inner.write().jobs.insert(jd.nspace.clone(), *jd);
+                    }
+                    (sys::PMIX_SUCCESS, _) => {}
+                    (st, _) => {
+                        cb(Err(Error::new(
+                            st,
+                            format!("refresh of {}'s job data failed", target.nspace),
+                        )));
+                        return;
+                    }
+                }
+                cb(match me.lookup_local(Some(&target), key.as_ref(), &plain) {
+                    Lookup::Found(v) => Ok(v),
+                    Lookup::Collected(p, k, v) => Ok(me.keep_read(p, k, v)),
+                    Lookup::Fail(e) => Err(e),
+                    Lookup::Ask { .. } => Err(Error::not_found(format!(
+                        "{:?} is not in {}'s job data",
+                        key, target.nspace
+                    ))),
+                });
+            }),
+        )
+    }
+
     /// `PMIx_Get` (blocking). `proc` None means ourselves; `key` None returns all of the
     /// process's data as a `PMIX_DATA_ARRAY` of `PMIX_INFO`.
     ///
@@ -1245,6 +1377,12 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
     /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
     pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        reactor::check_serviceable("PMIx_Get")?;
+        match self.self_referential(proc, key) {
+            Some(Lookup::Found(v)) => return Ok(v),
+            Some(Lookup::Fail(e)) => return Err(e),
+            _ => {}
+        }
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
@@ -1285,6 +1423,7 @@ impl Client {
         opts: &GetOpts,
         cb: Callback<Value>,
     ) -> Result<()> {
+        reactor::check_serviceable("PMIx_Get_nb")?;
         if let Some((container, sel)) = qualified_get(key, opts) {
             return self.get_nb(
                 proc,
@@ -1345,9 +1484,7 @@ impl Client {
     /// Register an event handler for `codes` (empty: every event, a default handler).
     /// Returns its id.
     pub fn register_event_handler(&self, codes: Vec<i32>, h: EventHandler) -> usize {
-        let id = self.inner.next_handler.fetch_add(1, Ordering::Relaxed);
-        lock(&self.inner.handlers).push((id, codes, h));
-        id
+        self.inner.handlers.register_simple(codes, h)
     }
 
     /// Remove an event handler.
@@ -1355,13 +1492,7 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = lock(&self.inner.handlers);
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.inner.handlers.deregister(id)
     }
 
     /// `PMIx_Notify_event` from a client: deliver to our own handlers and, unless the
@@ -1375,8 +1506,10 @@ impl Client {
             source: self.inner.me.clone(),
             info: info.clone(),
         };
-        let inner = self.inner.clone();
-        self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        if self.event_reaches_self(range, &info) {
+            let inner = self.inner.clone();
+            self.inner.handle.post(move |_| inner.deliver(&ev))?;
+        }
         if self.is_singleton() || range == sys::PMIX_RANGE_PROC_LOCAL {
             return Ok(());
         }

@@ -18,11 +18,17 @@ pub fn encode_seq<T: Wire>(items: &[T], out: &mut Vec<u8>) {
     }
 }
 
+/// Items reserved up front by [`decode_seq`]; longer sequences grow as items decode.
+/// (Reserving the claimed count would cost `count * size_of::<T>()` — about 100 bytes
+/// per input byte for `Info` — before a single item proved the input real.)
+const PREALLOC_ITEMS: usize = 1024;
+
 /// Read a sequence written by [`encode_seq`]. Every item takes at least one byte, so a
-/// count larger than the remaining input is rejected before anything is allocated.
+/// count larger than the remaining input is rejected before anything is allocated, and
+/// at most [`PREALLOC_ITEMS`] items are reserved ahead of decoding them.
 pub fn decode_seq<T: Wire>(d: &mut Decoder<'_>) -> Result<Vec<T>> {
     let n = d.count(1)?;
-    let mut v = Vec::with_capacity(n);
+    let mut v = Vec::with_capacity(n.min(PREALLOC_ITEMS));
     for _ in 0..n {
         v.push(T::decode(d)?);
     }

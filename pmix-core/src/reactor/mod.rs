@@ -28,6 +28,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -136,12 +137,31 @@ impl Ctx {
 
     /// Queue one frame (`body` gets its length prefix here) and write what the socket
     /// takes now. Returns false if the connection is gone.
+    ///
+    /// A peer that stops reading cannot make us queue without bound: once more than
+    /// [`max_queued`] bytes wait for it, the connection is closed with a log line (its
+    /// owner sees `Closed`, as for any lost peer).
     pub fn send(&mut self, id: ConnId, body: &[u8]) -> bool {
         let Some(c) = self.conns.get_mut(&id) else {
             return false;
         };
         protocol::encode_frame_into(body, &mut c.out);
         self.flush(id);
+        let queued = self
+            .conns
+            .get(&id)
+            .map(|c| c.out.len().saturating_sub(c.out_pos))
+            .unwrap_or(0);
+        let cap = max_queued();
+        if queued > cap {
+            log::warn!(
+                "connection {}: the peer is not reading ({} bytes queued, limit {}); closing it",
+                id,
+                queued,
+                cap
+            );
+            self.drop_conn(id, format!("peer not reading: {} bytes queued", queued));
+        }
         self.conns.contains_key(&id)
     }
 
@@ -487,7 +507,7 @@ pub fn acquire() -> Result<Handle> {
         .map_err(|e| out_of_resource("clone registry", e))?;
     let (tx, rx) = channel::unbounded();
     let thread = std::thread::Builder::new()
-        .name("pmix-progress".into())
+        .name(THREAD_NAME.into())
         .spawn(move || run(poll, registry, rx))
         .map_err(|e| out_of_resource("spawn progress thread", e))?;
     let handle = Handle { tx, waker };
@@ -496,8 +516,65 @@ pub fn acquire() -> Result<Handle> {
         thread: Some(thread),
     });
     g.users = 1;
+    STOPPED.store(false, Ordering::SeqCst);
     log::debug!("progress thread started");
     Ok(handle)
+}
+
+/// Output queued for one peer beyond which the connection is dropped (see [`Ctx::send`]).
+/// Four maximum-size frames: a peer that reads at all never comes near it.
+pub const DEFAULT_MAX_QUEUED: usize = 4 * protocol::MAX_FRAME;
+
+static MAX_QUEUED: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_QUEUED);
+
+/// The current per-connection output limit.
+pub fn max_queued() -> usize {
+    MAX_QUEUED.load(Ordering::Relaxed)
+}
+
+/// Change the per-connection output limit (process-wide; tests use a small one).
+pub fn set_max_queued(bytes: usize) {
+    MAX_QUEUED.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Set by [`stop_servicing`] (`PMIx_Progress_thread_stop`); cleared when a new progress
+/// thread starts.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// The name of the one progress thread (also accepted by [`stop_servicing`] callers as
+/// `PMIX_PROGRESS_THREAD_NAME`).
+pub const THREAD_NAME: &str = "pmix-progress";
+
+/// `PMIx_Progress_thread_stop`: the library's progress engine stops servicing the API.
+/// From now on the client calls that need it return `PMIX_ERR_NOT_AVAILABLE` at once
+/// ([`stopped`]) and event handlers are no longer run. The thread itself keeps running
+/// for what is already in flight and for `PMIx_Finalize`, which stays usable so the
+/// process can leave cleanly; the next start of the thread (a new `PMIx_Init` after the
+/// last finalize) services the API again.
+pub fn stop_servicing() {
+    if !STOPPED.swap(true, Ordering::SeqCst) {
+        log::debug!("progress engine stopped by PMIx_Progress_thread_stop");
+    }
+}
+
+/// True after [`stop_servicing`], until a new progress thread starts.
+pub fn stopped() -> bool {
+    STOPPED.load(Ordering::SeqCst)
+}
+
+/// `PMIX_ERR_NOT_AVAILABLE` for `call` if the progress engine was stopped.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_AVAILABLE` after [`stop_servicing`].
+pub fn check_serviceable(call: &str) -> Result<()> {
+    if stopped() {
+        log::debug!("{}: the progress engine has been stopped", call);
+        return Err(Error::new(
+            sys::PMIX_ERR_NOT_AVAILABLE,
+            format!("{}: the progress engine has been stopped", call),
+        ));
+    }
+    Ok(())
 }
 
 /// The running progress thread's handle, if any (does not count a user).
@@ -798,6 +875,54 @@ mod tests {
             log
         );
         assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    /// A peer that never reads is dropped once its queue passes the limit, instead of
+    /// growing our memory without bound; the owner sees it closed.
+    #[test]
+    fn output_to_a_peer_that_does_not_read_is_capped() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        set_max_queued(1 << 20);
+        let closed = Arc::new(Mutex::new(None::<String>));
+        let c2 = closed.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, _id, ev| {
+            if let ConnEvent::Closed(why) = ev {
+                *c2.lock().unwrap() = Some(why);
+            }
+        });
+        let (peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+        ours.set_nonblocking(true).unwrap();
+        let id = h
+            .call("add", move |ctx| {
+                ctx.add_conn(UnixStream::from_std(ours), owner)
+            })
+            .unwrap();
+        let chunk = vec![7u8; 64 * 1024];
+        let mut sent = 0usize;
+        for _ in 0..200 {
+            let c = chunk.clone();
+            let open = h.call("send", move |ctx| Ok(ctx.send(id, &c))).unwrap();
+            if !open {
+                break;
+            }
+            sent += chunk.len();
+        }
+        set_max_queued(DEFAULT_MAX_QUEUED);
+        assert!(
+            sent < 200 * chunk.len(),
+            "the connection was closed ({} bytes sent)",
+            sent
+        );
+        // The close reaches the owner once the progress thread dispatches it.
+        let t0 = Instant::now();
+        while closed.lock().unwrap().is_none() && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let why = closed.lock().unwrap().clone().unwrap_or_default();
+        assert!(why.contains("not reading"), "{}", why);
+        drop(peer);
         release();
     }
 

@@ -17,12 +17,16 @@
 
 pub mod global;
 pub mod modex;
+mod psets;
 pub mod state;
+mod upcalls;
+
+pub use upcalls::HostCall;
 
 use crate::error::{Error, Result};
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
 use crate::store::keys;
-use crate::value::{Info, Nspace, ProcId};
+use crate::value::{App, Info, Nspace, Pdata, ProcId, Query};
 use pmix_sys as sys;
 use state::{Action, ServerState};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -96,6 +100,114 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_found("host has no direct modex"))
     }
+    /// A connect that involves other servers: `data` is this server's blob (its
+    /// participants' endpoint data and their namespaces' job data,
+    /// `protocol::dynamic::encode_connect_blob`); `done` receives the concatenation of
+    /// every participating server's blob. Connects among local clients only never reach
+    /// the host.
+    fn connect(
+        &self,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _data: Vec<u8>,
+        _done: HostDone<Vec<u8>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no connect"))
+    }
+    /// A disconnect that involves other servers.
+    fn disconnect(
+        &self,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no disconnect"))
+    }
+    /// `PMIx_Spawn` from `requester`: start the applications as a new namespace (register
+    /// it and its clients first), then hand `done` the namespace.
+    fn spawn(
+        &self,
+        _requester: &ProcId,
+        _job_info: &[Info],
+        _apps: &[App],
+        _done: HostDone<Nspace>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no spawn"))
+    }
+    /// `PMIx_Publish`: `info` holds the data and the directives (`PMIX_RANGE`,
+    /// `PMIX_PERSISTENCE`, …).
+    fn publish(&self, _proc: &ProcId, _info: &[Info], _done: HostDone<()>) -> Result<HostReply> {
+        Err(Error::not_supported("host has no publish"))
+    }
+    /// `PMIx_Lookup`: `done` receives what was found (with `PMIX_WAIT`, once every key,
+    /// or the number asked for, has been published).
+    fn lookup(
+        &self,
+        _proc: &ProcId,
+        _keys: &[String],
+        _info: &[Info],
+        _done: HostDone<Vec<Pdata>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no lookup"))
+    }
+    /// `PMIx_Unpublish` (`keys` empty: everything `proc` published in the range).
+    fn unpublish(
+        &self,
+        _proc: &ProcId,
+        _keys: &[String],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no unpublish"))
+    }
+    /// `PMIx_Query_info` for what the server cannot answer from its own data.
+    fn query(
+        &self,
+        _proc: &ProcId,
+        _queries: &[Query],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no query"))
+    }
+    /// `PMIx_Log`.
+    fn log(
+        &self,
+        _proc: &ProcId,
+        _data: &[Info],
+        _directives: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no log"))
+    }
+    /// `PMIx_Job_control` (`targets` empty: the requester's namespace).
+    fn job_control(
+        &self,
+        _proc: &ProcId,
+        _targets: &[ProcId],
+        _directives: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no job control"))
+    }
+    /// Whether a connected process that calls `PMIx_Finalize` without disconnecting
+    /// raises `PMIX_ERR_PROC_TERM_WO_SYNC` at the members it was connected to (the
+    /// server does it). A process that vanishes always does. A C host says no: OpenPMIx
+    /// leaves this to the host, and Open MPI 4.1.4 never disconnects before finalizing.
+    fn finalize_raises_term_wo_sync(&self) -> bool {
+        true
+    }
+    /// A group construct (`construct`) or destruct that involves other servers; `done`
+    /// receives results such as `PMIX_GROUP_CONTEXT_ID`.
+    fn group(
+        &self,
+        _construct: bool,
+        _grp: &str,
+        _procs: &[ProcId],
+        _info: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no group"))
+    }
     /// A client raised an event for a range beyond this node (`PMIx_Notify_event` with a
     /// range other than `PMIX_RANGE_LOCAL`/`PMIX_RANGE_PROC_LOCAL`); the host carries it
     /// to the other servers, which deliver it with [`Server::notify_event`]. The local
@@ -119,8 +231,7 @@ struct Shared {
     state: Mutex<ServerState>,
     host: Arc<dyn Host>,
     handle: Handle,
-    handlers: Mutex<Vec<(usize, Vec<i32>, crate::client::EventHandler)>>,
-    next_handler: std::sync::atomic::AtomicUsize,
+    handlers: crate::event::Handlers,
 }
 
 impl Shared {
@@ -150,6 +261,7 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
+                Action::Host(c) => self.host_call(ctx, c),
                 Action::HostFinalized { conn, tag, proc_ } => {
                     let me = self.clone();
                     let done: HostDone<()> = Box::new(move |_| {
@@ -406,12 +518,12 @@ impl Server {
             log::debug!("server {}: delta modex on ({})", id, modex::DELTA_MODEX_ENV);
         }
         state.set_delta_modex(delta);
+        state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
             host,
             handle: handle.clone(),
-            handlers: Mutex::new(Vec::new()),
-            next_handler: std::sync::atomic::AtomicUsize::new(1),
+            handlers: Default::default(),
         });
         let sh = shared.clone();
         let lid = handle.call("PMIx_server_init", move |ctx| {
@@ -486,8 +598,11 @@ impl Server {
         info: Vec<Info>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.run("PMIx_server_register_nspace", move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.run("PMIx_server_register_nspace", move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             Ok(())
         })
     }
@@ -504,10 +619,56 @@ impl Server {
         done: HostDone<()>,
     ) -> Result<()> {
         let ns = nspace.clone();
-        self.post(move |sh, _ctx| {
-            sh.lock().register_nspace(&ns, nlocalprocs, info);
+        self.post(move |sh, ctx| {
+            sh.step(ctx, |s, out| {
+                s.register_nspace(&ns, nlocalprocs, info);
+                s.nspace_registered(&ns, out);
+            });
             done(Ok(()));
         })
+    }
+
+    /// `PMIx_server_register_resources`: record job-level data every job sees (see
+    /// [`ServerState::register_resources`]). Without `done` it blocks until recorded;
+    /// with it, it returns at once and `done` runs on the progress thread afterwards.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn register_resources(&self, info: Vec<Info>, done: Option<HostDone<()>>) -> Result<()> {
+        let f = move |sh: &Arc<Shared>, _ctx: &mut Ctx| sh.lock().register_resources(info);
+        match done {
+            Some(d) => self.post(move |sh, ctx| {
+                f(sh, ctx);
+                d(Ok(()));
+            }),
+            None => self.run("PMIx_server_register_resources", move |sh, ctx| {
+                f(sh, ctx);
+                Ok(())
+            }),
+        }
+    }
+
+    /// `PMIx_server_deregister_resources`: retract job-level data from every job and tell
+    /// their clients (see [`ServerState::deregister_resources`]). Blocking without `done`,
+    /// as [`Server::register_resources`].
+    ///
+    /// # Errors
+    /// As [`Server::register_resources`].
+    pub fn deregister_resources(&self, info: Vec<Info>, done: Option<HostDone<()>>) -> Result<()> {
+        let f = move |sh: &Arc<Shared>, ctx: &mut Ctx| {
+            sh.step(ctx, |s, out| s.deregister_resources(info, out))
+        };
+        match done {
+            Some(d) => self.post(move |sh, ctx| {
+                f(sh, ctx);
+                d(Ok(()));
+            }),
+            None => self.run("PMIx_server_deregister_resources", move |sh, ctx| {
+                f(sh, ctx);
+                Ok(())
+            }),
+        }
     }
 
     /// Forget a namespace and everything stored for it.
@@ -657,45 +818,59 @@ impl Server {
     }
 
     /// Deliver an event to every connected client and to this process's own handlers
-    /// (`PMIx_Notify_event` in a server).
+    /// (`PMIx_Notify_event` in a server, range `PMIX_RANGE_SESSION`).
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
     pub fn notify_event(&self, status: i32, source: &ProcId, info: Vec<Info>) -> Result<()> {
+        self.notify_event_range(status, source, sys::PMIX_RANGE_SESSION, info)
+    }
+
+    /// `PMIx_Notify_event` in a server: deliver an event to the connected clients in
+    /// `range` (see `server/events.rs`) and to this process's own handlers.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped.
+    pub fn notify_event_range(
+        &self,
+        status: i32,
+        source: &ProcId,
+        range: u8,
+        info: Vec<Info>,
+    ) -> Result<()> {
         let src = source.clone();
         self.post(move |sh, ctx| {
-            let ev = crate::client::Event {
+            let ev = crate::event::Event {
                 status,
                 source: src.clone(),
                 info: info.clone(),
             };
-            sh.step(ctx, |s, out| s.notify(status, &src, info, out));
-            let hs: Vec<crate::client::EventHandler> = sh
-                .handlers
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .filter(|(_, codes, _)| codes.is_empty() || codes.contains(&status))
-                .map(|(_, _, h)| h.clone())
-                .collect();
-            for h in hs {
-                h(&ev);
-            }
+            sh.step(ctx, |s, out| s.host_notify(status, &src, range, info, out));
+            let h = sh.handle.clone();
+            let post: crate::event::Poster = Arc::new(move |f| {
+                let _ = h.post(move |_| f());
+            });
+            sh.handlers.deliver(ev, post);
         })
     }
 
     /// Register an event handler in the server process (`codes` empty: every event).
     pub fn register_event_handler(&self, codes: Vec<i32>, h: crate::client::EventHandler) -> usize {
-        let id = self
-            .shared
-            .next_handler
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.shared
-            .handlers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((id, codes, h));
-        id
+        self.shared.handlers.register_simple(codes, h)
+    }
+
+    /// Register a chain handler in the server process (see [`crate::event`]).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_EVENT_REGISTRATION` for a position that is taken or a missing named
+    /// handler.
+    pub fn register_chain_handler(
+        &self,
+        codes: Vec<i32>,
+        opts: crate::event::HandlerOpts,
+        h: crate::event::ChainHandler,
+    ) -> Result<usize> {
+        self.shared.handlers.register(codes, opts, h)
     }
 
     /// Remove an event handler registered with [`Server::register_event_handler`].
@@ -703,17 +878,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown id.
     pub fn deregister_event_handler(&self, id: usize) -> Result<()> {
-        let mut hs = self
-            .shared
-            .handlers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let n = hs.len();
-        hs.retain(|(i, _, _)| *i != id);
-        if hs.len() == n {
-            return Err(Error::not_found(format!("no event handler {}", id)));
-        }
-        Ok(())
+        self.shared.handlers.deregister(id)
     }
 
     /// The opaque object the host gave with [`Server::register_client_object`] (0 if none).

@@ -11,11 +11,26 @@ use crate::protocol::{
     self, Blob, Contribution, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use crate::reactor::ConnId;
-use crate::store::{keys, scope_visible, Entry, JobData, KvSet, Level, Reader};
+use crate::store::{keys, scope_searched, scope_visible, Entry, JobData, KvSet, Level, Reader};
 use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
 use pmix_sys as sys;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
+
+// The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
+// own files as children of this module, so they can reach the state directly.
+#[path = "connect.rs"]
+mod connect;
+#[path = "dynamic.rs"]
+mod dynamic;
+#[path = "events.rs"]
+mod events;
+#[path = "group.rs"]
+mod group;
+#[path = "query.rs"]
+mod query;
+
+pub use query::QueryState;
 
 /// Something the glue must do after a state-machine step.
 pub enum Action {
@@ -86,6 +101,8 @@ pub enum Action {
     AnswerDmodex(HostDone<Vec<u8>>, Result<Vec<u8>>),
     /// Start a timer; when it fires call [`ServerState::timer`] with this event.
     Timer(Duration, TimerEv),
+    /// Make a host upcall of the dynamic operations (see `server/upcalls.rs`).
+    Host(super::upcalls::HostCall),
 }
 
 /// What a timer means when it fires.
@@ -95,6 +112,8 @@ pub enum TimerEv {
     Fence(u64),
     /// The parked Get with this id timed out.
     Get(u64),
+    /// A dynamic operation (connect, disconnect, lookup, …) with this id timed out.
+    Dyn(u64),
 }
 
 /// A registered client (allowed to connect).
@@ -182,18 +201,34 @@ struct GetWaiter {
     scope: Option<u8>,
 }
 
+/// A Get about a namespace not registered yet: it is re-run once the namespace is.
+struct NsWaiter {
+    id: u64,
+    conn: ConnId,
+    tag: u32,
+    requester: ProcId,
+    target: ProcId,
+    key: Option<Key>,
+    info: Vec<Info>,
+}
+
 /// The server's whole state.
 pub struct ServerState {
     id: ProcId,
     hostname: String,
     nspaces: HashMap<Nspace, NsState>,
+    /// What `PMIx_server_register_resources` recorded: job-level (and node) data every
+    /// namespace sees, unless its own registration gives the key.
+    resources: Vec<Info>,
     conns: HashMap<ConnId, ConnState>,
     by_proc: HashMap<ProcId, ConnId>,
     fences: HashMap<FenceKey, Tracker>,
     getters: Vec<GetWaiter>,
+    ns_waiters: Vec<NsWaiter>,
     dmodex_out: BTreeSet<(ProcId, Option<Key>)>,
     dmodex_in: Vec<(ProcId, Option<Key>, HostDone<Vec<u8>>)>,
     next_id: u64,
+    dynamic: dynamic::DynState,
     delta_modex: bool,
     stats: FenceStats,
     /// Per participant set of collecting fences, a fingerprint of every entry the last
@@ -215,13 +250,16 @@ impl ServerState {
             id,
             hostname,
             nspaces: HashMap::new(),
+            resources: Vec::new(),
             conns: HashMap::new(),
             by_proc: HashMap::new(),
             fences: HashMap::new(),
             getters: Vec::new(),
+            ns_waiters: Vec::new(),
             dmodex_out: BTreeSet::new(),
             dmodex_in: Vec::new(),
             next_id: 0,
+            dynamic: Default::default(),
             delta_modex: false,
             stats: FenceStats::default(),
             sent_collected: HashMap::new(),
@@ -264,7 +302,15 @@ impl ServerState {
     // ---------------------------------------------------------------- registration
 
     /// Register (or re-register) a namespace.
-    pub fn register_nspace(&mut self, nspace: &Nspace, nlocal: u32, info: Vec<Info>) {
+    pub fn register_nspace(&mut self, nspace: &Nspace, nlocal: u32, mut info: Vec<Info>) {
+        // Resources come after the namespace's own infos, so its own values win.
+        let own: Vec<Key> = info.iter().map(|i| i.key.clone()).collect();
+        info.extend(
+            self.resources
+                .iter()
+                .filter(|r| is_node_array(r) || !own.contains(&r.key))
+                .cloned(),
+        );
         let mut job = JobData::from_register(nspace, info);
         job.derive(&self.hostname);
         let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
@@ -287,6 +333,197 @@ impl ServerState {
                 lost,
             },
         );
+    }
+
+    /// `PMIx_server_register_resources`: record data every job sees as job-level data
+    /// (node descriptions given as `PMIX_NODE_INFO_ARRAY` as node data). Namespaces
+    /// registered later get it with their registration; namespaces already registered get
+    /// it in the server's store, where their clients read it with
+    /// `PMIX_GET_REFRESH_CACHE` (or a Get the client cannot answer itself). A namespace's
+    /// own value for a key wins over a resource.
+    pub fn register_resources(&mut self, info: Vec<Info>) {
+        for i in info {
+            let old = if is_node_array(&i) {
+                None
+            } else {
+                let pos = self.resources.iter().position(|r| r.key == i.key);
+                pos.map(|p| self.resources.remove(p).value)
+            };
+            for ns in self.nspaces.values_mut() {
+                let add = JobData::from_register(&ns.job.nspace, vec![i.clone()]);
+                for j in add.job {
+                    match ns.job.job.iter_mut().find(|x| x.key == j.key) {
+                        // Replace a value that came from the previous registration.
+                        Some(x) if old.as_ref() == Some(&x.value) => x.value = j.value,
+                        Some(_) => {}
+                        None => ns.job.job.push(j),
+                    }
+                }
+                for n in add.nodes {
+                    let same = ns.job.nodes.iter_mut().find(|m| {
+                        (n.id.is_some() && m.id == n.id)
+                            || (n.hostname.is_some() && m.hostname == n.hostname)
+                    });
+                    match same {
+                        Some(m) => {
+                            for x in n.info {
+                                if !m.info.iter().any(|y| y.key == x.key) {
+                                    m.info.push(x);
+                                }
+                            }
+                        }
+                        None => ns.job.nodes.push(n),
+                    }
+                }
+            }
+            self.resources.push(i);
+        }
+    }
+
+    /// `PMIx_server_deregister_resources`: retract job-level data from the record and from
+    /// every registered namespace, and tell their connected clients to drop it (one-way,
+    /// like a committed deletion). A plain info removes every job-level and node entry with
+    /// that key. A `PMIX_DATA_ARRAY` of infos narrows the removal to the node entries its
+    /// `PMIX_NODEID`/`PMIX_HOSTNAME` name: its other members are the keys removed there,
+    /// and with none the whole node entry goes; a node entry left holding only its
+    /// identifiers is removed. Clients are told about a key once no entry of their
+    /// namespace holds it any more.
+    pub fn deregister_resources(&mut self, info: Vec<Info>, out: &mut Vec<Action>) {
+        let mut gone: Vec<Key> = Vec::new();
+        for i in info {
+            match crate::store::info_array(&i.value) {
+                Some(list) => {
+                    let is_id =
+                        |k: &Key| k.as_str() == keys::NODEID || k.as_str() == keys::HOSTNAME;
+                    let ids: Vec<Info> = list.iter().filter(|x| is_id(&x.key)).cloned().collect();
+                    let targets: Vec<Key> = list
+                        .iter()
+                        .filter(|x| !is_id(&x.key))
+                        .map(|x| x.key.clone())
+                        .collect();
+                    if ids.is_empty() {
+                        // No node named: the members are simply keys to remove.
+                        gone.extend(targets.iter().cloned());
+                        self.retract_everywhere(&targets);
+                        continue;
+                    }
+                    let hit = |n: &crate::store::NodeData| {
+                        ids.iter().any(|id| match id.key.as_str() {
+                            keys::NODEID => {
+                                n.id.is_some() && n.id.map(u64::from) == id.value.as_u64()
+                            }
+                            _ => n.hostname.is_some() && n.hostname.as_deref() == id.value.as_str(),
+                        })
+                    };
+                    for ns in self.nspaces.values_mut() {
+                        for n in ns.job.nodes.iter_mut().filter(|n| hit(n)) {
+                            if targets.is_empty() {
+                                gone.extend(n.info.iter().map(|x| x.key.clone()));
+                                n.info.clear();
+                            } else {
+                                n.info.retain(|x| !targets.contains(&x.key));
+                                gone.extend(targets.iter().cloned());
+                            }
+                        }
+                        ns.job
+                            .nodes
+                            .retain(|n| n.info.iter().any(|x| !is_id(&x.key)));
+                    }
+                    self.resources.retain(|r| {
+                        !(is_node_array(r)
+                            && crate::store::info_array(&r.value).is_some_and(|l| {
+                                let n = crate::store::NodeData {
+                                    id: l
+                                        .iter()
+                                        .find(|x| x.key.as_str() == keys::NODEID)
+                                        .and_then(|x| x.value.as_u64())
+                                        .map(|v| v as u32),
+                                    hostname: l
+                                        .iter()
+                                        .find(|x| x.key.as_str() == keys::HOSTNAME)
+                                        .and_then(|x| x.value.as_str().map(str::to_string)),
+                                    info: Vec::new(),
+                                };
+                                hit(&n)
+                            }))
+                    });
+                }
+                None => {
+                    gone.push(i.key.clone());
+                    self.retract_everywhere(std::slice::from_ref(&i.key));
+                }
+            }
+        }
+        gone.sort();
+        gone.dedup();
+        // One-way notices to the clients whose namespace no longer holds the key anywhere.
+        for (&c, st) in &self.conns {
+            let ConnState::Client { proc_, .. } = st else {
+                continue;
+            };
+            let Some(ns) = self.nspaces.get(&proc_.nspace) else {
+                continue;
+            };
+            for k in &gone {
+                let still = ns.job.job.iter().any(|x| &x.key == k)
+                    || ns
+                        .job
+                        .nodes
+                        .iter()
+                        .any(|n| n.info.iter().any(|x| &x.key == k));
+                if !still {
+                    out.push(Action::Send(
+                        c,
+                        protocol::encode(&ServerMsg::Forget {
+                            proc_: ProcId::new(proc_.nspace.clone(), sys::PMIX_RANK_WILDCARD),
+                            key: k.clone(),
+                        }),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn retract_everywhere(&mut self, gone: &[Key]) {
+        self.resources
+            .retain(|r| is_node_array(r) || !gone.contains(&r.key));
+        for ns in self.nspaces.values_mut() {
+            ns.job.job.retain(|x| !gone.contains(&x.key));
+            for n in ns.job.nodes.iter_mut() {
+                n.info.retain(|x| !gone.contains(&x.key));
+            }
+        }
+    }
+
+    /// A namespace was just registered: Gets that were waiting for it run now (they are
+    /// answered, or wait further for their key as any other Get).
+    pub fn nspace_registered(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.ns_waiters)
+            .into_iter()
+            .partition(|w| &w.target.nspace == nspace);
+        self.ns_waiters = later;
+        for w in now {
+            let (conn, tag) = (w.conn, w.tag);
+            self.get(
+                conn,
+                tag,
+                &w.requester,
+                w.target,
+                w.key,
+                false,
+                0,
+                w.info,
+                out,
+            );
+            // If it parks again, it keeps its id, so its PMIX_TIMEOUT timer still applies.
+            if let Some(g) = self
+                .getters
+                .last_mut()
+                .filter(|g| g.conn == conn && g.tag == tag)
+            {
+                g.id = w.id;
+            }
+        }
     }
 
     /// Forget a namespace (its clients' connections stay until they close).
@@ -498,6 +735,7 @@ impl ServerState {
             return;
         };
         self.getters.retain(|g| g.conn != conn);
+        self.ns_waiters.retain(|g| g.conn != conn);
         if self.by_proc.get(&proc_).is_some_and(|&c| c != conn) {
             // The process already reconnected (finalize, then Init again): this was its
             // old, finalized connection, and the process is not gone.
@@ -513,6 +751,7 @@ impl ServerState {
                 ns.lost.insert(proc_.rank);
             }
         }
+        self.dyn_gone(&proc_, finalized, out);
         if finalized {
             self.target_gone(&proc_, out);
             return;
@@ -627,6 +866,7 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
+                self.dyn_finalized(&me, out);
                 // The client is released only after the host has recorded the finalize
                 // (a host may otherwise see the process exit first and call it abnormal).
                 out.push(Action::HostFinalized {
@@ -635,48 +875,19 @@ impl ServerState {
                     proc_: me,
                 });
             }
+            Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
             Req::Notify {
                 status,
                 range,
                 info,
-            } => {
-                if !matches!(range, sys::PMIX_RANGE_LOCAL | sys::PMIX_RANGE_PROC_LOCAL) {
-                    // Beyond this node: the host carries it to the other servers.
-                    out.push(Action::HostNotify {
-                        source: me.clone(),
-                        status,
-                        range,
-                        info: info.clone(),
-                    });
-                }
-                let ev = protocol::encode(&ServerMsg::Event {
-                    status,
-                    source: me.clone(),
-                    info,
-                });
-                for (&c, st) in &self.conns {
-                    if c != conn && matches!(st, ConnState::Client { .. }) {
-                        out.push(Action::Send(c, ev.clone()));
-                    }
-                }
-                out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
-            }
+            } => self.client_notify(conn, tag, &me, status, range, info, out),
         }
         Ok(())
     }
 
     /// Send an event to every connected client (a host's `PMIx_Notify_event`).
     pub fn notify(&mut self, status: i32, source: &ProcId, info: Vec<Info>, out: &mut Vec<Action>) {
-        let ev = protocol::encode(&ServerMsg::Event {
-            status,
-            source: source.clone(),
-            info,
-        });
-        for (&c, st) in &self.conns {
-            if matches!(st, ConnState::Client { .. }) {
-                out.push(Action::Send(c, ev.clone()));
-            }
-        }
+        self.host_notify(status, source, sys::PMIX_RANGE_SESSION, info, out);
     }
 
     /// The host has recorded a client's finalize: release the client (whatever the host
@@ -832,8 +1043,8 @@ impl ServerState {
                     out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                     return;
                 }
-                Some(e) if scope.is_some_and(|want| e.scope != want) => {
-                    // PMIX_DATA_SCOPE restricts the search to values posted in that scope.
+                Some(e) if scope.is_some_and(|want| !scope_searched(e.scope, want)) => {
+                    // PMIX_DATA_SCOPE restricts the search to values visible in that scope.
                     out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
                     return;
                 }
@@ -857,7 +1068,7 @@ impl ServerState {
                 None => pd.kv.visible(reader),
                 Some(want) => {
                     let mut only = pd.kv.clone();
-                    only.map.retain(|_, e| e.scope == want);
+                    only.map.retain(|_, e| scope_searched(e.scope, want));
                     only.visible(reader)
                 }
             }),
@@ -877,6 +1088,35 @@ impl ServerState {
         info: Vec<Info>,
         out: &mut Vec<Action>,
     ) {
+        if self.dyn_get(conn, tag, &target, key.as_ref(), out) {
+            return;
+        }
+        // A namespace we do not know yet may still be registered (a job started later):
+        // unless told not to wait, the Get waits for it (bounded by its PMIX_TIMEOUT).
+        if !immediate && !self.nspaces.contains_key(&target.nspace) {
+            let id = self.next();
+            if timeout_ms > 0 {
+                out.push(Action::Timer(
+                    Duration::from_millis(timeout_ms as u64),
+                    TimerEv::Get(id),
+                ));
+            }
+            log::debug!(
+                "server: Get from {} waits for namespace {} to be registered",
+                requester,
+                target.nspace
+            );
+            self.ns_waiters.push(NsWaiter {
+                id,
+                conn,
+                tag,
+                requester: requester.clone(),
+                target,
+                key,
+                info,
+            });
+            return;
+        }
         // Reserved keys and job-level requests are answered from the registered job data
         // (a process may also have published a reserved key itself; that wins).
         let reserved = key
@@ -1287,12 +1527,6 @@ impl ServerState {
         let gather = data.is_some();
         if !self.fences.contains_key(&key) {
             let id = self.next();
-            if timeout_ms > 0 {
-                out.push(Action::Timer(
-                    Duration::from_millis(timeout_ms as u64),
-                    TimerEv::Fence(id),
-                ));
-            }
             self.fences.insert(
                 key.clone(),
                 Tracker {
@@ -1328,6 +1562,17 @@ impl ServerState {
             out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
             return;
         }
+        // A participant arriving again has given up on its earlier request (its own wait
+        // timed out): that request ends now, and it counts once.
+        if let Some(pos) = t.arrived.iter().position(|a| a.conn == conn) {
+            let old = t.arrived.remove(pos);
+            out.push(reply(
+                old.conn,
+                old.tag,
+                sys::PMIX_ERR_TIMEOUT,
+                ReplyData::None,
+            ));
+        }
         t.arrived.push(Arrival {
             conn,
             tag,
@@ -1336,6 +1581,14 @@ impl ServerState {
                 data,
             }),
         });
+        // Each participant's PMIX_TIMEOUT bounds the fence for every participant: the
+        // first timer to fire fails it for all of them (later ones find no tracker).
+        if timeout_ms > 0 {
+            out.push(Action::Timer(
+                Duration::from_millis(timeout_ms as u64),
+                TimerEv::Fence(t.id),
+            ));
+        }
         if t.arrived.len() >= t.expected && !t.host_called {
             self.fence_locally_complete(&key, out);
         }
@@ -1633,7 +1886,12 @@ impl ServerState {
                     self.fail_fence(&key, sys::PMIX_ERR_TIMEOUT, out);
                 }
             }
+            TimerEv::Dyn(id) => self.dyn_timer(id, out),
             TimerEv::Get(id) => {
+                if let Some(pos) = self.ns_waiters.iter().position(|g| g.id == id) {
+                    let g = self.ns_waiters.remove(pos);
+                    out.push(reply(g.conn, g.tag, sys::PMIX_ERR_TIMEOUT, ReplyData::None));
+                }
                 if let Some(pos) = self.getters.iter().position(|g| g.id == id) {
                     let g = self.getters.remove(pos);
                     out.push(reply(g.conn, g.tag, sys::PMIX_ERR_TIMEOUT, ReplyData::None));
@@ -1723,6 +1981,11 @@ fn release_gather(arrived: Vec<Arrival>, mut all: Vec<Contribution>, out: &mut V
         };
         out.push(reply(a.conn, a.tag, status, d));
     }
+}
+
+/// True for a `PMIX_NODE_INFO_ARRAY` info (node data among the resources).
+fn is_node_array(i: &Info) -> bool {
+    i.key.as_str() == keys::NODE_INFO_ARRAY
 }
 
 /// True if the participant list names `p` (explicitly or through its namespace's wildcard).
@@ -1966,6 +2229,134 @@ mod tests {
         let mut out = Vec::new();
         s.timer(ev, &mut out);
         assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_TIMEOUT)]);
+    }
+
+    #[test]
+    fn a_later_participants_timeout_releases_everyone() {
+        let mut s = setup(3, 3);
+        assert!(req(&mut s, 1, 1, fence(vec![], false)).is_empty());
+        let out = req(
+            &mut s,
+            2,
+            2,
+            Req::Fence {
+                procs: vec![],
+                collect: false,
+                timeout_ms: 1000,
+                info: vec![],
+            },
+        );
+        let ev = out
+            .iter()
+            .find_map(|a| match a {
+                Action::Timer(_, ev) => Some(*ev),
+                _ => None,
+            })
+            .expect("the second arrival's timeout starts a timer");
+        let mut out = Vec::new();
+        s.timer(ev, &mut out);
+        let mut r = replies(&out);
+        r.sort();
+        assert_eq!(
+            r,
+            vec![(1, 1, sys::PMIX_ERR_TIMEOUT), (2, 2, sys::PMIX_ERR_TIMEOUT)]
+        );
+        assert_eq!(s.pending_fences(), 0);
+    }
+
+    /// Regression: a client whose own wait timed out entered the next fence over the same
+    /// set while the server still held its first request, and counted twice.
+    #[test]
+    fn a_participant_arriving_again_counts_once() {
+        let mut s = setup(2, 2);
+        assert!(req(&mut s, 1, 1, fence(vec![], false)).is_empty());
+        let out = req(&mut s, 1, 2, fence(vec![], false));
+        assert_eq!(replies(&out), vec![(1, 1, sys::PMIX_ERR_TIMEOUT)]);
+        assert_eq!(s.pending_fences(), 1, "one arrival of two: still waiting");
+        let mut r = replies(&req(&mut s, 2, 3, fence(vec![], false)));
+        r.sort();
+        assert_eq!(r, vec![(1, 2, 0), (2, 3, 0)]);
+    }
+
+    #[test]
+    fn get_waits_for_a_namespace_to_be_registered() {
+        let mut s = setup(1, 1);
+        let later = Nspace::new("later").unwrap();
+        let get = |rank, k: &str, immediate| Req::Get {
+            target: ProcId::new(later.clone(), rank),
+            key: Some(Key::new(k).unwrap()),
+            immediate,
+            timeout_ms: 0,
+            info: vec![],
+        };
+        assert_eq!(
+            replies(&req(&mut s, 1, 1, get(0, "x", true))),
+            vec![(1, 1, sys::PMIX_ERR_NOT_FOUND)],
+            "IMMEDIATE does not wait"
+        );
+        assert!(replies(&req(
+            &mut s,
+            1,
+            2,
+            get(sys::PMIX_RANK_WILDCARD, keys::JOB_SIZE, false)
+        ))
+        .is_empty());
+        assert!(replies(&req(&mut s, 1, 3, get(0, "x", false))).is_empty());
+        s.register_nspace(
+            &later,
+            0,
+            vec![Info::new(keys::JOB_SIZE, Value::Uint32(5)).unwrap()],
+        );
+        let mut out = Vec::new();
+        s.nspace_registered(&later, &mut out);
+        assert_eq!(
+            replies(&out),
+            vec![(1, 2, 0)],
+            "job data answers at registration"
+        );
+        // The rank's key is not published yet: that Get now waits for it as usual.
+        assert_eq!(s.getters.len(), 1);
+    }
+
+    #[test]
+    fn resources_reach_every_job_and_their_retraction_reaches_clients() {
+        let mut s = setup(2, 2);
+        s.register_resources(vec![
+            Info::new(keys::JOB_SIZE, Value::Uint32(99)).unwrap(),
+            Info::new("cluster", Value::string("c1")).unwrap(),
+        ]);
+        let job = &s.nspaces[&ns()].job;
+        assert_eq!(job.job_size(), Some(2), "the namespace's own value wins");
+        assert_eq!(
+            job.job_value("cluster", Level::Any, None),
+            Some(&Value::string("c1")),
+            "an existing job sees a new resource"
+        );
+        let later = Nspace::new("later").unwrap();
+        s.register_nspace(&later, 0, vec![]);
+        assert_eq!(
+            s.nspaces[&later].job.job_value("cluster", Level::Any, None),
+            Some(&Value::string("c1")),
+            "a job registered later sees it"
+        );
+        let mut out = Vec::new();
+        s.deregister_resources(vec![Info::new("cluster", Value::Undef).unwrap()], &mut out);
+        assert!(s
+            .nspaces
+            .values()
+            .all(|n| n.job.job_value("cluster", Level::Any, None).is_none()));
+        let forgets = out
+            .iter()
+            .filter(|a| match a {
+                Action::Send(_, b) => matches!(
+                    protocol::decode::<ServerMsg>(b),
+                    Ok(ServerMsg::Forget { proc_, key })
+                        if proc_.rank == sys::PMIX_RANK_WILDCARD && key.as_str() == "cluster"
+                ),
+                _ => false,
+            })
+            .count();
+        assert_eq!(forgets, 2, "both connected clients are told");
     }
 
     #[test]

@@ -60,6 +60,41 @@ fn set_if_absent(list: &mut Vec<Info>, key: &str, value: Value) {
     }
 }
 
+/// Add one registered info to a level's list. A `PMIX_QUALIFIED_VALUE` joins that level's
+/// one container of qualified values (see [`qualified`]), so a Get naming qualifiers
+/// selects among everything the host registered; a malformed one is logged and kept as
+/// given.
+fn add_info(list: &mut Vec<Info>, info: Info, nspace: &Nspace) {
+    if info.key.as_str() != qualified::CONTAINER {
+        list.push(info);
+        return;
+    }
+    let pos = list
+        .iter()
+        .position(|i| i.key.as_str() == qualified::CONTAINER);
+    match qualified::merge(pos.and_then(|p| list.get(p)).map(|i| &i.value), &info.value) {
+        Ok(merged) => {
+            let entry = Info {
+                key: info.key,
+                flags: 0,
+                value: merged,
+            };
+            match pos.and_then(|p| list.get_mut(p)) {
+                Some(slot) => *slot = entry,
+                None => list.push(entry),
+            }
+        }
+        Err(e) => {
+            log::warn!(
+                "register_nspace {}: malformed PMIX_QUALIFIED_VALUE kept as given: {}",
+                nspace,
+                e
+            );
+            list.push(info);
+        }
+    }
+}
+
 /// Which application and node a job-level lookup is about (`PMIX_APPNUM`,
 /// `PMIX_HOSTNAME`, `PMIX_NODEID` qualifiers of a Get), and where the reader runs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -106,11 +141,10 @@ impl JobData {
                         let rank = find(&list, keys::RANK).and_then(|v| v.as_u64());
                         match rank {
                             Some(r) if r <= u32::MAX as u64 => {
-                                let rest: Vec<Info> = list
-                                    .into_iter()
-                                    .filter(|i| i.key.as_str() != keys::RANK)
-                                    .collect();
-                                jd.procs.entry(r as u32).or_default().extend(rest);
+                                let own = jd.procs.entry(r as u32).or_default();
+                                for i in list.into_iter().filter(|i| i.key.as_str() != keys::RANK) {
+                                    add_info(own, i, nspace);
+                                }
                             }
                             _ => {
                                 log::warn!("register_nspace {}: PMIX_PROC_DATA without a valid PMIX_RANK; kept as job data", nspace);
@@ -162,7 +196,7 @@ impl JobData {
                     Some(list) => jd.job.extend(list),
                     None => jd.job.push(info),
                 },
-                _ => jd.job.push(info),
+                _ => add_info(&mut jd.job, info, nspace),
             }
         }
         jd
@@ -399,6 +433,19 @@ pub fn scope_visible(scope: u8, reader: Reader) -> bool {
     }
 }
 
+/// True if a value posted in scope `posted` is among those a Get restricted to scope
+/// `wanted` (`PMIX_DATA_SCOPE`) searches: a GLOBAL value lives in the LOCAL and the REMOTE
+/// scope too, GLOBAL (or `PMIX_SCOPE_UNDEF`) searches every scope, and INTERNAL only the
+/// values kept inside the process.
+pub fn scope_searched(posted: u8, wanted: u8) -> bool {
+    match wanted {
+        sys::PMIX_LOCAL => matches!(posted, sys::PMIX_LOCAL | sys::PMIX_GLOBAL),
+        sys::PMIX_REMOTE => matches!(posted, sys::PMIX_REMOTE | sys::PMIX_GLOBAL),
+        sys::PMIX_INTERNAL => posted == sys::PMIX_INTERNAL,
+        _ => true,
+    }
+}
+
 impl KvSet {
     /// Store (or replace) one value.
     pub fn put(&mut self, key: Key, scope: u8, value: Value) {
@@ -507,6 +554,47 @@ mod tests {
     }
 
     #[test]
+    fn registered_qualified_values_are_selectable() {
+        let ns = Nspace::new("job").unwrap();
+        let qv = |k: &str, v: i32, dev: &str| {
+            let mut q = info("dev", Value::string(dev));
+            q.flags = sys::PMIX_INFO_QUALIFIER;
+            info(qualified::CONTAINER, arr(vec![info(k, Value::Int(v)), q]))
+        };
+        let jd = JobData::from_register(
+            &ns,
+            vec![
+                qv("bw", 10, "a"),
+                qv("bw", 20, "b"),
+                info(
+                    keys::PROC_DATA,
+                    arr(vec![info(keys::RANK, Value::Rank(1)), qv("lat", 7, "a")]),
+                ),
+            ],
+        );
+        let mut want = info("dev", Value::string("b"));
+        want.flags = sys::PMIX_INFO_QUALIFIER;
+        let bw = Key::new("bw").unwrap();
+        let job = jd
+            .job_value(qualified::CONTAINER, Level::Any, None)
+            .unwrap();
+        assert_eq!(
+            qualified::select(job, &bw, &[want.clone()]),
+            Some(Value::Int(20))
+        );
+        want.value = Value::string("a");
+        assert_eq!(
+            qualified::select(job, &bw, &[want.clone()]),
+            Some(Value::Int(10))
+        );
+        let own = jd.proc_value(1, qualified::CONTAINER, Level::Any).unwrap();
+        assert_eq!(
+            qualified::select(own, &Key::new("lat").unwrap(), &[want]),
+            Some(Value::Int(7))
+        );
+    }
+
+    #[test]
     fn maps_derive_local_peers_and_proc_hosts() {
         let ns = Nspace::new("job").unwrap();
         let mut jd = JobData::from_register(
@@ -555,5 +643,14 @@ mod tests {
         assert_eq!(names(kv.visible(Reader::Remote)), vec!["g", "r"]);
         assert_eq!(kv.visible(Reader::Owner).len(), 4);
         assert_eq!(kv.for_remote().len(), 2);
+    }
+
+    #[test]
+    fn data_scope_search() {
+        use sys::{PMIX_GLOBAL as G, PMIX_INTERNAL as I, PMIX_LOCAL as L, PMIX_REMOTE as R};
+        assert!(scope_searched(G, L) && scope_searched(L, L) && !scope_searched(R, L));
+        assert!(scope_searched(G, R) && scope_searched(R, R) && !scope_searched(L, R));
+        assert!(scope_searched(L, G) && scope_searched(R, G) && scope_searched(I, G));
+        assert!(scope_searched(I, I) && !scope_searched(G, I));
     }
 }

@@ -212,21 +212,21 @@ impl Shared {
         match msg {
             Up::Ready { .. } | Up::Reply { .. } => self.reply(node, msg),
             Up::Connected(p) => {
-                if let Some(r) = self.rank_of(&p) {
-                    self.events.push(JobEvent::Connected(r));
+                if self.rank_of(&p).is_some() {
+                    self.events.push(JobEvent::Connected(p));
                 }
             }
             Up::Finalized { id, proc_ } => {
-                if let Some(r) = self.rank_of(&proc_) {
-                    self.events.push(JobEvent::Finalized(r));
+                if self.rank_of(&proc_).is_some() {
+                    self.events.push(JobEvent::Finalized(proc_.clone()));
                 }
                 if id != 0 {
                     self.send(node, &Down::FinalizedSeen { id });
                 }
             }
             Up::Lost(p) => {
-                if let Some(r) = self.rank_of(&p) {
-                    self.events.push(JobEvent::Lost(r));
+                if self.rank_of(&p).is_some() {
+                    self.events.push(JobEvent::Lost(p));
                 }
             }
             Up::Abort {
@@ -236,7 +236,7 @@ impl Shared {
                 msg,
                 ..
             } => {
-                let Some(rank) = self.rank_of(&proc_) else {
+                if self.rank_of(&proc_).is_none() {
                     self.send(
                         node,
                         &Down::AbortDone {
@@ -248,9 +248,10 @@ impl Shared {
                 };
                 let l = self.links.get(node).cloned();
                 self.events.push(JobEvent::Abort {
-                    rank,
+                    proc_,
                     status,
                     msg,
+                    targets: Vec::new(),
                     done: Box::new(move |r| {
                         let status = match r {
                             Ok(()) => pmix_sys::PMIX_SUCCESS,

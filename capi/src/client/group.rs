@@ -1,0 +1,418 @@
+//! `PMIx_Group_construct`, `_invite`, `_join`, `_leave`, `_destruct` and their `_nb`
+//! forms.
+
+use super::ops::{infos, op_callback, started, would_block};
+use super::query::{call_info_cb, store_results};
+use super::{status, CbData};
+use crate::conv;
+use core::ffi::{c_char, c_void};
+use pmix_core::client::{global, Callback};
+use pmix_core::{Info, ProcId};
+use pmix_sys as sys;
+
+/// The group name (NULL or not UTF-8 → `PMIX_ERR_BAD_PARAM`).
+unsafe fn name(grp: *const c_char) -> pmix_core::Result<String> {
+    // SAFETY: NULL or a C string (C contract).
+    match unsafe { conv::cstr_bytes(grp) } {
+        Some(b) => String::from_utf8(b).map_err(|_| pmix_core::Error::bad_param("group name")),
+        None => {
+            log::warn!("PMIx_Group: NULL group name");
+            Err(pmix_core::Error::bad_param("NULL group name"))
+        }
+    }
+}
+
+unsafe fn args(
+    grp: *const c_char,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> pmix_core::Result<(String, Vec<ProcId>, Vec<Info>)> {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        Ok((
+            name(grp)?,
+            conv::proc_array_from_c(procs, nprocs)?,
+            infos(info, ninfo)?,
+        ))
+    }
+}
+
+/// An engine callback delivering results to a C info callback.
+fn info_callback(cb: sys::pmix_info_cbfunc_t, cbdata: *mut c_void) -> Callback<Vec<Info>> {
+    let data = CbData::new(cbdata);
+    Box::new(move |r| {
+        let Some(cb) = cb else { return };
+        match r {
+            Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
+            Err(e) => call_info_cb(cb, data, e.status(), &[]),
+        }
+    })
+}
+
+/// Build group `grp` from `procs` (collective: every member calls; added members pass
+/// NULL procs). Results (`PMIX_GROUP_ID`, `PMIX_GROUP_MEMBERSHIP`,
+/// `PMIX_GROUP_CONTEXT_ID`) go to `*results` (may be NULL; release with `PMIX_INFO_FREE`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS`,
+/// `PMIX_GROUP_CONSTRUCT_ABORT`, `PMIX_ERR_TIMEOUT`, `PMIX_ERR_WOULD_BLOCK`,
+/// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_construct(
+    grp: *const c_char,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+    directives: *const sys::pmix_info_t,
+    ndirs: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresults: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_construct, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Group_construct") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (g, p, i) = match unsafe { args(grp, procs, nprocs, directives, ndirs) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        match c.group_construct(&g, p, &i) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresults) },
+            Err(e) => status("PMIx_Group_construct", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking construct: `cbfunc(status, results, n, cbdata, release_fn,
+/// release_cbdata)` once the group is built.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_construct` (no callback).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_construct_nb(
+    grp: *const c_char,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_construct_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if cbfunc.is_none() {
+            if let Some(st) = would_block("PMIx_Group_construct_nb") {
+                return st;
+            }
+        }
+        // SAFETY: forwarded C contract.
+        let (g, p, i) = match unsafe { args(grp, procs, nprocs, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        started(
+            "PMIx_Group_construct_nb",
+            c.group_construct_nb(&g, p, &i, info_callback(cbfunc, cbdata)),
+        )
+    })
+}
+
+/// Invite `procs` into group `grp`, led by the caller; returns once every invitee
+/// answered (results as for construct).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_GROUP_CONSTRUCT_ABORT` (someone declined and the group is not
+/// `PMIX_GROUP_OPTIONAL`), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_EXISTS`,
+/// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_invite(
+    grp: *const c_char,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresult: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_invite, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Group_invite") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (g, p, i) = match unsafe { args(grp, procs, nprocs, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        match c.group_invite(&g, p, &i) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresult) },
+            Err(e) => status("PMIx_Group_invite", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking invite (`cbfunc` is required).
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `cbfunc`), or as
+/// `PMIx_Group_invite`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_invite_nb(
+    grp: *const c_char,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_invite_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if cbfunc.is_none() {
+            log::warn!("PMIx_Group_invite_nb: NULL cbfunc");
+            return sys::PMIX_ERR_BAD_PARAM;
+        }
+        // SAFETY: forwarded C contract.
+        let (g, p, i) = match unsafe { args(grp, procs, nprocs, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        started(
+            "PMIx_Group_invite_nb",
+            c.group_invite_nb(&g, p, &i, info_callback(cbfunc, cbdata)),
+        )
+    })
+}
+
+unsafe fn join_args(
+    grp: *const c_char,
+    leader: *const sys::pmix_proc_t,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> pmix_core::Result<(String, Option<ProcId>, Vec<Info>)> {
+    // SAFETY: forwarded C contract.
+    let g = unsafe { name(grp) }?;
+    let l = if leader.is_null() {
+        None
+    } else {
+        // SAFETY: a readable proc (C contract).
+        Some(unsafe { conv::proc_from_ptr(leader) }?)
+    };
+    // SAFETY: forwarded C contract.
+    Ok((g, l, unsafe { infos(info, ninfo) }?))
+}
+
+/// Answer an invitation to `grp` (`opt`: `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`).
+/// Accepting returns once the group formed (results as for construct); declining at once.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (no such invitation), `PMIX_GROUP_CONSTRUCT_ABORT`,
+/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_join(
+    grp: *const c_char,
+    leader: *const sys::pmix_proc_t,
+    opt: sys::pmix_group_opt_t,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresult: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_join, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Group_join") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (g, l, i) = match unsafe { join_args(grp, leader, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        match c.group_join(&g, l.as_ref(), opt == sys::PMIX_GROUP_ACCEPT, &i) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresult) },
+            Err(e) => status("PMIx_Group_join", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking join (the form to use inside the `PMIX_GROUP_INVITED` handler).
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_join` (no callback).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_join_nb(
+    grp: *const c_char,
+    leader: *const sys::pmix_proc_t,
+    opt: sys::pmix_group_opt_t,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_join_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (g, l, i) = match unsafe { join_args(grp, leader, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        started(
+            "PMIx_Group_join_nb",
+            c.group_join_nb(
+                &g,
+                l.as_ref(),
+                opt == sys::PMIX_GROUP_ACCEPT,
+                &i,
+                info_callback(cbfunc, cbdata),
+            ),
+        )
+    })
+}
+
+/// Leave group `grp` (the other members hear `PMIX_GROUP_LEFT`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_BAD_PARAM`,
+/// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_leave(
+    grp: *const c_char,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_leave, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Group_leave") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        status("PMIx_Group_leave", c.group_leave(&g, &i))
+    })
+}
+
+/// Non-blocking leave.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_leave` (no callback).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_leave_nb(
+    grp: *const c_char,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_leave_nb, {
+        let Some(cb) = cbfunc else {
+            // SAFETY: forwarded C contract.
+            return unsafe { PMIx_Group_leave(grp, info, ninfo) };
+        };
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        started(
+            "PMIx_Group_leave_nb",
+            c.group_leave_nb(&g, &i, op_callback("PMIx_Group_leave_nb", cb, cbdata)),
+        )
+    })
+}
+
+/// Destruct group `grp` (collective over its members).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_NOT_A_MEMBER`,
+/// `PMIX_ERR_LOST_CONNECTION` (a member was lost and `PMIX_GROUP_NOTIFY_TERMINATION`
+/// was not given), `PMIX_ERR_TIMEOUT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`,
+/// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_destruct(
+    grp: *const c_char,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_destruct, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Group_destruct") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        status("PMIx_Group_destruct", c.group_destruct(&g, &i))
+    })
+}
+
+/// Non-blocking destruct.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_destruct` (no callback).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_destruct_nb(
+    grp: *const c_char,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Group_destruct_nb, {
+        let Some(cb) = cbfunc else {
+            // SAFETY: forwarded C contract.
+            return unsafe { PMIx_Group_destruct(grp, info, ninfo) };
+        };
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        started(
+            "PMIx_Group_destruct_nb",
+            c.group_destruct_nb(&g, &i, op_callback("PMIx_Group_destruct_nb", cb, cbdata)),
+        )
+    })
+}

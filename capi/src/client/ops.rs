@@ -1,0 +1,68 @@
+//! Pieces shared by the exports of the dynamic operations (connect, spawn, publish,
+//! queries, groups, …): argument reading, the blocking-call check and the wrapping of a
+//! C `pmix_op_cbfunc_t` as an engine callback.
+
+use super::{status, CbData};
+use crate::conv;
+use core::ffi::c_void;
+use pmix_core::client::Callback;
+use pmix_core::{Info, ProcId};
+use pmix_sys as sys;
+
+/// `Some(PMIX_ERR_WOULD_BLOCK)` (with the diagnostic naming `call`) when a blocking form
+/// is called on the progress thread.
+pub fn would_block(call: &str) -> Option<sys::pmix_status_t> {
+    if !pmix_core::reactor::on_progress_thread() {
+        return None;
+    }
+    let r: pmix_core::Result<()> = pmix_core::reactor::wait(call, None, |_| Ok(()));
+    Some(status(call, r))
+}
+
+/// Read a participant list that must not be empty (NULL or 0 → `PMIX_ERR_BAD_PARAM`).
+///
+/// # Safety
+/// `procs` is NULL or points to `nprocs` readable procs.
+pub unsafe fn required_procs(
+    call: &str,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+) -> pmix_core::Result<Vec<ProcId>> {
+    if procs.is_null() || nprocs == 0 {
+        log::warn!("{}: NULL procs or nprocs = 0", call);
+        return Err(pmix_core::Error::bad_param(format!(
+            "{} needs a non-empty procs array",
+            call
+        )));
+    }
+    // SAFETY: forwarded C contract.
+    unsafe { conv::proc_array_from_c(procs, nprocs) }
+}
+
+/// Read an info array (NULL with 0 is empty).
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` readable infos.
+pub unsafe fn infos(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result<Vec<Info>> {
+    // SAFETY: forwarded C contract.
+    unsafe { conv::info_array_from_c(info, ninfo) }
+}
+
+/// An engine callback that calls the C `cbfunc(status, cbdata)` once.
+pub fn op_callback(
+    call: &'static str,
+    cb: unsafe extern "C" fn(sys::pmix_status_t, *mut c_void),
+    cbdata: *mut c_void,
+) -> Callback<()> {
+    let data = CbData::new(cbdata);
+    Box::new(move |r| {
+        let st = status(call, r);
+        // SAFETY: the caller's callback with its own cbdata (C contract).
+        unsafe { cb(st, data.get()) }
+    })
+}
+
+/// The status of starting a non-blocking call (its callback runs only on success).
+pub fn started(call: &str, r: pmix_core::Result<()>) -> sys::pmix_status_t {
+    status(call, r)
+}

@@ -1,0 +1,51 @@
+//! `PMIx_Progress_thread_stop`.
+
+use crate::conv;
+use pmix_core::reactor;
+use pmix_core::Value;
+use pmix_sys as sys;
+
+/// OpenPMIx's name for its shared progress thread; a caller written against OpenPMIx may
+/// name it in `PMIX_PROGRESS_THREAD_NAME`.
+const OPENPMIX_SHARED_THREAD: &str = "PMIX-wide async progress thread";
+
+/// Stop the library's progress engine from servicing the API: afterwards `PMIx_Get`,
+/// `PMIx_Get_nb`, `PMIx_Put`, `PMIx_Commit`, `PMIx_Fence` and `PMIx_Fence_nb` return
+/// `PMIX_ERR_NOT_AVAILABLE` at once, and event handlers are no longer called.
+/// `PMIx_Finalize` still works, and a later `PMIx_Init` (after the last finalize) starts
+/// a serviced engine again. `PMIX_PROGRESS_THREAD_NAME` naming a thread other than ours
+/// ("pmix-progress", or OpenPMIx's shared-thread name) does nothing.
+/// `PMIX_PROGRESS_THREAD_FLUSH` is accepted: work already in flight always completes.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t, ninfo: usize) {
+    crate::ffi_value!(PMIx_Progress_thread_stop, (), {
+        // SAFETY: NULL or `ninfo` infos (C contract).
+        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+            Ok(i) => i,
+            Err(e) => {
+                log::warn!(
+                    "PMIx_Progress_thread_stop: bad directives, nothing stopped: {}",
+                    e
+                );
+                return;
+            }
+        };
+        let name = info
+            .iter()
+            .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_PROGRESS_THREAD_NAME)
+            .and_then(|i| match &i.value {
+                Value::String(Some(_)) => i.value.as_str().map(str::to_string),
+                _ => None,
+            });
+        if let Some(n) = name {
+            if n != reactor::THREAD_NAME && n != OPENPMIX_SHARED_THREAD {
+                log::debug!(
+                    "PMIx_Progress_thread_stop: no progress thread named {:?}",
+                    n
+                );
+                return;
+            }
+        }
+        reactor::stop_servicing();
+    })
+}

@@ -1,0 +1,360 @@
+//! `PMIx_Query_info`, `PMIx_Query_info_nb`, `PMIx_Resolve_peers`, `PMIx_Resolve_nodes`,
+//! `PMIx_Log`, `PMIx_Log_nb`.
+
+use super::ops::{infos, op_callback, started, would_block};
+use super::{status, CbData};
+use crate::conv;
+use core::ffi::{c_char, c_void};
+use pmix_core::client::global;
+use pmix_core::{Info, Nspace, Query};
+use pmix_sys as sys;
+
+/// Read the queries (NULL or 0 → `PMIX_ERR_BAD_PARAM`).
+unsafe fn queries(q: *mut sys::pmix_query_t, n: usize) -> pmix_core::Result<Vec<Query>> {
+    if q.is_null() || n == 0 {
+        log::warn!("PMIx_Query_info: NULL queries or nqueries = 0");
+        return Err(pmix_core::Error::bad_param("no queries"));
+    }
+    // SAFETY: `n` initialised queries (C contract).
+    unsafe { conv::query_array_from_c(q, n) }
+}
+
+/// A malloc'd info array lent to an info callback, freed by its release function.
+struct Lent {
+    info: *mut sys::pmix_info_t,
+    n: usize,
+}
+
+unsafe extern "C" fn release_lent(cbdata: *mut c_void) {
+    crate::ffi_value!(release_lent, (), {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: our box, released once by the caller.
+        let l = unsafe { Box::from_raw(cbdata as *mut Lent) };
+        // SAFETY: our malloc'd array.
+        unsafe { conv::info_array_free(l.info, l.n) };
+    })
+}
+
+/// Call an info callback with `res` (the caller releases the array through
+/// `release_fn`, or it is freed when the callback returns without one).
+pub(crate) fn call_info_cb(
+    cb: unsafe extern "C" fn(
+        sys::pmix_status_t,
+        *mut sys::pmix_info_t,
+        usize,
+        *mut c_void,
+        sys::pmix_release_cbfunc_t,
+        *mut c_void,
+    ),
+    data: CbData,
+    st: sys::pmix_status_t,
+    res: &[Info],
+) {
+    match conv::info_array_to_c(res) {
+        Ok((p, n)) => {
+            let lent = Box::into_raw(Box::new(Lent { info: p, n }));
+            // SAFETY: the caller's callback; the array stays valid until release_lent.
+            unsafe {
+                cb(
+                    st,
+                    p,
+                    n,
+                    data.get(),
+                    Some(release_lent),
+                    lent as *mut c_void,
+                )
+            }
+        }
+        Err(e) => {
+            // SAFETY: as above, with no data.
+            unsafe {
+                cb(
+                    e.status(),
+                    core::ptr::null_mut(),
+                    0,
+                    data.get(),
+                    None,
+                    core::ptr::null_mut(),
+                )
+            }
+        }
+    }
+}
+
+/// Store `res` in the caller's `*results`/`*nresults` (either may be NULL).
+pub(crate) unsafe fn store_results(
+    res: &[Info],
+    results: *mut *mut sys::pmix_info_t,
+    nresults: *mut usize,
+) -> sys::pmix_status_t {
+    let (p, n) = if results.is_null() {
+        (core::ptr::null_mut(), 0)
+    } else {
+        match conv::info_array_to_c(res) {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        }
+    };
+    if !results.is_null() {
+        // SAFETY: writable out-parameter (C contract).
+        unsafe { *results = p };
+    }
+    if !nresults.is_null() {
+        // SAFETY: writable out-parameter (C contract).
+        unsafe { *nresults = n };
+    }
+    sys::PMIX_SUCCESS
+}
+
+/// Query the system: one `PMIX_QUERY_RESULTS` per query that found something goes to
+/// `*results` (release with `PMIX_INFO_FREE`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_PARTIAL_SUCCESS`, `PMIX_ERR_NOT_FOUND`,
+/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Query_info(
+    queries_: *mut sys::pmix_query_t,
+    nqueries: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresults: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Query_info, {
+        if !results.is_null() {
+            // SAFETY: writable out-parameter (C contract).
+            unsafe { *results = core::ptr::null_mut() };
+        }
+        if !nresults.is_null() {
+            // SAFETY: as above.
+            unsafe { *nresults = 0 };
+        }
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Query_info") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let q = match unsafe { queries(queries_, nqueries) } {
+            Ok(q) => q,
+            Err(e) => return e.status(),
+        };
+        match c.query(q) {
+            Ok((st, res)) => {
+                // SAFETY: forwarded out-parameters.
+                let s2 = unsafe { store_results(&res, results, nresults) };
+                if s2 != sys::PMIX_SUCCESS {
+                    s2
+                } else {
+                    st
+                }
+            }
+            Err(e) => status("PMIx_Query_info", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking query: `cbfunc(status, results, n, cbdata, release_fn, release_cbdata)`
+/// runs once on the progress thread; call `release_fn(release_cbdata)` when done with
+/// the results.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (no queries or NULL `cbfunc`),
+/// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Query_info_nb(
+    queries_: *mut sys::pmix_query_t,
+    nqueries: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Query_info_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        let Some(cb) = cbfunc else {
+            log::warn!("PMIx_Query_info_nb: NULL cbfunc");
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        // SAFETY: forwarded C contract.
+        let q = match unsafe { queries(queries_, nqueries) } {
+            Ok(q) => q,
+            Err(e) => return e.status(),
+        };
+        let data = CbData::new(cbdata);
+        let r = c.query_nb(
+            q,
+            Box::new(move |r| match r {
+                Ok((st, res)) => call_info_cb(cb, data, st, &res),
+                Err(e) => call_info_cb(cb, data, e.status(), &[]),
+            }),
+        );
+        started("PMIx_Query_info_nb", r)
+    })
+}
+
+/// The processes of `nspace` (NULL or empty: every namespace) on `nodename` (NULL: this
+/// node), as a malloc'd array in `*procs` (release with `PMIX_PROC_FREE`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM` (NULL out-parameters),
+/// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resolve_peers(
+    nodename: *const c_char,
+    nspace: *const c_char,
+    procs: *mut *mut sys::pmix_proc_t,
+    nprocs: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Resolve_peers, {
+        crate::check_null!(procs, nprocs);
+        // SAFETY: writable out-parameters (C contract).
+        unsafe {
+            *procs = core::ptr::null_mut();
+            *nprocs = 0;
+        }
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Resolve_peers") {
+            return st;
+        }
+        // SAFETY: NULL or a C string (C contract).
+        let node =
+            unsafe { conv::cstr_bytes(nodename) }.map(|b| String::from_utf8_lossy(&b).into_owned());
+        // SAFETY: as above.
+        let ns = match unsafe { conv::cstr_bytes(nspace) } {
+            Some(b) if !b.is_empty() => match Nspace::new(String::from_utf8_lossy(&b)) {
+                Ok(n) => Some(n),
+                Err(e) => return e.status(),
+            },
+            _ => None,
+        };
+        match c.resolve_peers(node.as_deref(), ns.as_ref()) {
+            Ok(v) => match conv::proc_array_to_c(&v) {
+                Ok((p, n)) => {
+                    // SAFETY: as above.
+                    unsafe {
+                        *procs = p;
+                        *nprocs = n;
+                    }
+                    sys::PMIX_SUCCESS
+                }
+                Err(e) => e.status(),
+            },
+            Err(e) => status("PMIx_Resolve_peers", Err(e)),
+        }
+    })
+}
+
+/// The comma-separated nodes `nspace`'s processes run on, malloc'd in `*nodelist`.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`,
+/// `PMIX_ERR_INIT`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resolve_nodes(
+    nspace: *const c_char,
+    nodelist: *mut *mut c_char,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Resolve_nodes, {
+        crate::check_null!(nodelist);
+        // SAFETY: writable out-parameter (C contract).
+        unsafe { *nodelist = core::ptr::null_mut() };
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Resolve_nodes") {
+            return st;
+        }
+        // SAFETY: NULL or a C string (C contract).
+        let ns = match unsafe { conv::cstr_bytes(nspace) } {
+            Some(b) if !b.is_empty() => match Nspace::new(String::from_utf8_lossy(&b)) {
+                Ok(n) => n,
+                Err(e) => return e.status(),
+            },
+            _ => c.proc_id().nspace.clone(),
+        };
+        match c.resolve_nodes(&ns).and_then(|s| conv::alloc::strdup(&s)) {
+            Ok(p) => {
+                // SAFETY: as above.
+                unsafe { *nodelist = p };
+                sys::PMIX_SUCCESS
+            }
+            Err(e) => status("PMIx_Resolve_nodes", Err(e)),
+        }
+    })
+}
+
+/// Log `data` through the host's channels (`PMIX_LOG_STDERR`, `PMIX_LOG_STDOUT`, …).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (no channel handled it), `PMIX_ERR_BAD_PARAM`,
+/// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Log(
+    data: *const sys::pmix_info_t,
+    ndata: usize,
+    directives: *const sys::pmix_info_t,
+    ndirs: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Log, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Log") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let args = unsafe { infos(data, ndata) }
+            // SAFETY: as above.
+            .and_then(|d| Ok((d, unsafe { infos(directives, ndirs) }?)));
+        match args {
+            Ok((d, i)) => status("PMIx_Log", c.log(&d, &i)),
+            Err(e) => e.status(),
+        }
+    })
+}
+
+/// Non-blocking log: `cbfunc(status, cbdata)` once handled. NULL `cbfunc`: blocking.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Log` (no callback).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Log_nb(
+    data: *const sys::pmix_info_t,
+    ndata: usize,
+    directives: *const sys::pmix_info_t,
+    ndirs: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Log_nb, {
+        let Some(cb) = cbfunc else {
+            // SAFETY: forwarded C contract.
+            return unsafe { PMIx_Log(data, ndata, directives, ndirs) };
+        };
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let args = unsafe { infos(data, ndata) }
+            // SAFETY: as above.
+            .and_then(|d| Ok((d, unsafe { infos(directives, ndirs) }?)));
+        match args {
+            Ok((d, i)) => started(
+                "PMIx_Log_nb",
+                c.log_nb(&d, &i, op_callback("PMIx_Log_nb", cb, cbdata)),
+            ),
+            Err(e) => e.status(),
+        }
+    })
+}

@@ -1,0 +1,21 @@
+# Dynamic-operation tests: C programs under tests-c/dynamic/ (connect, disconnect, spawn,
+# publish/lookup, events, queries, groups) run under pmixrun; tests-c/dynamic/run.sh holds
+# the table of cases.
+#
+#   make dynamic-check      build the scenarios and run them all
+
+DYN_BUILD := $(BUILD)/tests-c/dynamic
+DYN_SRCS  := $(wildcard tests-c/dynamic/*.c)
+DYN_BINS  := $(patsubst tests-c/dynamic/%.c,$(DYN_BUILD)/%,$(DYN_SRCS))
+
+$(DYN_BUILD)/%: tests-c/dynamic/%.c tests-c/dynamic/dyn.h tests-c/check.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
+
+.PHONY: dynamic-build dynamic-check
+dynamic-build: lib $(DYN_BINS)
+
+dynamic-check: dynamic-build
+	PMIXRUN=$(PMIXRUN) DYN=$(DYN_BUILD) TIMEOUT="$(TIMEOUT)" bash tests-c/dynamic/run.sh
+
+CHECK_TARGETS += dynamic-check

@@ -1,0 +1,36 @@
+//! Event handlers with the full registration directives (chains, positions, filters),
+//! and which of our own events reach our own handlers.
+
+use super::Client;
+use crate::error::Result;
+use crate::event::{custom_range, proc_matches, ChainHandler, HandlerOpts};
+use crate::value::Info;
+use pmix_sys as sys;
+
+impl Client {
+    /// Register a chain handler (see [`crate::event`]) for `codes` (empty: default).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_EVENT_REGISTRATION` for a position that is taken or a missing named
+    /// handler.
+    pub fn register_chain_handler(
+        &self,
+        codes: Vec<i32>,
+        opts: HandlerOpts,
+        h: ChainHandler,
+    ) -> Result<usize> {
+        self.inner.handlers.register(codes, opts, h)
+    }
+
+    /// Whether an event we raise with `range` is also for our own handlers: not when it
+    /// is meant for the resource manager only, nor when a custom range leaves us out.
+    pub(super) fn event_reaches_self(&self, range: u8, info: &[Info]) -> bool {
+        match range {
+            sys::PMIX_RANGE_RM => false,
+            sys::PMIX_RANGE_CUSTOM => custom_range(info)
+                .iter()
+                .any(|p| proc_matches(p, &self.inner.me)),
+            _ => true,
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Event routing in the server: which local clients an event reaches, by range, and
+//! whether it must also go to the host.
+//!
+//! | range | local clients | host |
+//! |---|---|---|
+//! | `PROC_LOCAL` | none (the client keeps it) | no |
+//! | `LOCAL` | all | no |
+//! | `SESSION`, `GLOBAL`, `UNDEF` | all | yes |
+//! | `NAMESPACE` | those of the source's namespace | yes |
+//! | `CUSTOM` | those named by `PMIX_EVENT_CUSTOM_RANGE` | if it names others |
+//! | `RM` | none | yes |
+//!
+//! An event from a client never comes back to that client (its library delivered it to
+//! its own handlers), and goes to the host only when its range reaches beyond this
+//! server and it does not carry `PMIX_EVENT_STAYS_LOCAL`. An event from the host is never
+//! echoed back to it.
+
+use super::{reply, Action, ConnState, ServerState};
+use crate::event::{custom_range, proc_matches};
+use crate::protocol::{self, ReplyData, ServerMsg};
+use crate::reactor::ConnId;
+use crate::value::{Info, ProcId};
+use pmix_sys as sys;
+use pmix_sys::attrs::keys as ak;
+
+impl ServerState {
+    /// The local clients an event of `range` from `source` reaches, and whether it also
+    /// concerns processes elsewhere.
+    fn event_targets(&self, source: &ProcId, range: u8, info: &[Info]) -> (Vec<ConnId>, bool) {
+        let clients = self.conns.iter().filter_map(|(&c, st)| match st {
+            ConnState::Client { proc_, .. } => Some((c, proc_)),
+            _ => None,
+        });
+        match range {
+            sys::PMIX_RANGE_PROC_LOCAL => (Vec::new(), false),
+            sys::PMIX_RANGE_RM => (Vec::new(), true),
+            sys::PMIX_RANGE_NAMESPACE => (
+                clients
+                    .filter(|(_, p)| p.nspace == source.nspace)
+                    .map(|(c, _)| c)
+                    .collect(),
+                true,
+            ),
+            sys::PMIX_RANGE_CUSTOM => {
+                let want = custom_range(info);
+                let beyond = want.iter().any(|w| !self.is_local(w));
+                (
+                    clients
+                        .filter(|(_, p)| want.iter().any(|w| proc_matches(w, p)))
+                        .map(|(c, _)| c)
+                        .collect(),
+                    beyond,
+                )
+            }
+            sys::PMIX_RANGE_LOCAL => (clients.map(|(c, _)| c).collect(), false),
+            // SESSION, GLOBAL and an unspecified range reach everyone, everywhere.
+            _ => (clients.map(|(c, _)| c).collect(), true),
+        }
+    }
+
+    fn send_event(
+        &self,
+        targets: &[ConnId],
+        status: i32,
+        source: &ProcId,
+        info: Vec<Info>,
+        out: &mut Vec<Action>,
+    ) {
+        if targets.is_empty() {
+            return;
+        }
+        let ev = protocol::encode(&ServerMsg::Event {
+            status,
+            source: source.clone(),
+            info,
+        });
+        for &c in targets {
+            out.push(Action::Send(c, ev.clone()));
+        }
+    }
+
+    /// `PMIx_Notify_event` from a client.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn client_notify(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        status: i32,
+        range: u8,
+        info: Vec<Info>,
+        out: &mut Vec<Action>,
+    ) {
+        let (mut targets, beyond) = self.event_targets(me, range, &info);
+        targets.retain(|&c| c != conn);
+        self.send_event(&targets, status, me, info.clone(), out);
+        let stays = info
+            .iter()
+            .any(|i| i.key.as_str() == ak::PMIX_EVENT_STAYS_LOCAL && i.value.is_true());
+        if beyond && !stays {
+            out.push(Action::HostNotify {
+                source: me.clone(),
+                status,
+                range,
+                info,
+            });
+        }
+        out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
+    }
+
+    /// An event the host hands the server (`PMIx_Notify_event` in the server process):
+    /// to the local clients in range, never back to the host.
+    pub fn host_notify(
+        &mut self,
+        status: i32,
+        source: &ProcId,
+        range: u8,
+        info: Vec<Info>,
+        out: &mut Vec<Action>,
+    ) {
+        let (targets, _) = self.event_targets(source, range, &info);
+        self.send_event(&targets, status, source, info, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Event routing driven through the state machine, in memory.
+    use super::super::connect::tests::{msgs, p, setup};
+    use super::super::*;
+    use crate::protocol::{Req, Request, ServerMsg};
+    use crate::value::{DataArray, Value};
+    use pmix_sys::attrs::keys as ak;
+
+    /// Connections 1, 2 (namespace a) and 3 (namespace b); a:0 raises the event.
+    fn notify(s: &mut ServerState, range: u8, info: Vec<Info>) -> Vec<Action> {
+        let mut out = Vec::new();
+        let body = protocol::encode(&Request {
+            tag: 7,
+            req: Req::Notify {
+                status: -4242,
+                range,
+                info,
+            },
+        });
+        s.request(1, &body, &mut out).unwrap();
+        out
+    }
+
+    fn reached(out: &[Action]) -> Vec<ConnId> {
+        let mut v: Vec<ConnId> = msgs(out)
+            .into_iter()
+            .filter_map(|(c, m)| matches!(m, ServerMsg::Event { .. }).then_some(c))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn to_host(out: &[Action]) -> bool {
+        out.iter().any(|a| matches!(a, Action::HostNotify { .. }))
+    }
+
+    #[test]
+    fn ranges_pick_the_clients_and_the_host() {
+        let mut s = setup();
+        let out = notify(&mut s, sys::PMIX_RANGE_NAMESPACE, vec![]);
+        assert_eq!(reached(&out), vec![2], "namespace a, not the source");
+        assert!(to_host(&out));
+        let out = notify(&mut s, sys::PMIX_RANGE_LOCAL, vec![]);
+        assert_eq!(reached(&out), vec![2, 3]);
+        assert!(!to_host(&out));
+        let out = notify(&mut s, sys::PMIX_RANGE_SESSION, vec![]);
+        assert_eq!(reached(&out), vec![2, 3]);
+        assert!(to_host(&out));
+        let stays = vec![Info::new(ak::PMIX_EVENT_STAYS_LOCAL, Value::Bool(true)).unwrap()];
+        assert!(!to_host(&notify(&mut s, sys::PMIX_RANGE_SESSION, stays)));
+        let custom = vec![Info::new(
+            ak::PMIX_EVENT_CUSTOM_RANGE,
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_PROC,
+                items: vec![Value::Proc(Some(p("b", 0)))],
+            })),
+        )
+        .unwrap()];
+        let out = notify(&mut s, sys::PMIX_RANGE_CUSTOM, custom);
+        assert_eq!(reached(&out), vec![3]);
+        assert!(!to_host(&out), "every named process is local");
+        let out = notify(&mut s, sys::PMIX_RANGE_RM, vec![]);
+        assert!(reached(&out).is_empty());
+        assert!(to_host(&out));
+        // From the host: never back to it.
+        let mut out = Vec::new();
+        s.host_notify(-1, &p("srv", 0), sys::PMIX_RANGE_GLOBAL, vec![], &mut out);
+        assert_eq!(reached(&out), vec![1, 2, 3]);
+        assert!(!to_host(&out));
+    }
+}

@@ -1,0 +1,1020 @@
+//! `PMIx_Group_*` in the server.
+//!
+//! * **Construct** (collective method, with `PMIX_GROUP_ADD_MEMBERS` and
+//!   `PMIX_GROUP_BOOTSTRAP`): one operation per group name collects its members. Leaders
+//!   name the members (or, bootstrapping, only themselves plus the count of leaders);
+//!   added members call with no processes. When every member has called it completes
+//!   here if all are local (otherwise the host's `group` upcall finishes it). Each member
+//!   then receives the results (`PMIX_GROUP_ID`, `PMIX_GROUP_MEMBERSHIP`, and
+//!   `PMIX_GROUP_CONTEXT_ID` when any member asked for `PMIX_GROUP_ASSIGN_CONTEXT_ID`),
+//!   the job data of the other namespaces and the other members' endpoint data (what
+//!   each put in `PMIX_GROUP_ENDPT_DATA`: its REMOTE/GLOBAL puts minus reserved keys),
+//!   and the non-default event `PMIX_GROUP_MEMBERSHIP_UPDATE`.
+//! * **Destruct**: collective over the current members. A member that is gone does not
+//!   block it: with `PMIX_GROUP_NOTIFY_TERMINATION` (at construct or here) the survivors
+//!   get `PMIX_GROUP_MEMBER_FAILED` and success, otherwise `PMIX_ERR_LOST_CONNECTION`.
+//! * **Invite / join**: the leader's invite sends `PMIX_GROUP_INVITED` to each invitee;
+//!   each answers with join (accept or decline), which the leader hears as
+//!   `PMIX_GROUP_INVITE_ACCEPTED` / `_DECLINED`. Once everyone answered (or ended, or the
+//!   `PMIX_TIMEOUT` passed) the group forms from the leader and those who accepted, and
+//!   they get `PMIX_GROUP_CONSTRUCT_COMPLETE` — unless someone did not accept and the
+//!   leader did not say `PMIX_GROUP_OPTIONAL`: then the leader gets
+//!   `PMIX_GROUP_INVITE_FAILED` for each, everyone who accepted gets
+//!   `PMIX_GROUP_CONSTRUCT_ABORT`, and both calls fail with that status.
+//! * **Leave**: the member is removed and the others get `PMIX_GROUP_LEFT`.
+//!
+//! A group name in a participant list (connect, fence) stands for its members: a
+//! wildcard rank for all, rank r for member r.
+
+use super::connect::payload_for;
+use super::{reply, Action, ServerState, TimerEv};
+use crate::error::Result;
+use crate::protocol::{ConnectData, GroupOp as Op, GroupReply, PeerData, ReplyData};
+use crate::reactor::ConnId;
+use crate::server::upcalls::HostCall;
+use crate::store::info_array;
+use crate::value::{DataArray, Info, ProcId, Value};
+use pmix_sys as sys;
+use pmix_sys::attrs::keys as ak;
+use std::time::Duration;
+
+/// A group that exists.
+#[derive(Debug, Clone, Default)]
+pub struct Group {
+    /// Members, sorted (wildcards expanded where the job size is known).
+    pub(super) members: Vec<ProcId>,
+    /// `PMIX_GROUP_CONTEXT_ID`, when one was assigned.
+    pub(super) ctx_id: Option<u64>,
+    /// `PMIX_GROUP_NOTIFY_TERMINATION` was given at construct time.
+    pub(super) notify_term: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Construct,
+    Destruct,
+    Invite,
+}
+
+/// One caller of a group operation.
+#[derive(Debug)]
+struct Arrival {
+    conn: ConnId,
+    tag: u32,
+    proc_: ProcId,
+    endpoint: Vec<Info>,
+    info: Vec<Info>,
+    /// For an invitation: accepted (true) or declined.
+    accepted: bool,
+}
+
+/// A group operation collecting its members.
+#[derive(Debug)]
+pub struct GroupOp {
+    pub(super) id: u64,
+    grp: String,
+    kind: Kind,
+    /// Who must call (construct, destruct) or answer (invite).
+    expected: Vec<ProcId>,
+    /// Bootstrap: the number of leaders.
+    leaders: Option<usize>,
+    nleaders: usize,
+    arrived: Vec<Arrival>,
+    /// Invite: the inviting process.
+    leader: Option<Arrival>,
+    /// Invitees that ended before answering, or members lost during a destruct.
+    gone: Vec<ProcId>,
+    host_called: bool,
+}
+
+fn flag(info: &[Info], key: &str) -> bool {
+    info.iter()
+        .any(|i| i.key.as_str() == key && i.value.is_true())
+}
+
+fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
+    info.iter()
+        .filter(|i| i.key.as_str() == key)
+        .flat_map(|i| match &i.value {
+            Value::Proc(Some(p)) => vec![p.clone()],
+            Value::DataArray(a) => a
+                .items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Proc(Some(p)) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+fn proc_array(v: &[ProcId]) -> Value {
+    Value::DataArray(Box::new(DataArray {
+        dtype: sys::PMIX_PROC,
+        items: v.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
+    }))
+}
+
+fn group_info(grp: &str) -> Vec<Info> {
+    Info::new(ak::PMIX_GROUP_ID, Value::string(grp))
+        .into_iter()
+        .collect()
+}
+
+impl ServerState {
+    /// Names of the existing groups.
+    pub(super) fn group_names(&self) -> Vec<String> {
+        self.dynamic.groups.keys().cloned().collect()
+    }
+
+    /// Names of the groups `p` belongs to.
+    pub(super) fn groups_of(&self, p: &ProcId) -> Vec<String> {
+        self.dynamic
+            .groups
+            .iter()
+            .filter(|(_, g)| g.members.iter().any(|q| crate::event::proc_matches(q, p)))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// Members of group `name`.
+    pub(super) fn group_members(&self, name: &str) -> Option<Vec<ProcId>> {
+        self.dynamic.groups.get(name).map(|g| g.members.clone())
+    }
+
+    /// Group names in a participant list become their members.
+    pub(super) fn expand_group_names(&self, procs: Vec<ProcId>) -> Vec<ProcId> {
+        let mut out = Vec::new();
+        for p in procs {
+            match self.dynamic.groups.get(p.nspace.as_str()) {
+                Some(g) if p.rank == sys::PMIX_RANK_WILDCARD => out.extend(g.members.clone()),
+                Some(g) => match usize::try_from(p.rank).ok().and_then(|r| g.members.get(r)) {
+                    Some(m) => out.push(m.clone()),
+                    None => out.push(p),
+                },
+                None => out.push(p),
+            }
+        }
+        out
+    }
+
+    /// Wildcards of namespaces whose size we know become their ranks; sorted, unique.
+    fn flatten(&self, procs: &[ProcId]) -> Vec<ProcId> {
+        let mut out = Vec::new();
+        for p in procs {
+            let size = (p.rank == sys::PMIX_RANK_WILDCARD)
+                .then(|| self.nspaces.get(&p.nspace).and_then(|n| n.job.job_size()))
+                .flatten();
+            match size {
+                Some(n) => out.extend((0..n).map(|r| ProcId::new(p.nspace.clone(), r))),
+                None => out.push(p.clone()),
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn proc_gone(&self, p: &ProcId) -> bool {
+        self.nspaces
+            .get(&p.nspace)
+            .is_some_and(|n| n.gone.contains(&p.rank))
+    }
+
+    fn op_index(&self, grp: &str, kind: Kind) -> Option<usize> {
+        self.dynamic
+            .group_ops
+            .iter()
+            .position(|o| o.grp == grp && o.kind == kind)
+    }
+
+    /// A group operation from a client.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn group_req(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        op: u8,
+        grp: String,
+        procs: Vec<ProcId>,
+        mut info: Vec<Info>,
+        out: &mut Vec<Action>,
+    ) {
+        if grp.is_empty() || grp.len() > sys::PMIX_MAX_NSLEN {
+            out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
+            return;
+        }
+        let endpoint: Vec<Info> = info
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_ENDPT_DATA)
+            .and_then(|i| info_array(&i.value))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|i| !i.key.is_reserved())
+            .collect();
+        info.retain(|i| i.key.as_str() != ak::PMIX_GROUP_ENDPT_DATA);
+        let arrival = Arrival {
+            conn,
+            tag,
+            proc_: me.clone(),
+            endpoint,
+            info,
+            accepted: true,
+        };
+        match Op::from_u8(op) {
+            Some(Op::Construct) => self.construct(grp, procs, arrival, out),
+            Some(Op::Destruct) => self.destruct(grp, arrival, out),
+            Some(Op::Invite) => self.invite(grp, procs, arrival, out),
+            Some(Op::Join) => self.join(grp, arrival, out),
+            Some(Op::Decline) => {
+                let mut a = arrival;
+                a.accepted = false;
+                self.join(grp, a, out)
+            }
+            Some(Op::Leave) => self.leave(&grp, arrival, out),
+            None => out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None)),
+        }
+    }
+
+    fn start_timer(&mut self, id: u64, info: &[Info], out: &mut Vec<Action>) {
+        if let Some(t) = crate::client::timeout_of(info) {
+            out.push(Action::Timer(
+                t.max(Duration::from_millis(1)),
+                TimerEv::Dyn(id),
+            ));
+        }
+    }
+
+    fn construct(&mut self, grp: String, procs: Vec<ProcId>, a: Arrival, out: &mut Vec<Action>) {
+        if self.dynamic.groups.contains_key(&grp) {
+            log::warn!("server: group {} already exists", grp);
+            out.push(reply(a.conn, a.tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
+            return;
+        }
+        let leader = !procs.is_empty();
+        let add = procs_in(&a.info, ak::PMIX_GROUP_ADD_MEMBERS);
+        let boot = a
+            .info
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_BOOTSTRAP)
+            .and_then(|i| i.value.as_u64())
+            .and_then(|n| usize::try_from(n).ok());
+        let named = self.flatten(&self.expand_group_names(procs));
+        let add = self.flatten(&add);
+        let idx = match self.op_index(&grp, Kind::Construct) {
+            Some(i) => i,
+            None => {
+                let id = self.next();
+                self.start_timer(id, &a.info, out);
+                self.dynamic.group_ops.push(GroupOp {
+                    id,
+                    grp: grp.clone(),
+                    kind: Kind::Construct,
+                    expected: Vec::new(),
+                    leaders: None,
+                    nleaders: 0,
+                    arrived: Vec::new(),
+                    leader: None,
+                    gone: Vec::new(),
+                    host_called: false,
+                });
+                self.dynamic.group_ops.len() - 1
+            }
+        };
+        let Some(op) = self.dynamic.group_ops.get_mut(idx) else {
+            return;
+        };
+        if op.arrived.iter().any(|x| x.proc_ == a.proc_) {
+            out.push(reply(a.conn, a.tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
+            return;
+        }
+        for p in named.into_iter().chain(add) {
+            if !op.expected.contains(&p) {
+                op.expected.push(p);
+            }
+        }
+        if leader {
+            op.nleaders += 1;
+            if boot.is_some() {
+                op.leaders = boot;
+                if !op.expected.contains(&a.proc_) {
+                    op.expected.push(a.proc_.clone());
+                }
+            }
+        } else if !op.expected.contains(&a.proc_) {
+            // An added member may arrive before the leader that names it.
+            op.expected.push(a.proc_.clone());
+        }
+        op.arrived.push(a);
+        self.group_progress(idx, out);
+    }
+
+    fn destruct(&mut self, grp: String, a: Arrival, out: &mut Vec<Action>) {
+        let Some(g) = self.dynamic.groups.get(&grp) else {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_NOT_FOUND,
+                ReplyData::None,
+            ));
+            return;
+        };
+        if !g
+            .members
+            .iter()
+            .any(|m| crate::event::proc_matches(m, &a.proc_))
+        {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_NOT_A_MEMBER,
+                ReplyData::None,
+            ));
+            return;
+        }
+        let members = g.members.clone();
+        let idx = match self.op_index(&grp, Kind::Destruct) {
+            Some(i) => i,
+            None => {
+                let id = self.next();
+                self.start_timer(id, &a.info, out);
+                self.dynamic.group_ops.push(GroupOp {
+                    id,
+                    grp: grp.clone(),
+                    kind: Kind::Destruct,
+                    expected: members,
+                    leaders: None,
+                    nleaders: 0,
+                    arrived: Vec::new(),
+                    leader: None,
+                    gone: Vec::new(),
+                    host_called: false,
+                });
+                self.dynamic.group_ops.len() - 1
+            }
+        };
+        if let Some(op) = self.dynamic.group_ops.get_mut(idx) {
+            if op.arrived.iter().any(|x| x.proc_ == a.proc_) {
+                out.push(reply(a.conn, a.tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
+                return;
+            }
+            op.arrived.push(a);
+        }
+        self.group_progress(idx, out);
+    }
+
+    fn invite(&mut self, grp: String, procs: Vec<ProcId>, a: Arrival, out: &mut Vec<Action>) {
+        if self.dynamic.groups.contains_key(&grp) || self.op_index(&grp, Kind::Invite).is_some() {
+            out.push(reply(a.conn, a.tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
+            return;
+        }
+        let invitees: Vec<ProcId> = self
+            .flatten(&self.expand_group_names(procs))
+            .into_iter()
+            .filter(|p| p != &a.proc_)
+            .collect();
+        if invitees.is_empty() {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_BAD_PARAM,
+                ReplyData::None,
+            ));
+            return;
+        }
+        let id = self.next();
+        self.start_timer(id, &a.info, out);
+        let leader = a.proc_.clone();
+        let mut remote = Vec::new();
+        for p in &invitees {
+            if self.by_proc.contains_key(p) {
+                self.event_to(p, sys::PMIX_GROUP_INVITED, &leader, group_info(&grp), out);
+            } else {
+                remote.push(p.clone());
+            }
+        }
+        if !remote.is_empty() {
+            let mut info = group_info(&grp);
+            info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
+            out.push(Action::HostNotify {
+                source: leader,
+                status: sys::PMIX_GROUP_INVITED,
+                range: sys::PMIX_RANGE_CUSTOM,
+                info,
+            });
+        }
+        self.dynamic.group_ops.push(GroupOp {
+            id,
+            grp,
+            kind: Kind::Invite,
+            expected: invitees,
+            leaders: None,
+            nleaders: 0,
+            arrived: Vec::new(),
+            leader: Some(a),
+            gone: Vec::new(),
+            host_called: false,
+        });
+        let idx = self.dynamic.group_ops.len() - 1;
+        self.group_progress(idx, out);
+    }
+
+    fn join(&mut self, grp: String, a: Arrival, out: &mut Vec<Action>) {
+        let Some(idx) = self.op_index(&grp, Kind::Invite) else {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_NOT_FOUND,
+                ReplyData::None,
+            ));
+            return;
+        };
+        let Some(op) = self.dynamic.group_ops.get_mut(idx) else {
+            return;
+        };
+        if !op.expected.contains(&a.proc_) || op.arrived.iter().any(|x| x.proc_ == a.proc_) {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_NOT_A_MEMBER,
+                ReplyData::None,
+            ));
+            return;
+        }
+        let leader = op.leader.as_ref().map(|l| l.proc_.clone());
+        let code = if a.accepted {
+            sys::PMIX_GROUP_INVITE_ACCEPTED
+        } else {
+            sys::PMIX_GROUP_INVITE_DECLINED
+        };
+        if !a.accepted {
+            // A decline completes at once.
+            out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+        }
+        let who = a.proc_.clone();
+        op.arrived.push(a);
+        if let Some(l) = leader {
+            self.event_to(&l, code, &who, group_info(&grp), out);
+        }
+        self.group_progress(idx, out);
+    }
+
+    fn leave(&mut self, grp: &str, a: Arrival, out: &mut Vec<Action>) {
+        let Some(g) = self.dynamic.groups.get_mut(grp) else {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_NOT_FOUND,
+                ReplyData::None,
+            ));
+            return;
+        };
+        let before = g.members.len();
+        g.members.retain(|m| m != &a.proc_);
+        if g.members.len() == before {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_ERR_NOT_A_MEMBER,
+                ReplyData::None,
+            ));
+            return;
+        }
+        let rest = g.members.clone();
+        let mut info = group_info(grp);
+        info.extend(Info::new(
+            ak::PMIX_EVENT_AFFECTED_PROC,
+            Value::Proc(Some(a.proc_.clone())),
+        ));
+        for m in &rest {
+            self.event_to(m, sys::PMIX_GROUP_LEFT, &a.proc_, info.clone(), out);
+        }
+        out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
+        // A destruct in flight no longer waits for the leaver.
+        if let Some(idx) = self.op_index(grp, Kind::Destruct) {
+            if let Some(op) = self.dynamic.group_ops.get_mut(idx) {
+                op.expected.retain(|m| m != &a.proc_);
+            }
+            self.group_progress(idx, out);
+        }
+    }
+
+    /// Complete operation `idx` if everyone it waits for is in.
+    fn group_progress(&mut self, idx: usize, out: &mut Vec<Action>) {
+        let Some(op) = self.dynamic.group_ops.get(idx) else {
+            return;
+        };
+        if op.host_called {
+            return;
+        }
+        let answered = |p: &ProcId| op.arrived.iter().any(|a| &a.proc_ == p) || op.gone.contains(p);
+        let ready = match op.kind {
+            Kind::Invite => op.expected.iter().all(answered),
+            Kind::Construct | Kind::Destruct => {
+                let local_done = op
+                    .expected
+                    .iter()
+                    .filter(|p| self.is_local(p))
+                    .all(|p| answered(p) || (op.kind == Kind::Destruct && self.proc_gone(p)));
+                let leaders_done = op
+                    .leaders
+                    .map_or(op.nleaders > 0 || op.kind == Kind::Destruct, |n| {
+                        op.nleaders >= n
+                    });
+                local_done && leaders_done && !op.expected.is_empty()
+            }
+        };
+        if !ready {
+            return;
+        }
+        let all_local = op.expected.iter().all(|p| self.is_local(p));
+        if !all_local && op.kind != Kind::Invite {
+            let (id, construct, grp, procs, info) = (
+                op.id,
+                op.kind == Kind::Construct,
+                op.grp.clone(),
+                op.expected.clone(),
+                op.arrived
+                    .first()
+                    .map(|a| a.info.clone())
+                    .unwrap_or_default(),
+            );
+            if let Some(op) = self.dynamic.group_ops.get_mut(idx) {
+                op.host_called = true;
+            }
+            out.push(Action::Host(HostCall::Group {
+                id,
+                construct,
+                grp,
+                procs,
+                info,
+            }));
+            return;
+        }
+        let op = self.dynamic.group_ops.remove(idx);
+        self.finish_group(op, Vec::new(), out);
+    }
+
+    /// Answer everyone of a completed operation (`host_results` from the host, if any).
+    fn finish_group(&mut self, op: GroupOp, host_results: Vec<Info>, out: &mut Vec<Action>) {
+        match op.kind {
+            Kind::Destruct => {
+                let g = self.dynamic.groups.remove(&op.grp);
+                let notify = g.as_ref().is_some_and(|g| g.notify_term)
+                    || op
+                        .arrived
+                        .iter()
+                        .any(|a| flag(&a.info, ak::PMIX_GROUP_NOTIFY_TERMINATION));
+                let lost: Vec<ProcId> = op
+                    .expected
+                    .iter()
+                    .filter(|p| !op.arrived.iter().any(|a| &a.proc_ == *p))
+                    .cloned()
+                    .collect();
+                let status = if lost.is_empty() || notify {
+                    sys::PMIX_SUCCESS
+                } else {
+                    sys::PMIX_ERR_LOST_CONNECTION
+                };
+                for a in &op.arrived {
+                    if notify {
+                        for l in &lost {
+                            let mut info = group_info(&op.grp);
+                            info.extend(Info::new(
+                                ak::PMIX_EVENT_AFFECTED_PROC,
+                                Value::Proc(Some(l.clone())),
+                            ));
+                            self.event_to(&a.proc_, sys::PMIX_GROUP_MEMBER_FAILED, l, info, out);
+                        }
+                    }
+                    out.push(reply(a.conn, a.tag, status, ReplyData::None));
+                }
+            }
+            Kind::Construct => {
+                let members = self.flatten(&op.expected);
+                let contributed: Vec<PeerData> = op
+                    .arrived
+                    .iter()
+                    .map(|a| PeerData {
+                        proc_: a.proc_.clone(),
+                        info: a.endpoint.clone(),
+                    })
+                    .collect();
+                let infos: Vec<&Vec<Info>> = op.arrived.iter().map(|a| &a.info).collect();
+                let results = self.form_group(&op.grp, &members, &infos, host_results);
+                let (jobs, peers) = self.exchange(&members, contributed, ConnectData::default());
+                for a in op.arrived {
+                    let data = payload_for(&jobs, &peers, &a.proc_);
+                    out.push(reply(
+                        a.conn,
+                        a.tag,
+                        sys::PMIX_SUCCESS,
+                        ReplyData::Group(Box::new(GroupReply {
+                            results: results.clone(),
+                            data,
+                        })),
+                    ));
+                }
+                self.membership_event(&op.grp, &members, sys::PMIX_GROUP_MEMBERSHIP_UPDATE, out);
+            }
+            Kind::Invite => {
+                let Some(leader) = op.leader else {
+                    return;
+                };
+                let optional = flag(&leader.info, ak::PMIX_GROUP_OPTIONAL);
+                let (accepted, refused): (Vec<Arrival>, Vec<Arrival>) =
+                    op.arrived.into_iter().partition(|a| a.accepted);
+                let failed: Vec<ProcId> = refused
+                    .iter()
+                    .map(|a| a.proc_.clone())
+                    .chain(op.gone.iter().cloned())
+                    .chain(
+                        op.expected
+                            .iter()
+                            .filter(|p| {
+                                !accepted.iter().any(|a| &&a.proc_ == p)
+                                    && !refused.iter().any(|a| &&a.proc_ == p)
+                                    && !op.gone.contains(p)
+                            })
+                            .cloned(),
+                    )
+                    .collect();
+                for f in &failed {
+                    let mut info = group_info(&op.grp);
+                    info.extend(Info::new(
+                        ak::PMIX_EVENT_AFFECTED_PROC,
+                        Value::Proc(Some(f.clone())),
+                    ));
+                    self.event_to(&leader.proc_, sys::PMIX_GROUP_INVITE_FAILED, f, info, out);
+                }
+                if !failed.is_empty() && !optional {
+                    for a in &accepted {
+                        self.event_to(
+                            &a.proc_,
+                            sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                            &leader.proc_,
+                            group_info(&op.grp),
+                            out,
+                        );
+                        out.push(reply(
+                            a.conn,
+                            a.tag,
+                            sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                            ReplyData::None,
+                        ));
+                    }
+                    out.push(reply(
+                        leader.conn,
+                        leader.tag,
+                        sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                        ReplyData::None,
+                    ));
+                    return;
+                }
+                let mut members: Vec<ProcId> = accepted.iter().map(|a| a.proc_.clone()).collect();
+                members.push(leader.proc_.clone());
+                members.sort();
+                let results = self.form_group(&op.grp, &members, &[&leader.info], host_results);
+                let contributed: Vec<PeerData> = std::iter::once(&leader)
+                    .chain(accepted.iter())
+                    .map(|a| PeerData {
+                        proc_: a.proc_.clone(),
+                        info: a.endpoint.clone(),
+                    })
+                    .collect();
+                let (jobs, peers) = self.exchange(&members, contributed, ConnectData::default());
+                for a in std::iter::once(&leader).chain(accepted.iter()) {
+                    let data = payload_for(&jobs, &peers, &a.proc_);
+                    out.push(reply(
+                        a.conn,
+                        a.tag,
+                        sys::PMIX_SUCCESS,
+                        ReplyData::Group(Box::new(GroupReply {
+                            results: results.clone(),
+                            data,
+                        })),
+                    ));
+                }
+                self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
+            }
+        }
+    }
+
+    /// Record a new group and the results its members receive.
+    fn form_group(
+        &mut self,
+        grp: &str,
+        members: &[ProcId],
+        infos: &[&Vec<Info>],
+        host_results: Vec<Info>,
+    ) -> Vec<Info> {
+        let want_ctx = infos
+            .iter()
+            .any(|i| flag(i, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID));
+        let host_ctx = host_results
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID)
+            .and_then(|i| i.value.as_u64());
+        let ctx_id = match host_ctx {
+            Some(c) => Some(c),
+            None if want_ctx => {
+                self.dynamic.last_ctx_id += 1;
+                Some(self.dynamic.last_ctx_id)
+            }
+            None => None,
+        };
+        self.dynamic.groups.insert(
+            grp.to_string(),
+            Group {
+                members: members.to_vec(),
+                ctx_id,
+                notify_term: infos
+                    .iter()
+                    .any(|i| flag(i, ak::PMIX_GROUP_NOTIFY_TERMINATION)),
+            },
+        );
+        let mut results = group_info(grp);
+        results.extend(Info::new(ak::PMIX_GROUP_MEMBERSHIP, proc_array(members)));
+        if let Some(c) = ctx_id {
+            results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
+        }
+        results.extend(host_results.into_iter().filter(|i| {
+            !matches!(
+                i.key.as_str(),
+                ak::PMIX_GROUP_CONTEXT_ID | ak::PMIX_GROUP_ID
+            )
+        }));
+        results
+    }
+
+    /// Tell the members the membership (a non-default event: only handlers registered
+    /// for `code` see it).
+    fn membership_event(&self, grp: &str, members: &[ProcId], code: i32, out: &mut Vec<Action>) {
+        let mut info = group_info(grp);
+        info.extend(Info::new(ak::PMIX_GROUP_MEMBERSHIP, proc_array(members)));
+        info.extend(Info::new(ak::PMIX_EVENT_NON_DEFAULT, Value::Bool(true)));
+        for m in members {
+            self.event_to(m, code, &self.id, info.clone(), out);
+        }
+    }
+
+    /// The host finished a group operation we handed it.
+    pub fn group_done(&mut self, id: u64, r: Result<Vec<Info>>, out: &mut Vec<Action>) {
+        let Some(idx) = self.dynamic.group_ops.iter().position(|o| o.id == id) else {
+            return;
+        };
+        let op = self.dynamic.group_ops.remove(idx);
+        match r {
+            Ok(res) => self.finish_group(op, res, out),
+            Err(e) => {
+                log::warn!("server: group {} failed at the host: {}", op.grp, e);
+                let st = crate::protocol::status_of(&e);
+                for a in op.arrived {
+                    out.push(reply(a.conn, a.tag, st, ReplyData::None));
+                }
+            }
+        }
+    }
+
+    /// A group operation timed out: an invitation completes with whoever answered; the
+    /// others fail with `PMIX_ERR_TIMEOUT`.
+    pub(super) fn group_timer(&mut self, id: u64, out: &mut Vec<Action>) {
+        let Some(idx) = self.dynamic.group_ops.iter().position(|o| o.id == id) else {
+            return;
+        };
+        let op = self.dynamic.group_ops.remove(idx);
+        log::warn!("server: group operation on {} timed out", op.grp);
+        if op.kind == Kind::Invite {
+            self.finish_group(op, Vec::new(), out);
+            return;
+        }
+        for a in op.arrived {
+            out.push(reply(a.conn, a.tag, sys::PMIX_ERR_TIMEOUT, ReplyData::None));
+        }
+    }
+
+    /// A client ended: invitations count it as having declined, destructs stop waiting
+    /// for it, and constructs it had to join fail (unless `PMIX_GROUP_OPTIONAL`).
+    pub(super) fn group_member_gone(&mut self, p: &ProcId, out: &mut Vec<Action>) {
+        let mut i = 0;
+        while i < self.dynamic.group_ops.len() {
+            let Some(op) = self.dynamic.group_ops.get_mut(i) else {
+                break;
+            };
+            let involved = op.expected.contains(p) && !op.arrived.iter().any(|a| &a.proc_ == p);
+            if !involved {
+                i += 1;
+                continue;
+            }
+            match op.kind {
+                Kind::Invite | Kind::Destruct => {
+                    op.gone.push(p.clone());
+                    let before = self.dynamic.group_ops.len();
+                    self.group_progress(i, out);
+                    if self.dynamic.group_ops.len() == before {
+                        i += 1;
+                    }
+                }
+                Kind::Construct => {
+                    let optional = op
+                        .arrived
+                        .iter()
+                        .any(|a| flag(&a.info, ak::PMIX_GROUP_OPTIONAL));
+                    if optional {
+                        op.expected.retain(|m| m != p);
+                        let before = self.dynamic.group_ops.len();
+                        self.group_progress(i, out);
+                        if self.dynamic.group_ops.len() == before {
+                            i += 1;
+                        }
+                    } else {
+                        let op = self.dynamic.group_ops.remove(i);
+                        for a in op.arrived {
+                            self.event_to(
+                                &a.proc_,
+                                sys::PMIX_GROUP_MEMBER_FAILED,
+                                p,
+                                group_info(&op.grp),
+                                out,
+                            );
+                            out.push(reply(
+                                a.conn,
+                                a.tag,
+                                sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                                ReplyData::None,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Group operations driven through the state machine, in memory.
+    use super::super::connect::tests::{msgs, p, send, setup, statuses};
+    use super::super::*;
+    use crate::protocol::{DynReq, GroupOp as Op, ReplyData, ServerMsg};
+    use pmix_sys::attrs::keys as ak;
+
+    fn g(op: Op, name: &str, procs: Vec<ProcId>, info: Vec<Info>) -> DynReq {
+        DynReq::Group {
+            op: op as u8,
+            id: name.into(),
+            procs,
+            info,
+        }
+    }
+
+    fn ctx() -> Vec<Info> {
+        vec![Info::new(ak::PMIX_GROUP_ASSIGN_CONTEXT_ID, Value::Bool(true)).unwrap()]
+    }
+
+    fn results(out: &[Action], conn: ConnId) -> Vec<Info> {
+        msgs(out)
+            .into_iter()
+            .find_map(|(c, m)| match m {
+                ServerMsg::Reply {
+                    data: ReplyData::Group(r),
+                    ..
+                } if c == conn => Some(r.results),
+                _ => None,
+            })
+            .expect("group results")
+    }
+
+    fn events(out: &[Action]) -> Vec<(ConnId, i32)> {
+        msgs(out)
+            .into_iter()
+            .filter_map(|(c, m)| match m {
+                ServerMsg::Event { status, .. } => Some((c, status)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn construct_assigns_a_context_id_and_destruct_releases_the_name() {
+        let mut s = setup();
+        // a:0, a:1 and b:0 are connections 1, 2, 3.
+        let members = vec![p("b", 0), p("a", 1), p("a", 0)];
+        assert!(statuses(&send(
+            &mut s,
+            1,
+            1,
+            g(Op::Construct, "G", members.clone(), ctx())
+        ))
+        .is_empty());
+        assert!(statuses(&send(
+            &mut s,
+            3,
+            1,
+            g(Op::Construct, "G", members.clone(), vec![])
+        ))
+        .is_empty());
+        let out = send(&mut s, 2, 1, g(Op::Construct, "G", members.clone(), vec![]));
+        assert_eq!(statuses(&out), vec![(1, 1, 0), (2, 1, 0), (3, 1, 0)]);
+        let r = results(&out, 3);
+        let c = r
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID)
+            .and_then(|i| i.value.as_u64());
+        assert_eq!(c, Some(1));
+        assert_eq!(
+            events(&out)
+                .iter()
+                .filter(|(_, st)| *st == sys::PMIX_GROUP_MEMBERSHIP_UPDATE)
+                .count(),
+            3
+        );
+        assert_eq!(s.group_members("G").map(|m| m.len()), Some(3));
+        // The name is taken while the group exists; a group name expands in a connect.
+        assert_eq!(
+            statuses(&send(
+                &mut s,
+                1,
+                2,
+                g(Op::Construct, "G", members.clone(), vec![])
+            )),
+            vec![(1, 2, sys::PMIX_ERR_EXISTS)]
+        );
+        assert_eq!(s.expand_groups(vec![p("G", 1)]), vec![p("a", 1)]);
+        send(&mut s, 1, 3, g(Op::Destruct, "G", vec![], vec![]));
+        send(&mut s, 2, 3, g(Op::Destruct, "G", vec![], vec![]));
+        let out = send(&mut s, 3, 3, g(Op::Destruct, "G", vec![], vec![]));
+        assert_eq!(statuses(&out), vec![(1, 3, 0), (2, 3, 0), (3, 3, 0)]);
+        assert_eq!(
+            statuses(&send(&mut s, 1, 4, g(Op::Destruct, "G", vec![], vec![]))),
+            vec![(1, 4, sys::PMIX_ERR_NOT_FOUND)]
+        );
+    }
+
+    #[test]
+    fn destruct_does_not_wait_for_a_lost_member() {
+        let mut s = setup();
+        let members = vec![p("a", 0), p("a", 1)];
+        send(&mut s, 1, 1, g(Op::Construct, "G", members.clone(), vec![]));
+        send(&mut s, 2, 1, g(Op::Construct, "G", members.clone(), vec![]));
+        s.closed(2, &mut Vec::new());
+        let out = send(&mut s, 1, 2, g(Op::Destruct, "G", vec![], vec![]));
+        assert_eq!(statuses(&out), vec![(1, 2, sys::PMIX_ERR_LOST_CONNECTION)]);
+        // With PMIX_GROUP_NOTIFY_TERMINATION the survivor hears of it and succeeds.
+        let mut s = setup();
+        let nt = vec![Info::new(ak::PMIX_GROUP_NOTIFY_TERMINATION, Value::Bool(true)).unwrap()];
+        send(&mut s, 1, 1, g(Op::Construct, "H", members.clone(), nt));
+        send(&mut s, 2, 1, g(Op::Construct, "H", members.clone(), vec![]));
+        s.closed(2, &mut Vec::new());
+        let out = send(&mut s, 1, 2, g(Op::Destruct, "H", vec![], vec![]));
+        assert_eq!(statuses(&out), vec![(1, 2, 0)]);
+        assert_eq!(events(&out), vec![(1, sys::PMIX_GROUP_MEMBER_FAILED)]);
+    }
+
+    #[test]
+    fn invitations_abort_unless_optional() {
+        let mut s = setup();
+        let out = send(
+            &mut s,
+            1,
+            1,
+            g(Op::Invite, "I", vec![p("a", 1), p("b", 0)], vec![]),
+        );
+        let mut ev = events(&out);
+        ev.sort();
+        assert_eq!(
+            ev,
+            vec![(2, sys::PMIX_GROUP_INVITED), (3, sys::PMIX_GROUP_INVITED)]
+        );
+        let out = send(&mut s, 2, 1, g(Op::Join, "I", vec![p("a", 0)], vec![]));
+        assert_eq!(events(&out), vec![(1, sys::PMIX_GROUP_INVITE_ACCEPTED)]);
+        let out = send(&mut s, 3, 1, g(Op::Decline, "I", vec![p("a", 0)], vec![]));
+        assert_eq!(
+            statuses(&out),
+            vec![
+                (1, 1, sys::PMIX_GROUP_CONSTRUCT_ABORT),
+                (2, 1, sys::PMIX_GROUP_CONSTRUCT_ABORT),
+                (3, 1, 0)
+            ]
+        );
+        assert!(s.group_members("I").is_none());
+        let opt = vec![Info::new(ak::PMIX_GROUP_OPTIONAL, Value::Bool(true)).unwrap()];
+        send(
+            &mut s,
+            1,
+            2,
+            g(Op::Invite, "J", vec![p("a", 1), p("b", 0)], opt),
+        );
+        send(&mut s, 2, 2, g(Op::Join, "J", vec![p("a", 0)], vec![]));
+        let out = send(&mut s, 3, 2, g(Op::Decline, "J", vec![], vec![]));
+        assert_eq!(statuses(&out), vec![(1, 2, 0), (2, 2, 0), (3, 2, 0)]);
+        assert_eq!(s.group_members("J"), Some(vec![p("a", 0), p("a", 1)]));
+        // Leaving tells the others.
+        let out = send(&mut s, 2, 3, g(Op::Leave, "J", vec![], vec![]));
+        assert_eq!(events(&out), vec![(1, sys::PMIX_GROUP_LEFT)]);
+        assert_eq!(s.group_members("J"), Some(vec![p("a", 0)]));
+    }
+}

@@ -1,0 +1,32 @@
+/* fence_mismatch: rule "a WILDCARD description and an explicit list never match each
+ * other". Rank 0 names the job as {nspace, WILDCARD}, the others list every rank
+ * explicitly; nobody completes, and PMIX_TIMEOUT (2 s) ends both fences for everyone.
+ * A fence described the same way afterwards works.
+ * Run: pmixrun -n 2 fence_mismatch */
+#include "rules.h"
+
+int main(void)
+{
+    RULES_INIT();
+    pmix_info_t to;
+    timeout_info(&to, 2);
+    pmix_proc_t *list = calloc(nprocs, sizeof *list);
+    for (uint32_t i = 0; i < nprocs; i++) {
+        proc_of(&list[i], i);
+    }
+    double t0 = now();
+    pmix_status_t rc;
+    if (0 == me.rank) {
+        rc = PMIx_Fence(&job, 1, &to, 1);
+    } else {
+        rc = PMIx_Fence(list, nprocs, &to, 1);
+    }
+    double dt = now() - t0;
+    CHECK_RC(rc, PMIX_ERR_TIMEOUT, "wildcard and explicit list do not match: the fence times out");
+    CHECK(dt >= 1.5 && dt < 6.0, "... after PMIX_TIMEOUT (%.2f s)", dt);
+    free(list);
+    PMIX_INFO_DESTRUCT(&to);
+    barrier("a fence described alike completes");
+    CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
+    CHECK_DONE();
+}
