@@ -1172,7 +1172,7 @@ impl Client {
                 // hold for that process, as stored with PMIx_Store_internal or registered.
                 let mut all: Vec<Info> = d
                     .peers
-                    .get(&target)
+                    .get(target)
                     .map(|m| {
                         m.iter()
                             .map(|(k, v)| Info {

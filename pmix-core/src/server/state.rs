@@ -212,6 +212,10 @@ struct NsWaiter {
     info: Vec<Info>,
 }
 
+/// What the last reply to one participant set's collecting fence carried: per process,
+/// a fingerprint of each entry, sorted by key (see `ServerState::collected`).
+type SentCollected = FastMap<ProcId, Vec<(Key, u64)>>;
+
 /// The server's whole state.
 pub struct ServerState {
     id: ProcId,
@@ -233,7 +237,7 @@ pub struct ServerState {
     stats: FenceStats,
     /// Per participant set of collecting fences, a fingerprint of every entry the last
     /// reply to that set carried (see `collected`).
-    sent_collected: HashMap<Vec<ProcId>, FastMap<ProcId, Vec<(Key, u64)>>>,
+    sent_collected: HashMap<Vec<ProcId>, SentCollected>,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
