@@ -1,7 +1,7 @@
 /* opcount: N client operations of one kind after PMIx_Init, for instruction counting.
  *
- *   opcount OP N      OP: get-job | get-self | get-peer | put | put-commit | commit |
- *                         fence | fence-collect
+ *   opcount OP N      OP: get-job | get-self | get-peer | get-peer-first | put |
+ *                         put-commit | commit | fence | fence-collect
  *
  * The N operations run inside one function, `opcount_loop`, so that
  *   valgrind --tool=callgrind --toggle-collect=opcount_loop opcount OP N
@@ -11,6 +11,7 @@
  * with at least 2 ranks for get-peer (rank 1 reads rank 0's key after a collecting fence;
  * other ranks only take part in the fence). The fences run in every rank.
  *
+ * OPCOUNT_KEYS=K makes every rank publish K 64-byte keys (default 1) before the loop.
  * With OPCOUNT_RUSAGE=1 rank 0 also prints, per operation, the wall time, the CPU time of
  * this process (all its threads), its voluntary context switches, and the CPU time of
  * its parent (the launcher hosting the PMIx server: pmixrun or mpirun) — counts that say
@@ -55,6 +56,15 @@ static int one(const char *op, const pmix_proc_t *wild, const pmix_proc_t *peer,
         rc = PMIx_Get(peer, "opcount.key", NULL, 0, &val);
         if (PMIX_SUCCESS != rc)
             die("PMIx_Get(peer key)", rc);
+        bad = val->type != PMIX_STRING;
+        PMIX_VALUE_RELEASE(val);
+    } else if (0 == strcmp(op, "get-peer-first")) {
+        /* key i+1 of the peer: each read once (run with OPCOUNT_KEYS > N) */
+        char name[32];
+        snprintf(name, sizeof name, "opcount.key%ld", i + 1);
+        rc = PMIx_Get(peer, name, NULL, 0, &val);
+        if (PMIX_SUCCESS != rc)
+            die("PMIx_Get(peer key, first)", rc);
         bad = val->type != PMIX_STRING;
         PMIX_VALUE_RELEASE(val);
     } else if (0 == strcmp(op, "commit")) {
@@ -162,6 +172,13 @@ int main(int argc, char **argv)
     v.data.string = "0123456789012345678901234567890123456789012345678901234567890ab";
     if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, "opcount.key", &v)))
         die("PMIx_Put", rc);
+    /* OPCOUNT_KEYS=K: K-1 more 64-byte keys per rank (data a collecting fence carries) */
+    for (long k = 1; getenv("OPCOUNT_KEYS") && k < atol(getenv("OPCOUNT_KEYS")); k++) {
+        char name[32];
+        snprintf(name, sizeof name, "opcount.key%ld", k);
+        if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, name, &v)))
+            die("PMIx_Put", rc);
+    }
     if (PMIX_SUCCESS != (rc = PMIx_Commit()))
         die("PMIx_Commit", rc);
     pmix_info_t info;
@@ -173,10 +190,11 @@ int main(int argc, char **argv)
 
     long bad = 0;
     int fence = 0 == strncmp(op, "fence", 5);
-    int active = fence || 0 != strcmp(op, "get-peer") || me.rank == 1;
+    int active = fence || 0 != strncmp(op, "get-peer", 8) || me.rank == 1;
     if (active) {
         /* warm up (first access of a peer key goes to the server), then count */
-        one(op, &wild, &peer, size, -1);
+        if (0 != strcmp(op, "get-peer-first"))
+            one(op, &wild, &peer, size, -1);
         struct rusage r0, r1;
         double c0 = self_cpu_us(&r0), p0 = proc_cpu_us(getppid()), t0 = now_us();
         bad = opcount_loop(op, n, &wild, &peer, size);

@@ -11,15 +11,18 @@ set -euo pipefail
 : "${PMIXRUN:?}" "${OPCOUNT:?}"
 n1=${N1:-1000}
 n2=${N2:-3000}
-ops=${OPS:-get-job get-self get-peer put put-commit}
+ops=${OPS:-get-job get-self get-peer get-peer-first put put-commit}
+# get-peer-first reads N distinct keys of the peer once each, right after a collecting
+# fence: every rank publishes N2+1 keys for it.
+export OPCOUNT_KEYS=$((n2 + 1))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # count OP N: the instructions callgrind collected inside opcount_loop.
 count() {
   local op=$1 n=$2 np=1 out=$tmp/cg.$1.$2
-  [ "$op" = get-peer ] && np=2
-  "$PMIXRUN" --timeout 120 -n $np sh -c '
+  case $op in get-peer*) np=2 ;; esac
+  "$PMIXRUN" --timeout 120 -x OPCOUNT_KEYS -n $np sh -c '
     if [ "$PMIX_RANK" = "$1" ]; then
       exec valgrind --tool=callgrind --toggle-collect=opcount_loop --callgrind-out-file="$2" "$3" "$4" "$5"
     else

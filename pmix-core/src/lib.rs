@@ -17,6 +17,7 @@ pub mod compress;
 pub mod cuda;
 pub mod error;
 pub mod event;
+pub mod fasthash;
 pub mod protocol;
 pub mod reactor;
 pub mod server;

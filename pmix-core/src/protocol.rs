@@ -34,7 +34,7 @@ use pmix_sys as sys;
 use std::collections::BTreeMap;
 
 /// Protocol version spoken by this library (sent in [`Hello`]).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The largest frame body accepted (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
@@ -60,6 +60,13 @@ pub const GATHER_KEY: &str = "pmixrs.gather";
 const REQ_ALLGATHER: u8 = 64;
 /// Wire number of [`ReplyData::Gathered`] (see [`REQ_ALLGATHER`]).
 const REPLY_GATHERED: u8 = 64;
+/// Wire number of [`ReplyData::Collected`] (same reasoning).
+const REPLY_COLLECTED: u8 = 65;
+
+/// Largest collected data a collecting fence's reply carries (encoded). Beyond it the
+/// reply carries none and clients fetch each peer's data on first access, as before: a
+/// client's memory then does not grow with the job.
+pub const COLLECTED_INLINE_MAX: usize = 256 * 1024;
 
 /// Append `body` as one frame (length prefix + body) to `out`.
 pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
@@ -336,6 +343,211 @@ impl Wire for Contribution {
     }
 }
 
+/// Builds the reply of a successful collecting fence: [`ReplyData::Collected`] with what
+/// the participants published, encoded once for every waiting participant (the tag is
+/// set per reply with [`set_reply_tag`]).
+///
+/// The payload is read in place by the client ([`collected_index`], [`collected_find`]):
+/// a reset byte (1: drop everything collected before), the `u32` process count, then per
+/// process its id, a `u32` entry count, per entry the key, a `u32` value length and the
+/// encoded value (entries sorted by key), the `u32` offset of each entry from the first,
+/// and last the keys it no longer has (`u32` count, keys). A reader finds one key by a
+/// binary search over the offsets and decodes only that value.
+pub struct CollectedWriter {
+    out: Vec<u8>,
+    payload_at: usize,
+    nprocs: u32,
+    cap: usize,
+}
+
+impl CollectedWriter {
+    /// A reply that gives up (see [`CollectedWriter::finish`]) beyond `cap` bytes.
+    pub fn new(cap: usize, reset: bool) -> Self {
+        let mut out = Vec::new();
+        1u8.encode(&mut out); // ServerMsg::Reply
+        0u32.encode(&mut out); // tag, set per reply
+        sys::PMIX_SUCCESS.encode(&mut out);
+        REPLY_COLLECTED.encode(&mut out);
+        0u32.encode(&mut out); // payload length (a Vec<u8>), patched in finish
+        let payload_at = out.len();
+        (reset as u8).encode(&mut out);
+        0u32.encode(&mut out); // process count, patched in finish
+        CollectedWriter {
+            out,
+            payload_at,
+            nprocs: 0,
+            cap,
+        }
+    }
+
+    /// Add one process: its entries as (key, encoded value), sorted by key, and the keys
+    /// it dropped (nothing is added when both are empty). False once over the cap.
+    pub fn add<'a>(
+        &mut self,
+        proc_: &ProcId,
+        entries: impl IntoIterator<Item = (&'a Key, &'a [u8])>,
+        removed: &[&Key],
+    ) -> bool {
+        let start = self.out.len();
+        proc_.encode(&mut self.out);
+        let count_at = self.out.len();
+        0u32.encode(&mut self.out);
+        let first = self.out.len();
+        let mut offsets = Vec::new();
+        for (k, v) in entries {
+            offsets.push((self.out.len() - first) as u32);
+            k.encode(&mut self.out);
+            (v.len() as u32).encode(&mut self.out);
+            self.out.extend_from_slice(v);
+            if self.out.len() > self.cap {
+                return false;
+            }
+        }
+        let n = offsets.len() as u32;
+        for o in offsets {
+            o.encode(&mut self.out);
+        }
+        (removed.len() as u32).encode(&mut self.out);
+        for k in removed {
+            k.encode(&mut self.out);
+        }
+        if n == 0 && removed.is_empty() {
+            self.out.truncate(start);
+        } else {
+            patch_u32(&mut self.out, count_at, n);
+            self.nprocs += 1;
+        }
+        self.out.len() <= self.cap
+    }
+
+    /// The encoded reply body (tag 0), or `None` if it grew beyond the cap.
+    pub fn finish(mut self) -> Option<Vec<u8>> {
+        if self.out.len() > self.cap {
+            return None;
+        }
+        let payload = (self.out.len() - self.payload_at) as u32;
+        patch_u32(&mut self.out, self.payload_at - 4, payload);
+        patch_u32(&mut self.out, self.payload_at + 1, self.nprocs);
+        Some(self.out)
+    }
+}
+
+fn patch_u32(out: &mut [u8], at: usize, v: u32) {
+    if let Some(b) = out.get_mut(at..at + 4) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// One process in a [`ReplyData::Collected`] payload (see [`collected_index`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectedProc {
+    /// Whose entries.
+    pub proc_: ProcId,
+    /// Byte offset of its first entry in the payload.
+    pub at: usize,
+    /// Number of entries.
+    pub count: u32,
+    /// Byte offset of its table of entry offsets.
+    pub table: usize,
+    /// Keys it no longer has.
+    pub removed: Vec<Key>,
+}
+
+/// Whether a [`ReplyData::Collected`] payload resets what was collected before, and where
+/// each process's entries sit in it. The whole structure is checked here (every length
+/// within the payload), so later lookups only slice.
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK` for a malformed payload.
+pub fn collected_index(payload: &[u8]) -> Result<(bool, Vec<CollectedProc>)> {
+    let mut d = Decoder::new(payload);
+    let reset = u8::decode(&mut d)? != 0;
+    let n = d.count(9)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let p = ProcId::decode(&mut d)?;
+        let count = u32::decode(&mut d)?;
+        let at = d.position();
+        let mut starts = Vec::with_capacity(count.min(1 << 16) as usize);
+        let mut last: Option<&[u8]> = None;
+        for _ in 0..count {
+            starts.push((d.position() - at) as u32);
+            let kn = d.count(1)?;
+            let k = d.take(kn)?;
+            if last.is_some_and(|l| l >= k) {
+                return Err(Error::unpack("collected entries not sorted by key"));
+            }
+            last = Some(k);
+            let vn = d.count(1)?;
+            d.take(vn)?;
+        }
+        let table = d.position();
+        for s in starts {
+            if u32::decode(&mut d)? != s {
+                return Err(Error::unpack("collected entry offsets do not match"));
+            }
+        }
+        let nr = d.count(1)?;
+        let mut removed = Vec::with_capacity(nr);
+        for _ in 0..nr {
+            removed.push(Key::decode(&mut d)?);
+        }
+        v.push(CollectedProc {
+            proc_: p,
+            at,
+            count,
+            table,
+            removed,
+        });
+    }
+    if !d.is_empty() {
+        return Err(Error::unpack("trailing bytes after the collected data"));
+    }
+    Ok((reset, v))
+}
+
+/// The value of `key` among one process's entries (`c`, from [`collected_index`] on the
+/// same payload): a binary search over the entry offsets; only that value is decoded.
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK` if the value does not decode.
+pub fn collected_find(payload: &[u8], c: &CollectedProc, key: &str) -> Result<Option<Value>> {
+    let entry = |i: u32| -> Option<(&[u8], &[u8])> {
+        let o = c.table.checked_add(i as usize * 4)?;
+        let off = u32::from_le_bytes(payload.get(o..o + 4)?.try_into().ok()?) as usize;
+        let mut d = Decoder::new(payload.get(c.at.checked_add(off)?..)?);
+        let kn = d.count(1).ok()?;
+        let k = d.take(kn).ok()?;
+        let vn = d.count(1).ok()?;
+        Some((k, d.take(vn).ok()?))
+    };
+    let (mut lo, mut hi) = (0u32, c.count);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let Some((k, v)) = entry(mid) else {
+            return Err(Error::unpack("collected entry out of bounds"));
+        };
+        match k.cmp(key.as_bytes()) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return crate::codec::from_bytes::<Value>(v).map(Some),
+        }
+    }
+    Ok(None)
+}
+
+/// Set the tag of an encoded [`ServerMsg::Reply`] body (byte 0 is the message kind, the
+/// tag follows as a little-endian `u32`). False if `body` is not a reply.
+pub fn set_reply_tag(body: &mut [u8], tag: u32) -> bool {
+    match body.get_mut(..5) {
+        Some([1, t @ ..]) => {
+            t.copy_from_slice(&tag.to_le_bytes());
+            true
+        }
+        _ => false,
+    }
+}
+
 /// A client request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Req {
@@ -560,6 +772,9 @@ pub enum ReplyData {
     Group(Box<GroupReply>),
     /// Every participant's contribution to an allgather, sorted by process.
     Gathered(Vec<Contribution>),
+    /// What the participants of a collecting fence published, for the requester's
+    /// local store, kept encoded (see [`CollectedWriter`]).
+    Collected(Vec<u8>),
 }
 
 /// A message from the server.
@@ -625,6 +840,10 @@ impl Wire for ServerMsg {
                         REPLY_GATHERED.encode(out);
                         encode_seq(v, out);
                     }
+                    ReplyData::Collected(v) => {
+                        REPLY_COLLECTED.encode(out);
+                        v.encode(out);
+                    }
                 }
             }
             ServerMsg::Forget { proc_, key } => {
@@ -657,6 +876,7 @@ impl Wire for ServerMsg {
                     4 => ReplyData::Pdata(decode_seq(d)?),
                     5 => ReplyData::Group(Box::new(GroupReply::decode(d)?)),
                     REPLY_GATHERED => ReplyData::Gathered(decode_seq(d)?),
+                    REPLY_COLLECTED => ReplyData::Collected(Vec::decode(d)?),
                     t => return Err(Error::unpack(format!("unknown reply data {}", t))),
                 },
             },
@@ -1256,5 +1476,77 @@ mod tests {
             decode_blobs(&bytes).unwrap_err().status,
             sys::PMIX_ERR_BAD_PARAM
         );
+    }
+
+    #[test]
+    fn collected_reply_is_encoded_once_tagged_per_waiter_and_read_in_place() {
+        let (a, b, c) = (
+            Key::new("a").unwrap(),
+            Key::new("b").unwrap(),
+            Key::new("c").unwrap(),
+        );
+        let (one, x) = (Value::Uint32(1), Value::string("x"));
+        let (one_b, x_b) = (crate::codec::to_bytes(&one), crate::codec::to_bytes(&x));
+        let mut w = CollectedWriter::new(COLLECTED_INLINE_MAX, false);
+        assert!(w.add(&p("ns", 0), [(&a, &one_b[..])], &[]));
+        assert!(w.add(&p("ns", 1), [], &[]), "nothing to say: left out");
+        assert!(w.add(&p("ns", 2), [(&b, &x_b[..]), (&c, &one_b[..])], &[&a]));
+        let mut body = w.finish().unwrap();
+        assert!(set_reply_tag(&mut body, 77));
+        let ServerMsg::Reply { tag, status, data } = decode::<ServerMsg>(&body).unwrap() else {
+            panic!("not a reply");
+        };
+        assert_eq!((tag, status), (77, sys::PMIX_SUCCESS));
+        let ReplyData::Collected(payload) = data else {
+            panic!("no collected data");
+        };
+        let (reset, idx) = collected_index(&payload).unwrap();
+        assert!(!reset);
+        assert_eq!(idx.len(), 2);
+        assert_eq!((idx[0].proc_.clone(), idx[0].count), (p("ns", 0), 1));
+        assert_eq!((idx[1].proc_.clone(), idx[1].count), (p("ns", 2), 2));
+        assert_eq!(idx[1].removed, vec![a.clone()]);
+        let find = |i: usize, k: &str| collected_find(&payload, &idx[i], k).unwrap();
+        assert_eq!(find(0, "a"), Some(one.clone()));
+        assert_eq!(find(1, "b"), Some(x));
+        assert_eq!(find(1, "c"), Some(one.clone()));
+        assert_eq!(find(1, "a"), None);
+        // Re-encoding the decoded reply gives the same bytes.
+        assert_eq!(
+            body,
+            encode(&ServerMsg::Reply {
+                tag: 77,
+                status: sys::PMIX_SUCCESS,
+                data: ReplyData::Collected(payload.clone()),
+            })
+        );
+        // Every truncation of the payload is an error, never a panic.
+        for n in 0..payload.len() {
+            assert!(collected_index(&payload[..n]).is_err(), "{}", n);
+        }
+        // A reset with nothing else.
+        let body = CollectedWriter::new(100, true).finish().unwrap();
+        let Ok(ServerMsg::Reply {
+            data: ReplyData::Collected(payload),
+            ..
+        }) = decode::<ServerMsg>(&body)
+        else {
+            panic!("not a collected reply");
+        };
+        assert_eq!(collected_index(&payload).unwrap(), (true, vec![]));
+        // Over the cap: nothing.
+        let mut w = CollectedWriter::new(40, false);
+        assert!(!w.add(
+            &p("ns", 0),
+            [(&a, &one_b[..]), (&b, &one_b[..]), (&c, &one_b[..])],
+            &[]
+        ));
+        assert!(w.finish().is_none());
+        // Only replies take a tag.
+        let mut ev = encode(&ServerMsg::Forget {
+            proc_: p("ns", 0),
+            key: a,
+        });
+        assert!(!set_reply_tag(&mut ev, 1));
     }
 }

@@ -88,6 +88,14 @@ impl Key {
     }
 }
 
+// Hash, Eq and Ord of a Key are those of its string, so maps keyed by Key can be
+// searched with a plain &str (no allocation on lookups).
+impl std::borrow::Borrow<str> for Key {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl std::fmt::Debug for Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:?}", self.0)

@@ -10,8 +10,6 @@ use pmix_sys as sys;
 
 struct Args {
     client: Client,
-    proc_: Option<ProcId>,
-    key: Option<Key>,
     opts: GetOpts,
     static_values: bool,
     pointer_values: bool,
@@ -35,25 +33,85 @@ impl Drop for Pinned {
     }
 }
 
-unsafe fn args(
+/// The target and key of a thread's previous Get, reused when the next Get names the same
+/// bytes. Most Gets repeat a namespace, and many a key, so this spares them two
+/// allocations and two UTF-8 checks per call (`docs/PERF.md`). Equal bytes are as valid
+/// as the ones checked when the entry was made.
+#[derive(Default)]
+struct Recent {
+    proc_: Option<ProcId>,
+    key: Option<Key>,
+}
+
+thread_local! {
+    static RECENT: core::cell::RefCell<Recent> = core::cell::RefCell::default();
+}
+
+impl Recent {
+    /// Point the entry at `proc_`'s namespace and rank (converting only when the
+    /// namespace differs from the cached one).
+    fn load_proc(&mut self, p: &sys::pmix_proc_t) -> pmix_core::Result<()> {
+        let same = match (&mut self.proc_, conv::nspace_bytes(&p.nspace)) {
+            (Some(q), Some(b)) if q.nspace.as_str().as_bytes() == b => {
+                q.rank = p.rank;
+                true
+            }
+            _ => false,
+        };
+        if !same {
+            self.proc_ = Some(conv::proc_from_c(p)?);
+        }
+        Ok(())
+    }
+
+    /// Point the entry at `key` (converting only when it differs from the cached one).
+    ///
+    /// # Safety
+    /// `key` is non-NULL and readable up to its NUL or `PMIX_MAX_KEYLEN + 1` bytes.
+    unsafe fn load_key(&mut self, key: *const c_char) -> pmix_core::Result<()> {
+        // SAFETY: forwarded.
+        let b = unsafe { conv::key_bytes(key) };
+        let same = matches!((&self.key, b), (Some(k), Some(b)) if k.as_str().as_bytes() == b);
+        if !same {
+            // SAFETY: forwarded.
+            self.key = Some(unsafe { conv::key_from_ptr(key) }?);
+        }
+        Ok(())
+    }
+}
+
+/// Run `f` with the converted target and key (through the thread's [`Recent`] entry).
+///
+/// # Safety
+/// `proc_` is NULL or a readable `pmix_proc_t`; `key` NULL or a C string.
+unsafe fn with_target<R>(
     proc_: *const sys::pmix_proc_t,
     key: *const c_char,
-    info: *const sys::pmix_info_t,
-    ninfo: usize,
-) -> pmix_core::Result<Args> {
+    f: impl FnOnce(Option<&ProcId>, Option<&Key>) -> R,
+) -> pmix_core::Result<R> {
+    let run = |rec: &mut Recent| -> pmix_core::Result<R> {
+        if !proc_.is_null() {
+            // SAFETY: non-NULL proc (C contract).
+            rec.load_proc(unsafe { &*proc_ })?;
+        }
+        if !key.is_null() {
+            // SAFETY: a C string (C contract); over-length is BAD_PARAM.
+            unsafe { rec.load_key(key) }?;
+        }
+        Ok(f(
+            rec.proc_.as_ref().filter(|_| !proc_.is_null()),
+            rec.key.as_ref().filter(|_| !key.is_null()),
+        ))
+    };
+    RECENT.with(|r| match r.try_borrow_mut() {
+        Ok(mut rec) => run(&mut rec),
+        // Re-entered on this thread (e.g. from a signal handler): a private entry.
+        Err(_) => run(&mut Recent::default()),
+    })
+}
+
+unsafe fn args(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result<Args> {
     let client = global::client()?;
-    let proc_ = if proc_.is_null() {
-        None
-    } else {
-        // SAFETY: non-NULL proc (C contract).
-        Some(unsafe { conv::proc_from_ptr(proc_) }?)
-    };
-    let key = if key.is_null() {
-        None
-    } else {
-        // SAFETY: a C string (C contract); over-length is BAD_PARAM.
-        Some(unsafe { conv::key_from_ptr(key) }?)
-    };
     // SAFETY: NULL or `ninfo` infos (C contract).
     let info = unsafe { conv::info_array_from_c(info, ninfo) }?;
     let flag = |k: &str| {
@@ -64,8 +122,6 @@ unsafe fn args(
     let pointer_values = flag(keys::GET_POINTER_VALUES);
     Ok(Args {
         client,
-        proc_,
-        key,
         opts: GetOpts::from_info(&info),
         static_values,
         pointer_values,
@@ -94,7 +150,7 @@ pub unsafe extern "C" fn PMIx_Get(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Get, {
         // SAFETY: forwarded C contract.
-        let a = match unsafe { args(proc_, key, info, ninfo) } {
+        let a = match unsafe { args(info, ninfo) } {
             Ok(a) => a,
             Err(e) => return e.status(),
         };
@@ -102,34 +158,38 @@ pub unsafe extern "C" fn PMIx_Get(
             log::warn!("PMIx_Get: NULL val");
             return sys::PMIX_ERR_BAD_PARAM;
         }
-        let v = match a.client.get(a.proc_.as_ref(), a.key.as_ref(), &a.opts) {
-            Ok(v) => v,
-            Err(e) => return status("PMIx_Get", Err(e)),
-        };
+        let get =
+            |p: Option<&ProcId>, k: Option<&Key>| -> pmix_core::Result<*mut sys::pmix_value_t> {
+                let v = a.client.get(p, k, &a.opts)?;
+                if a.static_values {
+                    // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
+                    unsafe { conv::value_to_c(&v, val as *mut sys::pmix_value_t) }?;
+                    return Ok(core::ptr::null_mut());
+                }
+                if a.pointer_values {
+                    let me = a.client.proc_id();
+                    return a
+                        .client
+                        .pin(p.unwrap_or(me), k, &v, |v| {
+                            let p = conv::value_new(v)?;
+                            Ok((Pinned(p), p as usize))
+                        })
+                        .map(|addr| addr as *mut sys::pmix_value_t);
+                }
+                conv::value_new(&v)
+            };
+        // SAFETY: forwarded C contract.
+        let made = unsafe { with_target(proc_, key, get) }.and_then(|r| r);
         if a.static_values {
-            // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
-            return status("PMIx_Get", unsafe {
-                conv::value_to_c(&v, val as *mut sys::pmix_value_t)
-            });
+            return status("PMIx_Get", made.map(|_| ()));
         }
-        let made = if a.pointer_values {
-            let target = a.proc_.unwrap_or_else(|| a.client.proc_id().clone());
-            a.client
-                .pin(&target, a.key.as_ref(), &v, |v| {
-                    let p = conv::value_new(v)?;
-                    Ok((Pinned(p), p as usize))
-                })
-                .map(|addr| addr as *mut sys::pmix_value_t)
-        } else {
-            conv::value_new(&v)
-        };
         match made {
             Ok(p) => {
                 // SAFETY: `val` is non-NULL and writable (C contract).
                 unsafe { *val = p };
                 sys::PMIX_SUCCESS
             }
-            Err(e) => e.status(),
+            Err(e) => status("PMIx_Get", Err(e)),
         }
     })
 }
@@ -155,31 +215,28 @@ pub unsafe extern "C" fn PMIx_Get_nb(
             return sys::PMIX_ERR_BAD_PARAM;
         };
         // SAFETY: forwarded C contract.
-        let a = match unsafe { args(proc_, key, info, ninfo) } {
+        let a = match unsafe { args(info, ninfo) } {
             Ok(a) => a,
             Err(e) => return e.status(),
         };
         let data = CbData::new(cbdata);
-        let r = a.client.get_nb(
-            a.proc_.as_ref(),
-            a.key.as_ref(),
-            &a.opts,
-            Box::new(move |r| {
-                let (st, p) = match r.and_then(|v| conv::value_new(&v)) {
-                    Ok(p) => (sys::PMIX_SUCCESS, p),
-                    Err(e) => (e.status(), core::ptr::null_mut()),
-                };
-                // SAFETY: the caller's callback with its own cbdata (C contract).
-                unsafe { cb(st, p, data.get()) };
-                if !p.is_null() {
-                    // SAFETY: `p` is ours (value_new) and the callback has returned.
-                    unsafe {
-                        conv::value_destruct(p);
-                        conv::alloc::free(p);
-                    }
+        let cb: pmix_core::client::Callback<pmix_core::Value> = Box::new(move |r| {
+            let (st, p) = match r.and_then(|v| conv::value_new(&v)) {
+                Ok(p) => (sys::PMIX_SUCCESS, p),
+                Err(e) => (e.status(), core::ptr::null_mut()),
+            };
+            // SAFETY: the caller's callback with its own cbdata (C contract).
+            unsafe { cb(st, p, data.get()) };
+            if !p.is_null() {
+                // SAFETY: `p` is ours (value_new) and the callback has returned.
+                unsafe {
+                    conv::value_destruct(p);
+                    conv::alloc::free(p);
                 }
-            }),
-        );
-        status("PMIx_Get_nb", r)
+            }
+        });
+        // SAFETY: forwarded C contract.
+        let r = unsafe { with_target(proc_, key, |p, k| a.client.get_nb(p, k, &a.opts, cb)) };
+        status("PMIx_Get_nb", r.and_then(|r| r))
     })
 }

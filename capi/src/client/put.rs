@@ -25,7 +25,7 @@ pub unsafe extern "C" fn PMIx_Put(
             Err(e) => return e.status(),
         };
         // SAFETY: NULL or a C string (C contract).
-        let key = match unsafe { conv::key_from_ptr(key) } {
+        let key = match unsafe { conv::key_str(key) } {
             Ok(k) => k,
             Err(e) => return e.status(),
         };
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn PMIx_Put(
                 Err(e) => return e.status(),
             }
         };
-        status("PMIx_Put", c.put(scope, key, value))
+        status("PMIx_Put", c.put_str(scope, key, value))
     })
 }
 

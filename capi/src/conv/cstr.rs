@@ -77,6 +77,31 @@ pub unsafe fn key_from_ptr(p: *const c_char) -> Result<Key> {
     Key::new(utf8(b, "key")?)
 }
 
+/// A caller's `const char *key` borrowed as a string (checked like [`key_from_ptr`]
+/// except for what [`Key::new`] checks when the key is stored; nothing is copied).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL, over-length or non-UTF-8 keys.
+///
+/// # Safety
+/// `p` is NULL or points to a string readable up to its NUL or 512 bytes, which
+/// outlives `'a`.
+pub unsafe fn key_str<'a>(p: *const c_char) -> Result<&'a str> {
+    if p.is_null() {
+        log::warn!("NULL key");
+        return Err(Error::bad_param("NULL key"));
+    }
+    // SAFETY: forwarded.
+    let Some(b) = (unsafe { key_bytes(p) }) else {
+        log::warn!("key longer than PMIX_MAX_KEYLEN");
+        return Err(Error::bad_param("key longer than PMIX_MAX_KEYLEN"));
+    };
+    core::str::from_utf8(b).map_err(|_| {
+        log::warn!("key is not valid UTF-8");
+        Error::bad_param("key is not valid UTF-8")
+    })
+}
+
 /// A key from a `pmix_key_t` array; the empty key is allowed (an unset info).
 ///
 /// # Errors
@@ -115,6 +140,25 @@ pub unsafe fn nspace_from_ptr(p: *const c_char) -> Result<Nspace> {
     // SAFETY: `n` bytes before the NUL are readable.
     let b = unsafe { core::slice::from_raw_parts(p as *const u8, n) };
     Nspace::new(utf8(b, "namespace")?)
+}
+
+/// The bytes of a caller's `const char *key` before its NUL, if it has one within
+/// `PMIX_MAX_KEYLEN + 1` bytes (no validation beyond that; see [`key_from_ptr`]).
+///
+/// # Safety
+/// `p` is non-NULL and readable up to its NUL or 512 bytes.
+pub unsafe fn key_bytes<'a>(p: *const c_char) -> Option<&'a [u8]> {
+    // SAFETY: promised by the caller.
+    let n = unsafe { bounded_len(p, sys::PMIX_MAX_KEYLEN + 1) }?;
+    // SAFETY: `n` bytes before the NUL are readable.
+    Some(unsafe { core::slice::from_raw_parts(p as *const u8, n) })
+}
+
+/// The bytes of a `pmix_nspace_t` before its NUL (`None` without one).
+pub fn nspace_bytes(ns: &sys::pmix_nspace_t) -> Option<&[u8]> {
+    // SAFETY: c_char and u8 have the same size and alignment; the slice is borrowed.
+    let b = unsafe { core::slice::from_raw_parts(ns.as_ptr() as *const u8, ns.len()) };
+    b.iter().position(|&c| c == 0).and_then(|n| b.get(..n))
 }
 
 /// The bytes before the first NUL of a fixed C array.

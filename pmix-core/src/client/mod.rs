@@ -29,6 +29,7 @@ mod query;
 mod spawn;
 
 use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
 use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
@@ -171,6 +172,9 @@ fn flag(info: &[Info], key: &str) -> bool {
 impl GetOpts {
     /// Decode the directives of a Get.
     pub fn from_info(info: &[Info]) -> GetOpts {
+        if info.is_empty() {
+            return GetOpts::default();
+        }
         let level = if flag(info, keys::NODE_INFO) {
             Level::Node
         } else if flag(info, keys::APP_INFO) {
@@ -225,12 +229,62 @@ type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
 
 #[derive(Default)]
 struct Data {
-    jobs: HashMap<Nspace, JobData>,
+    jobs: FastMap<Nspace, JobData>,
     own: KvSet,
-    staged: Vec<Put>,
-    peers: HashMap<ProcId, HashMap<Key, Value>>,
+    /// What to send at the next commit: one entry per key (its latest scope and value, or
+    /// a deletion scope with no value), so a key put many times is sent once.
+    staged: FastMap<Key, (u8, Value)>,
+    peers: FastMap<ProcId, FastMap<Key, Value>>,
+    /// What collecting fences delivered of each process's data (`ReplyData::Collected`,
+    /// kept encoded), oldest first: each reply carries only what changed since the one
+    /// before, so a key is looked up from the newest layer down. Read only where `peers`
+    /// has no value for the key; a value read from here moves to `peers`, so later fences
+    /// do not change it.
+    collected: FastMap<ProcId, Vec<Collected>>,
     /// Groups we are a member of, with their members (see `group.rs`).
     groups: HashMap<String, Vec<ProcId>>,
+}
+
+/// Layers of collected data kept per process; beyond it the oldest is dropped (its keys
+/// are then fetched from the server on first access).
+const COLLECTED_LAYERS: usize = 16;
+
+/// One process's entries in a collecting fence's reply, read in place
+/// (`protocol::collected_find`); the reply's payload is shared by all its processes.
+struct Collected {
+    payload: Arc<Vec<u8>>,
+    /// Where this process's entries sit in the payload, and the keys the reply said it
+    /// no longer has; keys it deleted since (`ServerMsg::Forget`) are added there.
+    at: protocol::CollectedProc,
+}
+
+/// The newest value of `key` in a process's layers of collected data: `None` if no layer
+/// has it or a newer layer says it was removed.
+fn find_collected(layers: &[Collected], key: &str) -> Option<Value> {
+    for c in layers.iter().rev() {
+        if c.at.removed.iter().any(|k| k.as_str() == key) {
+            return None;
+        }
+        if let Some(v) = c.find(key) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+impl Collected {
+    fn find(&self, key: &str) -> Option<Value> {
+        match protocol::collected_find(&self.payload, &self.at, key) {
+            Ok(v) => v,
+            Err(e) => {
+                log::warn!(
+                    "client: undecodable value in a fence's collected data: {}",
+                    e
+                );
+                None
+            }
+        }
+    }
 }
 
 /// A value handed out by pointer (`PMIX_GET_POINTER_VALUES`): the value it was made
@@ -244,6 +298,7 @@ struct Inner {
     handle: Handle,
     conn: Mutex<Option<ConnId>>,
     connected: AtomicBool,
+    writer: Mutex<Writer>,
     data: RwLock<Data>,
     pending: Mutex<HashMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
@@ -284,6 +339,7 @@ impl Inner {
     /// The connection to the server is gone: fail everything waiting and tell handlers.
     fn lost(&self, why: &str) {
         *lock(&self.conn) = None;
+        lock(&self.writer).stream = None;
         let was = self.connected.swap(false, Ordering::SeqCst);
         let waiting: Vec<ReplyFn> = lock(&self.pending).drain().map(|(_, f)| f).collect();
         for f in waiting {
@@ -327,6 +383,11 @@ impl Inner {
                     } else if let Some(m) = d.peers.get_mut(&proc_) {
                         m.remove(&key);
                     }
+                    if let Some(layers) = d.collected.get_mut(&proc_) {
+                        if let Some(top) = layers.last_mut() {
+                            top.at.removed.push(key);
+                        }
+                    }
                 }
                 Ok(ServerMsg::Event {
                     status,
@@ -350,6 +411,19 @@ impl Inner {
     }
 }
 
+/// The calling threads' way to the server socket (see `Client::send_frame`).
+#[derive(Default)]
+struct Writer {
+    /// A second handle on the connection's socket (None when not connected).
+    stream: Option<std::os::unix::net::UnixStream>,
+    /// Framed bytes not yet written, oldest first.
+    queued: Vec<u8>,
+    /// A flush of `queued` is posted to the progress thread and has not run yet.
+    flush_posted: bool,
+    /// The reactor holds bytes of ours it has not written yet: nothing may overtake them.
+    backlog: bool,
+}
+
 /// A connected (or singleton) PMIx client.
 #[derive(Clone)]
 pub struct Client {
@@ -365,6 +439,8 @@ impl std::fmt::Debug for Client {
 /// What a local lookup decided.
 enum Lookup {
     Found(Value),
+    /// Found among what a collecting fence delivered: the caller moves it to the cache.
+    Collected(ProcId, Key, Value),
     Fail(Error),
     Ask {
         target: ProcId,
@@ -407,7 +483,7 @@ fn handshake(
     protocol::encode_frame_into(&protocol::encode(&hello), &mut frame);
     s.write_all(&frame).map_err(unreach)?;
     let mut dec = FrameDecoder::new();
-    let mut buf = [0u8; 64 * 1024];
+    let mut buf = vec![0u8; 16 * 1024];
     let body = loop {
         if let Some(f) = dec.next_frame()? {
             break f;
@@ -497,6 +573,7 @@ impl Client {
                 handle,
                 conn: Mutex::new(None),
                 connected: AtomicBool::new(false),
+                writer: Mutex::new(Writer::default()),
                 data: RwLock::new(data),
                 pending: Mutex::new(HashMap::new()),
                 next_tag: AtomicU32::new(1),
@@ -552,6 +629,10 @@ impl Client {
             handle: handle.clone(),
             conn: Mutex::new(None),
             connected: AtomicBool::new(true),
+            writer: Mutex::new(Writer {
+                stream: stream.try_clone().ok(),
+                ..Default::default()
+            }),
             data: RwLock::new(data),
             pending: Mutex::new(HashMap::new()),
             next_tag: AtomicU32::new(1),
@@ -610,21 +691,7 @@ impl Client {
         }
         let body = protocol::encode(&Request { tag, req });
         lock(&self.inner.pending).insert(tag, f);
-        let inner = self.inner.clone();
-        let posted = self.inner.handle.post(move |ctx| {
-            let conn = *lock(&inner.conn);
-            let sent = match conn {
-                Some(c) => ctx.send(c, &body),
-                None => false,
-            };
-            if !sent {
-                let f = lock(&inner.pending).remove(&tag);
-                if let Some(f) = f {
-                    f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
-                }
-            }
-        });
-        if let Err(e) = posted {
+        if let Err(e) = self.send_frame(&body) {
             lock(&self.inner.pending).remove(&tag);
             return Err(e);
         }
@@ -639,12 +706,69 @@ impl Client {
             ));
         }
         let body = protocol::encode(&Request { tag: 0, req });
-        let inner = self.inner.clone();
-        self.inner.handle.post(move |ctx| {
-            if let Some(c) = *lock(&inner.conn) {
-                ctx.send(c, &body);
+        self.send_frame(&body)
+    }
+
+    /// Send one frame to the server.
+    ///
+    /// The calling thread writes the frame to the socket itself, so a request costs no
+    /// wakeup of the progress thread, and a commit is in the server's socket when
+    /// `PMIx_Commit` returns (ahead of anything this process sends that server later,
+    /// from any thread; see docs/PERF.md on Commit). Whatever the socket does not take at
+    /// once waits in `Writer::queued` and is handed to the progress thread; later frames
+    /// queue behind it until the reactor has written it all (`backlog`), so the server
+    /// always sees frames in the order they were sent.
+    fn send_frame(&self, body: &[u8]) -> Result<()> {
+        let mut w = lock(&self.inner.writer);
+        protocol::encode_frame_into(body, &mut w.queued);
+        if !w.backlog {
+            let Writer { stream, queued, .. } = &mut *w;
+            if let Some(s) = stream.as_mut() {
+                let mut off = 0;
+                while off < queued.len() {
+                    match s.write(queued.get(off..).unwrap_or_default()) {
+                        Ok(0) => break,
+                        Ok(n) => off += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        // Full (WouldBlock) or broken: the progress thread takes over and
+                        // meets the error, if any, itself.
+                        Err(_) => break,
+                    }
+                }
+                queued.drain(..off);
             }
-        })
+            if w.queued.is_empty() {
+                return Ok(());
+            }
+        }
+        if w.flush_posted {
+            return Ok(());
+        }
+        w.flush_posted = true;
+        let inner = self.inner.clone();
+        let posted = self.inner.handle.post(move |ctx| {
+            let conn = *lock(&inner.conn);
+            let sent = {
+                let mut w = lock(&inner.writer);
+                w.flush_posted = false;
+                let bytes = std::mem::take(&mut w.queued);
+                let sent = conn.is_some_and(|c| ctx.send_raw(c, &bytes));
+                w.backlog = sent && conn.is_some_and(|c| !ctx.flushed(c));
+                sent
+            };
+            if !sent {
+                // The connection is gone: whatever waits for a reply fails now (a
+                // request may have been queued after `lost` ran).
+                let waiting: Vec<ReplyFn> = lock(&inner.pending).drain().map(|(_, f)| f).collect();
+                for f in waiting {
+                    f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
+                }
+            }
+        });
+        if posted.is_err() {
+            w.flush_posted = false;
+        }
+        posted
     }
 
     // ------------------------------------------------------------ put / commit
@@ -657,9 +781,21 @@ impl Client {
     /// or one of the `PMIX_DEL_*` deletion scopes (which remove `key`; `value` is ignored,
     /// and deleting an absent key is not an error).
     pub fn put(&self, scope: u8, key: Key, value: Value) -> Result<()> {
+        self.put_str(scope, key.as_str(), value)
+    }
+
+    /// [`Client::put`] with the key as a string: a key already put before is found
+    /// without allocating; a new one is checked as [`Key::new`] does.
+    ///
+    /// # Errors
+    /// As [`Client::put`], and `PMIX_ERR_BAD_PARAM` for an invalid key.
+    pub fn put_str(&self, scope: u8, key: &str, value: Value) -> Result<()> {
         reactor::check_serviceable("PMIx_Put")?;
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Put", None, |_| Ok(()));
+        }
+        if key.is_empty() {
+            return Err(Error::bad_param("empty key"));
         }
         if scope > sys::PMIX_DEL_INTERNAL {
             return Err(Error::bad_param(format!(
@@ -668,33 +804,39 @@ impl Client {
             )));
         }
         let mut d = self.inner.write();
-        let value = if key.as_str() == qualified::CONTAINER && scope < sys::PMIX_DEL_LOCAL {
-            qualified::merge(d.own.map.get(&key).map(|e| &e.value), &value)?
+        let value = if key == qualified::CONTAINER && scope < sys::PMIX_DEL_LOCAL {
+            qualified::merge(d.own.map.get(key).map(|e| &e.value), &value)?
         } else {
             value
         };
         if scope >= sys::PMIX_DEL_LOCAL {
             // Deletion: gone from our own view at once; the others learn at commit.
-            d.own.map.remove(&key);
-            d.staged.retain(|p| p.key != key);
-            if scope != sys::PMIX_DEL_INTERNAL {
-                d.staged.push(Put {
-                    key,
-                    scope,
-                    value: Value::Undef,
-                });
+            d.own.map.remove(key);
+            if scope == sys::PMIX_DEL_INTERNAL {
+                d.staged.remove(key);
+            } else {
+                let k = Key::new(key)?;
+                d.staged.insert(k, (scope, Value::Undef));
             }
             return Ok(());
         }
+        let d = &mut *d;
         if matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
-            d.staged.retain(|p| p.key != key);
-            d.staged.push(Put {
-                key: key.clone(),
-                scope,
-                value: value.clone(),
-            });
+            // Replace in place when the key is staged already (no new key copy).
+            match d.staged.get_mut(key) {
+                Some(s) => *s = (scope, value.clone()),
+                None => {
+                    d.staged.insert(Key::new(key)?, (scope, value.clone()));
+                }
+            }
         }
-        d.own.put(key, scope, value);
+        match d.own.map.get_mut(key) {
+            Some(e) => {
+                e.scope = scope;
+                e.value = value;
+            }
+            None => d.own.put(Key::new(key)?, scope, value),
+        }
         Ok(())
     }
 
@@ -707,20 +849,24 @@ impl Client {
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
-        let puts = std::mem::take(&mut self.inner.write().staged);
+        let staged = std::mem::take(&mut self.inner.write().staged);
         // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
         // how many changes (puts and deletions since the previous commit) it sends.
-        if puts.is_empty() {
+        if staged.is_empty() {
             log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
             return Ok(());
         }
         log::debug!(
             "PMIx_Commit: sending {} change(s) made since the previous commit",
-            puts.len()
+            staged.len()
         );
         if self.is_singleton() {
             return Ok(());
         }
+        let puts: Vec<Put> = staged
+            .into_iter()
+            .map(|(key, (scope, value))| Put { key, scope, value })
+            .collect();
         self.send_only(Req::Commit { puts })
     }
 
@@ -808,9 +954,39 @@ impl Client {
                 .unwrap_or(0),
             info: info.to_vec(),
         };
+        let inner = self.inner.clone();
         self.request(
             req,
-            Box::new(move |status, _| {
+            Box::new(move |status, data| {
+                if let ReplyData::Collected(payload) = data {
+                    match protocol::collected_index(&payload) {
+                        Ok((reset, index)) => {
+                            let payload = Arc::new(payload);
+                            let mut d = inner.write();
+                            if reset {
+                                d.collected.clear();
+                            }
+                            for cp in index {
+                                if cp.proc_ == inner.me {
+                                    continue;
+                                }
+                                let layers = d.collected.entry(cp.proc_.clone()).or_default();
+                                if layers.len() >= COLLECTED_LAYERS {
+                                    layers.remove(0);
+                                }
+                                layers.push(Collected {
+                                    payload: payload.clone(),
+                                    at: cp,
+                                });
+                            }
+                        }
+                        Err(e) => {
+                            // Whatever we held may be outdated now: fetch on first access.
+                            log::warn!("client: malformed collected data ignored: {}", e);
+                            inner.write().collected.clear();
+                        }
+                    }
+                }
                 cb(if status == sys::PMIX_SUCCESS {
                     Ok(())
                 } else {
@@ -899,11 +1075,12 @@ impl Client {
                 };
             }
         }
-        let target = proc.cloned().unwrap_or_else(|| me.clone());
+        // Borrowed: a Get answered locally allocates nothing but the value it returns.
+        let target: &ProcId = proc.unwrap_or(me);
         let d = self.inner.read();
         let host = Some(self.inner.hostname.as_str());
         let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
-        if &target == me {
+        if target == me {
             return match key {
                 Some(k) => {
                     if opts.level == Level::Any {
@@ -935,7 +1112,7 @@ impl Client {
             // PMIX_GET_REFRESH_CACHE on job data: ask the server's current registration.
             if opts.refresh && key.is_some() && !self.is_singleton() {
                 return Lookup::Ask {
-                    target,
+                    target: target.clone(),
                     key: key.cloned(),
                     immediate: true,
                 };
@@ -947,31 +1124,39 @@ impl Client {
                 // The server may know it, or will once it is registered: it waits for
                 // the registration unless PMIX_IMMEDIATE says not to.
                 return Lookup::Ask {
-                    target,
+                    target: target.clone(),
                     key: key.cloned(),
                     immediate: opts.immediate,
                 };
             };
             return match key {
-                Some(k) => match j.job_value_sel(
-                    k.as_str(),
-                    opts.level,
-                    &Select {
-                        // Default to the caller's own application when it is in this job.
-                        appnum: opts.appnum.or_else(|| {
-                            (target.nspace == me.nspace)
-                                .then(|| {
-                                    j.proc_value(me.rank, keys::APPNUM, Level::Any)
-                                        .and_then(|v| v.as_u64())
-                                        .map(|v| v as u32)
-                                })
-                                .flatten()
-                        }),
-                        hostname: opts.hostname.as_deref(),
-                        nodeid: opts.nodeid,
-                        local_host: host,
-                    },
-                ) {
+                Some(k) => match (opts.level == Level::Any)
+                    // Job-level keys first (the common case): the application and node
+                    // selection below matters only when the job level lacks the key.
+                    .then(|| j.job_value_sel(k.as_str(), Level::Job, &Select::default()))
+                    .flatten()
+                    .or_else(|| {
+                        j.job_value_sel(
+                            k.as_str(),
+                            opts.level,
+                            &Select {
+                                // Default to the caller's own application when it is in
+                                // this job.
+                                appnum: opts.appnum.or_else(|| {
+                                    (target.nspace == me.nspace)
+                                        .then(|| {
+                                            j.proc_value(me.rank, keys::APPNUM, Level::Any)
+                                                .and_then(|v| v.as_u64())
+                                                .map(|v| v as u32)
+                                        })
+                                        .flatten()
+                                }),
+                                hostname: opts.hostname.as_deref(),
+                                nodeid: opts.nodeid,
+                                local_host: host,
+                            },
+                        )
+                    }) {
                     Some(v) => Lookup::Found(v.clone()),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",
@@ -987,7 +1172,7 @@ impl Client {
                 // hold for that process, as stored with PMIx_Store_internal or registered.
                 let mut all: Vec<Info> = d
                     .peers
-                    .get(&target)
+                    .get(target)
                     .map(|m| {
                         m.iter()
                             .map(|(k, v)| Info {
@@ -1004,7 +1189,7 @@ impl Client {
                 return Lookup::Found(info_array(all));
             }
             return Lookup::Ask {
-                target,
+                target: target.clone(),
                 key: None,
                 immediate: opts.immediate,
             };
@@ -1020,8 +1205,15 @@ impl Client {
         }
         // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
         if !opts.refresh && opts.scope.is_none() {
-            if let Some(v) = d.peers.get(&target).and_then(|m| m.get(k)) {
+            if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
                 return Lookup::Found(v.clone());
+            }
+            if let Some(v) = d
+                .collected
+                .get(target)
+                .and_then(|l| find_collected(l, k.as_str()))
+            {
+                return Lookup::Collected(target.clone(), k.clone(), v);
             }
         }
         // A non-reserved key the host registered for this process (or its job).
@@ -1043,7 +1235,7 @@ impl Client {
         let known_ns = d.jobs.contains_key(&target.nspace);
         Lookup::Ask {
             immediate: opts.immediate || (host_key(k) && known_ns),
-            target,
+            target: target.clone(),
             key: Some(k.clone()),
         }
     }
@@ -1090,6 +1282,9 @@ impl Client {
                 let wildcard = t2.rank == sys::PMIX_RANK_WILDCARD;
                 if !wildcard {
                     let mut d = inner.write();
+                    if refresh {
+                        d.collected.remove(&t2);
+                    }
                     let cache = d.peers.entry(t2.clone()).or_default();
                     if refresh {
                         cache.clear();
@@ -1115,6 +1310,20 @@ impl Client {
                 cb(r);
             }),
         )
+    }
+
+    /// A peer's value read from what a fence delivered joins the cache of values read, so
+    /// that later fences do not change what this process sees (unless a value was cached
+    /// meanwhile by another thread; that one wins).
+    fn keep_read(&self, proc: ProcId, key: Key, v: Value) -> Value {
+        self.inner
+            .write()
+            .peers
+            .entry(proc)
+            .or_default()
+            .entry(key)
+            .or_insert(v)
+            .clone()
     }
 
     /// `PMIX_GET_REFRESH_CACHE` with rank WILDCARD: replace our copy of the namespace's
@@ -1150,6 +1359,7 @@ impl Client {
                 }
                 cb(match me.lookup_local(Some(&target), key.as_ref(), &plain) {
                     Lookup::Found(v) => Ok(v),
+                    Lookup::Collected(p, k, v) => Ok(me.keep_read(p, k, v)),
                     Lookup::Fail(e) => Err(e),
                     Lookup::Ask { .. } => Err(Error::not_found(format!(
                         "{:?} is not in {}'s job data",
@@ -1183,6 +1393,7 @@ impl Client {
         }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => Ok(v),
+            Lookup::Collected(p, k, v) => Ok(self.keep_read(p, k, v)),
             Lookup::Fail(e) => Err(e),
             Lookup::Ask {
                 target,
@@ -1223,6 +1434,10 @@ impl Client {
         }
         match self.lookup_local(proc, key, opts) {
             Lookup::Found(v) => self.inner.handle.post(move |_| cb(Ok(v))),
+            Lookup::Collected(p, k, v) => {
+                let v = self.keep_read(p, k, v);
+                self.inner.handle.post(move |_| cb(Ok(v)))
+            }
             Lookup::Fail(e) => self.inner.handle.post(move |_| cb(Err(e))),
             Lookup::Ask {
                 target,
@@ -1399,6 +1614,7 @@ impl Client {
             }
             let inner = self.inner.clone();
             let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
+                lock(&inner.writer).stream = None;
                 if let Some(c) = lock(&inner.conn).take() {
                     ctx.close(c);
                 }

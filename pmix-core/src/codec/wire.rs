@@ -39,9 +39,15 @@ pub fn decode_seq<T: Wire>(d: &mut Decoder<'_>) -> Result<Vec<T>> {
 /// cannot exhaust the stack.
 const MAX_DEPTH: u32 = 64;
 
+/// A string as `String`'s encoding writes it, without copying it into a `String` first.
+fn encode_str(s: &str, out: &mut Vec<u8>) {
+    (s.len() as u32).encode(out);
+    out.extend_from_slice(s.as_bytes());
+}
+
 impl Wire for Nspace {
     fn encode(&self, out: &mut Vec<u8>) {
-        self.as_str().to_string().encode(out)
+        encode_str(self.as_str(), out)
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         Nspace::new(String::decode(d)?).map_err(|e| Error::unpack(e.context))
@@ -50,7 +56,7 @@ impl Wire for Nspace {
 
 impl Wire for Key {
     fn encode(&self, out: &mut Vec<u8>) {
-        self.as_str().to_string().encode(out)
+        encode_str(self.as_str(), out)
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         Key::new_allow_empty(String::decode(d)?).map_err(|e| Error::unpack(e.context))

@@ -95,6 +95,7 @@ pub struct Ctx {
     next_timer: TimerId,
     pending: VecDeque<(ConnId, ConnOwner, ConnEvent)>,
     deferred: VecDeque<Command>,
+    read_buf: Vec<u8>,
     stopping: bool,
 }
 
@@ -162,6 +163,23 @@ impl Ctx {
             self.drop_conn(id, format!("peer not reading: {} bytes queued", queued));
         }
         self.conns.contains_key(&id)
+    }
+
+    /// Queue bytes that are already framed (the rest of a frame another thread began to
+    /// write on its own copy of the socket) and write what the socket takes now.
+    /// Returns false if the connection is gone.
+    pub fn send_raw(&mut self, id: ConnId, bytes: &[u8]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return false;
+        };
+        c.out.extend_from_slice(bytes);
+        self.flush(id);
+        self.conns.contains_key(&id)
+    }
+
+    /// True when nothing queued on `id` is left to write (or the connection is gone).
+    pub fn flushed(&self, id: ConnId) -> bool {
+        self.conns.get(&id).is_none_or(|c| c.out_pos >= c.out.len())
     }
 
     /// Close a connection at the owner's request (its owner gets no `Closed` event).
@@ -270,12 +288,22 @@ impl Ctx {
     }
 
     fn on_readable(&mut self, id: ConnId) {
-        let mut buf = [0u8; READ_CHUNK];
+        // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
+        // most of the progress thread's work per message (docs/PERF.md).
+        let mut buf = std::mem::take(&mut self.read_buf);
+        if buf.len() < READ_CHUNK {
+            buf = vec![0u8; READ_CHUNK];
+        }
+        self.read_into(id, &mut buf);
+        self.read_buf = buf;
+    }
+
+    fn read_into(&mut self, id: ConnId, buf: &mut [u8]) {
         loop {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
             };
-            match c.stream.read(&mut buf) {
+            match c.stream.read(buf) {
                 Ok(0) => {
                     let why = if c.dec.has_partial() {
                         "peer closed in the middle of a frame (truncated frame)"
@@ -286,6 +314,10 @@ impl Ctx {
                     return;
                 }
                 Ok(n) => {
+                    // A read that did not fill the buffer emptied the socket: stop here
+                    // instead of paying one more read for EAGAIN (data that arrives later
+                    // raises a new edge-triggered event).
+                    let drained = n < buf.len();
                     c.dec.push(buf.get(..n).unwrap_or_default());
                     loop {
                         match c.dec.next_frame() {
@@ -301,6 +333,9 @@ impl Ctx {
                                 return;
                             }
                         }
+                    }
+                    if drained {
+                        return;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -592,6 +627,7 @@ fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
         next_timer: 0,
         pending: VecDeque::new(),
         deferred: VecDeque::new(),
+        read_buf: Vec::new(),
         stopping: false,
     };
     let mut events = Events::with_capacity(256);

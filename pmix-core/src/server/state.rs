@@ -6,6 +6,7 @@
 use super::modex::{self, FenceStats, ModexLog};
 use super::HostDone;
 use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
 use crate::protocol::{
     self, Blob, Contribution, Hello, ProcBlob, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
@@ -211,6 +212,10 @@ struct NsWaiter {
     info: Vec<Info>,
 }
 
+/// What the last reply to one participant set's collecting fence carried: per process,
+/// a fingerprint of each entry, sorted by key (see `ServerState::collected`).
+type SentCollected = FastMap<ProcId, Vec<(Key, u64)>>;
+
 /// The server's whole state.
 pub struct ServerState {
     id: ProcId,
@@ -230,6 +235,9 @@ pub struct ServerState {
     dynamic: dynamic::DynState,
     delta_modex: bool,
     stats: FenceStats,
+    /// Per participant set of collecting fences, a fingerprint of every entry the last
+    /// reply to that set carried (see `collected`).
+    sent_collected: HashMap<Vec<ProcId>, SentCollected>,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -258,6 +266,7 @@ impl ServerState {
             dynamic: Default::default(),
             delta_modex: false,
             stats: FenceStats::default(),
+            sent_collected: HashMap::new(),
         }
     }
 
@@ -1600,9 +1609,7 @@ impl ServerState {
                     let all = t.arrived.iter().filter_map(|a| a.contrib.clone()).collect();
                     release_gather(t.arrived, all, out);
                 } else {
-                    for a in t.arrived {
-                        out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
-                    }
+                    self.release_fence(&t.procs, t.collect, t.arrived, sys::PMIX_SUCCESS, out);
                 }
             }
             return;
@@ -1748,9 +1755,125 @@ impl ServerState {
                 protocol::status_of(&e)
             }
         };
-        for a in t.arrived {
-            out.push(reply(a.conn, a.tag, status, ReplyData::None));
+        self.release_fence(&t.procs, t.collect, t.arrived, status, out);
+    }
+
+    /// The replies that release a completed fence's local participants. A successful
+    /// collecting fence carries what its participants published, as local readers may
+    /// see it (encoded once and tagged per waiter; nothing when larger than
+    /// [`protocol::COLLECTED_INLINE_MAX`]), so that a client answers its first Get of a
+    /// peer's key after the fence from its own store instead of asking us.
+    fn release_fence(
+        &mut self,
+        procs: &[ProcId],
+        collect: bool,
+        arrived: Vec<Arrival>,
+        status: i32,
+        out: &mut Vec<Action>,
+    ) {
+        let body = if collect && status == sys::PMIX_SUCCESS {
+            self.collected(procs)
+        } else {
+            None
+        };
+        for a in arrived {
+            match &body {
+                Some(b) => {
+                    let mut b = b.clone();
+                    protocol::set_reply_tag(&mut b, a.tag);
+                    out.push(Action::Send(a.conn, b));
+                }
+                None => out.push(reply(a.conn, a.tag, status, ReplyData::None)),
+            }
         }
+    }
+
+    /// The reply body (tag 0) carrying the published data of the processes in `procs`
+    /// that this server holds (a wildcard stands for every process of its namespace), as
+    /// a local reader sees it: LOCAL and GLOBAL entries of local processes, REMOTE and
+    /// GLOBAL ones that came from other nodes.
+    ///
+    /// Only what changed since the last reply to a fence over the same participants is
+    /// carried (every local participant received that one: a fence completes only when
+    /// all have arrived), plus the keys that disappeared; a fingerprint of each entry
+    /// sent is kept per participant set for that. Beyond the inline limit the reply
+    /// carries nothing but a reset, clients then drop what they collected and fetch on
+    /// first access, and the next reply to that set is complete again.
+    fn collected(&mut self, procs: &[ProcId]) -> Option<Vec<u8>> {
+        use crate::codec::Wire;
+        use std::hash::BuildHasher;
+        let mut prev = self.sent_collected.remove(procs).unwrap_or_default();
+        let mut next = FastMap::default();
+        let mut w = protocol::CollectedWriter::new(protocol::COLLECTED_INLINE_MAX, false);
+        let fp = crate::fasthash::FastState::default();
+        let mut values = Vec::new();
+        let mut changed = Vec::new();
+        for p in procs {
+            let Some(ns) = self.nspaces.get(&p.nspace) else {
+                continue;
+            };
+            let mut ranks: Vec<Rank> = if p.rank == sys::PMIX_RANK_WILDCARD {
+                ns.data.keys().copied().collect()
+            } else {
+                vec![p.rank]
+            };
+            ranks.sort_unstable();
+            for r in ranks {
+                let Some(pd) = ns.data.get(&r) else {
+                    continue;
+                };
+                let reader = if pd.remote {
+                    Reader::Remote
+                } else {
+                    Reader::Local
+                };
+                let who = ProcId::new(p.nspace.clone(), r);
+                // What was sent for `who` and what it holds now are both sorted by key:
+                // one merge walk finds the changed, new and removed keys, and moves the
+                // unchanged keys' fingerprints over without copying a key.
+                let mut old = prev.remove(&who).unwrap_or_default().into_iter().peekable();
+                let mut now: Vec<(Key, u64)> = Vec::new();
+                let mut removed: Vec<Key> = Vec::new();
+                values.clear();
+                changed.clear();
+                for (k, e) in pd.kv.map.iter() {
+                    if !scope_visible(e.scope, reader) {
+                        continue;
+                    }
+                    while let Some(ok) = old.next_if(|(ok, _)| ok < k) {
+                        removed.push(ok.0);
+                    }
+                    let at = values.len();
+                    e.value.encode(&mut values);
+                    let h = fp.hash_one(values.get(at..).unwrap_or_default());
+                    match old.next_if(|(ok, _)| ok == k) {
+                        Some((ok, oh)) => {
+                            if oh != h {
+                                changed.push((k, at, values.len()));
+                            }
+                            now.push((ok, h));
+                        }
+                        None => {
+                            changed.push((k, at, values.len()));
+                            now.push((k.clone(), h));
+                        }
+                    }
+                }
+                removed.extend(old.map(|(k, _)| k));
+                let removed: Vec<&Key> = removed.iter().collect();
+                let entries = changed
+                    .iter()
+                    .map(|&(k, a, b)| (k, values.get(a..b).unwrap_or_default()));
+                if !w.add(&who, entries, &removed) {
+                    // Too much to carry: clients start over; so does this set.
+                    return protocol::CollectedWriter::new(protocol::COLLECTED_INLINE_MAX, true)
+                        .finish();
+                }
+                next.insert(who, now);
+            }
+        }
+        self.sent_collected.insert(procs.to_vec(), next);
+        w.finish()
     }
 
     /// A timer started by an [`Action::Timer`] fired.
