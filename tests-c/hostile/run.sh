@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# run.sh: hostile clients, resources and socket hygiene against a live server (see
+# mk/hostile.mk and docs/ROBUSTNESS.md). One ok/FAIL line per case, the output of a
+# failing case below it, a closing "N passed, M failed"; the exit status is the verdict.
+# Every command runs under $TIMEOUT, so a hang is a failure.
+#
+# Environment (set by mk/hostile.mk):
+#   PMIXRUN  the launcher      BIN   directory of rank and host      PEER  hostile_peer
+#   TIMEOUT  e.g. "timeout -s KILL"
+#   HOSTILE_ONLY=regex   run only the cases whose name matches (for repeated runs)
+set -u
+: "${PMIXRUN:?}" "${BIN:?}" "${PEER:?}" "${TIMEOUT:?}"
+ONLY=${HOSTILE_ONLY:-}
+pass=0
+fail=0
+out=$(mktemp)
+# A private TMPDIR for every job (world-searchable like /tmp, so the test sees which
+# directory below it keeps other users out); the peer is copied where user nobody can
+# run it.
+work=$(mktemp -d)
+chmod 0755 "$work"
+mkdir -p "$work/tmp" "$work/bin"
+chmod 1777 "$work/tmp"
+chmod 0755 "$work/bin"
+cp "$PEER" "$work/bin/hostile_peer"
+chmod 0755 "$work/bin/hostile_peer"
+PEER="$work/bin/hostile_peer"
+export TMPDIR="$work/tmp"
+trap 'rm -rf "$out" "$work"' EXIT
+PR=("$PMIXRUN" --timeout 100)
+
+now() { date +%s.%N; }
+want() { [ -z "$ONLY" ] || [[ "$1" =~ $ONLY ]]; }
+
+verdict() {
+    if [ -z "$2" ]; then
+        pass=$((pass + 1))
+        echo "ok   $1"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $1: $2"
+        grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
+    fi
+}
+
+# check NAME WANT_STATUS MAX_SECONDS -- COMMAND...: exit status and elapsed time; every
+# FAIL line in the output fails the case too.
+check() {
+    local name=$1 want=$2 max=$3
+    shift 4
+    want "$name" || return 0
+    local t0 t1 rc why=""
+    t0=$(now)
+    $TIMEOUT 120 "$@" >"$out" 2>&1
+    rc=$?
+    t1=$(now)
+    if [ "$rc" -ne "$want" ]; then
+        why="exit status $rc, want $want"
+    elif grep -q '^FAIL' "$out"; then
+        why="$(grep -c '^FAIL' "$out") FAIL lines"
+    elif awk -v a="$t0" -v b="$t1" -v m="$max" 'BEGIN { exit !(b - a > m) }'; then
+        why="took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, limit $max s"
+    fi
+    LAST_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    verdict "$name ($LAST_SECS s)" "$why"
+}
+
+# at_least NAME N REGEX: the last case's output has at least N lines matching REGEX.
+at_least() {
+    want "$1" || return 0
+    local n
+    n=$(grep -Ec -- "$3" "$out")
+    if [ "$n" -ge "$2" ]; then verdict "$1" ""; else verdict "$1" "$n lines match /$3/, want >= $2"; fi
+}
+
+# ---- part 2: hostile clients -------------------------------------------------------
+
+# Rank 0 runs hostile_peer against the job's own server (and, as root, the same as user
+# nobody); rank 1 keeps using the server. pmixrun logs each refusal (PMIX_DEBUG=warn).
+check "attacks: garbage, truncated/oversized frames, false identities, floods of connections" 0 90 -- \
+    env PMIX_DEBUG=warn HOSTILE_PEER="$PEER" "${PR[@]}" -n 2 "$BIN/rank" attacks
+if want "attacks"; then
+    refusals=$(sed -n 's/^# refusals expected in the server.s log: at least \([0-9]*\)$/\1/p' "$out")
+    at_least "attacks: every refused handshake is logged" "${refusals:-1}" 'refusing connection'
+    at_least "attacks: every oversized length prefix is logged" 4 'malformed frame.*exceeds'
+    at_least "attacks: every connection cut before its handshake is logged" 5 'closed before its handshake'
+    if [ "$(id -u)" = 0 ]; then
+        at_least "attacks: the wrong uid is logged" 1 'peer uid 65534 but the client was registered for uid 0'
+    else
+        echo "SKIP wrong-uid clients: not root"
+    fi
+fi
+
+# Rank 2 is hostile_peer: a legitimate client that floods its server.
+check "flood: 300 x 1 MiB replies not read, 20000 small requests; ranks 0-1 unaffected" 0 90 -- \
+    "${PR[@]}" -n 2 "$BIN/rank" flood : -n 1 "$PEER" flood parent
+
+# An accepted client sending a message only the server may send: that connection is
+# closed (and the job fails, as for any rank that leaves without finalizing).
+check "badreq: a server-only message from a client closes that client" 1 30 -- \
+    env PMIX_DEBUG=warn "${PR[@]}" -n 1 "$PEER" badreq
+at_least "badreq: logged" 1 'malformed request on connection'
+
+# A C host: a client registered for another uid is refused (the same check as the setpriv
+# case above, but without privileges).
+check "uid: a client registered for another uid is refused by a C host" 0 30 -- \
+    env PMIX_DEBUG=warn "$BIN/host" uid
+at_least "uid: logged" 1 'but the client was registered for uid'
+
+# ---- part 5: resources -------------------------------------------------------------
+
+check "1000 Init/Finalize cycles under pmixrun (2 ranks)" 0 60 -- \
+    "${PR[@]}" -n 2 "$BIN/rank" cycles 1000
+check "1000 Init/Finalize cycles as a singleton" 0 60 -- \
+    env -u PMIX_NAMESPACE "$BIN/rank" cycles 1000
+check "C host: 10 waves of 100 short-lived clients, no growth" 0 90 -- \
+    "$BIN/host" waves 10 100
+
+# pmixrun -n 1000: pmixrun's descriptors, threads and memory sampled while it runs.
+if want "1000 ranks"; then
+    t0=$(now)
+    $TIMEOUT 120 "${PR[@]}" -n 1000 "$BIN/rank" tiny >"$out" 2>&1 &
+    job=$!
+    pid=""
+    for _ in $(seq 100); do
+        pid=$(pgrep -P "$job" -x pmixrun || true)
+        [ -n "$pid" ] && break
+        sleep 0.05
+    done
+    maxfd=0 maxthr=0 hwm=0
+    while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do
+        fd=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
+        thr=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+        h=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+        [ "$fd" -gt "$maxfd" ] && maxfd=$fd
+        [ "$thr" -gt "$maxthr" ] && maxthr=$thr
+        [ -n "$h" ] && [ "$h" -gt "$hwm" ] && hwm=$h
+        sleep 0.1
+    done
+    wait "$job"
+    rc=$?
+    secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+    echo "# pmixrun -n 1000: ${secs} s, at most $maxfd descriptors, $maxthr threads, VmHWM $hwm KiB" | tee -a "$out"
+    why=""
+    if [ "$rc" -ne 0 ]; then why="exit status $rc"
+    elif [ -z "$pid" ]; then why="pmixrun's pid not found"
+    elif [ "$maxthr" -gt 8 ]; then why="$maxthr threads (a thread per rank?)"
+    elif [ "$maxfd" -gt 4100 ]; then why="$maxfd descriptors (more than 4 per rank)"
+    elif [ "$hwm" -gt 262144 ]; then why="VmHWM $hwm KiB > 256 MiB"
+    elif awk -v s="$secs" 'BEGIN { exit !(s > 90) }'; then why="took $secs s"
+    fi
+    verdict "1000 ranks: pmixrun -n 1000 ($secs s; max $maxfd fds, $maxthr threads, VmHWM $hwm KiB)" "$why"
+fi
+
+# ---- part 6: socket hygiene ---------------------------------------------------------
+
+check "hygiene: private rendezvous, no network socket" 0 30 -- \
+    "${PR[@]}" -n 2 "$BIN/rank" hygiene
+check "hygiene under umask 000" 0 30 -- \
+    sh -c 'umask 000; exec "$@"' sh "${PR[@]}" -n 2 "$BIN/rank" hygiene
+check "hygiene with --nodes 2 (node daemons)" 0 30 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$BIN/rank" hygiene
+
+# A pmixrun SIGKILLed in the middle of a job leaves its directories behind; the next run
+# in the same TMPDIR works and removes them.
+if want "stale"; then
+    why=""
+    ready="$work/ready"
+    mkdir -p "$ready"
+    rm -f "$ready"/*
+    $TIMEOUT 60 "$PMIXRUN" -n 2 "$BIN/rank" victim "$ready" >"$out" 2>&1 &
+    job=$!
+    for _ in $(seq 400); do
+        [ -s "$ready/0" ] && [ -s "$ready/1" ] && break
+        sleep 0.05
+    done
+    pid=$(pgrep -P "$job" -x pmixrun || true)
+    if [ -z "$pid" ] || ! [ -s "$ready/0" ] || ! [ -s "$ready/1" ]; then
+        why="the victim job did not start"
+    else
+        kill -KILL "$pid"
+        wait "$job" 2>/dev/null
+        # The orphaned ranks notice that their server is gone and end.
+        for r in 0 1; do
+            rp=$(cat "$ready/$r")
+            for _ in $(seq 400); do [ -d "/proc/$rp" ] || break; sleep 0.05; done
+            [ -d "/proc/$rp" ] && why="rank $r (pid $rp) still runs after its server was killed"
+        done
+        for r in 0 1; do
+            rc=$(cat "$ready/$r.rc" 2>/dev/null)
+            [ "$rc" = -61 ] || why="${why:-rank $r: Get returned '$rc', want PMIX_ERR_LOST_CONNECTION (-61)}"
+        done
+        left=$(find "$TMPDIR" -mindepth 1 -maxdepth 1 -name "pmixrun.*.$pid*" | wc -l)
+        [ "$left" -ge 1 ] || why="${why:-nothing was left behind (test cannot tell)}"
+        socks=$(find "$TMPDIR" -type s | wc -l)
+        echo "# left by the SIGKILLed pmixrun $pid: $left scratch tree(s), $socks socket(s)" | tee -a "$out"
+    fi
+    verdict "stale: a SIGKILLed pmixrun leaves its rendezvous behind" "$why"
+    check "stale: the next pmixrun in the same TMPDIR runs" 0 30 -- \
+        "${PR[@]}" -n 2 "$BIN/rank" hygiene
+    left=$(find "$TMPDIR" -mindepth 1 -maxdepth 1 | wc -l)
+    if [ "$left" -eq 0 ]; then verdict "stale: the dead run's directories were removed" ""
+    else find "$TMPDIR" -maxdepth 3 >"$out"; verdict "stale: the dead run's directories were removed" "$left entries left in TMPDIR"; fi
+fi
+
+echo "hostile: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
