@@ -14,14 +14,15 @@ impl Log for StderrLogger {
     }
     fn log(&self, r: &Record<'_>) {
         if self.enabled(r.metadata()) {
-            let _ = writeln!(
-                std::io::stderr(),
-                "[pmix {} {}] {}: {}",
+            // One write per line, so lines of several writers to one pipe do not mix.
+            let line = format!(
+                "[pmix {} {}] {}: {}\n",
                 std::process::id(),
                 r.level(),
                 r.target(),
                 r.args()
             );
+            let _ = std::io::stderr().write_all(line.as_bytes());
         }
     }
     fn flush(&self) {}

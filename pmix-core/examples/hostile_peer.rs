@@ -21,7 +21,9 @@
 //!                                     message only a server may send
 //! ```
 
-use pmix_core::protocol::{self, FrameDecoder, Hello, Put, Req, ReplyData, Request, ServerMsg, Welcome};
+use pmix_core::protocol::{
+    self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
+};
 use pmix_core::{Key, Nspace, ProcId, Value};
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -40,7 +42,10 @@ struct Checks {
 
 impl Checks {
     fn new() -> Self {
-        Checks { count: 0, failed: 0 }
+        Checks {
+            count: 0,
+            failed: 0,
+        }
     }
     fn check(&mut self, ok: bool, what: impl AsRef<str>) {
         self.count += 1;
@@ -52,7 +57,10 @@ impl Checks {
         }
     }
     fn done(&self, mode: &str) -> i32 {
-        println!("hostile_peer {mode}: {} checks, {} failed", self.count, self.failed);
+        println!(
+            "hostile_peer {mode}: {} checks, {} failed",
+            self.count, self.failed
+        );
         i32::from(self.failed != 0)
     }
 }
@@ -224,6 +232,20 @@ fn attacks(server_pid: u32) -> i32 {
     let before = usage(server_pid);
     println!("# server pid {server_pid} before: {before:?}");
     let mut refusals = 0u32;
+    // Two connections that never complete a handshake, checked at the end: one says
+    // nothing, one stops in the middle of a frame. The server must close both.
+    let started = Instant::now();
+    let mut lingering: Vec<(&str, Option<UnixStream>)> = Vec::new();
+    for (what, bytes) in [
+        ("silent", Vec::new()),
+        ("half a frame", 1000u32.to_le_bytes().to_vec()),
+    ] {
+        let s = connect(&t).ok().map(|mut s| {
+            let _ = s.write_all(&bytes);
+            s
+        });
+        lingering.push((what, s));
+    }
 
     // Malformed first frames: each must be refused (Welcome::Refused, then close) or
     // closed, and only that connection.
@@ -250,7 +272,11 @@ fn attacks(server_pid: u32) -> i32 {
         ("empty frame", frame(&[]), None),
         ("magic only", frame(b"PMXR"), None),
         ("handshake with trailing bytes", frame(&trailing), None),
-        ("server-only message (Reply) first", frame(&server_msg), None),
+        (
+            "server-only message (Reply) first",
+            frame(&server_msg),
+            None,
+        ),
         ("server-only message (Welcome) first", frame(&welcome), None),
         ("request before the handshake", frame(&request), None),
         (
@@ -278,14 +304,26 @@ fn attacks(server_pid: u32) -> i32 {
         .rsplit_once('.')
         .and_then(|(n, r)| Some(ProcId::new(Nspace::new(n).ok()?, r.parse().ok()?)));
     let mut claims: Vec<(String, ProcId, i32)> = vec![
-        ("connected rank 0".into(), ProcId::new(ns.clone(), 0), pmix_sys::PMIX_ERR_EXISTS),
-        ("connected rank 1".into(), ProcId::new(ns.clone(), 1), pmix_sys::PMIX_ERR_EXISTS),
+        (
+            "connected rank 0".into(),
+            ProcId::new(ns.clone(), 0),
+            pmix_sys::PMIX_ERR_EXISTS,
+        ),
+        (
+            "connected rank 1".into(),
+            ProcId::new(ns.clone(), 1),
+            pmix_sys::PMIX_ERR_EXISTS,
+        ),
         (
             "rank 0 of another namespace".into(),
             ProcId::new(Nspace::new("hostile.other.ns").unwrap_or_default(), 0),
             pmix_sys::PMIX_ERR_NOT_FOUND,
         ),
-        ("nonexistent rank 4242".into(), ProcId::new(ns.clone(), 4242), pmix_sys::PMIX_ERR_NOT_FOUND),
+        (
+            "nonexistent rank 4242".into(),
+            ProcId::new(ns.clone(), 4242),
+            pmix_sys::PMIX_ERR_NOT_FOUND,
+        ),
         (
             "rank WILDCARD".into(),
             ProcId::new(ns.clone(), pmix_sys::PMIX_RANK_WILDCARD),
@@ -303,12 +341,19 @@ fn attacks(server_pid: u32) -> i32 {
         ),
     ];
     if let Some(s) = server_id {
-        claims.push((format!("the server's own name {s}"), s, pmix_sys::PMIX_ERR_NOT_FOUND));
+        claims.push((
+            format!("the server's own name {s}"),
+            s,
+            pmix_sys::PMIX_ERR_NOT_FOUND,
+        ));
     }
     for (what, p, want) in &claims {
         let o = attack(&t, &frame(&protocol::encode(&hello_for(p))), false);
         refusals += u32::from(matches!(o, Outcome::Refused(_)));
-        c.check(o == Outcome::Refused(*want), format!("claims {what}: {o:?} (want Refused({want}))"));
+        c.check(
+            o == Outcome::Refused(*want),
+            format!("claims {what}: {o:?} (want Refused({want}))"),
+        );
     }
 
     // A handshake that arrives one byte at a time is reassembled (then refused: the
@@ -345,12 +390,21 @@ fn attacks(server_pid: u32) -> i32 {
     let mut partial = 1000u32.to_le_bytes().to_vec();
     partial.extend_from_slice(b"0123456789");
     let o = attack(&t, &partial, true);
-    c.check(o == Outcome::Closed, format!("frame cut after 10 of 1000 bytes, then EOF: {o:?}"));
+    c.check(
+        o == Outcome::Closed,
+        format!("frame cut after 10 of 1000 bytes, then EOF: {o:?}"),
+    );
     let whole = frame(&protocol::encode(&hello_for(&t.me)));
     let o = attack(&t, whole.get(..whole.len() / 2).unwrap_or_default(), true);
-    c.check(o == Outcome::Closed, format!("handshake cut in half, then EOF: {o:?}"));
+    c.check(
+        o == Outcome::Closed,
+        format!("handshake cut in half, then EOF: {o:?}"),
+    );
     let o = attack(&t, &[0x10, 0], true);
-    c.check(o == Outcome::Closed, format!("half a length prefix, then EOF: {o:?}"));
+    c.check(
+        o == Outcome::Closed,
+        format!("half a length prefix, then EOF: {o:?}"),
+    );
     let o = attack(&t, &[], true);
     c.check(o == Outcome::Closed, format!("EOF before anything: {o:?}"));
 
@@ -371,7 +425,10 @@ fn attacks(server_pid: u32) -> i32 {
             }
             Err(e) => Outcome::Other(e.to_string()),
         };
-        c.check(refused_or_closed(&o), format!("a 48 MiB frame before the handshake: {o:?}"));
+        c.check(
+            refused_or_closed(&o),
+            format!("a 48 MiB frame before the handshake: {o:?}"),
+        );
     }
     let after_big = usage(server_pid);
     println!("# after the large frames: {after_big:?}");
@@ -389,7 +446,10 @@ fn attacks(server_pid: u32) -> i32 {
                 idle.push(s);
             }
         }
-        c.check(idle.len() == 200, format!("{} of 200 idle connections opened", idle.len()));
+        c.check(
+            idle.len() == 200,
+            format!("{} of 200 idle connections opened", idle.len()),
+        );
         // The server is still responsive while they hang around.
         let o = attack(&t, &frame(&valid), false);
         refusals += u32::from(matches!(o, Outcome::Refused(_)));
@@ -421,7 +481,10 @@ fn attacks(server_pid: u32) -> i32 {
         refusals += refused;
         c.check(
             refused == n,
-            format!("{refused} of {n} handshakes in a row refused ({:.2} s)", t0.elapsed().as_secs_f64()),
+            format!(
+                "{refused} of {n} handshakes in a row refused ({:.2} s)",
+                t0.elapsed().as_secs_f64()
+            ),
         );
 
         // Eight threads at once, garbage and false claims mixed.
@@ -437,7 +500,11 @@ fn attacks(server_pid: u32) -> i32 {
                         me: ProcId::default(),
                     };
                     for i in 0..100u64 {
-                        let bytes = if i % 2 == 0 { hello.clone() } else { frame(&noise(k * 1000 + i, 200)) };
+                        let bytes = if i % 2 == 0 {
+                            hello.clone()
+                        } else {
+                            frame(&noise(k * 1000 + i, 200))
+                        };
                         if !refused_or_closed(&attack(&t, &bytes, false)) {
                             bad.fetch_add(1, Ordering::Relaxed);
                         }
@@ -451,7 +518,10 @@ fn attacks(server_pid: u32) -> i32 {
         refusals += 8 * 50;
         c.check(
             bad.load(Ordering::Relaxed) == 0,
-            format!("800 concurrent hostile connections: {} not refused or closed", bad.load(Ordering::Relaxed)),
+            format!(
+                "800 concurrent hostile connections: {} not refused or closed",
+                bad.load(Ordering::Relaxed)
+            ),
         );
         let t0 = Instant::now();
         let mut now = usage(server_pid).fds;
@@ -459,17 +529,35 @@ fn attacks(server_pid: u32) -> i32 {
             std::thread::sleep(Duration::from_millis(20));
             now = usage(server_pid).fds;
         }
-        c.check(now <= base + 2, format!("server descriptors back to {now} (base {base})"));
+        c.check(
+            now <= base + 2,
+            format!("server descriptors back to {now} (base {base})"),
+        );
     }
 
+    for (what, s) in lingering {
+        let o = s.map_or(Outcome::Other("connect failed".into()), |mut s| {
+            outcome(&mut s)
+        });
+        c.check(
+            o == Outcome::Closed,
+            format!(
+                "a connection that stays {what} without a handshake is closed by the server: \
+                 {o:?} after {:.1} s",
+                started.elapsed().as_secs_f64()
+            ),
+        );
+    }
     let after = usage(server_pid);
     println!("# server after: {after:?}");
     // The server must not have buffered the 48 MiB frame nor anything like it.
     let grew = after.hwm_kb.saturating_sub(before.rss_kb);
     c.check(
         grew < 24 * 1024,
-        format!("server peak memory grew by {} KiB (VmHWM {} KiB, VmRSS before {} KiB; limit 24 MiB)",
-            grew, after.hwm_kb, before.rss_kb),
+        format!(
+            "server peak memory grew by {} KiB (VmHWM {} KiB, VmRSS before {} KiB; limit 24 MiB)",
+            grew, after.hwm_kb, before.rss_kb
+        ),
     );
     println!("# refusals expected in the server's log: at least {refusals}");
     c.done("attacks")
@@ -488,7 +576,10 @@ fn uid_fs() -> i32 {
             ),
             Ok(mut s) => {
                 let o = outcome(&mut s);
-                c.check(false, format!("uid {} reached the socket: {o:?}", uid_of_self()));
+                c.check(
+                    false,
+                    format!("uid {} reached the socket: {o:?}", uid_of_self()),
+                );
             }
         },
     }
@@ -514,7 +605,11 @@ fn uid_cred(rank: u32) -> i32 {
 fn uid_of_self() -> String {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(str::to_string))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(str::to_string)
+        })
         .unwrap_or_default()
 }
 
@@ -532,14 +627,14 @@ impl Session {
         let mut s = connect(t).map_err(|e| format!("connect: {e}"))?;
         s.write_all(&frame(&protocol::encode(&hello_for(&t.me))))
             .map_err(|e| format!("send handshake: {e}"))?;
-        s.set_read_timeout(Some(PATIENCE)).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(PATIENCE))
+            .map_err(|e| e.to_string())?;
         let mut me = Session {
             s,
             dec: FrameDecoder::new(),
             me: t.me.clone(),
         };
         let f = me.next()?;
-        println!("# welcome: {} bytes", f.len());
         match protocol::decode::<Welcome>(&f) {
             Ok(Welcome::Accepted { .. }) => Ok(me),
             other => Err(format!("handshake as {}: {other:?}", t.me)),
@@ -568,7 +663,12 @@ impl Session {
     fn reply(&mut self, tag: u32) -> Result<(i32, ReplyData), String> {
         loop {
             let f = self.next()?;
-            if let Ok(ServerMsg::Reply { tag: t, status, data }) = protocol::decode::<ServerMsg>(&f) {
+            if let Ok(ServerMsg::Reply {
+                tag: t,
+                status,
+                data,
+            }) = protocol::decode::<ServerMsg>(&f)
+            {
                 if t == tag {
                     return Ok((status, data));
                 }
@@ -615,7 +715,10 @@ fn flood(server_pid: u32) -> i32 {
                 }],
             },
         )?;
-        c.check(ses.fence(1)? == pmix_sys::PMIX_SUCCESS, "first fence with the good ranks");
+        c.check(
+            ses.fence(1)? == pmix_sys::PMIX_SUCCESS,
+            "first fence with the good ranks",
+        );
         let before = usage(server_pid);
         println!("# server before the flood: {before:?}");
 
@@ -692,7 +795,10 @@ fn flood(server_pid: u32) -> i32 {
             }
         }
         let _ = th.join();
-        c.check(good == n_big, format!("{good} of {n_big} 1-MiB replies arrived whole once read"));
+        c.check(
+            good == n_big,
+            format!("{good} of {n_big} 1-MiB replies arrived whole once read"),
+        );
 
         // 2) A stream of small requests read as fast as they come (the good ranks run
         //    their fences meanwhile).
@@ -753,7 +859,10 @@ fn flood(server_pid: u32) -> i32 {
         );
         let after = usage(server_pid);
         println!("# server after the flood: {after:?}");
-        c.check(ses.fence(2)? == pmix_sys::PMIX_SUCCESS, "second fence with the good ranks");
+        c.check(
+            ses.fence(2)? == pmix_sys::PMIX_SUCCESS,
+            "second fence with the good ranks",
+        );
         c.check(ses.finalize(3)? == pmix_sys::PMIX_SUCCESS, "finalize");
         Ok(())
     })();
@@ -776,7 +885,10 @@ fn badreq() -> i32 {
         });
         ses.s.write_all(&frame(&msg)).map_err(|e| e.to_string())?;
         let closed = matches!(ses.next(), Err(e) if e.contains("closed") || e.contains("reset"));
-        c.check(closed, "the server closes a client that sends a server-only message");
+        c.check(
+            closed,
+            "the server closes a client that sends a server-only message",
+        );
         Ok(())
     })();
     if let Err(e) = r {

@@ -75,16 +75,36 @@ pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Reassembles frames from a byte stream.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FrameDecoder {
     buf: Vec<u8>,
     pos: usize,
+    limit: usize,
+}
+
+impl Default for FrameDecoder {
+    fn default() -> Self {
+        Self::with_limit(MAX_FRAME)
+    }
 }
 
 impl FrameDecoder {
-    /// An empty decoder.
+    /// An empty decoder accepting frames of up to [`MAX_FRAME`] bytes.
     pub fn new() -> Self {
         Self::default()
+    }
+    /// An empty decoder accepting frames of up to `limit` bytes (at most [`MAX_FRAME`]).
+    pub fn with_limit(limit: usize) -> Self {
+        FrameDecoder {
+            buf: Vec::new(),
+            pos: 0,
+            limit: limit.min(MAX_FRAME),
+        }
+    }
+    /// Change the largest frame accepted from now on (at most [`MAX_FRAME`]); a server
+    /// accepts only handshake-sized frames until the peer has identified itself.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit.min(MAX_FRAME);
     }
     /// Feed bytes read from the stream.
     pub fn push(&mut self, bytes: &[u8]) {
@@ -101,7 +121,8 @@ impl FrameDecoder {
     /// The next complete frame body, if one has arrived.
     ///
     /// # Errors
-    /// `PMIX_ERR_BAD_PARAM` for a length above [`MAX_FRAME`] (the stream is unusable).
+    /// `PMIX_ERR_BAD_PARAM` for a length above the decoder's limit ([`MAX_FRAME`] unless
+    /// set lower; the stream is unusable). Nothing is allocated for the claimed length.
     pub fn next_frame(&mut self) -> Result<Option<Vec<u8>>> {
         let avail = self.buf.get(self.pos..).unwrap_or_default();
         let Some(hdr) = avail.get(..4) else {
@@ -110,10 +131,10 @@ impl FrameDecoder {
         let mut l = [0u8; 4];
         l.copy_from_slice(hdr);
         let len = u32::from_le_bytes(l) as usize;
-        if len > MAX_FRAME {
+        if len > self.limit {
             return Err(Error::bad_param(format!(
                 "frame of {} bytes exceeds the maximum of {}",
-                len, MAX_FRAME
+                len, self.limit
             )));
         }
         let Some(body) = avail.get(4..4 + len) else {

@@ -117,6 +117,8 @@ pub struct LaunchConfig {
     pub base_env: Vec<(OsString, OsString)>,
     /// Give rank 0 pmixrun's stdin (otherwise every rank reads /dev/null).
     pub stdin_to_rank0: bool,
+    /// How long a clean exit may wait for the server's word (see [`EXIT_VERDICT_WAIT`]).
+    pub exit_verdict_wait: Duration,
 }
 
 /// Room for the variables the server adds to a rank's environment.
@@ -128,6 +130,11 @@ const DRAIN: Duration = Duration::from_millis(500);
 /// A rank whose connection closed is given this long to exit before the lost
 /// connection itself fails the job (so a crash is reported as the crash it is).
 const LOST_GRACE: Duration = Duration::from_millis(300);
+/// A rank that exited 0 while its server connection was open and its `PMIx_Finalize`
+/// not yet seen is judged once the server has read that connection to its end (a busy
+/// server may still hold the finalize request; the client stops waiting for the answer
+/// after a while), or after this long.
+pub const EXIT_VERDICT_WAIT: Duration = Duration::from_secs(30);
 /// Without pidfds, how often to look for exited ranks.
 const TICK: Duration = Duration::from_millis(50);
 
@@ -188,6 +195,9 @@ pub struct Launcher {
     kill_at: Option<Instant>,
     killed_hard: bool,
     lost: Vec<(usize, Rank, Instant)>,
+    /// Clean exits waiting for the server's word on the rank's connection (job, rank,
+    /// exit, deadline; see [`EXIT_VERDICT_WAIT`]).
+    exits_pending: Vec<(usize, Rank, ExitKind, Instant)>,
     /// Set by [`Launcher::serve_spawns`]: the server spawned jobs are registered with.
     server: Option<Arc<dyn JobServer + Send + Sync>>,
     /// Called with the namespace of each spawned job that ended.
@@ -272,6 +282,7 @@ impl Launcher {
             kill_at: None,
             killed_hard: false,
             lost: Vec::new(),
+            exits_pending: Vec::new(),
             server: None,
             on_job_end: None,
         };
@@ -682,11 +693,16 @@ impl Launcher {
                         if let Some(x) = self.jobs.get_mut(j) {
                             x.sup.finalized(p.rank);
                         }
+                        self.settle_exit(j, p.rank);
                     }
                 }
                 JobEvent::Lost(p) => {
                     if let Some(j) = self.job_of(&p.nspace) {
+                        if let Some(x) = self.jobs.get_mut(j) {
+                            x.sup.conn_closed(p.rank);
+                        }
                         self.lost.push((j, p.rank, Instant::now() + LOST_GRACE));
+                        self.settle_exit(j, p.rank);
                     }
                 }
                 JobEvent::Abort {
@@ -962,13 +978,42 @@ impl Launcher {
             }
             if self
                 .jobs
-                .get_mut(job)
-                .is_some_and(|j| j.sup.exited(rank, exit))
+                .get(job)
+                .is_some_and(|j| j.sup.exit_needs_server(rank, exit))
             {
-                self.begin_kill(job);
+                self.exits_pending.push((
+                    job,
+                    rank,
+                    exit,
+                    Instant::now() + self.cfg.exit_verdict_wait,
+                ));
+                continue;
             }
+            self.judge_exit(job, rank, exit);
         }
         self.jobs_ended();
+    }
+
+    fn judge_exit(&mut self, job: usize, rank: Rank, exit: ExitKind) {
+        if self
+            .jobs
+            .get_mut(job)
+            .is_some_and(|j| j.sup.exited(rank, exit))
+        {
+            self.begin_kill(job);
+        }
+    }
+
+    /// The server has the last word on `rank`'s connection: judge its exit if pending.
+    fn settle_exit(&mut self, job: usize, rank: Rank) {
+        if let Some(i) = self
+            .exits_pending
+            .iter()
+            .position(|(j, r, _, _)| *j == job && *r == rank)
+        {
+            let (_, _, exit, _) = self.exits_pending.swap_remove(i);
+            self.judge_exit(job, rank, exit);
+        }
     }
 
     /// A rank of a spawned job ended: tell the spawner if it asked
@@ -1138,6 +1183,19 @@ impl Launcher {
                     self.begin_kill(job);
                 }
             }
+            let (due, pending): (Vec<_>, Vec<_>) = self
+                .exits_pending
+                .drain(..)
+                .partition(|(_, _, _, at)| now >= *at);
+            self.exits_pending = pending;
+            for (job, rank, exit, _) in due {
+                log::warn!(
+                    "rank {rank} exited; the server did not report its finalize or its \
+                     connection's end within {:.1} s",
+                    self.cfg.exit_verdict_wait.as_secs_f64()
+                );
+                self.judge_exit(job, rank, exit);
+            }
             if let (Some(d), Some(t)) = (deadline, self.cfg.timeout) {
                 if now >= d
                     && self.nrunning() > 0
@@ -1157,7 +1215,7 @@ impl Launcher {
                 .children
                 .iter()
                 .any(|c| c.stdout.is_some() || c.stderr.is_some());
-            if self.nrunning() == 0 {
+            if self.nrunning() == 0 && self.exits_pending.is_empty() {
                 let until = *drain_until.get_or_insert(now + DRAIN);
                 if !outputs_open || now >= until {
                     break;
@@ -1189,7 +1247,12 @@ impl Launcher {
                     None => {}
                 }
             }
-            let next_lost = self.lost.iter().map(|(_, _, at)| *at).min();
+            let next_lost = self
+                .lost
+                .iter()
+                .map(|(_, _, at)| *at)
+                .chain(self.exits_pending.iter().map(|(_, _, _, at)| *at))
+                .min();
             let mut wake = [deadline, self.kill_at, drain_until, next_lost]
                 .into_iter()
                 .flatten()
@@ -1385,6 +1448,7 @@ mod tests {
                 ("BASE_VAR".into(), "base".into()),
             ],
             stdin_to_rank0: false,
+            exit_verdict_wait: Duration::from_secs(1),
         };
         let sinks = Sinks {
             stdout: Box::new(out.clone()),
@@ -1570,6 +1634,7 @@ mod tests {
 
     #[test]
     fn connected_rank_exiting_without_finalize_fails_the_job() {
+        // The server never reports rank 0's connection's end: judged after the wait.
         let hook: Hook = Box::new(|p, ev| ev.push(JobEvent::Connected(p.clone())));
         let r = launch(
             vec![sh("exit 0"), sh("sleep 30")],
@@ -1577,6 +1642,48 @@ mod tests {
             Some(20.0),
             fake(Some(hook)),
         );
+        assert_eq!(r.status, 1);
+        assert!(
+            r.err
+                .contains("rank 0 called PMIx_Init but exited without calling PMIx_Finalize"),
+            "{}",
+            r.err
+        );
+        assert!(r.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn finalize_reported_after_the_exit_still_counts() {
+        // A busy server reads a rank's finalize only after the rank (whose client gave up
+        // waiting for the answer) has exited: the exit waits for the server's word.
+        let hook: Hook = Box::new(|p, ev| {
+            ev.push(JobEvent::Connected(p.clone()));
+            let (p, ev) = (p.clone(), ev.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(400));
+                ev.push(JobEvent::Finalized(p));
+            });
+        });
+        let r = launch(
+            vec![sh("exit 0"), sh("exit 0")],
+            false,
+            Some(20.0),
+            fake(Some(hook)),
+        );
+        assert_eq!(r.status, 0, "{}", r.err);
+    }
+
+    #[test]
+    fn lost_reported_after_a_clean_exit_fails_the_job() {
+        let hook: Hook = Box::new(|p, ev| {
+            ev.push(JobEvent::Connected(p.clone()));
+            let (p, ev) = (p.clone(), ev.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(400));
+                ev.push(JobEvent::Lost(p));
+            });
+        });
+        let r = launch(vec![sh("exit 0")], false, Some(20.0), fake(Some(hook)));
         assert_eq!(r.status, 1);
         assert!(
             r.err

@@ -180,6 +180,7 @@ fn run(opts: Options) -> i32 {
         .filter(|t| !t.is_empty())
         .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
     let (uid, _) = sys::uid_gid();
+    scratch::remove_stale(&base, uid, pid);
     let scratch = match Scratch::create(&base, uid, pid, nspace.as_str(), job::NODE_ID, first) {
         Ok(s) => s,
         Err(e) => {
@@ -217,6 +218,7 @@ fn run(opts: Options) -> i32 {
         grace: GRACE,
         base_env: base_env(std::env::vars_os(), &opts.exports),
         stdin_to_rank0: !sys::isatty(0),
+        exit_verdict_wait: launch::EXIT_VERDICT_WAIT,
     };
     let sinks = Sinks {
         stdout: Box::new(std::io::stdout()),
@@ -355,13 +357,15 @@ impl log::Log for Logger {
     }
     fn log(&self, r: &log::Record<'_>) {
         if self.enabled(r.metadata()) {
-            eprintln!(
-                "[pmixrun {} {}] {}: {}",
+            // One write per line, so lines of several writers to one pipe do not mix.
+            let line = format!(
+                "[pmixrun {} {}] {}: {}\n",
                 std::process::id(),
                 r.level(),
                 r.target(),
                 r.args()
             );
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
         }
     }
     fn flush(&self) {}

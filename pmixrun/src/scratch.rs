@@ -103,6 +103,44 @@ impl Scratch {
     }
 }
 
+/// Remove the scratch trees of dead jobs of user `uid` under `base` (a pmixrun that was
+/// SIGKILLed leaves its tree, with its rendezvous directory and socket, behind): those
+/// named `pmixrun.<uid>.<pid>[.<k>]`, owned by `uid`, whose pid no longer runs (never
+/// `own_pid`'s). Returns how many were removed.
+pub fn remove_stale(base: &Path, uid: u32, own_pid: u32) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(rd) = std::fs::read_dir(base) else {
+        return 0;
+    };
+    let prefix = format!("pmixrun.{uid}.");
+    let mut removed = 0;
+    for ent in rd.flatten() {
+        let name = ent.file_name().to_string_lossy().to_string();
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let mut parts = rest.split('.');
+        let pid = parts.next().and_then(|p| p.parse::<u32>().ok());
+        let tail_ok = parts.all(|k| k.parse::<u32>().is_ok());
+        let Some(pid) = pid.filter(|&p| p != own_pid && p > 0 && tail_ok) else {
+            continue;
+        };
+        let ours =
+            std::fs::symlink_metadata(ent.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        if !ours || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        match std::fs::remove_dir_all(ent.path()) {
+            Ok(()) => {
+                log::debug!("removed the scratch tree of dead job {name}");
+                removed += 1;
+            }
+            Err(e) => log::debug!("cannot remove stale {name}: {e}"),
+        }
+    }
+    removed
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         if let Err(e) = std::fs::remove_dir_all(&self.dirs.tmpdir) {
@@ -150,6 +188,41 @@ mod tests {
         drop(s2);
         assert!(!root.exists());
         std::fs::remove_dir(&b).expect("base is empty again");
+    }
+
+    #[test]
+    fn stale_trees_of_dead_jobs_are_removed() {
+        use std::os::unix::fs::MetadataExt;
+        let b = base("stale");
+        let uid = std::fs::metadata(&b).expect("meta").uid();
+        // A pid that no longer runs: a child that has been reaped.
+        let dead = std::process::Command::new("true")
+            .spawn()
+            .and_then(|mut c| c.wait().map(|_| c.id()))
+            .expect("spawn true");
+        let me = std::process::id();
+        let keep = [
+            format!("pmixrun.{uid}.{me}"),         // ourselves
+            format!("pmixrun.{uid}.1"),            // a live pid (init)
+            format!("pmixrun.{}.{dead}", uid + 1), // another user's name
+            format!("pmixrun.{uid}.{dead}x"),      // not a scratch name
+            format!("other.{uid}.{dead}"),
+        ];
+        let gone = [
+            format!("pmixrun.{uid}.{dead}"),
+            format!("pmixrun.{uid}.{dead}.3"),
+        ];
+        for n in keep.iter().chain(&gone) {
+            std::fs::create_dir_all(b.join(n).join("node0/pmix-rs.0")).expect("mkdir");
+        }
+        assert_eq!(remove_stale(&b, uid, me), gone.len());
+        for n in &keep {
+            assert!(b.join(n).is_dir(), "{n} kept");
+        }
+        for n in &gone {
+            assert!(!b.join(n).exists(), "{n} removed");
+        }
+        std::fs::remove_dir_all(&b).expect("cleanup");
     }
 
     #[test]

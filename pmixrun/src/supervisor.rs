@@ -175,6 +175,8 @@ struct RankRec {
     exit: Option<ExitKind>,
     connected: bool,
     finalized: bool,
+    /// Connected, and the server has not reported the connection's end since.
+    conn_open: bool,
 }
 
 /// The state of every rank and of the job.
@@ -220,6 +222,7 @@ impl Supervisor {
             return false;
         };
         r.connected = true;
+        r.conn_open = true;
         // A rank that finalized and initialized again must finalize again.
         r.finalized = false;
         self.any_connected = true;
@@ -241,7 +244,23 @@ impl Supervisor {
     pub fn finalized(&mut self, rank: Rank) {
         if let Some(r) = self.rec(rank) {
             r.finalized = true;
+            r.conn_open = false;
         }
+    }
+
+    /// The server saw a rank's connection end without `PMIx_Finalize`.
+    pub fn conn_closed(&mut self, rank: Rank) {
+        if let Some(r) = self.rec(rank) {
+            r.conn_open = false;
+        }
+    }
+
+    /// Whether an exit must wait for the server before it is judged: a clean exit of a
+    /// rank whose connection the server still reads (its `PMIx_Finalize` may be in
+    /// there, not yet seen: a client stops waiting for the answer after a while).
+    pub fn exit_needs_server(&self, rank: Rank, exit: ExitKind) -> bool {
+        let r = usize::try_from(rank).ok().and_then(|i| self.ranks.get(i));
+        exit == ExitKind::Code(0) && r.is_some_and(|r| r.connected && !r.finalized && r.conn_open)
     }
 
     /// A rank ended; true if that fails the job (first failure).

@@ -77,6 +77,44 @@ struct Conn {
     out: Vec<u8>,
     out_pos: usize,
     want_write: bool,
+    /// Input back-pressure ([`ConnOpts::pause_above`]); `None` for unthrottled connections.
+    pause_above: Option<usize>,
+    /// A throttled connection has one frame waiting in `Ctx::pending`.
+    in_flight: bool,
+    /// A throttled connection is not read while its output exceeds `pause_above`.
+    paused: bool,
+}
+
+impl Conn {
+    fn queued(&self) -> usize {
+        self.out.len().saturating_sub(self.out_pos)
+    }
+    fn over_output_limit(&self) -> bool {
+        self.pause_above.is_some_and(|l| self.queued() > l)
+    }
+}
+
+/// How a connection is served (see [`Ctx::add_conn_with`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ConnOpts {
+    /// Largest frame accepted (at most [`protocol::MAX_FRAME`]); a larger length prefix
+    /// closes the connection before anything is allocated for it.
+    pub max_frame: usize,
+    /// Back-pressure: while more than this many bytes wait to be written to the peer,
+    /// its input is neither read nor handed to the owner (frames are handed over one at
+    /// a time, so one request's answers count before the next is read). A peer that
+    /// sends requests and does not read the answers then stalls itself instead of
+    /// growing our memory. `None`: every frame is handed over as it arrives.
+    pub pause_above: Option<usize>,
+}
+
+impl Default for ConnOpts {
+    fn default() -> Self {
+        ConnOpts {
+            max_frame: protocol::MAX_FRAME,
+            pause_above: None,
+        }
+    }
 }
 
 struct Listener {
@@ -109,7 +147,20 @@ impl Ctx {
     ///
     /// # Errors
     /// The registration error from mio.
-    pub fn add_conn(&mut self, mut stream: UnixStream, owner: ConnOwner) -> Result<ConnId> {
+    pub fn add_conn(&mut self, stream: UnixStream, owner: ConnOwner) -> Result<ConnId> {
+        self.add_conn_with(stream, owner, ConnOpts::default())
+    }
+
+    /// [`Ctx::add_conn`] with a frame limit and back-pressure ([`ConnOpts`]).
+    ///
+    /// # Errors
+    /// The registration error from mio.
+    pub fn add_conn_with(
+        &mut self,
+        mut stream: UnixStream,
+        owner: ConnOwner,
+        opts: ConnOpts,
+    ) -> Result<ConnId> {
         let tok = self.token();
         self.registry
             .register(&mut stream, tok, Interest::READABLE)
@@ -119,15 +170,32 @@ impl Ctx {
             Conn {
                 stream,
                 owner,
-                dec: FrameDecoder::new(),
+                dec: FrameDecoder::with_limit(opts.max_frame),
                 out: Vec::new(),
                 out_pos: 0,
                 want_write: false,
+                pause_above: opts.pause_above,
+                in_flight: false,
+                paused: false,
             },
         );
         // Data may already be waiting (e.g. a frame sent before registration): read once.
-        self.on_readable(tok.0);
+        self.on_readable(tok.0, false);
         Ok(tok.0)
+    }
+
+    /// Read and hand over (to `pending`) what `id` has sent but was not read yet.
+    pub fn poll_input(&mut self, id: ConnId) {
+        if self.conns.contains_key(&id) {
+            self.on_readable(id, true);
+        }
+    }
+
+    /// Change the largest frame accepted on `id` from now on (see [`ConnOpts::max_frame`]).
+    pub fn set_max_frame(&mut self, id: ConnId, max_frame: usize) {
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.dec.set_limit(max_frame);
+        }
     }
 
     /// True while `id` is an open connection.
@@ -287,22 +355,38 @@ impl Ctx {
         }
     }
 
-    fn on_readable(&mut self, id: ConnId) {
+    /// Read what `id` has for us. `until_empty`: read until the socket says EAGAIN or
+    /// EOF, even after a short read (the poller reported the peer's close, which may have
+    /// arrived together with its last data and raises no further event; or a paused
+    /// connection resumes, whose events were not acted on while it was paused).
+    fn on_readable(&mut self, id: ConnId, until_empty: bool) {
         // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
         // most of the progress thread's work per message (docs/PERF.md).
         let mut buf = std::mem::take(&mut self.read_buf);
         if buf.len() < READ_CHUNK {
             buf = vec![0u8; READ_CHUNK];
         }
-        self.read_into(id, &mut buf);
+        self.read_into(id, &mut buf, until_empty);
         self.read_buf = buf;
     }
 
-    fn read_into(&mut self, id: ConnId, buf: &mut [u8]) {
+    fn read_into(&mut self, id: ConnId, buf: &mut [u8], until_empty: bool) {
         loop {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
             };
+            if c.pause_above.is_some() {
+                if c.over_output_limit() {
+                    c.paused = true;
+                }
+                if c.paused {
+                    if until_empty {
+                        // The peer may be gone: a failed write drops the connection.
+                        self.flush(id);
+                    }
+                    return;
+                }
+            }
             match c.stream.read(buf) {
                 Ok(0) => {
                     let why = if c.dec.has_partial() {
@@ -310,31 +394,19 @@ impl Ctx {
                     } else {
                         "peer closed the connection"
                     };
-                    self.drop_conn(id, why.to_string());
+                    // Whatever complete frames it sent before closing are still handed over.
+                    if self.extract(id, true) {
+                        self.drop_conn(id, why.to_string());
+                    }
                     return;
                 }
                 Ok(n) => {
                     // A read that did not fill the buffer emptied the socket: stop here
                     // instead of paying one more read for EAGAIN (data that arrives later
                     // raises a new edge-triggered event).
-                    let drained = n < buf.len();
+                    let drained = n < buf.len() && !until_empty;
                     c.dec.push(buf.get(..n).unwrap_or_default());
-                    loop {
-                        match c.dec.next_frame() {
-                            Ok(Some(frame)) => self.pending.push_back((
-                                id,
-                                c.owner.clone(),
-                                ConnEvent::Frame(frame),
-                            )),
-                            Ok(None) => break,
-                            Err(e) => {
-                                log::warn!("connection {}: malformed frame, closing: {}", id, e);
-                                self.drop_conn(id, format!("malformed frame: {}", e));
-                                return;
-                            }
-                        }
-                    }
-                    if drained {
+                    if !self.extract(id, false) || drained {
                         return;
                     }
                 }
@@ -345,6 +417,69 @@ impl Ctx {
                     return;
                 }
             }
+        }
+    }
+
+    /// Move the complete frames of `id` from its decoder to `pending` (a throttled
+    /// connection: one at a time, and none while paused, unless `all`). False when the
+    /// connection is gone (a malformed frame closes it).
+    fn extract(&mut self, id: ConnId, all: bool) -> bool {
+        loop {
+            let Some(c) = self.conns.get_mut(&id) else {
+                return false;
+            };
+            if !all && c.pause_above.is_some() && (c.in_flight || c.paused) {
+                return true;
+            }
+            match c.dec.next_frame() {
+                Ok(Some(frame)) => {
+                    c.in_flight = c.pause_above.is_some();
+                    self.pending
+                        .push_back((id, c.owner.clone(), ConnEvent::Frame(frame)));
+                }
+                Ok(None) => return true,
+                Err(e) => {
+                    log::warn!("connection {}: malformed frame, closing: {}", id, e);
+                    self.drop_conn(id, format!("malformed frame: {}", e));
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// A throttled connection's frame was handled: hand over its next one (see
+    /// [`Ctx::resume`]).
+    fn frame_done(&mut self, id: ConnId) {
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.in_flight = false;
+            self.resume(id);
+        }
+    }
+
+    /// Pause a throttled connection while its output is over the limit; otherwise hand
+    /// over its next frame and, if it was paused, read what it sent meanwhile.
+    fn resume(&mut self, id: ConnId) {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        if c.pause_above.is_none() {
+            return;
+        }
+        if c.over_output_limit() {
+            if !c.paused {
+                log::debug!(
+                    "connection {}: {} bytes wait for the peer; not reading it until they are written",
+                    id,
+                    c.queued()
+                );
+            }
+            c.paused = true;
+            return;
+        }
+        let resumed = std::mem::replace(&mut c.paused, false);
+        if self.extract(id, false) && resumed {
+            // Its readiness events were not acted on while paused: read what is there.
+            self.on_readable(id, true);
         }
     }
 
@@ -383,6 +518,9 @@ impl Ctx {
                     if !closed {
                         self.drop_conn(id, "internal error while handling a frame".into());
                     }
+                }
+                if !closed {
+                    self.frame_done(id);
                 }
                 continue;
             }
@@ -649,9 +787,13 @@ fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
             } else {
                 if ev.is_writable() {
                     ctx.flush(t.0);
+                    if ctx.conns.get(&t.0).is_some_and(|c| c.paused) {
+                        ctx.resume(t.0);
+                    }
                 }
-                if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                    ctx.on_readable(t.0);
+                let closing = ev.is_read_closed() || ev.is_error();
+                if ev.is_readable() || closing {
+                    ctx.on_readable(t.0, closing);
                 }
             }
             ctx.dispatch();

@@ -33,6 +33,17 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+/// Largest frame a peer may send before its handshake is accepted (a [`Hello`] is a few
+/// hundred bytes: an unauthenticated peer must not make us buffer megabytes).
+///
+/// [`Hello`]: crate::protocol::Hello
+pub const HANDSHAKE_MAX_FRAME: usize = 4096;
+/// How long a new connection may take to complete its handshake; then it is closed.
+pub const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Back-pressure on clients: while more than this many bytes of answers wait for a
+/// client, its further requests are not read (see [`reactor::ConnOpts::pause_above`]).
+pub const CLIENT_OUTPUT_PAUSE: usize = 4 << 20;
+
 /// How an asynchronous host upcall reports its result (called at most once, any thread).
 pub type HostDone<T> = Box<dyn FnOnce(Result<T>) + Send + 'static>;
 
@@ -362,7 +373,11 @@ impl Shared {
         };
         let me = self.clone();
         let owner: reactor::ConnOwner = Arc::new(move |ctx, id, ev| me.on_conn(ctx, id, ev));
-        match ctx.add_conn(stream, owner) {
+        let opts = reactor::ConnOpts {
+            max_frame: HANDSHAKE_MAX_FRAME,
+            pause_above: Some(CLIENT_OUTPUT_PAUSE),
+        };
+        match ctx.add_conn_with(stream, owner, opts) {
             Ok(id) => {
                 log::debug!(
                     "server: connection {} from pid {} uid {}",
@@ -373,15 +388,52 @@ impl Shared {
                 // Frames may already have been queued for dispatch by add_conn; register
                 // the connection state before they are handled (dispatch runs later).
                 self.lock().connected(id, cred.uid);
+                let me = self.clone();
+                ctx.add_timer(
+                    HANDSHAKE_TIMEOUT,
+                    Box::new(move |ctx| me.handshake_deadline(ctx, id, cred.pid)),
+                );
             }
             Err(e) => log::warn!("server: cannot serve a new connection: {}", e),
         }
     }
 
+    /// A connection's time to complete its handshake is up. What it sent meanwhile is
+    /// read and handled first (the progress thread may have been busy); a connection
+    /// that is then still waiting is closed.
+    fn handshake_deadline(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, pid: i32) {
+        if !ctx.is_open(id) || self.lock().is_client(id) {
+            return;
+        }
+        ctx.poll_input(id);
+        let me = self.clone();
+        ctx.defer(Box::new(move |ctx| {
+            if !ctx.is_open(id) || me.lock().is_client(id) {
+                return;
+            }
+            log::warn!(
+                "server: connection {} (pid {}) sent no handshake within {} s, closing it",
+                id,
+                pid,
+                HANDSHAKE_TIMEOUT.as_secs()
+            );
+            ctx.close(id);
+            me.step(ctx, |s, out| s.closed(id, out));
+        }));
+    }
+
     fn on_conn(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, ev: ConnEvent) {
         match ev {
             ConnEvent::Closed(why) => {
-                log::debug!("server: connection {} closed: {}", id, why);
+                if self.lock().is_client(id) {
+                    log::debug!("server: connection {} closed: {}", id, why);
+                } else {
+                    log::warn!(
+                        "server: connection {} closed before its handshake: {}",
+                        id,
+                        why
+                    );
+                }
                 self.step(ctx, |s, out| s.closed(id, out));
             }
             ConnEvent::Frame(body) => {
@@ -395,6 +447,7 @@ impl Shared {
                     match verdict {
                         Ok(p) => {
                             log::debug!("server: client {} connected", p);
+                            ctx.set_max_frame(id, crate::protocol::MAX_FRAME);
                             self.step(ctx, |s, out| s.accept(id, p, out));
                         }
                         Err(e) => self.step(ctx, |s, out| s.refuse(id, &e, out)),
@@ -508,6 +561,10 @@ impl Server {
         let _ = std::fs::remove_file(&sock);
         let listener = std::os::unix::net::UnixListener::bind(&sock)
             .map_err(|e| comm(&format!("bind {}", sock.display()), e))?;
+        // bind() applies the umask only: the socket itself is private too (connecting
+        // needs write permission on it), not just its directory.
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| comm("chmod rendezvous socket", e))?;
         listener
             .set_nonblocking(true)
             .map_err(|e| comm("nonblocking listener", e))?;
