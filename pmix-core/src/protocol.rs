@@ -1239,6 +1239,28 @@ mod tests {
     }
 
     #[test]
+    fn decoder_limit_refuses_longer_frames_before_buffering_them() {
+        let mut dec = FrameDecoder::with_limit(16);
+        let mut bytes = Vec::new();
+        encode_frame_into(&[1u8; 16], &mut bytes);
+        dec.push(&bytes);
+        assert_eq!(dec.next_frame().unwrap().map(|f| f.len()), Some(16));
+        dec.push(&17u32.to_le_bytes());
+        assert_eq!(
+            dec.next_frame().unwrap_err().status,
+            sys::PMIX_ERR_BAD_PARAM
+        );
+        // Raised later (a peer that identified itself), and never above MAX_FRAME.
+        let mut dec = FrameDecoder::with_limit(16);
+        dec.set_limit(usize::MAX);
+        dec.push(&17u32.to_le_bytes());
+        dec.push(&[0u8; 17]);
+        assert_eq!(dec.next_frame().unwrap().map(|f| f.len()), Some(17));
+        dec.push(&((MAX_FRAME + 1) as u32).to_le_bytes());
+        assert!(dec.next_frame().is_err());
+    }
+
+    #[test]
     fn messages_round_trip_and_truncations_fail() {
         roundtrip(Hello {
             version: VERSION,

@@ -1023,6 +1023,116 @@ mod tests {
     /// A peer that never reads is dropped once its queue passes the limit, instead of
     /// growing our memory without bound; the owner sees it closed.
     #[test]
+    fn close_arriving_with_the_last_frame_is_seen() {
+        // The peer's last frame and its close reach the socket while the progress thread
+        // is busy, so one readiness event reports both: the close must not be lost.
+        let _s = serial();
+        let h = acquire().unwrap();
+        let got = Arc::new(Mutex::new(Vec::<String>::new()));
+        let g = got.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, _id, ev| match ev {
+            ConnEvent::Frame(b) => g.lock().unwrap().push(format!("frame {}", b.len())),
+            ConnEvent::Closed(why) => g.lock().unwrap().push(format!("closed {}", why)),
+        });
+        let mut ok = 0;
+        for _ in 0..20 {
+            got.lock().unwrap().clear();
+            let (mut peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+            ours.set_nonblocking(true).unwrap();
+            let o = owner.clone();
+            h.call("add", move |ctx| {
+                ctx.add_conn(UnixStream::from_std(ours), o)
+            })
+            .unwrap();
+            let (busy_tx, busy_rx) = channel::bounded::<()>(1);
+            h.post(move |_| {
+                let _ = busy_tx.send(());
+                std::thread::sleep(Duration::from_millis(50));
+            })
+            .unwrap();
+            busy_rx.recv().unwrap();
+            let mut frame = Vec::new();
+            protocol::encode_frame_into(b"last", &mut frame);
+            peer.write_all(&frame).unwrap();
+            peer.shutdown(std::net::Shutdown::Write).unwrap();
+            let t0 = Instant::now();
+            while got.lock().unwrap().len() < 2 && t0.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let log = got.lock().unwrap().clone();
+            assert_eq!(
+                log.first().map(String::as_str),
+                Some("frame 4"),
+                "{:?}",
+                log
+            );
+            assert!(
+                log.get(1)
+                    .is_some_and(|l| l.starts_with("closed peer closed")),
+                "{:?}",
+                log
+            );
+            ok += 1;
+        }
+        assert_eq!(ok, 20);
+        release();
+    }
+
+    #[test]
+    fn throttled_connection_is_not_read_while_its_answers_wait() {
+        // Each 8-byte request is answered with 256 KiB; the peer sends 100 requests and
+        // reads nothing: with back-pressure at 1 MiB only a handful are handled, and all
+        // of them once the peer reads.
+        let _s = serial();
+        let h = acquire().unwrap();
+        let handled = Arc::new(AtomicUsize::new(0));
+        let n2 = handled.clone();
+        let owner: ConnOwner = Arc::new(move |ctx, id, ev| {
+            if let ConnEvent::Frame(_) = ev {
+                n2.fetch_add(1, Ordering::SeqCst);
+                ctx.send(id, &vec![1u8; 256 * 1024]);
+            }
+        });
+        let (mut peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+        ours.set_nonblocking(true).unwrap();
+        let opts = ConnOpts {
+            max_frame: 64,
+            pause_above: Some(1 << 20),
+        };
+        h.call("add", move |ctx| {
+            ctx.add_conn_with(UnixStream::from_std(ours), owner, opts)
+        })
+        .unwrap();
+        let mut reqs = Vec::new();
+        for _ in 0..100 {
+            protocol::encode_frame_into(b"request!", &mut reqs);
+        }
+        peer.write_all(&reqs).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let early = handled.load(Ordering::SeqCst);
+        // The socket buffer takes some answers; at most 1 MiB + one answer is queued.
+        assert!(
+            early < 40,
+            "{} requests handled while nothing was read",
+            early
+        );
+        peer.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut total = 0usize;
+        let want = 100 * (256 * 1024 + 4);
+        while total < want {
+            match peer.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => total += n,
+            }
+        }
+        assert_eq!(total, want, "all answers arrive once the peer reads");
+        assert_eq!(handled.load(Ordering::SeqCst), 100);
+        release();
+    }
+
+    #[test]
     fn output_to_a_peer_that_does_not_read_is_capped() {
         let _s = serial();
         let h = acquire().unwrap();
