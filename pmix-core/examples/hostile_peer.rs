@@ -900,7 +900,12 @@ fn flood(server_pid: u32) -> i32 {
         }
         ses.s.write_all(&batch).map_err(|e| e.to_string())?;
         // A JobData request behind them tells when the server has read them all.
-        ses.send(4, Req::JobData { nspace: t.me.nspace.clone() })?;
+        ses.send(
+            4,
+            Req::JobData {
+                nspace: t.me.nspace.clone(),
+            },
+        )?;
         let _ = ses.reply(4)?;
         let parked = usage(server_pid);
         println!(

@@ -159,7 +159,7 @@ static int flood(void)
     PMIX_LOAD_PROCID(&two[1], me.nspace, 1);
     int bad = 0;
     double t0 = now_s(), worst = 0;
-    for (uint32_t i = 0; i < 50; i++) {
+    for (uint32_t i = 0; i < 150; i++) {
         double a = now_s();
         {
             char key[64];
@@ -180,7 +180,7 @@ static int flood(void)
         if (now_s() - a > worst) worst = now_s() - a;
         usleep(20000);
     }
-    CHECK(bad == 0, "50 put/commit/fence/get rounds between ranks 0 and 1 during the flood: "
+    CHECK(bad == 0, "150 put/commit/fence/get rounds between ranks 0 and 1 during the flood: "
           "%d failed (%.2f s, slowest %.3f s)", bad, now_s() - t0, worst);
     CHECK_RC(fence_all(), PMIX_SUCCESS, "whole-job fence after the flood");
     CHECK(get_is(1 - me.rank, "hostile.k", 101 - me.rank, false), "peer's key after the flood");
