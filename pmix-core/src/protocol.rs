@@ -796,6 +796,15 @@ pub enum ServerMsg {
         /// Which key.
         key: Key,
     },
+    /// The host retracted data of one node (`deregister_resources` narrowed by
+    /// `PMIX_NODEID`/`PMIX_HOSTNAME`): drop these keys from that node's entry of the
+    /// namespace's job data (`node.info` names them; empty means the whole entry).
+    ForgetNode {
+        /// Whose job data.
+        nspace: Nspace,
+        /// Which node, and the keys removed there (their values are ignored).
+        node: NodeData,
+    },
     /// An event for the client's handlers.
     Event {
         /// Event code.
@@ -851,6 +860,11 @@ impl Wire for ServerMsg {
                 proc_.encode(out);
                 key.encode(out);
             }
+            ServerMsg::ForgetNode { nspace, node } => {
+                4u8.encode(out);
+                nspace.encode(out);
+                node.encode(out);
+            }
             ServerMsg::Event {
                 status,
                 source,
@@ -888,6 +902,10 @@ impl Wire for ServerMsg {
             3 => ServerMsg::Forget {
                 proc_: ProcId::decode(d)?,
                 key: Key::decode(d)?,
+            },
+            4 => ServerMsg::ForgetNode {
+                nspace: Nspace::decode(d)?,
+                node: NodeData::decode(d)?,
             },
             t => return Err(Error::unpack(format!("unknown server message {}", t))),
         })
@@ -1301,6 +1319,14 @@ mod tests {
             tag: 9,
             status: 0,
             data: ReplyData::Job(Box::new(jd)),
+        });
+        roundtrip(ServerMsg::ForgetNode {
+            nspace: Nspace::new("ns").unwrap(),
+            node: NodeData {
+                id: Some(3),
+                hostname: Some("n3".into()),
+                info: vec![Info::new("k", Value::Undef).unwrap()],
+            },
         });
         roundtrip(ServerMsg::Reply {
             tag: 10,

@@ -389,6 +389,12 @@ impl Inner {
                         }
                     }
                 }
+                Ok(ServerMsg::ForgetNode { nspace, node }) => {
+                    let mut d = self.write();
+                    if let Some(j) = d.jobs.get_mut(&nspace) {
+                        j.forget_node(&node);
+                    }
+                }
                 Ok(ServerMsg::Event {
                     status,
                     source,

@@ -394,6 +394,8 @@ impl ServerState {
     /// namespace holds it any more.
     pub fn deregister_resources(&mut self, info: Vec<Info>, out: &mut Vec<Action>) {
         let mut gone: Vec<Key> = Vec::new();
+        // Node entries narrowed by an id: (namespace, node id, hostname, keys; none = all).
+        let mut node_gone: Vec<(Nspace, crate::store::NodeData)> = Vec::new();
         for i in info {
             match crate::store::info_array(&i.value) {
                 Some(list) => {
@@ -419,15 +421,24 @@ impl ServerState {
                             _ => n.hostname.is_some() && n.hostname.as_deref() == id.value.as_str(),
                         })
                     };
-                    for ns in self.nspaces.values_mut() {
+                    for (name, ns) in self.nspaces.iter_mut() {
                         for n in ns.job.nodes.iter_mut().filter(|n| hit(n)) {
                             if targets.is_empty() {
-                                gone.extend(n.info.iter().map(|x| x.key.clone()));
                                 n.info.clear();
                             } else {
                                 n.info.retain(|x| !targets.contains(&x.key));
-                                gone.extend(targets.iter().cloned());
                             }
+                            node_gone.push((
+                                name.clone(),
+                                crate::store::NodeData {
+                                    id: n.id,
+                                    hostname: n.hostname.clone(),
+                                    info: targets
+                                        .iter()
+                                        .filter_map(|k| Info::new(k.as_str(), Value::Undef).ok())
+                                        .collect(),
+                                },
+                            ));
                         }
                         ns.job
                             .nodes
@@ -460,7 +471,9 @@ impl ServerState {
         }
         gone.sort();
         gone.dedup();
-        // One-way notices to the clients whose namespace no longer holds the key anywhere.
+        // One-way notices to the clients whose namespace no longer holds the key anywhere,
+        // and, for removals narrowed to a node, to every client (one that holds another
+        // namespace's job data after a connect drops it there too).
         for (&c, st) in &self.conns {
             let ConnState::Client { proc_, .. } = st else {
                 continue;
@@ -468,6 +481,15 @@ impl ServerState {
             let Some(ns) = self.nspaces.get(&proc_.nspace) else {
                 continue;
             };
+            for (name, node) in &node_gone {
+                out.push(Action::Send(
+                    c,
+                    protocol::encode(&ServerMsg::ForgetNode {
+                        nspace: name.clone(),
+                        node: node.clone(),
+                    }),
+                ));
+            }
             for k in &gone {
                 let still = ns.job.job.iter().any(|x| &x.key == k)
                     || ns
