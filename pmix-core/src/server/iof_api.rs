@@ -124,6 +124,7 @@ impl Server {
     /// the source; `cb` receives the host's answer.
     ///
     /// # Errors
+    /// `PMIX_ERR_NOT_SUPPORTED` for `PMIX_IOF_PUSH_STDIN` without data,
     /// `PMIX_ERR_NOT_AVAILABLE` if the progress thread has stopped; the host's refusal
     /// (`PMIX_ERR_NOT_SUPPORTED` without `push_stdin`) goes to `cb`.
     pub fn iof_push_local(
@@ -133,6 +134,14 @@ impl Server {
         data: Option<Vec<u8>>,
         cb: Callback<()>,
     ) -> Result<()> {
+        if data.is_none() {
+            // Directives only, as in a client (see `Client::iof_push`).
+            if iof::flag(&directives, ak::PMIX_IOF_PUSH_STDIN) == Some(true) {
+                log::warn!("PMIx_IOF_push: forwarding our own stdin is not supported");
+                return Err(Error::not_supported("PMIX_IOF_PUSH_STDIN"));
+            }
+            return self.post(move |_, _| cb(Ok(())));
+        }
         let me = self.id.clone();
         self.post(move |sh, _| {
             let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(cb)));
