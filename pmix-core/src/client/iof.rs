@@ -41,6 +41,13 @@ impl IofRegs {
 impl Inner {
     /// A chunk of forwarded output from the server (progress thread).
     pub(super) fn iof_chunk(&self, id: u64, chunk: &IofChunk) {
+        if reactor::stopped() {
+            log::debug!(
+                "client: output for registration {} dropped: progress engine stopped",
+                id
+            );
+            return;
+        }
         let h = lock(&self.iof).handlers.get(&id).cloned();
         match h {
             Some(Some(h)) => h(id, chunk),

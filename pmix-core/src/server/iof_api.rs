@@ -11,6 +11,11 @@ use crate::value::{Info, ProcId};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 
+/// The largest chunk handed out whole: larger deliveries are split (in order, the infos
+/// with the last piece), so no message comes near the protocol's frame limit or the
+/// cache's byte bound.
+const PIECE: usize = 4 << 20;
+
 /// Whether a server writes delivered output to its own stdout/stderr by default: yes,
 /// unless the host says `PMIX_IOF_LOCAL_OUTPUT` = false at init, or the process was
 /// started by a tool that collects its output (OpenPMIx's rule).
@@ -56,19 +61,38 @@ impl Server {
                 lo.write(source, channel, &data);
             }
         }
-        let chunk = IofChunk {
+        let mut chunks = Vec::new();
+        let mut rest = data;
+        while rest.len() > PIECE {
+            let tail = rest.split_off(PIECE);
+            chunks.push(IofChunk {
+                source: source.clone(),
+                channel,
+                info: Vec::new(),
+                data: rest,
+            });
+            rest = tail;
+        }
+        chunks.push(IofChunk {
             source: source.clone(),
             channel,
             info,
-            data,
+            data: rest,
+        });
+        let hand_out = move |sh: &std::sync::Arc<super::Shared>, ctx: &mut crate::reactor::Ctx| {
+            sh.step(ctx, |s, out| {
+                for c in chunks {
+                    s.iof_deliver(c, out);
+                }
+            })
         };
         match done {
             Some(d) => self.post(move |sh, ctx| {
-                sh.step(ctx, |s, out| s.iof_deliver(chunk, out));
+                hand_out(sh, ctx);
                 d(Ok(()));
             }),
             None => self.run("PMIx_server_IOF_deliver", move |sh, ctx| {
-                sh.step(ctx, |s, out| s.iof_deliver(chunk, out));
+                hand_out(sh, ctx);
                 Ok(())
             }),
         }
