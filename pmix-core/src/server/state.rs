@@ -27,6 +27,8 @@ mod dynamic;
 mod events;
 #[path = "group.rs"]
 mod group;
+#[path = "iof.rs"]
+mod iof;
 #[path = "query.rs"]
 mod query;
 
@@ -103,6 +105,9 @@ pub enum Action {
     Timer(Duration, TimerEv),
     /// Make a host upcall of the dynamic operations (see `server/upcalls.rs`).
     Host(super::upcalls::HostCall),
+    /// Hand a chunk of forwarded output to a registration of the server process itself
+    /// (its handler and id).
+    IofLocal(crate::iof::IofHandler, u64, crate::iof::IofChunk),
 }
 
 /// What a timer means when it fires.
@@ -238,6 +243,8 @@ pub struct ServerState {
     /// Per participant set of collecting fences, a fingerprint of every entry the last
     /// reply to that set carried (see `collected`).
     sent_collected: HashMap<Vec<ProcId>, SentCollected>,
+    /// I/O forwarding: registrations and the output cache (see `server/iof.rs`).
+    iof: iof::IofState,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -267,6 +274,7 @@ impl ServerState {
             delta_modex: false,
             stats: FenceStats::default(),
             sent_collected: HashMap::new(),
+            iof: Default::default(),
         }
     }
 
@@ -762,6 +770,7 @@ impl ServerState {
         };
         self.getters.retain(|g| g.conn != conn);
         self.ns_waiters.retain(|g| g.conn != conn);
+        self.iof_conn_gone(conn);
         if self.by_proc.get(&proc_).is_some_and(|&c| c != conn) {
             // The process already reconnected (finalize, then Init again): this was its
             // old, finalized connection, and the process is not gone.
@@ -892,6 +901,7 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
+                self.iof_conn_gone(conn);
                 self.dyn_finalized(&me, out);
                 // The client is released only after the host has recorded the finalize
                 // (a host may otherwise see the process exit first and call it abnormal).
@@ -902,6 +912,7 @@ impl ServerState {
                 });
             }
             Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
+            Req::Iof(r) => self.iof_request(conn, tag, &me, r, out),
             Req::Notify {
                 status,
                 range,
