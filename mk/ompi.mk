@@ -18,7 +18,7 @@ OMPI_PROGS     := mpi_hello mpi_ring mpi_spawn mpi_connect mpi_abort
 OMPI_EXES      := $(addprefix $(OMPI_BIN)/,$(OMPI_PROGS))
 DEBIAN_PMIX    := /usr/lib/x86_64-linux-gnu/libpmix.so.2
 OMPI_SCENARIOS ?=
-OMPI_RUN        = MPI_BIN=$(OMPI_BIN) $(if $(OMPI_MODES),MODES="$(OMPI_MODES)") \
+OMPI_RUN        = env MPI_BIN=$(OMPI_BIN) $(if $(OMPI_MODES),MODES="$(OMPI_MODES)") \
                   $(CURDIR)/tests-mpi/run.sh $(OMPI_SCENARIOS)
 
 .PHONY: ompi-progs ompi-check ompi-check-debian ompi-perf ompi-check-core
