@@ -1,6 +1,6 @@
 """The rest of the client API as a Python user sees it: values of every type
 through put/get, store_internal, publish/lookup/unpublish, resolve, events,
-log, query, spawn, groups, strings. Run as ranks: ``client_api.py <scenario>``."""
+log, spawn, strings (queries and groups: dynamic.py). Run as ranks: ``client_api.py <scenario>``."""
 
 import os
 import socket
@@ -239,19 +239,6 @@ def log(ctx):
     ctx.barrier()
 
 
-def query(ctx):
-    """query the namespaces the server knows: ours is among them."""
-    foo = ctx.foo
-    rc, res = foo.query([{"keys": [PMIX_QUERY_NAMESPACES], "qualifiers": []}])
-    check_rc(foo, rc, PMIX_SUCCESS, "query(PMIX_QUERY_NAMESPACES)")
-    vals = [r["value"] for r in res if r["key"] == PMIX_QUERY_NAMESPACES]
-    check(len(vals) == 1 and ctx.ns in str(vals[0]), "our namespace listed: %r" % res)
-    w = Waiter()
-    rc = foo.query_nb([{"keys": [PMIX_QUERY_NAMESPACES]}], w, "q")
-    check_rc(foo, rc, PMIX_SUCCESS, "query_nb accepted")
-    check(w.wait() and w.calls[0][0] == PMIX_SUCCESS and w.calls[0][2] == "q", "query_nb callback")
-
-
 def spawn(ctx):
     """spawn a child job; it gets a new namespace."""
     foo = ctx.foo
@@ -267,15 +254,6 @@ def spawn(ctx):
             st, ns2, _ = w.calls[0]
             check(st == PMIX_SUCCESS and ns2 and ns2 not in (ns, ctx.ns), "spawn_nb: %r" % (w.calls[0],))
     ctx.barrier()
-
-
-def groups(ctx):
-    """group construct / destruct over the whole job."""
-    foo = ctx.foo
-    rc, res = foo.group_construct("pygroup", ctx.wild, [])
-    check_rc(foo, rc, PMIX_SUCCESS, "group_construct")
-    check(isinstance(res, list), "results are a list of infos")
-    check_rc(foo, foo.group_destruct("pygroup", []), PMIX_SUCCESS, "group_destruct")
 
 
 def strings(ctx):
@@ -311,6 +289,8 @@ def results_shapes(ctx):
 def lifecycle_scenario(foo):
     """initialized() before init, after init and after finalize."""
     check(foo.initialized() is False, "not initialized before init")
+    check_rc(foo, foo.fence(None, None), PMIX_ERR_INIT, "fence before init")
+    check_rc(foo, foo.get(None, PMIX_JOB_SIZE, None)[0], PMIX_ERR_INIT, "get before init")
     rc, me = foo.init()
     check_rc(foo, rc, PMIX_SUCCESS, "init()")
     check(set(me) == {"nspace", "rank"}, "myproc is a proc dict: %r" % me)
@@ -321,6 +301,8 @@ def lifecycle_scenario(foo):
     check_rc(foo, foo.finalize(), PMIX_SUCCESS, "finalize")
     check_rc(foo, foo.finalize([]), PMIX_SUCCESS, "finalize the second init")
     check(foo.initialized() is False, "not initialized after the last finalize")
+    check_rc(foo, foo.put(PMIX_GLOBAL, "late", {"value": 1, "val_type": PMIX_INT}), PMIX_ERR_INIT, "put after finalize")
+    check_rc(foo, foo.fence_nb(None, None, lambda *a: None), PMIX_ERR_INIT, "fence_nb after finalize")
 
 
 def abort(ctx):
@@ -340,7 +322,7 @@ def abort(ctx):
 SCENARIOS = {
     f.__name__: f
     for f in (put_types, store_internal, publish_lookup, publish_lookup_multi, publish_lookup_nb, resolve, events_local, events_namespace,
-              event_handler_exception, event_registration_nb, log, query, spawn, groups, strings, results_shapes, abort)
+              event_handler_exception, event_registration_nb, log, spawn, strings, results_shapes, abort)
 }
 NOINIT = {"lifecycle": lifecycle_scenario}
 
