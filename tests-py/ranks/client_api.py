@@ -266,9 +266,22 @@ def strings(ctx):
     check(foo.data_range_string(PMIX_RANGE_NAMESPACE), "data_range_string")
     check(foo.proc_state_string(PMIX_PROC_STATE_RUNNING), "proc_state_string")
     check(foo.persistence_string(PMIX_PERSIST_SESSION), "persistence_string")
+    for name, arg in (("alloc_directive_string", PMIX_ALLOC_EXTEND), ("iof_channel_string", PMIX_FWD_STDOUT_CHANNEL),
+                      ("job_state_string", PMIX_JOB_STATE_RUNNING), ("link_state_string", PMIX_LINK_UP),
+                      ("device_type_string", PMIX_DEVTYPE_GPU), ("value_comparison_string", PMIX_EQUAL)):
+        s = getattr(foo, name)(arg)
+        check(isinstance(s, str) and s, "%s(%d): %r" % (name, arg, s))
+    s = foo.info_directives_string(PMIX_INFO_REQD)
+    check(isinstance(s, str) and s, "info_directives_string(PMIX_INFO_REQD): %r" % s)
+    check_eq(foo.get_attribute_string("PMIX_TIMEOUT"), PMIX_TIMEOUT, "get_attribute_string")
+    check_eq(foo.get_attribute_name(PMIX_TIMEOUT), "PMIX_TIMEOUT", "get_attribute_name")
+    check_eq(foo.error_code("PMIX_ERR_BAD_PARAM"), PMIX_ERR_BAD_PARAM, "error_code")
     v = foo.get_version()
     check(isinstance(v, str) and v, "get_version: %r" % v)
     check(foo.initialized() is True, "initialized() after init")
+    check(foo.progress() is None, "progress() returns")
+    rc = foo.heartbeat()
+    check(rc in (PMIX_SUCCESS, PMIX_ERR_NOT_SUPPORTED), "heartbeat: %s" % foo.error_string(rc))
 
 
 def results_shapes(ctx):
@@ -283,6 +296,15 @@ def results_shapes(ctx):
     ):
         rc, out = call()
         check(isinstance(rc, int) and rc <= 0 and isinstance(out, (list, dict)), "%s -> (%s, %r)" % (name, foo.error_string(rc), type(out).__name__))
+    units = [{"type": PMIX_DEVTYPE_GPU, "count": 1}]
+    rc = foo.resource_block(PMIX_RESOURCE_BLOCK_DEFINE, "pyblock", units, None)
+    check(isinstance(rc, int) and rc <= 0, "resource_block -> %s" % foo.error_string(rc))
+    w = Waiter()
+    rc = foo.resource_block_nb(PMIX_RESOURCE_BLOCK_DEFINE, "pyblock", units, None, w, None)
+    if rc == PMIX_SUCCESS:
+        check(w.wait(), "resource_block_nb called back")
+    else:
+        check(rc < 0 and not w.settle(0.2), "resource_block_nb refused (%s), no callback" % foo.error_string(rc))
     ctx.barrier()
 
 
