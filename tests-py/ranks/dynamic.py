@@ -6,7 +6,6 @@ and the callback contract of every _nb form. Run as ranks:
 
 import os
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (  # noqa: E402
