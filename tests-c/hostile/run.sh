@@ -145,7 +145,7 @@ if want "1000 ranks"; then
     if [ "$rc" -ne 0 ]; then why="exit status $rc"
     elif [ -z "$pid" ]; then why="pmixrun's pid not found"
     elif [ "$maxthr" -gt 8 ]; then why="$maxthr threads (a thread per rank?)"
-    elif [ "$maxfd" -gt 5100 ]; then why="$maxfd descriptors (more than 5 per rank)"
+    elif [ "$maxfd" -gt 8100 ]; then why="$maxfd descriptors (more than 8 per rank)"
     elif [ "$hwm" -gt 524288 ]; then why="VmHWM $hwm KiB > 512 MiB"
     elif awk -v s="$secs" 'BEGIN { exit !(s > 90) }'; then why="took $secs s"
     fi
