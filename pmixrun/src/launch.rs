@@ -1,7 +1,10 @@
 //! Process management: fork the ranks (gated, see `sys::spawn_gated`), register them
 //! with the server, release them, then supervise: forward their output, watch for
 //! exits, server events, signals and the timeout, and kill the job on the first
-//! failure (SIGTERM, then SIGKILL after a grace period).
+//! failure (SIGTERM, then SIGKILL after a grace period). With recovery
+//! (`--enable-recovery`) the failure of a rank is reported and the others run on.
+//! A rank that has been reaped is deregistered from the server at once, so collectives
+//! still waiting for it fail instead of waiting for a process that is gone.
 //!
 //! Jobs started later by `PMIx_Spawn` ([`crate::spawn`]) are supervised by the same
 //! loop: pmixrun runs until every job has ended. They are connected to their parent,
@@ -117,6 +120,8 @@ pub struct LaunchConfig {
     pub base_env: Vec<(OsString, OsString)>,
     /// Give rank 0 pmixrun's stdin (otherwise every rank reads /dev/null).
     pub stdin_to_rank0: bool,
+    /// `--enable-recovery`: a failing rank does not end the jobs.
+    pub recovery: bool,
 }
 
 /// Room for the variables the server adds to a rank's environment.
@@ -185,6 +190,10 @@ pub struct Launcher {
     signals: Option<OwnedFd>,
     /// The job whose failure is being acted on (later failures are its consequences).
     failed: Option<usize>,
+    /// With recovery: the first job a rank of which failed (its status is pmixrun's).
+    first_failed: Option<usize>,
+    /// Reaped ranks not yet deregistered from the server.
+    reaped: Vec<ProcId>,
     kill_at: Option<Instant>,
     killed_hard: bool,
     lost: Vec<(usize, Rank, Instant)>,
@@ -269,6 +278,8 @@ impl Launcher {
             events,
             signals,
             failed: None,
+            first_failed: None,
+            reaped: Vec::new(),
             kill_at: None,
             killed_hard: false,
             lost: Vec::new(),
@@ -298,7 +309,11 @@ impl Launcher {
         let job = self.jobs.len();
         self.jobs.push(Job {
             layout: layout.clone(),
-            sup: Supervisor::new(n),
+            sup: {
+                let mut s = Supervisor::new(n);
+                s.set_recovery(self.cfg.recovery);
+                s
+            },
             pgid: 0,
             parent: None,
             notify_end: false,
@@ -590,14 +605,24 @@ impl Launcher {
         }
     }
 
-    /// Report job `job`'s (new) failure and start killing every job.
+    /// Report job `job`'s (new) failure and start killing every job, unless recovery
+    /// lets the others run on.
     fn begin_kill(&mut self, job: usize) {
         if self.failed.is_some() {
             return; // a consequence of the failure already being acted on
         }
-        let Some(cause) = self.jobs.get(job).and_then(|j| j.sup.cause().cloned()) else {
+        let Some((cause, ending)) = self
+            .jobs
+            .get(job)
+            .and_then(|j| j.sup.last().cloned().map(|c| (c, j.sup.ending())))
+        else {
             return;
         };
+        if !ending {
+            self.first_failed.get_or_insert(job);
+            self.report_tolerated(job, &cause);
+            return;
+        }
         self.failed = Some(job);
         let rank = match &cause {
             Cause::RankExit { rank, .. }
@@ -652,6 +677,31 @@ impl Launcher {
             self.signal_jobs(None, sig);
             self.kill_at = Some(Instant::now() + self.cfg.grace);
         }
+    }
+
+    /// With recovery: say that a rank failed and that the others run on.
+    fn report_tolerated(&mut self, job: usize, cause: &Cause) {
+        let mut msg = match self.jobs.get(job) {
+            Some(j) if job > 0 => format!("spawned job {}: {cause}", j.layout.nspace),
+            _ => cause.to_string(),
+        };
+        let rank = match cause {
+            Cause::RankExit { rank, .. }
+            | Cause::NoFinalize { rank, .. }
+            | Cause::Lost { rank } => Some(*rank),
+            _ => None,
+        };
+        if let Some(c) =
+            rank.and_then(|r| self.children.iter().find(|c| c.job == job && c.rank == r))
+        {
+            msg.push_str(&format!(" (pid {}, {})", c.pid, c.program));
+        }
+        let running = self.nrunning();
+        msg.push_str(&format!(
+            "; continuing (--enable-recovery), {running} rank{} still running",
+            if running == 1 { "" } else { "s" }
+        ));
+        self.say(&msg);
     }
 
     fn kill_hard(&mut self) {
@@ -953,6 +1003,9 @@ impl Launcher {
         }
         for (job, rank, exit, on_request) in exits {
             log::debug!("job {job} rank {rank} ended: {exit:?}");
+            if let Some(j) = self.jobs.get(job) {
+                self.reaped.push(ProcId::new(j.layout.nspace.clone(), rank));
+            }
             self.proc_ended(job, rank, exit);
             if on_request {
                 if let Some(j) = self.jobs.get_mut(job) {
@@ -1120,14 +1173,18 @@ impl Launcher {
         open
     }
 
-    /// Supervise every job to its end; returns pmixrun's exit status.
-    pub fn run(&mut self) -> i32 {
+    /// Supervise every job to its end; returns pmixrun's exit status. `server` is told
+    /// of every rank reaped (it can never take part in anything again).
+    pub fn run(&mut self, server: &dyn JobServer) -> i32 {
         let started = Instant::now();
         let deadline = self.cfg.timeout.map(|t| started + t);
         let mut drain_until: Option<Instant> = None;
         loop {
             self.handle_events();
             self.reap();
+            for p in std::mem::take(&mut self.reaped) {
+                server.deregister_client(&p);
+            }
             self.handle_signals();
             let now = Instant::now();
             let (due, pending): (Vec<_>, Vec<_>) =
@@ -1228,9 +1285,11 @@ impl Launcher {
         self.exit_status()
     }
 
-    /// pmixrun's exit status: 0, or that of the failure acted on.
+    /// pmixrun's exit status: 0, or that of the failure acted on (with recovery, of
+    /// the first rank failure).
     fn exit_status(&self) -> i32 {
         self.failed
+            .or(self.first_failed)
             .and_then(|j| self.jobs.get(j))
             .or_else(|| self.jobs.first())
             .map_or(0, |j| j.sup.exit_status())
@@ -1385,6 +1444,7 @@ mod tests {
                 ("BASE_VAR".into(), "base".into()),
             ],
             stdin_to_rank0: false,
+            recovery: false,
         };
         let sinks = Sinks {
             stdout: Box::new(out.clone()),
@@ -1396,7 +1456,7 @@ mod tests {
         let server = fake(events);
         let pids = l.pids();
         let status = match l.start(&server) {
-            Ok(()) => l.run(),
+            Ok(()) => l.run(&server),
             Err(e) => {
                 l.abandon();
                 let _ = writeln!(err.clone(), "start: {e}");

@@ -626,7 +626,15 @@ impl ServerState {
     /// disconnect waiting for it fails with `PMIX_ERR_PROC_TERM_WO_SYNC`, and Gets
     /// waiting for its data get `PMIX_ERR_NOT_FOUND`. A client still connected keeps
     /// its connection; its close then counts as its end.
+    ///
+    /// A host may say the same of a process of another node (pmixrun's multi-node bench
+    /// does when a process dies there): collectives here that include it fail as well,
+    /// and Gets of its data keep waiting for the answer of its own node.
     pub fn deregister_client(&mut self, proc_: &ProcId, out: &mut Vec<Action>) {
+        if proc_.rank >= sys::PMIX_RANK_VALID {
+            return;
+        }
+        let local = self.is_local(proc_);
         let Some(ns) = self.nspaces.get_mut(&proc_.nspace) else {
             return;
         };
@@ -636,7 +644,9 @@ impl ServerState {
             return;
         }
         self.participant_ended(proc_, out);
-        self.target_gone(proc_, sys::PMIX_ERR_NOT_FOUND, out);
+        if local {
+            self.target_gone(proc_, sys::PMIX_ERR_NOT_FOUND, out);
+        }
     }
 
     /// True if `p` has a connection that has not sent `PMIx_Finalize`.
