@@ -286,3 +286,64 @@ fn deregistered_rank_that_never_connected_ends_collectives() {
         vec![(3, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
     );
 }
+
+/// Found by the fault tests (K4, docs/ROBUSTNESS.md): a rank of another node died; the
+/// host deregisters it here too. A fence already handed to the host fails, and fences
+/// and connects naming it (or the whole job) fail at once instead of waiting for a rank
+/// that will never arrive.
+#[test]
+fn a_remote_rank_the_host_deregisters_ends_collectives_here() {
+    let mut s = server();
+    let remote = ProcId::new(ns(), 4);
+    let fence = |procs: Vec<ProcId>| Req::Fence {
+        procs,
+        collect: false,
+        timeout_ms: 0,
+        info: Vec::new(),
+    };
+    // {0,4}: rank 0 is the only local participant, so the host has the fence.
+    let out = send(
+        &mut s,
+        1,
+        1,
+        fence(vec![ProcId::new(ns(), 0), remote.clone()]),
+    );
+    assert!(out.iter().any(|a| matches!(a, Action::HostFence { .. })));
+    let mut out = Vec::new();
+    s.deregister_client(&remote, &mut out);
+    assert_eq!(replies(&out), vec![(1, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]);
+    assert_eq!(
+        replies(&send(&mut s, 1, 2, fence(Vec::new()))),
+        vec![(2, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
+    );
+    let connect = Req::Dyn(pmix_core::protocol::dynamic::DynReq::Connect {
+        procs: vec![ProcId::new(ns(), sys::PMIX_RANK_WILDCARD)],
+        timeout_ms: 0,
+        info: Vec::new(),
+        endpoint: Vec::new(),
+    });
+    assert_eq!(
+        replies(&send(&mut s, 1, 3, connect)),
+        vec![(3, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]
+    );
+    // A fence of the local ranks still works.
+    let local: Vec<ProcId> = (0..3).map(|r| ProcId::new(ns(), r)).collect();
+    let mut r = Vec::new();
+    for c in 1..=3u32 {
+        r.extend(replies(&send(
+            &mut s,
+            c as usize,
+            10 + c,
+            fence(local.clone()),
+        )));
+    }
+    r.sort();
+    assert_eq!(
+        r,
+        vec![
+            (11, sys::PMIX_SUCCESS),
+            (12, sys::PMIX_SUCCESS),
+            (13, sys::PMIX_SUCCESS)
+        ]
+    );
+}

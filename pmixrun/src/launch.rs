@@ -1356,6 +1356,7 @@ mod tests {
         fail_register: bool,
         on_fork: Option<Hook>,
         huge_env: bool,
+        deregs: Mutex<Vec<ProcId>>,
     }
 
     impl JobServer for Fake {
@@ -1386,7 +1387,12 @@ mod tests {
             }
             Ok(vars)
         }
-        fn deregister_client(&self, _: &ProcId) {}
+        fn deregister_client(&self, p: &ProcId) {
+            self.deregs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(p.clone());
+        }
         fn deregister_nspace(&self, _: &Nspace) {}
     }
 
@@ -1397,6 +1403,8 @@ mod tests {
         elapsed: Duration,
         infos: Vec<Info>,
         pids: Vec<Pid>,
+        /// Ranks deregistered while the job ran, in order.
+        deregs: Vec<Rank>,
     }
 
     fn layout(n: u32) -> Layout {
@@ -1431,6 +1439,16 @@ mod tests {
         timeout: Option<f64>,
         fake: impl FnOnce(Arc<Events>) -> Fake,
     ) -> Run {
+        launch_with(plans, tag, timeout, false, fake)
+    }
+
+    fn launch_with(
+        plans: Vec<RankPlan>,
+        tag: bool,
+        timeout: Option<f64>,
+        recovery: bool,
+        fake: impl FnOnce(Arc<Events>) -> Fake,
+    ) -> Run {
         let n = u32::try_from(plans.len()).expect("n");
         let events = Events::new().expect("events");
         let (out, err) = (Buf::default(), Buf::default());
@@ -1444,7 +1462,7 @@ mod tests {
                 ("BASE_VAR".into(), "base".into()),
             ],
             stdin_to_rank0: false,
-            recovery: false,
+            recovery,
         };
         let sinks = Sinks {
             stdout: Box::new(out.clone()),
@@ -1469,6 +1487,13 @@ mod tests {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        let deregs = server
+            .deregs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|p| p.rank)
+            .collect();
         Run {
             status,
             out: out.text(),
@@ -1476,6 +1501,7 @@ mod tests {
             elapsed: t0.elapsed(),
             infos,
             pids,
+            deregs,
         }
     }
 
@@ -1487,6 +1513,7 @@ mod tests {
             fail_register: false,
             on_fork: hook,
             huge_env: false,
+            deregs: Mutex::new(Vec::new()),
         }
     }
 
@@ -1538,6 +1565,51 @@ mod tests {
             r.err
         );
         assert!(r.pids.iter().all(|&p| gone(p)));
+    }
+
+    #[test]
+    fn with_recovery_a_failed_rank_is_reported_and_the_others_run_on() {
+        let hook: Hook = Box::new(|p, ev| ev.push(JobEvent::Connected(p.clone())));
+        let plans = vec![
+            sh("sleep 0.5; exit 0"),
+            sh("exit 3"),
+            sh("kill -KILL $$"),
+            sh("sleep 0.5; exit 0"),
+        ];
+        let r = launch_with(plans, false, Some(20.0), true, fake(Some(hook)));
+        // Every failure is reported, none ends the job, the first decides the status.
+        assert!(r.err.contains("rank 1 exited with status 3"), "{}", r.err);
+        assert!(r.err.contains("rank 2 was killed by SIGKILL"), "{}", r.err);
+        assert!(
+            r.err.contains("rank 0 called PMIx_Init but exited without"),
+            "{}",
+            r.err
+        );
+        assert!(
+            r.err.contains("continuing (--enable-recovery)"),
+            "{}",
+            r.err
+        );
+        assert!(!r.err.contains("killing the job"), "{}", r.err);
+        assert!(r.elapsed >= Duration::from_millis(500), "{:?}", r.elapsed);
+        assert!([3, 128 + libc::SIGKILL].contains(&r.status), "{}", r.status);
+        // Each rank was deregistered as soon as it was reaped: the two that failed at
+        // once before the two that slept.
+        assert_eq!(r.deregs.len(), 4, "{:?}", r.deregs);
+        let mut first: Vec<Rank> = r.deregs.iter().take(2).copied().collect();
+        first.sort();
+        assert_eq!(first, vec![1, 2]);
+        // A timeout still ends the job.
+        let r = launch_with(
+            vec![sh("exit 2"), sh("sleep 30")],
+            false,
+            Some(1.0),
+            true,
+            fake(None),
+        );
+        assert_eq!(r.status, 2, "{}", r.err);
+        assert!(r.err.contains("timed out"), "{}", r.err);
+        assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
     }
 
     #[test]
@@ -1717,6 +1789,7 @@ mod tests {
                 fail_register: true,
                 on_fork: None,
                 huge_env: false,
+                deregs: Mutex::new(Vec::new()),
             },
         );
         assert_eq!(r.status, -1);
@@ -1738,6 +1811,7 @@ mod tests {
             fail_register: false,
             on_fork: None,
             huge_env: true,
+            deregs: Mutex::new(Vec::new()),
         });
         assert_eq!(r.status, -1);
         assert!(
