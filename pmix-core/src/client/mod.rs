@@ -24,6 +24,7 @@ mod events;
 mod gather;
 pub mod global;
 mod group;
+mod iof;
 mod publish;
 mod query;
 mod spawn;
@@ -305,6 +306,8 @@ struct Inner {
     handlers: crate::event::Handlers,
     finalized: AtomicBool,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
+    /// `PMIx_IOF_pull` registrations (see `iof.rs`).
+    iof: Mutex<iof::IofRegs>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -389,6 +392,12 @@ impl Inner {
                         }
                     }
                 }
+                Ok(ServerMsg::ForgetNode { nspace, node }) => {
+                    let mut d = self.write();
+                    if let Some(j) = d.jobs.get_mut(&nspace) {
+                        j.forget_node(&node);
+                    }
+                }
                 Ok(ServerMsg::Event {
                     status,
                     source,
@@ -398,6 +407,7 @@ impl Inner {
                     source,
                     info,
                 }),
+                Ok(ServerMsg::Iof { id, chunk }) => self.iof_chunk(id, &chunk),
                 Err(e) => {
                     log::warn!(
                         "client: malformed message from the server, disconnecting: {}",
@@ -580,6 +590,7 @@ impl Client {
                 handlers: Default::default(),
                 finalized: AtomicBool::new(false),
                 pinned: Mutex::new(HashMap::new()),
+                iof: Mutex::new(Default::default()),
             }),
         }
     }
@@ -639,6 +650,7 @@ impl Client {
             handlers: Default::default(),
             finalized: AtomicBool::new(false),
             pinned: Mutex::new(HashMap::new()),
+            iof: Mutex::new(Default::default()),
         });
         stream
             .set_nonblocking(true)
@@ -1605,6 +1617,7 @@ impl Client {
             return Ok(());
         }
         lock(&self.inner.pinned).clear();
+        *lock(&self.inner.iof) = Default::default();
         if !self.is_singleton() && self.inner.connected.load(Ordering::SeqCst) {
             let r = reactor::wait("PMIx_Finalize", Some(FINALIZE_TIMEOUT), |done| {
                 self.request(Req::Finalize, Box::new(move |_, _| done.complete(Ok(()))))
