@@ -378,12 +378,9 @@ impl Shared {
         let Some(rank) = self.rank_of(p) else {
             return;
         };
-        let failed = {
-            let mut st = self.lock();
-            st.ended.insert(rank);
-            st.fences.fail_including(p)
-        };
-        for (n, id) in failed {
+        let mut st = self.lock();
+        st.ended.insert(rank);
+        for (n, id) in st.fences.fail_including(p) {
             log::warn!("fence or connect {id} of node {n} fails: {p} ended");
             self.send(
                 n,
@@ -492,8 +489,20 @@ impl Shared {
                 return;
             }
             let r = st.fences.contribute(procs, tag, expect, node, id, data);
-            if matches!(r, Ok(Some(_))) {
+            if let Ok(Some(d)) = &r {
                 st.nfences += 1;
+                // Released while the state is locked: whatever a released process
+                // makes us send any node later (its death, say) queues behind this.
+                for &(n, their) in &d.parts {
+                    self.send(
+                        n,
+                        &Down::FenceDone {
+                            id: their,
+                            status: pmix_sys::PMIX_SUCCESS,
+                            data: d.data.clone(),
+                        },
+                    );
+                }
             }
             (r, st.nfences)
         };
@@ -527,16 +536,6 @@ impl Shared {
             sizes.join(" "),
             done.data.len()
         ));
-        for (n, their) in done.parts {
-            self.send(
-                n,
-                &Down::FenceDone {
-                    id: their,
-                    status: pmix_sys::PMIX_SUCCESS,
-                    data: done.data.clone(),
-                },
-            );
-        }
     }
 
     /// Log a line of the modex report (and print it with `--report-modex`).
