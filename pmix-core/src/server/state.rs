@@ -2129,6 +2129,32 @@ pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
         .any(|q| q.nspace == p.nspace && (q.rank == p.rank || q.rank == sys::PMIX_RANK_WILDCARD))
 }
 
+/// Tests only: register `proc_` (uid `uid`) and run its handshake on connection `conn`,
+/// as the reactor would for a client that connects; returns what the server sent.
+#[cfg(test)]
+pub(crate) fn connect_test_client(
+    s: &mut ServerState,
+    proc_: &ProcId,
+    conn: ConnId,
+    uid: u32,
+) -> Vec<Action> {
+    s.register_client(proc_, uid).expect("register_client");
+    s.connected(conn, uid);
+    let hello = protocol::Hello {
+        version: protocol::VERSION,
+        proc_: proc_.clone(),
+        pid: 1,
+        uid,
+        gid: 0,
+    };
+    let who = s
+        .check_hello(conn, &protocol::encode(&hello))
+        .expect("hello accepted");
+    let mut out = Vec::new();
+    s.accept(conn, who, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     //! The server state machine driven directly, in memory: no sockets, no threads.
@@ -2163,19 +2189,7 @@ mod tests {
             ],
         );
         for r in 0..local {
-            s.register_client(&p(r), UID).unwrap();
-            let conn = r as ConnId + 1;
-            s.connected(conn, UID);
-            let hello = Hello {
-                version: protocol::VERSION,
-                proc_: p(r),
-                pid: 1,
-                uid: UID,
-                gid: 0,
-            };
-            let who = s.check_hello(conn, &protocol::encode(&hello)).unwrap();
-            let mut out = Vec::new();
-            s.accept(conn, who, &mut out);
+            connect_test_client(&mut s, &p(r), r as ConnId + 1, UID);
         }
         s
     }
