@@ -652,7 +652,7 @@ impl ServerState {
     /// Forget a client: the host says the process will not connect again (pmixrun says
     /// so when it has reaped the process). A process that finalized stays an expected
     /// participant of collectives while it may still `PMIx_Init` again (see
-    /// [`ServerState::ended`]); from now on it is not, so every fence, connect or
+    /// `ServerState::ended`); from now on it is not, so every fence, connect or
     /// disconnect waiting for it fails with `PMIX_ERR_PROC_TERM_WO_SYNC`, and Gets
     /// waiting for its data get `PMIX_ERR_NOT_FOUND`. A client still connected keeps
     /// its connection; its close then counts as its end.
