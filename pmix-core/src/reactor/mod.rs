@@ -179,8 +179,9 @@ impl Ctx {
                 paused: false,
             },
         );
-        // Data may already be waiting (e.g. a frame sent before registration): read once.
-        self.on_readable(tok.0, false);
+        // Data may already be waiting (e.g. a frame sent before registration), perhaps
+        // with the end of the stream: read until the socket is empty.
+        self.on_readable(tok.0, true);
         Ok(tok.0)
     }
 
@@ -355,10 +356,11 @@ impl Ctx {
         }
     }
 
-    /// Read what `id` has for us. `until_empty`: read until the socket says EAGAIN or
-    /// EOF, even after a short read (the poller reported the peer's close, which may have
-    /// arrived together with its last data and raises no further event; or a paused
-    /// connection resumes, whose events were not acted on while it was paused).
+    /// Read what `id` has for us. `until_empty`: read on until the socket says EAGAIN or
+    /// EOF, even after a short read: the event also reported the peer's end of the stream
+    /// (or an error), which may have come with its last data and raises no later event
+    /// (F5, H1 in docs/ROBUSTNESS.md); or a paused connection resumes, whose events were
+    /// not acted on while it was paused.
     fn on_readable(&mut self, id: ConnId, until_empty: bool) {
         // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
         // most of the progress thread's work per message (docs/PERF.md).
@@ -403,7 +405,10 @@ impl Ctx {
                 Ok(n) => {
                     // A read that did not fill the buffer emptied the socket: stop here
                     // instead of paying one more read for EAGAIN (data that arrives later
-                    // raises a new edge-triggered event).
+                    // raises a new edge-triggered event). Not when the peer's end of the
+                    // stream came with the same event: no later event would report it,
+                    // and the connection would never be seen closed (a client that died
+                    // right after writing part of a frame; docs/ROBUSTNESS.md, F5).
                     let drained = n < buf.len() && !until_empty;
                     c.dec.push(buf.get(..n).unwrap_or_default());
                     if !self.extract(id, false) || drained {
@@ -1017,6 +1022,50 @@ mod tests {
             log
         );
         assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    /// F5 (docs/ROBUSTNESS.md): a peer that writes part of a frame and closes while the
+    /// progress thread is busy gets one event for both; stopping after the short read
+    /// lost the end of the stream, and the connection was never seen closed.
+    #[test]
+    fn data_and_end_of_stream_in_one_event_close_the_connection() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let closed = Arc::new(Mutex::new(Vec::<ConnId>::new()));
+        let c2 = closed.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, id, ev| {
+            if let ConnEvent::Closed(_) = ev {
+                c2.lock().unwrap().push(id);
+            }
+        });
+        for _ in 0..3 {
+            let (mut a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+            b.set_nonblocking(true).unwrap();
+            let o = owner.clone();
+            let id = h
+                .call("add", move |ctx| ctx.add_conn(UnixStream::from_std(b), o))
+                .unwrap();
+            // Keep the progress thread busy while both arrive.
+            let (tx, rx) = std::sync::mpsc::channel();
+            h.post(move |_| {
+                tx.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(100));
+            })
+            .unwrap();
+            rx.recv().unwrap();
+            a.write_all(&[100, 0, 0, 0, 1, 2, 3]).unwrap();
+            drop(a);
+            let t0 = Instant::now();
+            while !closed.lock().unwrap().contains(&id) && t0.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(
+                closed.lock().unwrap().contains(&id),
+                "connection {} never seen closed",
+                id
+            );
+        }
         release();
     }
 
