@@ -24,6 +24,8 @@ mod events;
 mod gather;
 pub mod global;
 mod group;
+mod hostops;
+pub use hostops::Credential;
 mod iof;
 mod publish;
 mod query;
