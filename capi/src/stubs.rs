@@ -21,32 +21,6 @@ fn not_supported(name: &str) -> sys::pmix_status_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Allocation_request(
-    _directive: sys::pmix_alloc_directive_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Allocation_request, {
-        not_supported("PMIx_Allocation_request")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Allocation_request_nb(
-    _directive: sys::pmix_alloc_directive_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Allocation_request_nb, {
-        not_supported("PMIx_Allocation_request_nb")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Resource_block(
     _directive: sys::pmix_resource_block_directive_t,
     _block: *mut c_char,
@@ -73,101 +47,6 @@ pub unsafe extern "C" fn PMIx_Resource_block_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block_nb, {
         not_supported("PMIx_Resource_block_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Session_control(
-    _sessionID: u32,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Session_control, {
-        not_supported("PMIx_Session_control")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Process_monitor(
-    _monitor: *const sys::pmix_info_t,
-    _error: sys::pmix_status_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Process_monitor, {
-        not_supported("PMIx_Process_monitor")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Process_monitor_nb(
-    _monitor: *const sys::pmix_info_t,
-    _error: sys::pmix_status_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Process_monitor_nb, {
-        not_supported("PMIx_Process_monitor_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Heartbeat() {
-    crate::ffi_value!(PMIx_Heartbeat, (), { log_unsupported("PMIx_Heartbeat") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_credential(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _credential: *mut sys::pmix_byte_object_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_credential, {
-        not_supported("PMIx_Get_credential")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_credential_nb(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_credential_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_credential_nb, {
-        not_supported("PMIx_Get_credential_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Validate_credential(
-    _cred: *const sys::pmix_byte_object_t,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Validate_credential, {
-        not_supported("PMIx_Validate_credential")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Validate_credential_nb(
-    _cred: *const sys::pmix_byte_object_t,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_validation_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Validate_credential_nb, {
-        not_supported("PMIx_Validate_credential_nb")
     })
 }
 

@@ -6,6 +6,7 @@ pub mod event;
 pub mod fence;
 pub mod get;
 pub mod group;
+pub mod hostops;
 pub mod init;
 pub mod iof;
 pub mod job_control;
