@@ -1,6 +1,7 @@
 # Client calls relayed to host module slots (credentials, allocation, monitoring,
 # session control): a C host (tests-c/hostops/hchost.c: NULL slots, 32-slot and 28-slot
-# modules) and pmixrun's credential service (tests-c/hostops/pmixrun_cred.c).
+# modules) and pmixrun's credential service (tests-c/hostops/pmixrun_cred.c); regex2
+# and PMIx_Progress (tests-c/hostops/regex2.c).
 #
 #   make hostops-check      build and run them
 
@@ -16,6 +17,9 @@ $(HOSTOPS_BUILD)/%: tests-c/hostops/%.c tests-c/check.h
 hostops-build: lib $(HOSTOPS_BINS)
 
 hostops-check: hostops-build
+	@$(TIMEOUT) 20 $(HOSTOPS_BUILD)/regex2 > $(HOSTOPS_BUILD)/regex2.txt 2>&1 || \
+	    { cat $(HOSTOPS_BUILD)/regex2.txt; echo "FAIL regex2"; exit 1; }
+	@grep -h 'checks, 0 failed' $(HOSTOPS_BUILD)/regex2.txt
 	@set -e; for m in null host v4; do \
 	    echo "== hchost $$m"; \
 	    $(TIMEOUT) 60 $(HOSTOPS_BUILD)/hchost $$m > $(HOSTOPS_BUILD)/hchost-$$m.txt 2>&1 || \

@@ -177,11 +177,6 @@ pub unsafe extern "C" fn PMIx_Get_relative_locality(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Progress() {
-    crate::ffi_value!(PMIx_Progress, (), { log_unsupported("PMIx_Progress") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     _proc: *mut sys::pmix_proc_t,
     _info: *mut sys::pmix_info_t,
@@ -190,28 +185,6 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     crate::ffi_status!(PMIx_tool_connect_to_server, {
         not_supported("PMIx_tool_connect_to_server")
     })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_generate_regex2(
-    _input: *const c_char,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _regex: *mut sys::pmix_regex2_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_generate_regex2, {
-        not_supported("PMIx_generate_regex2")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_parse_regex2(
-    _regex: *const sys::pmix_regex2_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _output: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_parse_regex2, { not_supported("PMIx_parse_regex2") })
 }
 
 #[no_mangle]

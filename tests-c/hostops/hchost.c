@@ -206,6 +206,7 @@ static void info_cb(pmix_status_t st, pmix_info_t *info, size_t n, void *cbd,
     /* A blocking call from the progress thread must refuse, not hang. */
     pmix_byte_object_t bo;
     w->inner = PMIx_Get_credential(NULL, 0, &bo);
+    PMIx_Progress(); /* a no-op, also on the progress thread */
     if (rel) {
         rel(relcbd);
     }
