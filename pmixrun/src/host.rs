@@ -203,7 +203,10 @@ impl Host for JobHost {
                 "pmixrun issues only pmixrun credentials",
             ));
         }
-        done(Ok((self.cred.issue(proc, peer), crate::cred::issued_info())));
+        done(Ok((
+            self.cred.issue(proc, peer),
+            crate::cred::issued_info(),
+        )));
         Ok(HostReply::Pending)
     }
 

@@ -40,10 +40,17 @@ impl Client {
 
     /// Refuse the credential calls without a server to ask.
     fn cred_server(&self, what: &str) -> Result<()> {
-        if self.inner.connected.load(std::sync::atomic::Ordering::SeqCst) {
+        if self
+            .inner
+            .connected
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
             return Ok(());
         }
-        log::info!("{}: no PMIx server to ask, and no local credential mechanism", what);
+        log::info!(
+            "{}: no PMIx server to ask, and no local credential mechanism",
+            what
+        );
         Err(Error::not_supported(format!(
             "{}: not connected to a PMIx server",
             what
@@ -157,7 +164,11 @@ impl Client {
         directives: &[Info],
         cb: Callback<Vec<Info>>,
     ) -> Result<()> {
-        if !self.inner.connected.load(std::sync::atomic::Ordering::SeqCst) {
+        if !self
+            .inner
+            .connected
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
             return Err(Error::new(
                 sys::PMIX_ERR_UNREACH,
                 "PMIx_Process_monitor: not connected to a PMIx server",
@@ -184,13 +195,22 @@ impl Client {
     /// As [`Client::monitor_nb`], plus `PMIX_ERR_WOULD_BLOCK` and the host's failure.
     pub fn monitor(&self, monitor: &Info, error: i32, directives: &[Info]) -> Result<Vec<Info>> {
         reactor::wait("PMIx_Process_monitor", None, |done| {
-            self.monitor_nb(monitor, error, directives, Box::new(move |r| done.complete(r)))
+            self.monitor_nb(
+                monitor,
+                error,
+                directives,
+                Box::new(move |r| done.complete(r)),
+            )
         })
     }
 
     /// `PMIx_Heartbeat`: one message to the server, no reply; nothing without a server.
     pub fn heartbeat(&self) {
-        if !self.inner.connected.load(std::sync::atomic::Ordering::SeqCst) {
+        if !self
+            .inner
+            .connected
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
             return;
         }
         if let Err(e) = self.send_only(crate::protocol::Req::Dyn(DynReq::HostOp(

@@ -2,7 +2,7 @@
 //! calls the [`Host`](super::Host) method on the progress thread and feeds the answer
 //! back to the state machine).
 
-use super::{Shared, HostDone};
+use super::{HostDone, Shared};
 use crate::protocol::hostops::HostOpReq;
 use crate::reactor::{ConnId, Ctx};
 use crate::sys::PeerCred;
