@@ -51,68 +51,6 @@ pub unsafe extern "C" fn PMIx_Resource_block_nb(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_register(
-    _fabric: *mut sys::pmix_fabric_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_register, {
-        not_supported("PMIx_Fabric_register")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_register_nb(
-    _fabric: *mut sys::pmix_fabric_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_register_nb, {
-        not_supported("PMIx_Fabric_register_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_update(
-    _fabric: *mut sys::pmix_fabric_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_update, { not_supported("PMIx_Fabric_update") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_update_nb(
-    _fabric: *mut sys::pmix_fabric_t,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_update_nb, {
-        not_supported("PMIx_Fabric_update_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_deregister(
-    _fabric: *mut sys::pmix_fabric_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_deregister, {
-        not_supported("PMIx_Fabric_deregister")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(
-    _fabric: *mut sys::pmix_fabric_t,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_deregister_nb, {
-        not_supported("PMIx_Fabric_deregister_nb")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances(
     _topo: *mut sys::pmix_topology_t,
     _cpuset: *mut sys::pmix_cpuset_t,

@@ -1,8 +1,8 @@
 /* hchost: the client calls a server only relays to its host's module slots
- * (credentials, allocation, monitoring, session control), through a C host, without
+ * (credentials, allocation, monitoring, session control, fabric), through a C host, without
  * pmixrun. The host forks 2 clients of itself.
  *
- *   hchost null   every one of those slots is NULL: each call, blocking and
+ *   hchost null   every one of those slots (and `fabric`) is NULL: each call, blocking and
  *                 non-blocking, fails with PMIX_ERR_NOT_SUPPORTED; a PMIX_SEND_HEARTBEAT
  *                 monitor and PMIx_Heartbeat still succeed (they never reach the host)
  *   hchost host   the slots are implemented here, with the 32-slot module
@@ -29,7 +29,7 @@
 extern char **environ;
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
-static int n_getcred, n_valid, n_alloc, n_monitor, n_session, bad_args;
+static int n_getcred, n_valid, n_alloc, n_monitor, n_session, n_fabric, bad_args;
 
 static void count(int *x, bool args_ok)
 {
@@ -147,6 +147,25 @@ static pmix_status_t h_session(const pmix_proc_t *p, uint32_t sessionID,
     return PMIX_SUCCESS;
 }
 
+/* Register: the directives came along; update: the fabric's index came along. */
+static pmix_status_t h_fabric(const pmix_proc_t *p, pmix_fabric_operation_t op,
+                              const pmix_info_t directives[], size_t ndirs,
+                              pmix_info_cbfunc_t cb, void *cbd)
+{
+    bool ok = our_client(p);
+    if (PMIX_FABRIC_REQUEST_INFO == op) {
+        ok = ok && has_key(directives, ndirs, "hchost.dir");
+        answer(cb, cbd, "hchost.fabric", 400 + p->rank);
+    } else {
+        ok = ok && PMIX_FABRIC_UPDATE_INFO == op && 1 == ndirs &&
+             PMIX_CHECK_KEY(&directives[0], PMIX_FABRIC_INDEX) &&
+             7 == directives[0].value.data.size;
+        answer(cb, cbd, "hchost.fabric", 500 + p->rank);
+    }
+    count(&n_fabric, ok);
+    return PMIX_SUCCESS;
+}
+
 /* ------------------------------------------------------------------ client mode */
 
 typedef struct {
@@ -240,6 +259,13 @@ static void valid_cb(pmix_status_t st, pmix_info_t *info, size_t n, void *cbd)
     if (n > 0) {
         PMIX_LOAD_KEY(w->key, info[0].key);
     }
+    w_done(w);
+}
+
+static void op_cb(pmix_status_t st, void *cbd)
+{
+    waiter_t *w = cbd;
+    w->st = st;
     w_done(w);
 }
 
@@ -372,6 +398,36 @@ static int client(const char *mode)
     PMIx_Heartbeat();
     PMIx_Heartbeat();
 
+    /* --- fabric --- */
+    pmix_fabric_t fab;
+    PMIX_FABRIC_CONSTRUCT(&fab);
+    CHECK_RC(PMIx_Fabric_register(&fab, &dir, 1), want, "Fabric_register");
+    if (!null) {
+        CHECK(1 == fab.ninfo && PMIX_CHECK_KEY(&fab.info[0], "hchost.fabric") &&
+                  400 + me.rank == fab.info[0].value.data.uint32,
+              "the host's fabric description");
+    }
+    fab.index = 7;
+    CHECK_RC(PMIx_Fabric_update(&fab), want, "Fabric_update");
+    if (!null) {
+        CHECK(1 == fab.ninfo && 500 + me.rank == fab.info[0].value.data.uint32,
+              "the updated description replaced the old one");
+    }
+    w_init(&w);
+    CHECK_RC(PMIx_Fabric_register_nb(&fab, &dir, 1, op_cb, &w), PMIX_SUCCESS,
+             "Fabric_register_nb");
+    w_wait(&w);
+    CHECK_RC(w.st, want, "Fabric_register_nb callback status");
+    if (!null) {
+        CHECK(1 == fab.ninfo && 400 + me.rank == fab.info[0].value.data.uint32,
+              "Fabric_register_nb filled the fabric before its callback");
+    }
+    CHECK_RC(PMIx_Fabric_register_nb(&fab, &dir, 1, NULL, NULL), PMIX_ERR_BAD_PARAM,
+             "Fabric_register_nb without a callback");
+    CHECK_RC(PMIx_Fabric_register(NULL, NULL, 0), PMIX_ERR_BAD_PARAM, "Fabric_register(NULL)");
+    CHECK_RC(PMIx_Fabric_deregister(&fab), PMIX_SUCCESS, "Fabric_deregister");
+    CHECK(NULL == fab.info && 0 == fab.ninfo, "deregistration released the description");
+
     /* --- session control --- */
     pmix_status_t swant = (null || v4) ? PMIX_ERR_NOT_SUPPORTED : PMIX_SUCCESS;
     pmix_info_t sdir;
@@ -416,6 +472,7 @@ int main(int argc, char **argv)
         module.allocate = h_alloc;
         module.monitor = h_monitor;
         module.session_control = h_session;
+        module.fabric = h_fabric;
     }
     pmix_info_t sinfo;
     bool full = !v4;
@@ -476,7 +533,8 @@ int main(int argc, char **argv)
     CHECK(0 == failed, "every client passed (%d failed)", failed);
     pthread_mutex_lock(&mtx);
     if (null) {
-        CHECK(0 == n_getcred + n_valid + n_alloc + n_monitor + n_session, "no upcalls");
+        CHECK(0 == n_getcred + n_valid + n_alloc + n_monitor + n_session + n_fabric,
+              "no upcalls");
     } else {
         /* per client: 2 get, 3 validate (own, other's, nb), 2 allocate, 2 monitor,
          * 2 session (none with a 28-slot module); heartbeats never reach the host */
@@ -484,6 +542,7 @@ int main(int argc, char **argv)
               "credential/allocate/monitor upcalls (%d %d %d %d)", n_getcred, n_valid, n_alloc,
               n_monitor);
         CHECK((v4 ? 0 : 4) == n_session, "session_control upcalls (%d)", n_session);
+        CHECK(6 == n_fabric, "fabric upcalls: register, update, register_nb (%d)", n_fabric);
         CHECK(0 == bad_args, "every upcall saw the client and its arguments (%d did not)",
               bad_args);
     }

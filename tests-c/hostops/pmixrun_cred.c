@@ -4,8 +4,8 @@
  * pid and process, as the kernel and the server know them. Rank 0 publishes its
  * credential through the key-value store; the other ranks validate it and learn it was
  * issued to rank 0 with rank 0's pid. An altered credential, a foreign one and a request
- * for another mechanism are refused. pmixrun has no allocation, monitoring or session
- * control service: those calls give PMIX_ERR_NOT_SUPPORTED, while heartbeats succeed. */
+ * for another mechanism are refused. pmixrun has no allocation, monitoring, session
+ * control or fabric service: those calls give PMIX_ERR_NOT_SUPPORTED, while heartbeats succeed. */
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,6 +132,10 @@ int main(void)
     PMIx_Heartbeat();
     CHECK_RC(PMIx_Session_control(1, NULL, 0, NULL, NULL), PMIX_ERR_NOT_SUPPORTED,
              "Session_control under pmixrun");
+    pmix_fabric_t fab;
+    PMIX_FABRIC_CONSTRUCT(&fab);
+    CHECK_RC(PMIx_Fabric_register(&fab, NULL, 0), PMIX_ERR_NOT_SUPPORTED,
+             "Fabric_register under pmixrun");
 
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "final Fence");
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "Finalize");

@@ -3,6 +3,7 @@
 
 pub mod connect;
 pub mod event;
+pub mod fabric;
 pub mod fence;
 pub mod get;
 pub mod group;

@@ -463,4 +463,14 @@ impl Host for CHost {
     ) -> Result<HostReply> {
         self.session_control_slot(p, session, directives, done)
     }
+
+    fn fabric(
+        &self,
+        p: &ProcId,
+        op: u8,
+        info: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.fabric_slot(p, op, info, done)
+    }
 }

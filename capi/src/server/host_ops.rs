@@ -1,5 +1,5 @@
 //! The module slots behind the client calls a server only relays: `get_credential`,
-//! `validate_credential`, `allocate`, `monitor`, `session_control`. Each lends the host
+//! `validate_credential`, `allocate`, `monitor`, `session_control`, `fabric`. Each lends the host
 //! malloc'd copies of its arguments until the host's completion callback runs. A NULL
 //! slot is `PMIX_ERR_NOT_SUPPORTED` (so is `session_control` unless the host declared
 //! the 32-slot module with `PMIX_SERVER_MODULE_V7`).
@@ -315,5 +315,33 @@ impl CHost {
             )
         };
         settle("session_control", rc, call)
+    }
+
+    /// `fabric` slot.
+    pub fn fabric_slot(
+        &self,
+        p: &ProcId,
+        op: u8,
+        info: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        let Some(f) = self.module.fabric else {
+            return unsupported("fabric");
+        };
+        let lent = Lent::new(p, info)?;
+        let call = Box::into_raw(Box::new(Call { done, lent }));
+        // SAFETY: as for `get_credential_slot`.
+        let rc = unsafe {
+            let l = &(*call).lent;
+            f(
+                &l.proc_,
+                sys::pmix_fabric_operation_t::from(op),
+                l.info,
+                l.ninfo,
+                Some(results_cb),
+                call as *mut c_void,
+            )
+        };
+        settle("fabric", rc, call)
     }
 }

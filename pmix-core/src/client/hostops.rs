@@ -1,6 +1,6 @@
 //! The client side of the requests the server hands to its host's module slots:
-//! credentials, allocation requests, process monitoring and heartbeats, session control
-//! (`protocol::hostops`). Each `_nb` form runs its callback once on the progress thread;
+//! credentials, allocation requests, process monitoring and heartbeats, session control,
+//! fabric registration and update (`protocol::hostops`). Each `_nb` form runs its callback once on the progress thread;
 //! the blocking forms wait with `reactor::wait` (`PMIX_ERR_WOULD_BLOCK` on the progress
 //! thread).
 //!
@@ -249,5 +249,21 @@ impl Client {
         reactor::wait("PMIx_Session_control", None, |done| {
             self.session_control_nb(session, directives, Box::new(move |r| done.complete(r)))
         })
+    }
+
+    /// `PMIx_Fabric_register_nb` / `PMIx_Fabric_update_nb`: the host's description of
+    /// the fabric (`op`: `PMIX_FABRIC_REQUEST_INFO` or `PMIX_FABRIC_UPDATE_INFO`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH`.
+    pub fn fabric_nb(&self, op: u8, info: &[Info], cb: Callback<Vec<Info>>) -> Result<()> {
+        self.hostop(
+            "PMIx_Fabric",
+            HostOpReq::Fabric {
+                op,
+                info: info.to_vec(),
+            },
+            cb,
+        )
     }
 }

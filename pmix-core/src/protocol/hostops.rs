@@ -1,6 +1,6 @@
 //! Requests a client makes that the server hands to a host module slot nearly
 //! unchanged: credentials, allocation requests, process monitoring (and heartbeats),
-//! session control. They travel inside [`super::DynReq::HostOp`]; every one but the
+//! session control, fabric registration and update. They travel inside [`super::DynReq::HostOp`]; every one but the
 //! heartbeat gets a reply.
 //!
 //! Wire numbers: the whole family sits under one dynamic sub-type,
@@ -27,6 +27,8 @@ pub mod wire {
     pub const HEARTBEAT: u8 = 5;
     /// `PMIx_Session_control`.
     pub const SESSION_CONTROL: u8 = 6;
+    /// `PMIx_Fabric_register` / `PMIx_Fabric_update`.
+    pub const FABRIC: u8 = 7;
 }
 
 /// Key under which a credential travels back to the client in a reply's info list
@@ -74,6 +76,15 @@ pub enum HostOpReq {
         /// Directives.
         directives: Vec<Info>,
     },
+    /// `PMIx_Fabric_register` (`PMIX_FABRIC_REQUEST_INFO`, with the caller's directives)
+    /// or `PMIx_Fabric_update` (`PMIX_FABRIC_UPDATE_INFO`, with `PMIX_FABRIC_INDEX`).
+    /// Reply: `ReplyData::Data` (the fabric's description).
+    Fabric {
+        /// `pmix_fabric_operation_t`.
+        op: u8,
+        /// Directives.
+        info: Vec<Info>,
+    },
 }
 
 impl Wire for HostOpReq {
@@ -112,6 +123,11 @@ impl Wire for HostOpReq {
                 session.encode(out);
                 directives.encode(out);
             }
+            HostOpReq::Fabric { op, info } => {
+                wire::FABRIC.encode(out);
+                op.encode(out);
+                info.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -136,6 +152,10 @@ impl Wire for HostOpReq {
             wire::SESSION_CONTROL => HostOpReq::SessionControl {
                 session: u32::decode(d)?,
                 directives: Vec::decode(d)?,
+            },
+            wire::FABRIC => HostOpReq::Fabric {
+                op: u8::decode(d)?,
+                info: Vec::decode(d)?,
             },
             t => return Err(Error::unpack(format!("unknown host-slot request {}", t))),
         })
@@ -169,6 +189,7 @@ mod tests {
                 session: 7,
                 directives: i(),
             },
+            HostOpReq::Fabric { op: 1, info: i() },
         ];
         for r in reqs {
             let b = crate::codec::to_bytes(&r);

@@ -61,6 +61,12 @@ impl Shared {
                 Vec::new,
                 Box::new(move |s, r, out| s.infos_done(conn, tag, r, out)),
             ),
+            HostOpReq::Fabric { op, info } => self.upcall(
+                ctx,
+                |h, done| h.fabric(&proc_, op, &info, done),
+                Vec::new,
+                Box::new(move |s, r, out| s.infos_done(conn, tag, r, out)),
+            ),
             // Counted by the state machine, never an upcall.
             HostOpReq::Heartbeat => {}
         }

@@ -298,6 +298,18 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_supported("host has no session_control"))
     }
+    /// `PMIx_Fabric_register` (`op` = `PMIX_FABRIC_REQUEST_INFO`) or `PMIx_Fabric_update`
+    /// (`PMIX_FABRIC_UPDATE_INFO`, `info` holding `PMIX_FABRIC_INDEX`): `done` receives
+    /// the fabric's description.
+    fn fabric(
+        &self,
+        _proc: &ProcId,
+        _op: u8,
+        _info: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no fabric"))
+    }
 }
 
 /// Server configuration.
