@@ -21,36 +21,6 @@ fn not_supported(name: &str) -> sys::pmix_status_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Resource_block(
-    _directive: sys::pmix_resource_block_directive_t,
-    _block: *mut c_char,
-    _res: *const sys::pmix_resource_unit_t,
-    _nres: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Resource_block, {
-        not_supported("PMIx_Resource_block")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Resource_block_nb(
-    _directive: sys::pmix_resource_block_directive_t,
-    _block: *mut c_char,
-    _res: *const sys::pmix_resource_unit_t,
-    _nres: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Resource_block_nb, {
-        not_supported("PMIx_Resource_block_nb")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances(
     _topo: *mut sys::pmix_topology_t,
     _cpuset: *mut sys::pmix_cpuset_t,

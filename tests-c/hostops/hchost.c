@@ -1,5 +1,6 @@
 /* hchost: the client calls a server only relays to its host's module slots
- * (credentials, allocation, monitoring, session control, fabric), through a C host, without
+ * (credentials, allocation, monitoring, session control, fabric, resource
+ * blocks), through a C host, without
  * pmixrun. The host forks 2 clients of itself.
  *
  *   hchost null   every one of those slots (and `fabric`) is NULL: each call, blocking and
@@ -9,7 +10,8 @@
  *                 (PMIX_SERVER_MODULE_V7): each slot sees the client's identity and
  *                 arguments, and the client gets the host's answers back
  *   hchost v4     the slots are implemented but the module is declared with 28 slots:
- *                 everything works except session control (slot 31), NOT_SUPPORTED
+ *                 everything works except session control and resource blocks (slots
+ *                 31 and 32), NOT_SUPPORTED
  *
  * In every mode: bad arguments give PMIX_ERR_BAD_PARAM, and a blocking call made from a
  * callback (on the progress thread) gives PMIX_ERR_WOULD_BLOCK. */
@@ -29,7 +31,7 @@
 extern char **environ;
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
-static int n_getcred, n_valid, n_alloc, n_monitor, n_session, n_fabric, bad_args;
+static int n_getcred, n_valid, n_alloc, n_monitor, n_session, n_fabric, n_resblk, bad_args;
 
 static void count(int *x, bool args_ok)
 {
@@ -262,11 +264,32 @@ static void valid_cb(pmix_status_t st, pmix_info_t *info, size_t n, void *cbd)
     w_done(w);
 }
 
+static pmix_status_t h_resblk(const pmix_proc_t *p, pmix_resource_block_directive_t directive,
+                              const char *block, const pmix_resource_unit_t *units,
+                              size_t nunits, const pmix_info_t info[], size_t ninfo,
+                              pmix_op_cbfunc_t cb, void *cbd)
+{
+    (void)info;
+    (void)ninfo;
+    bool ok = our_client(p) && PMIX_RESOURCE_BLOCK_DEFINE == directive && block &&
+              0 == strcmp(block, "hchost-blk") && 2 == nunits && 3 == units[0].count &&
+              PMIX_DEVTYPE_GPU == units[1].type && 5 == units[1].count;
+    count(&n_resblk, ok);
+    cb(ok ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM, cbd);
+    return PMIX_SUCCESS;
+}
+
 static void op_cb(pmix_status_t st, void *cbd)
 {
     waiter_t *w = cbd;
     w->st = st;
     w_done(w);
+}
+
+/* What the 32-slot-only calls give in each mode. */
+static pmix_status_t swant_of(bool null, bool v4)
+{
+    return (null || v4) ? PMIX_ERR_NOT_SUPPORTED : PMIX_SUCCESS;
 }
 
 static int client(const char *mode)
@@ -428,8 +451,22 @@ static int client(const char *mode)
     CHECK_RC(PMIx_Fabric_deregister(&fab), PMIX_SUCCESS, "Fabric_deregister");
     CHECK(NULL == fab.info && 0 == fab.ninfo, "deregistration released the description");
 
+    /* --- resource blocks (slot 32) --- */
+    pmix_resource_unit_t units[2] = {{.type = PMIX_DEVTYPE_CORE, .count = 3},
+                                     {.type = PMIX_DEVTYPE_GPU, .count = 5}};
+    CHECK_RC(PMIx_Resource_block(PMIX_RESOURCE_BLOCK_DEFINE, "hchost-blk", units, 2, NULL, 0),
+             swant_of(null, v4), "Resource_block");
+    w_init(&w);
+    CHECK_RC(PMIx_Resource_block_nb(PMIX_RESOURCE_BLOCK_DEFINE, "hchost-blk", units, 2, NULL, 0,
+                                    op_cb, &w),
+             PMIX_SUCCESS, "Resource_block_nb");
+    w_wait(&w);
+    CHECK_RC(w.st, swant_of(null, v4), "Resource_block_nb callback status");
+    CHECK_RC(PMIx_Resource_block(PMIX_RESOURCE_BLOCK_DEFINE, "hchost-blk", NULL, 2, NULL, 0),
+             PMIX_ERR_BAD_PARAM, "Resource_block with NULL units");
+
     /* --- session control --- */
-    pmix_status_t swant = (null || v4) ? PMIX_ERR_NOT_SUPPORTED : PMIX_SUCCESS;
+    pmix_status_t swant = swant_of(null, v4);
     pmix_info_t sdir;
     PMIX_INFO_LOAD(&sdir, PMIX_SESSION_PAUSE, &t, PMIX_BOOL);
     w_init(&w);
@@ -473,6 +510,7 @@ int main(int argc, char **argv)
         module.monitor = h_monitor;
         module.session_control = h_session;
         module.fabric = h_fabric;
+        module.resource_block = h_resblk;
     }
     pmix_info_t sinfo;
     bool full = !v4;
@@ -533,7 +571,7 @@ int main(int argc, char **argv)
     CHECK(0 == failed, "every client passed (%d failed)", failed);
     pthread_mutex_lock(&mtx);
     if (null) {
-        CHECK(0 == n_getcred + n_valid + n_alloc + n_monitor + n_session + n_fabric,
+        CHECK(0 == n_getcred + n_valid + n_alloc + n_monitor + n_session + n_fabric + n_resblk,
               "no upcalls");
     } else {
         /* per client: 2 get, 3 validate (own, other's, nb), 2 allocate, 2 monitor,
@@ -541,7 +579,8 @@ int main(int argc, char **argv)
         CHECK(4 == n_getcred && 6 == n_valid && 4 == n_alloc && 4 == n_monitor,
               "credential/allocate/monitor upcalls (%d %d %d %d)", n_getcred, n_valid, n_alloc,
               n_monitor);
-        CHECK((v4 ? 0 : 4) == n_session, "session_control upcalls (%d)", n_session);
+        CHECK((v4 ? 0 : 4) == n_session && (v4 ? 0 : 4) == n_resblk,
+              "session_control and resource_block upcalls (%d %d)", n_session, n_resblk);
         CHECK(6 == n_fabric, "fabric upcalls: register, update, register_nb (%d)", n_fabric);
         CHECK(0 == bad_args, "every upcall saw the client and its arguments (%d did not)",
               bad_args);

@@ -5,7 +5,7 @@
  * credential through the key-value store; the other ranks validate it and learn it was
  * issued to rank 0 with rank 0's pid. An altered credential, a foreign one and a request
  * for another mechanism are refused. pmixrun has no allocation, monitoring, session
- * control or fabric service: those calls give PMIX_ERR_NOT_SUPPORTED, while heartbeats succeed. */
+ * control, fabric or resource-block service: those calls give PMIX_ERR_NOT_SUPPORTED, while heartbeats succeed. */
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,6 +136,8 @@ int main(void)
     PMIX_FABRIC_CONSTRUCT(&fab);
     CHECK_RC(PMIx_Fabric_register(&fab, NULL, 0), PMIX_ERR_NOT_SUPPORTED,
              "Fabric_register under pmixrun");
+    CHECK_RC(PMIx_Resource_block(PMIX_RESOURCE_BLOCK_DELETE, "blk", NULL, 0, NULL, 0),
+             PMIX_ERR_NOT_SUPPORTED, "Resource_block under pmixrun");
 
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "final Fence");
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "Finalize");

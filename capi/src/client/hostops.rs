@@ -468,3 +468,130 @@ pub unsafe extern "C" fn PMIx_Session_control(
         started("PMIx_Session_control", r)
     })
 }
+
+/// The caller's resource units (NULL with a count: `PMIX_ERR_BAD_PARAM`).
+unsafe fn units(
+    call: &str,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+) -> Result<Vec<pmix_core::ResourceUnit>> {
+    if nres == 0 {
+        return Ok(Vec::new());
+    }
+    if res.is_null() {
+        log::warn!("{}: NULL resource units with a count of {}", call, nres);
+        return Err(Error::bad_param(format!("{}: NULL resource units", call)));
+    }
+    // SAFETY: `nres` readable units (C contract), checked non-NULL.
+    let s = unsafe { core::slice::from_raw_parts(res, nres) };
+    Ok(s.iter()
+        .map(|u| pmix_core::ResourceUnit {
+            dtype: u.type_,
+            count: u.count as u64,
+        })
+        .collect())
+}
+
+/// The arguments of a resource-block call.
+unsafe fn block_args(
+    call: &str,
+    block: *const core::ffi::c_char,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> Result<(Option<String>, Vec<pmix_core::ResourceUnit>, Vec<Info>)> {
+    // SAFETY: NULL or a C string (C contract).
+    let b = match unsafe { conv::cstr_bytes(block) } {
+        None => None,
+        Some(b) => Some(String::from_utf8(b).map_err(|_| {
+            log::warn!("{}: block name is not UTF-8", call);
+            Error::bad_param(format!("{}: block name is not UTF-8", call))
+        })?),
+    };
+    // SAFETY: forwarded C contract.
+    Ok((b, unsafe { units(call, res, nres) }?, unsafe {
+        infos(info, ninfo)
+    }?))
+}
+
+/// Ask the host to act on a resource block (`PMIX_RESBLOCK_DEFINE`, `_EXTEND`, …).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no resource blocks, or a
+/// 28-slot module), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
+/// `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resource_block(
+    directive: sys::pmix_resource_block_directive_t,
+    block: *mut core::ffi::c_char,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Resource_block, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Resource_block") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (b, u, d) =
+            match unsafe { block_args("PMIx_Resource_block", block, res, nres, info, ninfo) } {
+                Ok(x) => x,
+                Err(e) => return e.status(),
+            };
+        let r = pmix_core::reactor::wait("PMIx_Resource_block", None, |done| {
+            c.resource_block_nb(directive, b, u, &d, Box::new(move |r| done.complete(r)))
+        });
+        status("PMIx_Resource_block", r)
+    })
+}
+
+/// Non-blocking `PMIx_Resource_block`: `cbfunc(status, cbdata)` runs once on the
+/// progress thread.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resource_block_nb(
+    directive: sys::pmix_resource_block_directive_t,
+    block: *mut core::ffi::c_char,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Resource_block_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (b, u, d) =
+            match unsafe { block_args("PMIx_Resource_block_nb", block, res, nres, info, ninfo) } {
+                Ok(x) => x,
+                Err(e) => return e.status(),
+            };
+        let data = CbData::new(cbdata);
+        let r = c.resource_block_nb(
+            directive,
+            b,
+            u,
+            &d,
+            Box::new(move |r| {
+                let st = status("PMIx_Resource_block_nb", r);
+                if let Some(cb) = cbfunc {
+                    // SAFETY: the caller's callback with its cbdata.
+                    unsafe { cb(st, data.get()) }
+                }
+            }),
+        );
+        started("PMIx_Resource_block_nb", r)
+    })
+}

@@ -473,4 +473,16 @@ impl Host for CHost {
     ) -> Result<HostReply> {
         self.fabric_slot(p, op, info, done)
     }
+
+    fn resource_block(
+        &self,
+        p: &ProcId,
+        directive: u8,
+        block: Option<&str>,
+        units: &[pmix_core::ResourceUnit],
+        info: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.resource_block_slot(p, directive, block, units, info, done)
+    }
 }

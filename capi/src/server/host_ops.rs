@@ -1,7 +1,7 @@
 //! The module slots behind the client calls a server only relays: `get_credential`,
-//! `validate_credential`, `allocate`, `monitor`, `session_control`, `fabric`. Each lends the host
+//! `validate_credential`, `allocate`, `monitor`, `session_control`, `fabric`, `resource_block`. Each lends the host
 //! malloc'd copies of its arguments until the host's completion callback runs. A NULL
-//! slot is `PMIX_ERR_NOT_SUPPORTED` (so is `session_control` unless the host declared
+//! slot is `PMIX_ERR_NOT_SUPPORTED` (so are `session_control` and `resource_block` unless the host declared
 //! the 32-slot module with `PMIX_SERVER_MODULE_V7`).
 
 use super::host::CHost;
@@ -27,6 +27,10 @@ struct Lent {
     nmonitor: usize,
     /// The credential to validate.
     bo: sys::pmix_byte_object_t,
+    /// A resource block's name and units.
+    block: *mut core::ffi::c_char,
+    units: *mut sys::pmix_resource_unit_t,
+    nunits: usize,
 }
 
 impl Lent {
@@ -44,6 +48,9 @@ impl Lent {
                 bytes: core::ptr::null_mut(),
                 size: 0,
             },
+            block: core::ptr::null_mut(),
+            units: core::ptr::null_mut(),
+            nunits: 0,
         };
         (l.info, l.ninfo) = conv::info_array_to_c(info)?;
         Ok(l)
@@ -58,6 +65,8 @@ impl Drop for Lent {
             conv::info_array_free(self.info, self.ninfo);
             conv::info_array_free(self.monitor, self.nmonitor);
             conv::bo_destruct(&mut self.bo);
+            conv::alloc::free(self.block);
+            conv::alloc::free(self.units);
         }
     }
 }
@@ -77,6 +86,24 @@ fn settle<T>(what: &str, rc: sys::pmix_status_t, call: *mut Call<T>) -> Result<H
     // SAFETY: the host will not call back; the box is still ours.
     drop(unsafe { Box::from_raw(call) });
     v
+}
+
+unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
+    crate::ffi_value!(op_cb, (), {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: our box from an op-style upcall; the host completes once.
+        let call = unsafe { Box::from_raw(cbdata as *mut Call<()>) };
+        let r = if ok_status(status) {
+            Ok(())
+        } else {
+            Err(Error::new(status, "the host reported a failure"))
+        };
+        let Call { done, lent } = *call;
+        drop(lent);
+        done(r);
+    })
 }
 
 fn ok_status(st: sys::pmix_status_t) -> bool {
@@ -343,5 +370,54 @@ impl CHost {
             )
         };
         settle("fabric", rc, call)
+    }
+
+    /// `resource_block` slot (32-slot modules only).
+    pub fn resource_block_slot(
+        &self,
+        p: &ProcId,
+        directive: u8,
+        block: Option<&str>,
+        units: &[pmix_core::ResourceUnit],
+        info: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        let Some(f) = self.module.resource_block else {
+            return unsupported("resource_block");
+        };
+        let mut lent = Lent::new(p, info)?;
+        if let Some(b) = block {
+            lent.block = conv::alloc::strdup(b)?;
+        }
+        if !units.is_empty() {
+            lent.units = conv::alloc::calloc_array::<sys::pmix_resource_unit_t>(units.len())?;
+            lent.nunits = units.len();
+            for (i, u) in units.iter().enumerate() {
+                // SAFETY: `i` is within the fresh array.
+                unsafe {
+                    *lent.units.add(i) = sys::pmix_resource_unit_t {
+                        type_: u.dtype,
+                        count: u.count as usize,
+                    }
+                };
+            }
+        }
+        let call = Box::into_raw(Box::new(Call { done, lent }));
+        // SAFETY: as for `get_credential_slot`.
+        let rc = unsafe {
+            let l = &(*call).lent;
+            f(
+                &l.proc_,
+                directive,
+                l.block,
+                l.units,
+                l.nunits,
+                l.info,
+                l.ninfo,
+                Some(op_cb),
+                call as *mut c_void,
+            )
+        };
+        settle("resource_block", rc, call)
     }
 }

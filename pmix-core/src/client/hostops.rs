@@ -1,6 +1,6 @@
 //! The client side of the requests the server hands to its host's module slots:
 //! credentials, allocation requests, process monitoring and heartbeats, session control,
-//! fabric registration and update (`protocol::hostops`). Each `_nb` form runs its callback once on the progress thread;
+//! fabric registration and update, resource blocks (`protocol::hostops`). Each `_nb` form runs its callback once on the progress thread;
 //! the blocking forms wait with `reactor::wait` (`PMIX_ERR_WOULD_BLOCK` on the progress
 //! thread).
 //!
@@ -264,6 +264,31 @@ impl Client {
                 info: info.to_vec(),
             },
             cb,
+        )
+    }
+
+    /// `PMIx_Resource_block_nb`: ask the host to define, extend, shrink or delete a
+    /// resource block.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH`.
+    pub fn resource_block_nb(
+        &self,
+        directive: u8,
+        block: Option<String>,
+        units: Vec<crate::value::ResourceUnit>,
+        info: &[Info],
+        cb: Callback<()>,
+    ) -> Result<()> {
+        self.hostop(
+            "PMIx_Resource_block",
+            HostOpReq::ResourceBlock {
+                directive,
+                block,
+                units,
+                info: info.to_vec(),
+            },
+            Box::new(move |r| cb(r.map(|_| ()))),
         )
     }
 }

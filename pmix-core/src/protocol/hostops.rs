@@ -1,15 +1,15 @@
 //! Requests a client makes that the server hands to a host module slot nearly
 //! unchanged: credentials, allocation requests, process monitoring (and heartbeats),
-//! session control, fabric registration and update. They travel inside [`super::DynReq::HostOp`]; every one but the
+//! session control, fabric registration and update, resource blocks. They travel inside [`super::DynReq::HostOp`]; every one but the
 //! heartbeat gets a reply.
 //!
 //! Wire numbers: the whole family sits under one dynamic sub-type,
 //! [`wire::DYN_SUBTYPE`], and numbers its own requests from 1 (see [`wire`]), so other
 //! request families can grow without meeting these.
 
-use crate::codec::{Decoder, Wire};
+use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
-use crate::value::Info;
+use crate::value::{Info, ResourceUnit};
 
 /// The wire numbers of this family, kept together.
 pub mod wire {
@@ -29,6 +29,8 @@ pub mod wire {
     pub const SESSION_CONTROL: u8 = 6;
     /// `PMIx_Fabric_register` / `PMIx_Fabric_update`.
     pub const FABRIC: u8 = 7;
+    /// `PMIx_Resource_block`.
+    pub const RESOURCE_BLOCK: u8 = 8;
 }
 
 /// Key under which a credential travels back to the client in a reply's info list
@@ -85,6 +87,17 @@ pub enum HostOpReq {
         /// Directives.
         info: Vec<Info>,
     },
+    /// `PMIx_Resource_block`. Reply: status.
+    ResourceBlock {
+        /// `pmix_resource_block_directive_t`.
+        directive: u8,
+        /// The block's name, if any.
+        block: Option<String>,
+        /// The resources.
+        units: Vec<ResourceUnit>,
+        /// Directives.
+        info: Vec<Info>,
+    },
 }
 
 impl Wire for HostOpReq {
@@ -128,6 +141,18 @@ impl Wire for HostOpReq {
                 op.encode(out);
                 info.encode(out);
             }
+            HostOpReq::ResourceBlock {
+                directive,
+                block,
+                units,
+                info,
+            } => {
+                wire::RESOURCE_BLOCK.encode(out);
+                directive.encode(out);
+                block.encode(out);
+                encode_seq(units, out);
+                info.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -155,6 +180,12 @@ impl Wire for HostOpReq {
             },
             wire::FABRIC => HostOpReq::Fabric {
                 op: u8::decode(d)?,
+                info: Vec::decode(d)?,
+            },
+            wire::RESOURCE_BLOCK => HostOpReq::ResourceBlock {
+                directive: u8::decode(d)?,
+                block: Option::decode(d)?,
+                units: decode_seq(d)?,
                 info: Vec::decode(d)?,
             },
             t => return Err(Error::unpack(format!("unknown host-slot request {}", t))),
@@ -190,6 +221,12 @@ mod tests {
                 directives: i(),
             },
             HostOpReq::Fabric { op: 1, info: i() },
+            HostOpReq::ResourceBlock {
+                directive: 2,
+                block: Some("blk".into()),
+                units: vec![ResourceUnit { dtype: 4, count: 2 }],
+                info: i(),
+            },
         ];
         for r in reqs {
             let b = crate::codec::to_bytes(&r);

@@ -67,6 +67,17 @@ impl Shared {
                 Vec::new,
                 Box::new(move |s, r, out| s.infos_done(conn, tag, r, out)),
             ),
+            HostOpReq::ResourceBlock {
+                directive,
+                block,
+                units,
+                info,
+            } => self.upcall(
+                ctx,
+                |h, done| h.resource_block(&proc_, directive, block.as_deref(), &units, &info, done),
+                || (),
+                Box::new(move |s, r, out| s.op_done(conn, tag, r, out)),
+            ),
             // Counted by the state machine, never an upcall.
             HostOpReq::Heartbeat => {}
         }

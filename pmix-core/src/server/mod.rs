@@ -310,6 +310,18 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_supported("host has no fabric"))
     }
+    /// `PMIx_Resource_block` (`directive`: a `pmix_resource_block_directive_t`).
+    fn resource_block(
+        &self,
+        _proc: &ProcId,
+        _directive: u8,
+        _block: Option<&str>,
+        _units: &[crate::value::ResourceUnit],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no resource_block"))
+    }
 }
 
 /// Server configuration.
