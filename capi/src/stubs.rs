@@ -137,16 +137,6 @@ pub unsafe extern "C" fn PMIx_server_deliver_inventory(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Register_attributes(
-    _function: *mut c_char,
-    _attrs: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Register_attributes, {
-        not_supported("PMIx_Register_attributes")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_locality_string(
     _cpuset: *const sys::pmix_cpuset_t,
     _locality: *mut *mut c_char,

@@ -13,7 +13,9 @@
  *                 everything works except session control and resource blocks (slots
  *                 31 and 32), NOT_SUPPORTED
  *
- * In every mode: bad arguments give PMIX_ERR_BAD_PARAM, and a blocking call made from a
+ * In every mode the host registers attributes for one function
+ * (PMIx_Register_attributes), which its own and its clients' attribute-support queries
+ * report; bad arguments give PMIX_ERR_BAD_PARAM, and a blocking call made from a
  * callback (on the progress thread) gives PMIX_ERR_WOULD_BLOCK. */
 #include <pthread.h>
 #include <stdbool.h>
@@ -287,6 +289,64 @@ static void op_cb(pmix_status_t st, void *cbd)
 }
 
 /* What the 32-slot-only calls give in each mode. */
+/* Find `key` among the infos of a data array of infos. */
+static const pmix_info_t *find_in(const pmix_value_t *v, const char *key)
+{
+    if (PMIX_DATA_ARRAY != v->type || NULL == v->data.darray ||
+        PMIX_INFO != v->data.darray->type) {
+        return NULL;
+    }
+    const pmix_info_t *a = v->data.darray->array;
+    for (size_t i = 0; i < v->data.darray->size; i++) {
+        if (PMIX_CHECK_KEY(&a[i], key)) {
+            return &a[i];
+        }
+    }
+    return NULL;
+}
+
+/* The host's registered attributes reach a client's attribute-support query. */
+static void query_host_attrs(void)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIx_Argv_append_nosize(&q.keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
+    PMIx_Argv_append_nosize(&q.keys, "PMIx_Allocation_request");
+    q.nqual = 1;
+    PMIX_INFO_CREATE(q.qualifiers, 1);
+    bool t = true;
+    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_HOST_ATTRIBUTES, &t, PMIX_BOOL);
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    CHECK_RC(PMIx_Query_info(&q, 1, &res, &nres), PMIX_SUCCESS, "Query host attribute support");
+    const pmix_info_t *sup = nres == 1 ? find_in(&res[0].value, PMIX_QUERY_ATTRIBUTE_SUPPORT) : NULL;
+    const pmix_info_t *fn = sup ? find_in(&sup->value, "PMIx_Allocation_request") : NULL;
+    bool ok = fn && PMIX_DATA_ARRAY == fn->value.type &&
+              PMIX_REGATTR == fn->value.data.darray->type && 2 == fn->value.data.darray->size;
+    if (ok) {
+        pmix_regattr_t *ra = fn->value.data.darray->array;
+        ok = 0 == strcmp(ra[0].name, "PMIX_ALLOC_NUM_NODES") &&
+             0 == strcmp(ra[0].string, PMIX_ALLOC_NUM_NODES) && PMIX_UINT64 == ra[0].type &&
+             0 == strcmp(ra[1].name, "HCHOST_CUSTOM");
+    }
+    CHECK(ok, "the host's attributes for PMIx_Allocation_request");
+    PMIX_INFO_FREE(res, nres);
+    PMIX_QUERY_DESTRUCT(&q);
+
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIx_Argv_append_nosize(&q.keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
+    q.nqual = 1;
+    PMIX_INFO_CREATE(q.qualifiers, 1);
+    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_HOST_FUNCTIONS, &t, PMIX_BOOL);
+    CHECK_RC(PMIx_Query_info(&q, 1, &res, &nres), PMIX_SUCCESS, "Query host functions");
+    const pmix_info_t *fns = nres == 1 ? find_in(&res[0].value, PMIX_HOST_FUNCTIONS) : NULL;
+    CHECK(fns && PMIX_STRING == fns->value.type &&
+              0 == strcmp(fns->value.data.string, "PMIx_Allocation_request"),
+          "the host's registered functions");
+    PMIX_INFO_FREE(res, nres);
+    PMIX_QUERY_DESTRUCT(&q);
+}
+
 static pmix_status_t swant_of(bool null, bool v4)
 {
     return (null || v4) ? PMIX_ERR_NOT_SUPPORTED : PMIX_SUCCESS;
@@ -485,6 +545,8 @@ static int client(const char *mode)
     PMIX_INFO_DESTRUCT(&sdir);
     PMIX_INFO_DESTRUCT(&dir);
 
+    query_host_attrs();
+
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "Fence");
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "Finalize");
     CHECK_DONE();
@@ -518,6 +580,14 @@ int main(int argc, char **argv)
     pmix_status_t rc = PMIx_server_init(&module, &sinfo, 1);
     PMIX_INFO_DESTRUCT(&sinfo);
     CHECK_RC(rc, PMIX_SUCCESS, "PMIx_server_init");
+    char *attrs[] = {"PMIX_ALLOC_NUM_NODES", "HCHOST_CUSTOM", NULL};
+    CHECK_RC(PMIx_Register_attributes("PMIx_Allocation_request", attrs), PMIX_SUCCESS,
+             "Register_attributes");
+    CHECK_RC(PMIx_Register_attributes("PMIx_Allocation_request", NULL),
+             PMIX_ERR_REPEAT_ATTR_REGISTRATION, "Register_attributes again");
+    CHECK_RC(PMIx_Register_attributes(NULL, attrs), PMIX_ERR_BAD_PARAM,
+             "Register_attributes(NULL)");
+    query_host_attrs(); /* the server process's own query */
 
     const int n = 2;
     char host[256];

@@ -28,7 +28,7 @@ mod hostops;
 pub use hostops::Credential;
 mod iof;
 mod publish;
-mod query;
+pub(crate) mod query;
 mod spawn;
 
 use crate::error::{Error, Result};
