@@ -19,17 +19,18 @@ hostops-build: lib $(HOSTOPS_BINS)
 hostops-check: hostops-build
 	@$(TIMEOUT) 20 $(HOSTOPS_BUILD)/regex2 > $(HOSTOPS_BUILD)/regex2.txt 2>&1 || \
 	    { cat $(HOSTOPS_BUILD)/regex2.txt; echo "FAIL regex2"; exit 1; }
-	@grep -h 'checks, 0 failed' $(HOSTOPS_BUILD)/regex2.txt
+	@grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/regex2.txt
 	@set -e; for m in null host v4; do \
 	    echo "== hchost $$m"; \
 	    $(TIMEOUT) 60 $(HOSTOPS_BUILD)/hchost $$m > $(HOSTOPS_BUILD)/hchost-$$m.txt 2>&1 || \
 	        { cat $(HOSTOPS_BUILD)/hchost-$$m.txt; echo "FAIL hchost $$m"; exit 1; }; \
-	    grep -h 'checks, 0 failed' $(HOSTOPS_BUILD)/hchost-$$m.txt; \
+	    grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/hchost-$$m.txt; \
 	done
 	@echo "== pmixrun -n 3 pmixrun_cred"
 	@$(TIMEOUT) 60 $(PMIXRUN) -n 3 $(HOSTOPS_BUILD)/pmixrun_cred > $(HOSTOPS_BUILD)/cred.txt 2>&1 || \
 	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred"; exit 1; }
-	@grep -c 'checks, 0 failed' $(HOSTOPS_BUILD)/cred.txt | grep -qx 3 || \
+	@! grep -aq '^FAIL' $(HOSTOPS_BUILD)/cred.txt && \
+	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/cred.txt)" -ge 3 || \
 	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred: not every rank passed"; exit 1; }
 	@echo "ok   pmixrun_cred: 3 ranks passed"
 

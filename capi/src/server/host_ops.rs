@@ -129,13 +129,14 @@ unsafe extern "C" fn cred_cb(
         let r = if !ok_status(status) {
             Err(Error::new(status, "the host could not issue a credential"))
         } else {
-            // SAFETY: the host's credential and infos, valid during this call (the host
-            // keeps ownership: we copy).
             let bytes = if credential.is_null() {
                 Vec::new()
             } else {
+                // SAFETY: the host's credential, valid during this call (the host keeps
+                // ownership: we copy).
                 unsafe { conv::bo_from_c(&*credential) }
             };
+            // SAFETY: the host's `ninfo` infos, valid during this call (copied).
             unsafe { conv::info_array_from_c(info, ninfo) }.map(|i| (bytes, i))
         };
         let Call { done, lent } = *call;
