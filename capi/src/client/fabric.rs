@@ -59,7 +59,10 @@ fn client_and_check(call: &str, fabric: *mut sys::pmix_fabric_t) -> Result<Clien
     let c = global::client()?;
     if fabric.is_null() {
         log::warn!("{}: NULL fabric", call);
-        return Err(pmix_core::Error::bad_param(format!("{} needs a fabric", call)));
+        return Err(pmix_core::Error::bad_param(format!(
+            "{} needs a fabric",
+            call
+        )));
     }
     Ok(c)
 }

@@ -197,7 +197,10 @@ pub(crate) fn attribute_support(q: &Query) -> Vec<Info> {
     let host = crate::server::host_attrs::registered();
     if flag(ak::PMIX_HOST_FUNCTIONS) && !host.is_empty() {
         let names: Vec<&str> = host.iter().map(|(f, _)| f.as_str()).collect();
-        out.extend(info(ak::PMIX_HOST_FUNCTIONS, Value::string(&names.join(","))));
+        out.extend(info(
+            ak::PMIX_HOST_FUNCTIONS,
+            Value::string(&names.join(",")),
+        ));
     }
     let levels = [
         ak::PMIX_CLIENT_ATTRIBUTES,
@@ -271,7 +274,10 @@ impl Client {
         }
         // A client asks its server about the host; a server process (or a singleton)
         // answers from its own registrations.
-        let connected = self.inner.connected.load(std::sync::atomic::Ordering::SeqCst);
+        let connected = self
+            .inner
+            .connected
+            .load(std::sync::atomic::Ordering::SeqCst);
         let (mine, remote): (Vec<Query>, Vec<Query>) = queries
             .into_iter()
             .partition(|q| local(q) && !(connected && asks_host(q)));

@@ -74,7 +74,9 @@ impl Shared {
                 info,
             } => self.upcall(
                 ctx,
-                |h, done| h.resource_block(&proc_, directive, block.as_deref(), &units, &info, done),
+                |h, done| {
+                    h.resource_block(&proc_, directive, block.as_deref(), &units, &info, done)
+                },
                 || (),
                 Box::new(move |s, r, out| s.op_done(conn, tag, r, out)),
             ),
