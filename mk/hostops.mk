@@ -35,3 +35,17 @@ hostops-check: hostops-build
 	@echo "ok   pmixrun_cred: 3 ranks passed"
 
 CHECK_TARGETS += hostops-check
+
+# The host-slot adapter (lending and releasing arguments, credential and result copies)
+# under valgrind, clients too: definite leaks and memory errors fail.
+HOSTOPS_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
+
+.PHONY: hostops-valgrind
+hostops-valgrind: hostops-build
+	@set -e; for m in null host v4; do \
+	    echo "== valgrind hchost $$m"; \
+	    $(TIMEOUT) 300 $(HOSTOPS_VALGRIND) $(HOSTOPS_BUILD)/hchost $$m > $(HOSTOPS_BUILD)/vg-$$m.txt 2>&1 || \
+	        { cat $(HOSTOPS_BUILD)/vg-$$m.txt; echo "FAIL valgrind hchost $$m"; exit 1; }; \
+	done
+
+CHECK_TARGETS += hostops-valgrind

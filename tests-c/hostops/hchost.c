@@ -376,6 +376,7 @@ static int client(const char *mode)
     } else {
         CHECK(cred.size == strlen(mine) && 0 == memcmp(cred.bytes, mine, cred.size),
               "the host's credential for this rank");
+        PMIX_BYTE_OBJECT_DESTRUCT(&cred);
     }
     CHECK_RC(PMIx_Get_credential(NULL, 0, NULL), PMIX_ERR_BAD_PARAM, "Get_credential(NULL)");
 
