@@ -37,6 +37,7 @@ fn server() -> ServerState {
             pid: 1,
             uid: UID,
             gid: UID,
+            kind: pmix_core::protocol::PeerKind::Client,
         };
         let p = s
             .check_hello(r as usize + 1, &protocol::encode(&hello))

@@ -411,4 +411,13 @@ impl Host for CHost {
     ) -> Result<HostReply> {
         self.dyn_group(construct, grp, procs, info, done)
     }
+
+    fn tool_connected(
+        &self,
+        requested: Option<&ProcId>,
+        info: &[Info],
+        done: HostDone<ProcId>,
+    ) -> Result<()> {
+        self.tool_connected_slot(requested, info, done)
+    }
 }
