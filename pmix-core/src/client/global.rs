@@ -165,7 +165,10 @@ pub fn tool_disconnect(server: &ProcId) -> Result<()> {
 pub fn tool_attach(info: &[Info]) -> Result<(ProcId, ProcId)> {
     if crate::reactor::on_progress_thread() {
         crate::reactor::wait("PMIx_tool_attach_to_server", None, |_| Ok(()))?;
-        return Err(Error::new(sys::PMIX_ERR_WOULD_BLOCK, "on the progress thread"));
+        return Err(Error::new(
+            sys::PMIX_ERR_WOULD_BLOCK,
+            "on the progress thread",
+        ));
     }
     let t = super::tool::Target::from_info(info)?;
     if !t.names_a_server() {

@@ -68,7 +68,6 @@ pub struct ClientConfig {
     pub kind: protocol::PeerKind,
 }
 
-
 impl ClientConfig {
     /// Read `PMIX_NAMESPACE`, `PMIX_RANK` and the first of `PMIX_SERVER_URI41`, `4`, `3`,
     /// `21`, `2` from the environment. Without them the process is a singleton.

@@ -68,9 +68,10 @@ pub struct ToolOptions {
 }
 
 fn string_of(i: &Info) -> Result<String> {
-    i.value.as_str().map(str::to_string).ok_or_else(|| {
-        Error::bad_param(format!("{} must be a string", i.key.as_str()))
-    })
+    i.value
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| Error::bad_param(format!("{} must be a string", i.key.as_str())))
 }
 
 impl Target {
@@ -83,18 +84,17 @@ impl Target {
         let mut t = Target::default();
         for i in info {
             match i.key.as_str() {
-                x if x == k::PMIX_SERVER_URI || x == k::PMIX_TCP_URI => {
-                    t.uri = Some(string_of(i)?)
-                }
+                x if x == k::PMIX_SERVER_URI || x == k::PMIX_TCP_URI => t.uri = Some(string_of(i)?),
                 x if x == k::PMIX_TOOL_ATTACHMENT_FILE => t.attachment = Some(string_of(i)?),
                 x if x == k::PMIX_CONNECT_TO_SYSTEM => t.to_system = i.value.is_true(),
                 x if x == k::PMIX_CONNECT_SYSTEM_FIRST => t.system_first = i.value.is_true(),
                 x if x == k::PMIX_SERVER_PIDINFO => {
                     let pid = match i.value {
                         Value::Pid(p) | Value::Int(p) | Value::Int32(p) => i64::from(p),
-                        ref v => v.as_u64().and_then(|p| i64::try_from(p).ok()).ok_or_else(
-                            || Error::bad_param("PMIX_SERVER_PIDINFO must be a pid"),
-                        )?,
+                        ref v => v
+                            .as_u64()
+                            .and_then(|p| i64::try_from(p).ok())
+                            .ok_or_else(|| Error::bad_param("PMIX_SERVER_PIDINFO must be a pid"))?,
                     };
                     if pid <= 0 {
                         return Err(Error::bad_param(format!(

@@ -536,7 +536,10 @@ fn rendezvous_files(
 ) -> Vec<PathBuf> {
     use crate::rendezvous as rv;
     use pmix_sys::attrs::keys as k;
-    let flag = |key: &str| info.iter().any(|i| i.key.as_str() == key && i.value.is_true());
+    let flag = |key: &str| {
+        info.iter()
+            .any(|i| i.key.as_str() == key && i.value.is_true())
+    };
     let mut files = vec![
         rv::pid_file(tmpdir, host, i64::from(std::process::id())),
         rv::nspace_file(tmpdir, host, id.nspace.as_str()),
@@ -651,7 +654,11 @@ impl Server {
             .map_err(|e| comm("nonblocking listener", e))?;
         let handle = reactor::acquire()?;
         let mut state = ServerState::new(id.clone(), hostname.clone());
-        let flag = |key: &str| cfg.info.iter().any(|i| i.key.as_str() == key && i.value.is_true());
+        let flag = |key: &str| {
+            cfg.info
+                .iter()
+                .any(|i| i.key.as_str() == key && i.value.is_true())
+        };
         let tools = flag(pmix_sys::attrs::keys::PMIX_SERVER_TOOL_SUPPORT);
         if tools {
             state.enable_tools(crate::sys::euid());

@@ -181,3 +181,158 @@ impl ServerState {
         out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Req, Request, ServerMsg, Welcome};
+    use crate::value::Nspace;
+
+    const UID: u32 = 1000;
+
+    fn pid(ns: &str, r: u32) -> ProcId {
+        ProcId::new(Nspace::new(ns).unwrap(), r)
+    }
+
+    fn hello(kind: PeerKind, p: ProcId) -> Vec<u8> {
+        protocol::encode(&Hello {
+            version: protocol::VERSION,
+            proc_: p,
+            pid: 9,
+            uid: UID,
+            gid: 0,
+            kind,
+        })
+    }
+
+    fn server() -> ServerState {
+        let mut s = ServerState::new(pid("srv", 0), "h".into());
+        s.register_nspace(&Nspace::new("job").unwrap(), 1, vec![]);
+        super::super::connect_test_client(&mut s, &pid("job", 0), 1, UID);
+        s
+    }
+
+    fn welcomed(out: &[Action]) -> Option<ProcId> {
+        out.iter().find_map(|a| match a {
+            Action::Send(_, b) => match protocol::decode::<Welcome>(b) {
+                Ok(Welcome::Accepted { you, .. }) => Some(you),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn tools_need_support_and_our_uid() {
+        let mut s = server();
+        s.connected(5, UID);
+        let e = s
+            .check_tool_hello(5, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .unwrap_err();
+        assert_eq!(e.status, sys::PMIX_ERR_NOT_SUPPORTED);
+        s.enable_tools(UID + 1);
+        s.connected(6, UID);
+        let e = s
+            .check_tool_hello(6, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .unwrap_err();
+        assert_eq!(e.status, sys::PMIX_ERR_INVALID_CRED);
+        // A client's handshake is left to check_hello.
+        let mut s = server();
+        s.enable_tools(UID);
+        s.connected(7, UID);
+        assert_eq!(
+            s.check_tool_hello(7, &hello(PeerKind::Client, pid("job", 0)))
+                .unwrap(),
+            None
+        );
+        // A tool may not take a registered client's name.
+        s.connected(8, UID);
+        let e = s
+            .check_tool_hello(8, &hello(PeerKind::ToolNamed, pid("job", 0)))
+            .unwrap_err();
+        assert_eq!(e.status, sys::PMIX_ERR_EXISTS);
+    }
+
+    #[test]
+    fn accepted_tool_finalizes_and_leaves_without_host_upcalls() {
+        let mut s = server();
+        s.enable_tools(UID);
+        s.connected(5, UID);
+        let t = s
+            .check_tool_hello(5, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.requested, None);
+        let mut out = Vec::new();
+        s.accept_tool(5, Ok(pid("tool", 0)), &mut out);
+        assert_eq!(welcomed(&out), Some(pid("tool", 0)));
+        assert!(s.is_tool(5) && s.is_client(5));
+        // Finalize is answered at once, with no host upcall.
+        let mut out = Vec::new();
+        s.request(
+            5,
+            &protocol::encode(&Request {
+                tag: 4,
+                req: Req::Finalize,
+            }),
+            &mut out,
+        )
+        .unwrap();
+        assert!(matches!(
+            out.first().map(|a| match a {
+                Action::Send(_, b) => protocol::decode::<ServerMsg>(b).ok(),
+                _ => None,
+            }),
+            Some(Some(ServerMsg::Reply {
+                tag: 4,
+                status: 0,
+                ..
+            }))
+        ));
+        assert!(!out
+            .iter()
+            .any(|a| matches!(a, Action::HostFinalized { .. })));
+        // A second tool connects and vanishes: no HostLost, no event to the job's client.
+        s.connected(6, UID);
+        s.check_tool_hello(6, &hello(PeerKind::ToolNamed, pid("t2", 1)))
+            .unwrap();
+        let mut out = Vec::new();
+        s.accept_tool(6, Ok(pid("t2", 1)), &mut out);
+        let mut out = Vec::new();
+        s.closed(6, &mut out);
+        assert!(
+            out.is_empty(),
+            "a lost tool has no effects: {:?}",
+            out.len()
+        );
+        assert!(!s.is_tool(6));
+    }
+
+    #[test]
+    fn host_refusal_and_gone_tools() {
+        let mut s = server();
+        s.enable_tools(UID);
+        s.connected(5, UID);
+        s.check_tool_hello(5, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .unwrap();
+        let mut out = Vec::new();
+        s.accept_tool(5, Err(Error::not_supported("no")), &mut out);
+        assert!(out.iter().any(|a| matches!(a, Action::Close(5))));
+        assert!(!s.is_client(5));
+        // The tool went away before the host answered: nothing happens.
+        s.connected(6, UID);
+        s.check_tool_hello(6, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .unwrap();
+        let mut out = Vec::new();
+        s.closed(6, &mut out);
+        s.accept_tool(6, Ok(pid("late", 0)), &mut out);
+        assert!(out.is_empty());
+        // A second handshake on a waiting connection is refused.
+        s.connected(7, UID);
+        s.check_tool_hello(7, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .unwrap();
+        assert!(s
+            .check_tool_hello(7, &hello(PeerKind::ToolAssign, pid("x", 0)))
+            .is_err());
+    }
+}
