@@ -218,6 +218,7 @@ fn run(opts: Options) -> i32 {
         grace: GRACE,
         base_env: base_env(std::env::vars_os(), &opts.exports),
         stdin_to_rank0: !sys::isatty(0),
+        recovery: opts.recovery,
     };
     let sinks = Sinks {
         stdout: Box::new(std::io::stdout()),
@@ -309,7 +310,7 @@ fn run(opts: Options) -> i32 {
     launcher.serve_spawns(server.clone());
     launcher.forward_output(iof_subs);
     launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
-    let status = launcher.run();
+    let status = launcher.run(&*server);
     launcher.finish(&*server);
     drop(launcher);
     match Arc::try_unwrap(server) {
@@ -359,7 +360,7 @@ fn run_nodes(
         fabric.shutdown();
         return 1;
     }
-    let status = launcher.run();
+    let status = launcher.run(&fabric);
     launcher.finish(&fabric);
     fabric.shutdown();
     status

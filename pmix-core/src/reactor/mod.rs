@@ -125,8 +125,9 @@ impl Ctx {
                 want_write: false,
             },
         );
-        // Data may already be waiting (e.g. a frame sent before registration): read once.
-        self.on_readable(tok.0);
+        // Data may already be waiting (e.g. a frame sent before registration), perhaps
+        // with the end of the stream: read until the socket is empty.
+        self.on_readable(tok.0, true);
         Ok(tok.0)
     }
 
@@ -287,18 +288,20 @@ impl Ctx {
         }
     }
 
-    fn on_readable(&mut self, id: ConnId) {
+    /// Read what a connection has. `hung_up`: the event also reported the peer's end of
+    /// the stream (or an error), so reading goes on until the end is seen.
+    fn on_readable(&mut self, id: ConnId, hung_up: bool) {
         // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
         // most of the progress thread's work per message (docs/PERF.md).
         let mut buf = std::mem::take(&mut self.read_buf);
         if buf.len() < READ_CHUNK {
             buf = vec![0u8; READ_CHUNK];
         }
-        self.read_into(id, &mut buf);
+        self.read_into(id, &mut buf, hung_up);
         self.read_buf = buf;
     }
 
-    fn read_into(&mut self, id: ConnId, buf: &mut [u8]) {
+    fn read_into(&mut self, id: ConnId, buf: &mut [u8], hung_up: bool) {
         loop {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
@@ -316,8 +319,11 @@ impl Ctx {
                 Ok(n) => {
                     // A read that did not fill the buffer emptied the socket: stop here
                     // instead of paying one more read for EAGAIN (data that arrives later
-                    // raises a new edge-triggered event).
-                    let drained = n < buf.len();
+                    // raises a new edge-triggered event). Not when the peer's end of the
+                    // stream came with the same event: no later event would report it,
+                    // and the connection would never be seen closed (a client that died
+                    // right after writing part of a frame; docs/ROBUSTNESS.md, F5).
+                    let drained = n < buf.len() && !hung_up;
                     c.dec.push(buf.get(..n).unwrap_or_default());
                     loop {
                         match c.dec.next_frame() {
@@ -651,7 +657,7 @@ fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
                     ctx.flush(t.0);
                 }
                 if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                    ctx.on_readable(t.0);
+                    ctx.on_readable(t.0, ev.is_read_closed() || ev.is_error());
                 }
             }
             ctx.dispatch();
@@ -875,6 +881,50 @@ mod tests {
             log
         );
         assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    /// F5 (docs/ROBUSTNESS.md): a peer that writes part of a frame and closes while the
+    /// progress thread is busy gets one event for both; stopping after the short read
+    /// lost the end of the stream, and the connection was never seen closed.
+    #[test]
+    fn data_and_end_of_stream_in_one_event_close_the_connection() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let closed = Arc::new(Mutex::new(Vec::<ConnId>::new()));
+        let c2 = closed.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, id, ev| {
+            if let ConnEvent::Closed(_) = ev {
+                c2.lock().unwrap().push(id);
+            }
+        });
+        for _ in 0..3 {
+            let (mut a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+            b.set_nonblocking(true).unwrap();
+            let o = owner.clone();
+            let id = h
+                .call("add", move |ctx| ctx.add_conn(UnixStream::from_std(b), o))
+                .unwrap();
+            // Keep the progress thread busy while both arrive.
+            let (tx, rx) = std::sync::mpsc::channel();
+            h.post(move |_| {
+                tx.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(100));
+            })
+            .unwrap();
+            rx.recv().unwrap();
+            a.write_all(&[100, 0, 0, 0, 1, 2, 3]).unwrap();
+            drop(a);
+            let t0 = Instant::now();
+            while !closed.lock().unwrap().contains(&id) && t0.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(
+                closed.lock().unwrap().contains(&id),
+                "connection {} never seen closed",
+                id
+            );
+        }
         release();
     }
 

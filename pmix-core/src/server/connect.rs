@@ -123,16 +123,19 @@ impl ServerState {
         (n, all_local)
     }
 
-    /// True if a participant named by the list has already ended.
+    /// True if a participant named by the list has already ended: its connection here
+    /// closed, or the host said it will never take part again (`deregister_client`, also
+    /// for a process of another node).
     fn participant_gone(&self, key: &[ProcId]) -> bool {
         key.iter().any(|p| {
-            self.nspaces.get(&p.nspace).is_some_and(|ns| {
-                if p.rank == sys::PMIX_RANK_WILDCARD {
-                    !ns.gone.is_empty()
-                } else {
-                    ns.gone.contains(&p.rank)
-                }
-            })
+            self.ended(p)
+                || self.nspaces.get(&p.nspace).is_some_and(|ns| {
+                    if p.rank == sys::PMIX_RANK_WILDCARD {
+                        !ns.gone.is_empty()
+                    } else {
+                        ns.gone.contains(&p.rank)
+                    }
+                })
         })
     }
 
