@@ -11,6 +11,7 @@
  * In the pid/uri modes the tool: gets an identity from pmixrun (<NSPACE>-tool<n>);
  * is connected to exactly one server, which set_server accepts (another is UNREACH);
  * finds NSPACE among the namespaces (PMIx_Query_info) and its job size 2 (PMIx_Get);
+ * logs a line to pmixrun's stderr (PMIx_Log) and spawns /bin/true (PMIx_Spawn);
  * registers an event handler that sees its own local event; pulls the stdout of every
  * rank of NSPACE, then writes 'R' to FD and waits for the markers both ranks print
  * after that; disconnects (not connected, get_servers UNREACH), attaches again (same
@@ -181,6 +182,22 @@ int main(int argc, char **argv)
     uint32_t size = 0;
     CHECK_RC(job_size(&size), PMIX_SUCCESS, "PMIx_Get(job, PMIX_JOB_SIZE)");
     CHECK(size == 2, "job size %u", size);
+
+    /* Log through the server to pmixrun's stderr. */
+    pmix_info_t lg;
+    PMIX_INFO_LOAD(&lg, PMIX_LOG_STDERR, "tool log line", PMIX_STRING);
+    CHECK_RC(PMIx_Log(&lg, 1, NULL, 0), PMIX_SUCCESS, "PMIx_Log to stderr");
+    PMIX_INFO_DESTRUCT(&lg);
+
+    /* Spawn a job of one from the tool; it ends by itself. */
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("/bin/true");
+    PMIx_Argv_append_nosize(&app.argv, "true");
+    app.maxprocs = 1;
+    pmix_nspace_t child;
+    CHECK_RC(PMIx_Spawn(NULL, 0, &app, 1, child), PMIX_SUCCESS, "PMIx_Spawn from the tool");
+    PMIX_APP_DESTRUCT(&app);
 
     /* Events: our own process-local event reaches our handler. */
     pmix_status_t code = PMIX_EXTERNAL_ERR_BASE - 17;
