@@ -1,11 +1,13 @@
 # The tool API (PMIx_tool_*): C programs under tests-c/tool/. tool_job runs under pmixrun
-# and starts tool_attach, a tool that attaches to the job's server; tool_noserver runs
-# alone with an empty tmpdir. Every case runs under a timeout.
+# and starts tool_attach, a tool that attaches to the job's server; tool_host is a C host
+# on the server API that forks tools of itself; tool_noserver runs alone with an empty
+# tmpdir. Every case runs under a timeout.
 #
 #   make tool-check      build and run every case
 
 TOOL_BUILD := $(BUILD)/tests-c/tool
-TOOL_BINS  := $(TOOL_BUILD)/tool_job $(TOOL_BUILD)/tool_attach $(TOOL_BUILD)/tool_noserver
+TOOL_BINS  := $(TOOL_BUILD)/tool_job $(TOOL_BUILD)/tool_attach $(TOOL_BUILD)/tool_noserver \
+              $(TOOL_BUILD)/tool_host
 
 $(TOOL_BUILD)/%: tests-c/tool/%.c tests-c/check.h | lib
 	@mkdir -p $(@D)
@@ -14,6 +16,7 @@ $(TOOL_BUILD)/%: tests-c/tool/%.c tests-c/check.h | lib
 TOOL_CASES := "$(PMIXRUN) --timeout 100 -n 2 $(TOOL_BUILD)/tool_job pid $(TOOL_BUILD)/tool_attach" \
               "$(PMIXRUN) --timeout 100 -n 2 $(TOOL_BUILD)/tool_job uri $(TOOL_BUILD)/tool_attach" \
               "$(PMIXRUN) --timeout 100 --no-tools -n 2 $(TOOL_BUILD)/tool_job refused $(TOOL_BUILD)/tool_attach" \
+              "$(TOOL_BUILD)/tool_host slot" "$(TOOL_BUILD)/tool_host null" "$(TOOL_BUILD)/tool_host off" \
               "env -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 -u PMIX_SERVER_URI3 -u PMIX_SERVER_URI21 -u PMIX_SERVER_URI2 -u PMIX_NAMESPACE -u PMIX_RANK PMIX_SERVER_TMPDIR=$(TOOL_BUILD)/empty PMIX_SYSTEM_TMPDIR=$(TOOL_BUILD)/empty $(TOOL_BUILD)/tool_noserver"
 
 .PHONY: tool-check
