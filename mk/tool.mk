@@ -4,6 +4,7 @@
 # tmpdir. Every case runs under a timeout.
 #
 #   make tool-check      build and run every case
+#   make tool-valgrind   the C host cases under valgrind (tools too)
 
 TOOL_BUILD := $(BUILD)/tests-c/tool
 TOOL_BINS  := $(TOOL_BUILD)/tool_job $(TOOL_BUILD)/tool_attach $(TOOL_BUILD)/tool_noserver \
@@ -30,3 +31,17 @@ tool-check: lib $(TOOL_BINS)
 	done
 
 CHECK_TARGETS += tool-check
+
+TOOL_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
+
+# The C host cases under valgrind (the tools it forks too): the tool_connected slot's
+# lent infos and callback, the rendezvous files, the tool side's init/finalize.
+.PHONY: tool-valgrind
+tool-valgrind: lib $(TOOL_BINS)
+	@set -e; for s in slot null; do \
+	    echo "== valgrind tool_host $$s"; \
+	    $(TIMEOUT) 300 $(TOOL_VALGRIND) $(TOOL_BUILD)/tool_host $$s > $(TOOL_BUILD)/vg.txt 2>&1 || \
+	        { cat $(TOOL_BUILD)/vg.txt; echo "FAIL valgrind tool_host $$s"; exit 1; }; \
+	done
+
+CHECK_TARGETS += tool-valgrind
