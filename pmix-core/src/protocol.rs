@@ -8,7 +8,8 @@
 //! closes that one connection.
 //!
 //! # Conversation
-//! 1. Client → server: [`Hello`] (magic, protocol [`VERSION`], nspace, rank, pid, uid, gid).
+//! 1. Client → server: [`Hello`] (magic, protocol [`VERSION`], nspace, rank, pid, uid, gid,
+//!    and whether it is a client or a tool, see [`PeerKind`]).
 //! 2. Server → client: [`Welcome`] — `Accepted` with the job data of the client's
 //!    namespace, or `Refused` with a status and reason (then the server closes).
 //! 3. Client → server: [`Request`]s, each with a tag; tag 0 asks for no reply (commit).
