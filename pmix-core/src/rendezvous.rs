@@ -57,7 +57,7 @@ const SEARCH_DEPTH: usize = 4;
 
 /// Find a file called `name` in `dir` or below it (OpenPMIx master searches the tmpdir
 /// tree too): `dir/name` first, then subdirectories we own, breadth first, up to
-/// [`SEARCH_DEPTH`] levels; unreadable directories and symbolic links are skipped.
+/// four levels; unreadable directories and symbolic links are skipped.
 pub fn search(dir: &Path, name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     let me = crate::sys::euid();
