@@ -146,6 +146,7 @@ pub struct JobHost {
     iof: Arc<crate::iof::IofSubs>,
     /// Tools that asked for an identity so far (the next one is `<nspace>-tool<n>`).
     tools: std::sync::atomic::AtomicU32,
+    cred: crate::cred::CredService,
 }
 
 impl JobHost {
@@ -164,6 +165,7 @@ impl JobHost {
             store,
             iof: Arc::default(),
             tools: Default::default(),
+            cred: Default::default(),
         }
     }
 
@@ -213,6 +215,48 @@ impl Host for JobHost {
         log::debug!("pmixrun: tool {id} connected");
         done(Ok(id));
         Ok(())
+    }
+
+    fn get_credential(
+        &self,
+        proc: &ProcId,
+        peer: pmix_core::sys::PeerCred,
+        directives: &[Info],
+        done: HostDone<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<HostReply> {
+        if !crate::cred::type_allowed(directives) {
+            return Err(pmix_core::Error::not_supported(
+                "pmixrun issues only pmixrun credentials",
+            ));
+        }
+        done(Ok((
+            self.cred.issue(proc, peer),
+            crate::cred::issued_info(),
+        )));
+        Ok(HostReply::Pending)
+    }
+
+    fn validate_credential(
+        &self,
+        proc: &ProcId,
+        _peer: pmix_core::sys::PeerCred,
+        cred: &[u8],
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        if !crate::cred::type_allowed(directives) {
+            return Err(pmix_core::Error::not_supported(
+                "pmixrun checks only pmixrun credentials",
+            ));
+        }
+        match self.cred.validate(cred) {
+            Ok(c) => done(Ok(crate::cred::claims_info(&c))),
+            Err(e) => {
+                log::info!("credential from {proc} rejected: {e}");
+                done(Err(e));
+            }
+        }
+        Ok(HostReply::Pending)
     }
 
     fn client_connected(&self, proc: &ProcId) -> Result<()> {

@@ -30,6 +30,8 @@ mod group;
 #[path = "tools.rs"]
 mod tools;
 pub use tools::ToolHello;
+#[path = "hostops.rs"]
+mod hostops;
 #[path = "iof.rs"]
 mod iof;
 #[path = "query.rs"]
@@ -258,6 +260,8 @@ pub struct ServerState {
     iof: iof::IofState,
     /// Tool connections (see `server/tools.rs`).
     pub(super) tools: tools::ToolState,
+    /// Requests handed to host module slots (see `server/hostops.rs`).
+    hostops: hostops::HostOpsState,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -289,6 +293,7 @@ impl ServerState {
             sent_collected: HashMap::new(),
             iof: Default::default(),
             tools: Default::default(),
+            hostops: Default::default(),
         }
     }
 
@@ -880,6 +885,7 @@ impl ServerState {
 
     /// A connection closed (peer went away, or we closed it on a malformed frame).
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
+        self.hostops_conn_gone(conn);
         let Some(st) = self.conns.remove(&conn) else {
             return;
         };
