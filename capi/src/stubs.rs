@@ -85,17 +85,6 @@ pub unsafe extern "C" fn PMIx_Get_relative_locality(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_connect_to_server(
-    _proc: *mut sys::pmix_proc_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_connect_to_server, {
-        not_supported("PMIx_tool_connect_to_server")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_server_IOF_flow_control(
     _source: *const sys::pmix_proc_t,
     _channel: sys::pmix_iof_channel_t,
@@ -178,74 +167,10 @@ pub unsafe extern "C" fn PMIx_server_collect_job_info(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_init(
-    _proc: *mut sys::pmix_proc_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_init, { not_supported("PMIx_tool_init") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server_module(
     _module: *mut sys::pmix_server_module_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_set_server_module, {
         not_supported("PMIx_tool_set_server_module")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_finalize() -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_finalize, { not_supported("PMIx_tool_finalize") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_is_connected() -> bool {
-    crate::ffi_value!(PMIx_tool_is_connected, false, {
-        log_unsupported("PMIx_tool_is_connected");
-        false
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_attach_to_server(
-    _myproc: *mut sys::pmix_proc_t,
-    _server: *mut sys::pmix_proc_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_attach_to_server, {
-        not_supported("PMIx_tool_attach_to_server")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_disconnect(
-    _server: *const sys::pmix_proc_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_disconnect, {
-        not_supported("PMIx_tool_disconnect")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_get_servers(
-    _servers: *mut *mut sys::pmix_proc_t,
-    _nservers: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_get_servers, {
-        not_supported("PMIx_tool_get_servers")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_set_server(
-    _server: *const sys::pmix_proc_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_tool_set_server, {
-        not_supported("PMIx_tool_set_server")
     })
 }

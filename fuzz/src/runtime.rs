@@ -139,6 +139,7 @@ fn fresh_server(out: &mut Vec<Action>) -> ServerState {
             pid: 100 + r as i32,
             uid: UID,
             gid: UID,
+            kind: pmix_core::protocol::PeerKind::Client,
         };
         let checked = s
             .check_hello(conn, &protocol::encode(&hello))
@@ -498,6 +499,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         pid: 1,
         uid: UID,
         gid: UID,
+        kind: pmix_core::protocol::PeerKind::Client,
     };
     let job = JobData::from_register(&ns(), info.clone());
     match name {
@@ -518,6 +520,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
                     &[1u8][..],
                     &protocol::encode(&Welcome::Accepted {
                         server: server_id(),
+                        you: server_id(),
                         jobs: vec![job.clone()],
                     }),
                 ]

@@ -22,6 +22,7 @@ pub mod fasthash;
 pub mod iof;
 pub mod protocol;
 pub mod reactor;
+pub mod rendezvous;
 pub mod server;
 pub mod store;
 pub mod sys;

@@ -8,7 +8,8 @@
 //! closes that one connection.
 //!
 //! # Conversation
-//! 1. Client → server: [`Hello`] (magic, protocol [`VERSION`], nspace, rank, pid, uid, gid).
+//! 1. Client → server: [`Hello`] (magic, protocol [`VERSION`], nspace, rank, pid, uid, gid,
+//!    and whether it is a client or a tool, see [`PeerKind`]).
 //! 2. Server → client: [`Welcome`] — `Accepted` with the job data of the client's
 //!    namespace, or `Refused` with a status and reason (then the server closes).
 //! 3. Client → server: [`Request`]s, each with a tag; tag 0 asks for no reply (commit).
@@ -37,8 +38,9 @@ use pmix_sys as sys;
 use std::collections::BTreeMap;
 
 /// Protocol version spoken by this library (sent in [`Hello`]). 3 added I/O forwarding
-/// ([`Req::Iof`], [`ServerMsg::Iof`]).
-pub const VERSION: u32 = 3;
+/// ([`Req::Iof`], [`ServerMsg::Iof`]); 4 added tools ([`Hello::kind`], the identity in
+/// [`Welcome::Accepted`]).
+pub const VERSION: u32 = 4;
 /// The largest frame body accepted (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
@@ -186,6 +188,40 @@ pub struct Hello {
     pub uid: u32,
     /// Its effective gid.
     pub gid: u32,
+    /// What kind of peer it is.
+    pub kind: PeerKind,
+}
+
+/// Who is knocking: a client the host registered, or a tool (`PMIx_tool_init`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PeerKind {
+    /// A registered client; [`Hello::proc_`] is its identity.
+    #[default]
+    Client,
+    /// A tool that chose its own identity ([`Hello::proc_`]).
+    ToolNamed,
+    /// A tool asking the server (its host) for an identity; [`Hello::proc_`] is only a
+    /// placeholder.
+    ToolAssign,
+}
+
+impl Wire for PeerKind {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let b: u8 = match self {
+            PeerKind::Client => 0,
+            PeerKind::ToolNamed => 1,
+            PeerKind::ToolAssign => 2,
+        };
+        b.encode(out);
+    }
+    fn decode(d: &mut Decoder<'_>) -> Result<Self> {
+        Ok(match u8::decode(d)? {
+            0 => PeerKind::Client,
+            1 => PeerKind::ToolNamed,
+            2 => PeerKind::ToolAssign,
+            t => return Err(Error::unpack(format!("unknown peer kind {}", t))),
+        })
+    }
 }
 
 impl Wire for Hello {
@@ -196,6 +232,7 @@ impl Wire for Hello {
         self.pid.encode(out);
         self.uid.encode(out);
         self.gid.encode(out);
+        self.kind.encode(out);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         if u32::decode(d)? != HELLO_MAGIC {
@@ -207,6 +244,7 @@ impl Wire for Hello {
             pid: i32::decode(d)?,
             uid: u32::decode(d)?,
             gid: u32::decode(d)?,
+            kind: PeerKind::decode(d)?,
         })
     }
 }
@@ -218,6 +256,8 @@ pub enum Welcome {
     Accepted {
         /// The server's own id.
         server: ProcId,
+        /// The peer's identity (a tool's may have been assigned by the host).
+        you: ProcId,
         /// Job data (the client's namespace first).
         jobs: Vec<JobData>,
     },
@@ -233,9 +273,10 @@ pub enum Welcome {
 impl Wire for Welcome {
     fn encode(&self, out: &mut Vec<u8>) {
         match self {
-            Welcome::Accepted { server, jobs } => {
+            Welcome::Accepted { server, you, jobs } => {
                 0u8.encode(out);
                 server.encode(out);
+                you.encode(out);
                 encode_seq(jobs, out);
             }
             Welcome::Refused { status, reason } => {
@@ -249,6 +290,7 @@ impl Wire for Welcome {
         Ok(match u8::decode(d)? {
             0 => Welcome::Accepted {
                 server: ProcId::decode(d)?,
+                you: ProcId::decode(d)?,
                 jobs: decode_seq(d)?,
             },
             1 => Welcome::Refused {
@@ -1327,7 +1369,18 @@ mod tests {
             pid: 42,
             uid: 1000,
             gid: 100,
+            kind: PeerKind::Client,
         });
+        for kind in [PeerKind::ToolNamed, PeerKind::ToolAssign] {
+            roundtrip(Hello {
+                version: VERSION,
+                proc_: p("tool", 0),
+                pid: 7,
+                uid: 1000,
+                gid: 100,
+                kind,
+            });
+        }
         let mut jd = JobData {
             nspace: Nspace::new("ns").unwrap(),
             job: vec![Info::new("pmix.job.size", Value::Uint32(4)).unwrap()],
@@ -1343,6 +1396,7 @@ mod tests {
             .insert(1, vec![Info::new("pmix.lrank", Value::Uint16(1)).unwrap()]);
         roundtrip(Welcome::Accepted {
             server: p("srv", 0),
+            you: p("ns", 1),
             jobs: vec![jd.clone()],
         });
         roundtrip(Welcome::Refused {

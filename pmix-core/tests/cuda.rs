@@ -154,6 +154,7 @@ fn raw_member(server: &Server, rank: u32, creations: u32) -> std::os::unix::net:
         pid: 0,
         uid: 0,
         gid: 0,
+        kind: pmix_core::protocol::PeerKind::Client,
     };
     let mut f = Vec::new();
     protocol::encode_frame_into(&protocol::encode(&hello), &mut f);

@@ -37,6 +37,7 @@ fn server() -> ServerState {
             pid: 1,
             uid: UID,
             gid: UID,
+            kind: pmix_core::protocol::PeerKind::Client,
         };
         let p = s
             .check_hello(r as usize + 1, &protocol::encode(&hello))
@@ -163,6 +164,7 @@ fn finalized_participant_that_initializes_again_completes_the_fence() {
         pid: 1,
         uid: UID,
         gid: UID,
+        kind: protocol::PeerKind::Client,
     };
     let p = s.check_hello(30, &protocol::encode(&hello)).unwrap();
     s.accept(30, p, &mut out);
@@ -252,6 +254,7 @@ fn deregistered_rank_that_never_connected_ends_collectives() {
         pid: 1,
         uid: UID,
         gid: UID,
+        kind: protocol::PeerKind::Client,
     };
     let p = s.check_hello(1, &protocol::encode(&hello)).unwrap();
     s.accept(1, p, &mut out);

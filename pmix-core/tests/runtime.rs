@@ -272,6 +272,7 @@ fn lost_client_fails_the_fence_for_the_others_and_tells_the_host() {
         pid: 0,
         uid: 0,
         gid: 0,
+        kind: pmix_core::protocol::PeerKind::Client,
     };
     let mut f = Vec::new();
     pmix_core::protocol::encode_frame_into(&pmix_core::protocol::encode(&hello), &mut f);

@@ -42,6 +42,8 @@ pub struct Options {
     pub node_env: Vec<(u32, String, String)>,
     /// `--report-modex`: print each fence's contributions and each direct modex (bench).
     pub report_modex: bool,
+    /// `--no-tools`: the server refuses tools (by default it accepts them).
+    pub no_tools: bool,
     /// `--enable-recovery`: a failing rank does not end the job.
     pub recovery: bool,
 }
@@ -102,6 +104,15 @@ Global options (allowed in any segment):
   --disable-recovery    the first failure ends the job (the default)
   -x VAR                export pmixrun's value of VAR to every rank (VAR must be set)
   -x VAR=value          set VAR=value in every rank's environment
+  --no-tools            refuse PMIx tools. By default the server accepts tools
+                        (PMIx_tool_init) run by the same user: it writes the
+                        rendezvous files pmix.<host>.tool.<pmixrun pid> and
+                        pmix.<host>.tool.<nspace> (holding its URI) into the
+                        scratch tree, where a tool finds them with
+                        PMIX_SERVER_PIDINFO or PMIX_SERVER_NSPACE, and gives a tool
+                        that does not name itself the identity <nspace>-tool<n>.
+                        A tool may query, get job data, pull the ranks' output
+                        (PMIx_IOF_pull) and leave at any time without failing the job
   -h, --help            show this text
   -V, --version         show the version
 
@@ -225,6 +236,7 @@ pub fn parse(
         nodes: 1,
         node_env: Vec::new(),
         report_modex: false,
+        no_tools: false,
         recovery: false,
     };
     let mut i = 0;
@@ -298,6 +310,12 @@ pub fn parse(
                         return Err(UsageError("--report-modex takes no value".into()));
                     }
                     opts.report_modex = true
+                }
+                "--no-tools" => {
+                    if inline.is_some() {
+                        return Err(UsageError("--no-tools takes no value".into()));
+                    }
+                    opts.no_tools = true
                 }
                 ":" => return Err(UsageError("':' with no program before it".into())),
                 w if w.starts_with('-') && w.len() > 1 => {
@@ -523,6 +541,7 @@ mod tests {
             "--nodes",
             "--node-env",
             "--report-modex",
+            "--no-tools",
             "--enable-recovery",
             "--disable-recovery",
             "--help",

@@ -144,6 +144,8 @@ pub struct JobHost {
     events: Arc<Events>,
     store: PubStore,
     iof: Arc<crate::iof::IofSubs>,
+    /// Tools that asked for an identity so far (the next one is `<nspace>-tool<n>`).
+    tools: std::sync::atomic::AtomicU32,
     cred: crate::cred::CredService,
 }
 
@@ -162,6 +164,7 @@ impl JobHost {
             events,
             store,
             iof: Arc::default(),
+            tools: Default::default(),
             cred: Default::default(),
         }
     }
@@ -191,6 +194,29 @@ impl JobHost {
 }
 
 impl Host for JobHost {
+    /// A tool that named itself keeps its name; one that asks gets `<nspace>-tool<n>`,
+    /// rank 0 (outside the `<nspace>.<n>` names of spawned jobs, so a tool is never
+    /// taken for a rank).
+    fn tool_connected(
+        &self,
+        requested: Option<&ProcId>,
+        _info: &[pmix_core::Info],
+        done: pmix_core::server::HostDone<ProcId>,
+    ) -> Result<()> {
+        let id = match requested {
+            Some(p) => p.clone(),
+            None => {
+                let n = self
+                    .tools
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                ProcId::new(Nspace::new(format!("{}-tool{}", self.nspace, n))?, 0)
+            }
+        };
+        log::debug!("pmixrun: tool {id} connected");
+        done(Ok(id));
+        Ok(())
+    }
+
     fn get_credential(
         &self,
         proc: &ProcId,

@@ -260,7 +260,16 @@ fn run(opts: Options) -> i32 {
             pmix_core::Value::Bool(false),
         ),
     ) {
-        (Ok(h), Ok(l)) => vec![h, l],
+        (Ok(h), Ok(l)) => {
+            let mut v = vec![h, l];
+            if !opts.no_tools {
+                v.extend(pmix_core::Info::new(
+                    pmix_sys::attrs::keys::PMIX_SERVER_TOOL_SUPPORT,
+                    pmix_core::Value::Bool(true),
+                ));
+            }
+            v
+        }
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("pmixrun: cannot describe the server: {e}");
             return 1;

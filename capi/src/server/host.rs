@@ -412,6 +412,15 @@ impl Host for CHost {
         self.dyn_group(construct, grp, procs, info, done)
     }
 
+    fn tool_connected(
+        &self,
+        requested: Option<&ProcId>,
+        info: &[Info],
+        done: HostDone<ProcId>,
+    ) -> Result<()> {
+        self.tool_connected_slot(requested, info, done)
+    }
+
     fn get_credential(
         &self,
         p: &ProcId,

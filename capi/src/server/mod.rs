@@ -7,6 +7,7 @@ pub mod host;
 pub mod host_dyn;
 pub mod host_iof;
 pub mod host_ops;
+pub mod host_tool;
 pub mod init;
 pub mod iof;
 pub mod nspace;

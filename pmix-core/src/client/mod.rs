@@ -30,6 +30,7 @@ mod iof;
 mod publish;
 pub(crate) mod query;
 mod spawn;
+pub mod tool;
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
@@ -74,6 +75,9 @@ pub struct ClientConfig {
     pub server: Option<(ProcId, String)>,
     /// Infos passed to `PMIx_Init`.
     pub info: Vec<Info>,
+    /// How we introduce ourselves: a client, or a tool (`PMIx_tool_init`) that named
+    /// itself or asks the server for an identity.
+    pub kind: protocol::PeerKind,
 }
 
 impl ClientConfig {
@@ -99,7 +103,7 @@ impl ClientConfig {
         let path = parse_uri(&uri)?;
         Ok(ClientConfig {
             server: Some((ProcId::new(Nspace::new(ns)?, rank), path)),
-            info: Vec::new(),
+            ..Default::default()
         })
     }
 }
@@ -481,10 +485,10 @@ fn info_array(infos: Vec<Info>) -> Value {
     }))
 }
 
-fn handshake(
-    me: &ProcId,
-    path: &str,
-) -> Result<(std::os::unix::net::UnixStream, ProcId, Vec<JobData>)> {
+/// What a server's welcome gave us: the stream, the server's id, our id, job data.
+type Welcomed = (std::os::unix::net::UnixStream, ProcId, ProcId, Vec<JobData>);
+
+fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcomed> {
     let unreach = |e: std::io::Error| {
         Error::new(
             sys::PMIX_ERR_UNREACH,
@@ -500,6 +504,7 @@ fn handshake(
         pid: std::process::id() as i32,
         uid: crate::sys::euid(),
         gid: crate::sys::egid(),
+        kind,
     };
     let mut frame = Vec::new();
     protocol::encode_frame_into(&protocol::encode(&hello), &mut frame);
@@ -525,15 +530,29 @@ fn handshake(
         ));
     }
     match protocol::decode::<Welcome>(&body)? {
-        Welcome::Accepted { server, jobs } => {
+        Welcome::Accepted { server, you, jobs } => {
             s.set_read_timeout(None).map_err(unreach)?;
-            Ok((s, server, jobs))
+            if kind != protocol::PeerKind::ToolAssign && &you != me {
+                return Err(Error::new(
+                    sys::PMIX_ERR_INVALID_CRED,
+                    format!("the server welcomed {} but we are {}", you, me),
+                ));
+            }
+            Ok((s, server, you, jobs))
         }
         Welcome::Refused { status, reason } => Err(Error::new(
             status,
             format!("the server refused us: {}", reason),
         )),
     }
+}
+
+/// What a tool knows about its own namespace: a job of one on this node, as for a
+/// singleton but without `PMIX_SINGLETON`.
+fn tool_job(me: &ProcId, host: &str) -> JobData {
+    let mut jd = singleton_job(me, host);
+    jd.job.retain(|i| i.key.as_str() != keys::SINGLETON);
+    jd
 }
 
 fn singleton_job(me: &ProcId, host: &str) -> JobData {
@@ -640,10 +659,14 @@ impl Client {
             log::debug!("client: no server in the environment; singleton {}", me);
             return Ok(Self::local(me, hostname, handle, data));
         };
-        let (stream, server, jobs) = handshake(&me, &path)?;
+        let (stream, server, me, jobs) = handshake(&me, &path, cfg.kind)?;
         let mut data = Data::default();
         for j in jobs {
             data.jobs.insert(j.nspace.clone(), j);
+        }
+        if cfg.kind != protocol::PeerKind::Client && !data.jobs.contains_key(&me.nspace) {
+            data.jobs
+                .insert(me.nspace.clone(), tool_job(&me, &hostname));
         }
         let inner = Arc::new(Inner {
             me,
@@ -683,6 +706,26 @@ impl Client {
         })?;
         log::debug!("client {} connected", inner.me);
         Ok(Client { inner })
+    }
+
+    /// A tool that is not connected to a server (`PMIX_TOOL_DO_NOT_CONNECT`, a failed
+    /// optional connection, or after `PMIx_tool_disconnect`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_OUT_OF_RESOURCE` if the progress thread cannot start.
+    pub fn tool_local(me: ProcId) -> Result<Client> {
+        let handle = reactor::acquire()?;
+        let hostname = std::env::var("PMIX_HOSTNAME").unwrap_or_else(|_| crate::sys::hostname());
+        let mut data = Data::default();
+        data.jobs
+            .insert(me.nspace.clone(), tool_job(&me, &hostname));
+        Ok(Self::local(me, hostname, handle, data))
+    }
+
+    /// True while connected to a server (false for a singleton, a local tool, or after
+    /// the connection was lost).
+    pub fn is_connected(&self) -> bool {
+        self.inner.server.is_some() && self.inner.connected.load(Ordering::SeqCst)
     }
 
     /// Our own identity.

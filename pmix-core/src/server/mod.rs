@@ -29,7 +29,7 @@ pub use upcalls::HostCall;
 use crate::error::{Error, Result};
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
 use crate::store::keys;
-use crate::value::{App, Info, Nspace, Pdata, ProcId, Query};
+use crate::value::{App, Info, Nspace, Pdata, ProcId, Query, Value};
 use pmix_sys as sys;
 use state::{Action, ServerState};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -253,6 +253,30 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_supported("host has no push_stdin"))
     }
+    /// A tool asks to connect (`PMIx_tool_init`, only with tool support enabled).
+    /// `requested` is the identity it chose, `None` if it asks for one; `info` carries
+    /// `PMIX_USERID`, `PMIX_GRPID`, `PMIX_PROC_PID`, `PMIX_VERSION_INFO` and, for a named
+    /// tool, `PMIX_NSPACE`/`PMIX_RANK`. Call `done` (any thread) with the tool's identity
+    /// or an error; an `Err` return refuses it at once. The default is OpenPMIx's for a
+    /// NULL `tool_connected` slot: a named tool is accepted as it is, one that asks for
+    /// an identity is refused with `PMIX_ERR_NOT_SUPPORTED`.
+    fn tool_connected(
+        &self,
+        requested: Option<&ProcId>,
+        _info: &[Info],
+        done: HostDone<ProcId>,
+    ) -> Result<()> {
+        match requested {
+            Some(p) => {
+                done(Ok(p.clone()));
+                Ok(())
+            }
+            None => Err(Error::not_supported(
+                "the host cannot assign tool identities",
+            )),
+        }
+    }
+
     /// `PMIx_Get_credential` from `proc`. `peer` is what the kernel reported for the
     /// client's connection (`SO_PEERCRED`), never what the client claims. `done`
     /// receives the credential and any infos describing it.
@@ -554,6 +578,12 @@ impl Shared {
             ConnEvent::Frame(body) => {
                 let is_client = self.lock().is_client(id);
                 if !is_client {
+                    let tool = self.lock().check_tool_hello(id, &body);
+                    match tool {
+                        Ok(Some(t)) => return self.tool_hello(ctx, id, t),
+                        Ok(None) => {}
+                        Err(e) => return self.step(ctx, |s, out| s.refuse(id, &e, out)),
+                    }
                     let checked = self.lock().check_hello(id, &body);
                     let verdict = checked.and_then(|p| {
                         self.host.client_connected(&p)?;
@@ -586,6 +616,41 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Ask the host about a tool that passed our checks; its answer completes the
+    /// handshake on the progress thread.
+    fn tool_hello(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, t: state::ToolHello) {
+        use pmix_sys::attrs::keys as k;
+        let mut info = Vec::new();
+        let mut add = |key: &str, v: Value| {
+            if let Ok(i) = Info::new(key, v) {
+                info.push(i);
+            }
+        };
+        add(k::PMIX_USERID, Value::Uint32(t.uid));
+        add(k::PMIX_GRPID, Value::Uint32(t.gid));
+        add(k::PMIX_PROC_PID, Value::Pid(t.pid));
+        add(
+            k::PMIX_VERSION_INFO,
+            Value::string(crate::client::VERSION_STRING),
+        );
+        if let Some(p) = &t.requested {
+            add(k::PMIX_NSPACE, Value::string(p.nspace.as_str()));
+            add(k::PMIX_RANK, Value::Rank(p.rank));
+        }
+        let me = self.clone();
+        let done: HostDone<ProcId> = Box::new(move |r| {
+            let m2 = me.clone();
+            let _ = me
+                .handle
+                .post(move |ctx| m2.step(ctx, |s, out| s.accept_tool(id, r, out)));
+        });
+        if let Err(e) = self.host.tool_connected(t.requested.as_ref(), &info, done) {
+            self.step(ctx, |s, out| s.accept_tool(id, Err(e), out));
+        }
+    }
+}
+
 /// A running server (one per process).
 pub struct Server {
     shared: Arc<Shared>,
@@ -597,6 +662,53 @@ pub struct Server {
     finalized_flag: std::sync::atomic::AtomicBool,
     /// The server's own copy of delivered output (None: not written here).
     local_output: Mutex<Option<crate::iof::LocalOutput>>,
+    /// Rendezvous files for tools (removed at finalize).
+    rendezvous: Vec<PathBuf>,
+}
+
+/// Write the rendezvous files tools look for (see [`crate::rendezvous`]); a file that
+/// cannot be written is logged and skipped.
+fn rendezvous_files(
+    info: &[Info],
+    tmpdir: &Path,
+    host: &str,
+    id: &ProcId,
+    uri: &str,
+) -> Vec<PathBuf> {
+    use crate::rendezvous as rv;
+    use pmix_sys::attrs::keys as k;
+    let flag = |key: &str| {
+        info.iter()
+            .any(|i| i.key.as_str() == key && i.value.is_true())
+    };
+    let mut files = vec![
+        rv::pid_file(tmpdir, host, i64::from(std::process::id())),
+        rv::nspace_file(tmpdir, host, id.nspace.as_str()),
+    ];
+    if flag(k::PMIX_SERVER_SESSION_SUPPORT) {
+        files.push(rv::session_file(tmpdir, host));
+    }
+    if flag(k::PMIX_SERVER_SYSTEM_SUPPORT) {
+        let given = info
+            .iter()
+            .find(|i| i.key.as_str() == k::PMIX_SYSTEM_TMPDIR)
+            .and_then(|i| i.value.as_str());
+        files.push(rv::system_file(
+            &rv::tmpdir(given, "PMIX_SYSTEM_TMPDIR"),
+            host,
+        ));
+    }
+    files.retain(|f| match rv::write(f, uri) {
+        Ok(()) => {
+            log::debug!("server: tools find us through {}", f.display());
+            true
+        }
+        Err(e) => {
+            log::warn!("server: {}", e);
+            false
+        }
+    });
+    files
 }
 
 fn comm(what: &str, e: std::io::Error) -> Error {
@@ -686,7 +798,16 @@ impl Server {
             .set_nonblocking(true)
             .map_err(|e| comm("nonblocking listener", e))?;
         let handle = reactor::acquire()?;
-        let mut state = ServerState::new(id.clone(), hostname);
+        let mut state = ServerState::new(id.clone(), hostname.clone());
+        let flag = |key: &str| {
+            cfg.info
+                .iter()
+                .any(|i| i.key.as_str() == key && i.value.is_true())
+        };
+        let tools = flag(pmix_sys::attrs::keys::PMIX_SERVER_TOOL_SUPPORT);
+        if tools {
+            state.enable_tools(crate::sys::euid());
+        }
         let delta = modex::delta_from_env();
         if delta {
             log::debug!("server {}: delta modex on ({})", id, modex::DELTA_MODEX_ENV);
@@ -717,7 +838,14 @@ impl Server {
         };
         log::debug!("server {} listening on {}", id, sock.display());
         let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
+        let uri = format!("{}.{};unix:{}", id.nspace, id.rank, sock.display());
+        let rendezvous = if tools {
+            rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri)
+        } else {
+            Vec::new()
+        };
         Ok(Server {
+            rendezvous,
             shared,
             id,
             dir,
@@ -1121,6 +1249,9 @@ impl Server {
             Ok(())
         });
         let _ = std::fs::remove_dir_all(&self.dir);
+        for f in &self.rendezvous {
+            let _ = std::fs::remove_file(f);
+        }
         reactor::release();
         log::debug!("server {} finalized", self.id);
     }

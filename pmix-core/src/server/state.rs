@@ -27,6 +27,9 @@ mod dynamic;
 mod events;
 #[path = "group.rs"]
 mod group;
+#[path = "tools.rs"]
+mod tools;
+pub use tools::ToolHello;
 #[path = "hostops.rs"]
 mod hostops;
 #[path = "iof.rs"]
@@ -160,6 +163,8 @@ enum ConnState {
     New { uid: u32 },
     /// A client that passed the handshake.
     Client { proc_: ProcId, finalized: bool },
+    /// A tool whose handshake passed our checks, waiting for the host's `tool_connected`.
+    ToolWaiting,
 }
 
 struct Arrival {
@@ -253,6 +258,8 @@ pub struct ServerState {
     sent_collected: HashMap<Vec<ProcId>, SentCollected>,
     /// I/O forwarding: registrations and the output cache (see `server/iof.rs`).
     iof: iof::IofState,
+    /// Tool connections (see `server/tools.rs`).
+    pub(super) tools: tools::ToolState,
     /// Requests handed to host module slots (see `server/hostops.rs`).
     hostops: hostops::HostOpsState,
 }
@@ -285,6 +292,7 @@ impl ServerState {
             stats: FenceStats::default(),
             sent_collected: HashMap::new(),
             iof: Default::default(),
+            tools: Default::default(),
             hostops: Default::default(),
         }
     }
@@ -784,6 +792,12 @@ impl ServerState {
                 ),
             ));
         }
+        if hello.kind != protocol::PeerKind::Client {
+            return Err(Error::new(
+                sys::PMIX_ERR_NOT_SUPPORTED,
+                "a tool handshake on the client path",
+            ));
+        }
         let p = hello.proc_;
         let reg = self
             .nspaces
@@ -834,6 +848,7 @@ impl ServerState {
             .unwrap_or_default();
         let w = Welcome::Accepted {
             server: self.id.clone(),
+            you: proc_.clone(),
             jobs,
         };
         out.push(Action::Send(conn, protocol::encode(&w)));
@@ -877,6 +892,10 @@ impl ServerState {
         let ConnState::Client { proc_, finalized } = st else {
             return;
         };
+        if self.tools.conns.remove(&conn) {
+            self.tool_closed(conn, &proc_, finalized, out);
+            return;
+        }
         self.getters.retain(|g| g.conn != conn);
         self.ns_waiters.retain(|g| g.conn != conn);
         self.iof_conn_gone(conn);
@@ -1019,6 +1038,11 @@ impl ServerState {
             Req::Finalize => {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
+                }
+                if self.is_tool(conn) {
+                    // A tool is not the host's client: no host upcall, no job effects.
+                    self.tool_finalize(conn, tag, out);
+                    return Ok(());
                 }
                 self.iof_conn_gone(conn);
                 self.dyn_finalized(&me, out);
@@ -2152,6 +2176,7 @@ pub(crate) fn connect_test_client(
         pid: 1,
         uid,
         gid: 0,
+        kind: protocol::PeerKind::Client,
     };
     let who = s
         .check_hello(conn, &protocol::encode(&hello))
@@ -2556,6 +2581,7 @@ mod tests {
                 pid: 1,
                 uid: UID,
                 gid: 0,
+                kind: protocol::PeerKind::Client,
             })
         };
         s.connected(1, UID + 1);
@@ -2594,6 +2620,7 @@ mod tests {
             pid: 1,
             uid: UID,
             gid: 0,
+            kind: protocol::PeerKind::Client,
         });
         let who = s
             .check_hello(9, &hello)
@@ -2739,6 +2766,7 @@ mod tests {
             pid: 1,
             uid: UID,
             gid: 0,
+            kind: protocol::PeerKind::Client,
         });
         let who = s.check_hello(1, &hello).unwrap();
         s.accept(1, who, &mut out);

@@ -100,6 +100,6 @@ pub fn connect(server: &Server, job: &str, rank: u32) -> pmix_core::Result<Clien
             ProcId::new(ns(job), rank),
             parse_uri(&server.uri()).unwrap(),
         )),
-        info: vec![],
+        ..Default::default()
     })
 }

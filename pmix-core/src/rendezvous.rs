@@ -1,0 +1,160 @@
+//! Rendezvous files: how a tool finds a server it was not started by.
+//!
+//! A server with tool support writes small files holding its URI, named as OpenPMIx
+//! master names them (the contents are ours: the URI of our Unix socket, then a
+//! `v<version>` line):
+//!
+//! | file | written when | found by a tool with |
+//! |---|---|---|
+//! | `<tmpdir>/pmix.<host>.tool.<pid>` | tool support | `PMIX_SERVER_PIDINFO` |
+//! | `<tmpdir>/pmix.<host>.tool.<nspace>` | tool support | `PMIX_SERVER_NSPACE` |
+//! | `<tmpdir>/pmix.<host>.tool` | `PMIX_SERVER_SESSION_SUPPORT` | (no target given) |
+//! | `<systmpdir>/pmix.sys.<host>` | `PMIX_SERVER_SYSTEM_SUPPORT` | `PMIX_CONNECT_TO_SYSTEM` |
+//!
+//! `<tmpdir>` is `PMIX_SERVER_TMPDIR` (directive, else environment), else `$TMPDIR`, else
+//! `/tmp`; `<systmpdir>` likewise from `PMIX_SYSTEM_TMPDIR`. The server removes its files
+//! when it finalizes.
+
+use crate::error::{Error, Result};
+use pmix_sys as sys;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// `<dir>/pmix.<host>.tool.<pid>`.
+pub fn pid_file(dir: &Path, host: &str, pid: i64) -> PathBuf {
+    dir.join(format!("pmix.{}.tool.{}", host, pid))
+}
+
+/// `<dir>/pmix.<host>.tool.<nspace>`.
+pub fn nspace_file(dir: &Path, host: &str, nspace: &str) -> PathBuf {
+    dir.join(format!("pmix.{}.tool.{}", host, nspace))
+}
+
+/// `<dir>/pmix.<host>.tool`.
+pub fn session_file(dir: &Path, host: &str) -> PathBuf {
+    dir.join(format!("pmix.{}.tool", host))
+}
+
+/// `<dir>/pmix.sys.<host>`.
+pub fn system_file(dir: &Path, host: &str) -> PathBuf {
+    dir.join(format!("pmix.sys.{}", host))
+}
+
+/// A temporary directory: the directive's value, else the environment variable `var`,
+/// else `$TMPDIR`, else `/tmp`.
+pub fn tmpdir(given: Option<&str>, var: &str) -> PathBuf {
+    given
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os(var).map(PathBuf::from))
+        .or_else(|| std::env::var_os("TMPDIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("/tmp"))
+}
+
+/// How deep [`search`] descends below the tmpdir (a launcher such as pmixrun keeps its
+/// files in its scratch tree, as OpenPMIx's hosts keep them in their session directory).
+const SEARCH_DEPTH: usize = 4;
+
+/// Find a file called `name` in `dir` or below it (OpenPMIx master searches the tmpdir
+/// tree too): `dir/name` first, then subdirectories we own, breadth first, up to
+/// four levels; unreadable directories and symbolic links are skipped.
+pub fn search(dir: &Path, name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let me = crate::sys::euid();
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..=SEARCH_DEPTH {
+        let mut next = Vec::new();
+        for d in &level {
+            let f = d.join(name);
+            if f.is_file() {
+                return Some(f);
+            }
+            let Ok(rd) = std::fs::read_dir(d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let Ok(m) = std::fs::symlink_metadata(e.path()) else {
+                    continue;
+                };
+                if m.is_dir() && m.uid() == me {
+                    next.push(e.path());
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        next.sort();
+        level = next;
+    }
+    None
+}
+
+/// Write `uri` to `path` (mode 0600, replacing an older file of ours).
+///
+/// # Errors
+/// `PMIX_ERROR` if the file cannot be written.
+pub fn write(path: &Path, uri: &str) -> Result<()> {
+    let fail = |e: std::io::Error| {
+        Error::new(
+            sys::PMIX_ERROR,
+            format!("rendezvous file {}: {}", path.display(), e),
+        )
+    };
+    let _ = std::fs::remove_file(path);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(fail)?;
+    writeln!(f, "{}", uri).map_err(fail)?;
+    writeln!(f, "v{}", crate::client::VERSION_STRING).map_err(fail)?;
+    Ok(())
+}
+
+/// The URI in a rendezvous file (its first line).
+///
+/// # Errors
+/// `PMIX_ERR_NOT_FOUND` if the file does not exist or cannot be read,
+/// `PMIX_ERR_BAD_PARAM` if its first line is empty.
+pub fn read(path: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::new(
+            sys::PMIX_ERR_NOT_FOUND,
+            format!("rendezvous file {}: {}", path.display(), e),
+        )
+    })?;
+    let line = text.lines().next().unwrap_or("").trim();
+    if line.is_empty() {
+        return Err(Error::bad_param(format!(
+            "rendezvous file {} holds no URI",
+            path.display()
+        )));
+    }
+    Ok(line.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_then_read() {
+        let dir = std::env::temp_dir().join(format!("pmix-rs-rndz-test.{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = pid_file(&dir, "h", 12);
+        assert!(f.ends_with("pmix.h.tool.12"));
+        write(&f, "ns.0;unix:/x/sock").unwrap();
+        assert_eq!(read(&f).unwrap(), "ns.0;unix:/x/sock");
+        write(&f, "ns.1;unix:/y").unwrap();
+        assert_eq!(read(&f).unwrap(), "ns.1;unix:/y");
+        assert_eq!(
+            read(&dir.join("absent")).unwrap_err().status,
+            sys::PMIX_ERR_NOT_FOUND
+        );
+        std::fs::write(&f, "\n").unwrap();
+        assert_eq!(read(&f).unwrap_err().status, sys::PMIX_ERR_BAD_PARAM);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
