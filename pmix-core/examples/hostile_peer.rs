@@ -22,7 +22,7 @@
 //! ```
 
 use pmix_core::protocol::{
-    self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
+    self, FrameDecoder, Hello, PeerKind, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
 use pmix_core::{Key, Nspace, ProcId, Value};
 use std::io::{ErrorKind, Read, Write};
@@ -100,12 +100,17 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 fn hello_for(p: &ProcId) -> Hello {
+    hello_as(p, PeerKind::Client)
+}
+
+fn hello_as(p: &ProcId, kind: PeerKind) -> Hello {
     Hello {
         version: protocol::VERSION,
         proc_: p.clone(),
         pid: std::process::id() as i32,
         uid: 0,
         gid: 0,
+        kind,
     }
 }
 
@@ -259,6 +264,7 @@ fn attacks(server_pid: u32) -> i32 {
     });
     let welcome = protocol::encode(&Welcome::Accepted {
         server: t.me.clone(),
+        you: t.me.clone(),
         jobs: Vec::new(),
     });
     let request = protocol::encode(&Request {
@@ -346,6 +352,33 @@ fn attacks(server_pid: u32) -> i32 {
             s,
             pmix_sys::PMIX_ERR_NOT_FOUND,
         ));
+    }
+    // A tool may connect (same uid) but not as a process of the job, nor without a rank.
+    let tool_claims = [
+        (
+            "a tool naming itself rank 1",
+            hello_as(&ProcId::new(ns.clone(), 1), PeerKind::ToolNamed),
+            pmix_sys::PMIX_ERR_EXISTS,
+        ),
+        (
+            "a tool naming itself rank WILDCARD of a new namespace",
+            hello_as(
+                &ProcId::new(
+                    Nspace::new("hostile.tool.ns").unwrap_or_default(),
+                    pmix_sys::PMIX_RANK_WILDCARD,
+                ),
+                PeerKind::ToolNamed,
+            ),
+            pmix_sys::PMIX_ERR_BAD_PARAM,
+        ),
+    ];
+    for (what, h, want) in &tool_claims {
+        let o = attack(&t, &frame(&protocol::encode(h)), false);
+        refusals += u32::from(matches!(o, Outcome::Refused(_)));
+        c.check(
+            o == Outcome::Refused(*want),
+            format!("{what}: {o:?} (want Refused({want}))"),
+        );
     }
     for (what, p, want) in &claims {
         let o = attack(&t, &frame(&protocol::encode(&hello_for(p))), false);
@@ -596,6 +629,16 @@ fn uid_cred(rank: u32) -> i32 {
             c.check(
                 o == Outcome::Refused(pmix_sys::PMIX_ERR_INVALID_CRED),
                 format!("uid {} claiming {p}: {o:?}", uid_of_self()),
+            );
+            // Nor as a tool.
+            let o = attack(
+                &t,
+                &frame(&protocol::encode(&hello_as(&p, PeerKind::ToolAssign))),
+                false,
+            );
+            c.check(
+                o == Outcome::Refused(pmix_sys::PMIX_ERR_INVALID_CRED),
+                format!("uid {} as a tool: {o:?}", uid_of_self()),
             );
         }
     }

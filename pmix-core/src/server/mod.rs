@@ -541,13 +541,13 @@ impl Shared {
     /// read and handled first (the progress thread may have been busy); a connection
     /// that is then still waiting is closed.
     fn handshake_deadline(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, pid: i32) {
-        if !ctx.is_open(id) || self.lock().is_client(id) {
+        if !ctx.is_open(id) || !self.lock().awaiting_hello(id) {
             return;
         }
         ctx.poll_input(id);
         let me = self.clone();
         ctx.defer(Box::new(move |ctx| {
-            if !ctx.is_open(id) || me.lock().is_client(id) {
+            if !ctx.is_open(id) || !me.lock().awaiting_hello(id) {
                 return;
             }
             log::warn!(
@@ -641,12 +641,18 @@ impl Shared {
         let me = self.clone();
         let done: HostDone<ProcId> = Box::new(move |r| {
             let m2 = me.clone();
-            let _ = me
-                .handle
-                .post(move |ctx| m2.step(ctx, |s, out| s.accept_tool(id, r, out)));
+            let _ = me.handle.post(move |ctx| m2.tool_verdict(ctx, id, r));
         });
         if let Err(e) = self.host.tool_connected(t.requested.as_ref(), &info, done) {
-            self.step(ctx, |s, out| s.accept_tool(id, Err(e), out));
+            self.tool_verdict(ctx, id, Err(e));
+        }
+    }
+
+    /// The host's answer about a tool: accept it (with a client's frame limit) or refuse it.
+    fn tool_verdict(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, r: Result<ProcId>) {
+        self.step(ctx, |s, out| s.accept_tool(id, r, out));
+        if self.lock().is_client(id) {
+            ctx.set_max_frame(id, crate::protocol::MAX_FRAME);
         }
     }
 }

@@ -883,6 +883,12 @@ impl ServerState {
         matches!(self.conns.get(&conn), Some(ConnState::Client { .. }))
     }
 
+    /// True while a connection has not sent its handshake yet (a tool whose handshake
+    /// waits for the host's verdict has sent it).
+    pub fn awaiting_hello(&self, conn: ConnId) -> bool {
+        matches!(self.conns.get(&conn), Some(ConnState::New { .. }))
+    }
+
     /// A connection closed (peer went away, or we closed it on a malformed frame).
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
         self.hostops_conn_gone(conn);
