@@ -304,6 +304,8 @@ struct Inner {
     next_tag: AtomicU32,
     handlers: crate::event::Handlers,
     finalized: AtomicBool,
+    /// The tag of our Finalize request (0 before it is sent).
+    finalize_tag: AtomicU32,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
 }
 
@@ -356,11 +358,25 @@ impl Inner {
         }
     }
 
+    /// Close our connection on purpose (finalize): no lost-connection event.
+    fn disconnect(&self, ctx: &mut Ctx) {
+        lock(&self.writer).stream = None;
+        if let Some(c) = lock(&self.conn).take() {
+            ctx.close(c);
+        }
+        self.connected.store(false, Ordering::SeqCst);
+    }
+
     fn on_conn(&self, ctx: &mut Ctx, id: ConnId, ev: ConnEvent) {
         match ev {
             ConnEvent::Closed(why) => self.lost(&why),
             ConnEvent::Frame(body) => match protocol::decode::<ServerMsg>(&body) {
                 Ok(ServerMsg::Reply { tag, status, data }) => {
+                    if tag != 0 && tag == self.finalize_tag.load(Ordering::SeqCst) {
+                        // The server has our Finalize: close here, before the waiting
+                        // caller wakes, so PMIx_Finalize needs no second trip to us.
+                        self.disconnect(ctx);
+                    }
                     let f = lock(&self.pending).remove(&tag);
                     match f {
                         Some(f) => f(status, data),
@@ -579,6 +595,7 @@ impl Client {
                 next_tag: AtomicU32::new(1),
                 handlers: Default::default(),
                 finalized: AtomicBool::new(false),
+                finalize_tag: AtomicU32::new(0),
                 pinned: Mutex::new(HashMap::new()),
             }),
         }
@@ -638,6 +655,7 @@ impl Client {
             next_tag: AtomicU32::new(1),
             handlers: Default::default(),
             finalized: AtomicBool::new(false),
+            finalize_tag: AtomicU32::new(0),
             pinned: Mutex::new(HashMap::new()),
         });
         stream
@@ -651,12 +669,13 @@ impl Client {
                 ctx.close(id);
             }
         });
-        let inner2 = inner.clone();
-        handle.call("PMIx_Init", move |ctx| {
-            let id = ctx.add_conn(mio::net::UnixStream::from_std(stream), owner)?;
-            *lock(&inner2.conn) = Some(id);
-            Ok(())
-        })?;
+        // The progress thread takes the connection over when it next runs; Init does not
+        // wait for it (one thread wakeup less on the way to the first operation). The
+        // conn lock is held until the id is recorded, so no command sees it unset.
+        {
+            let mut conn = lock(&inner.conn);
+            *conn = Some(handle.add_conn(mio::net::UnixStream::from_std(stream), owner)?);
+        }
         log::debug!("client {} connected", inner.me);
         Ok(Client { inner })
     }
@@ -688,6 +707,9 @@ impl Client {
         let mut tag = self.inner.next_tag.fetch_add(1, Ordering::Relaxed);
         if tag == 0 {
             tag = self.inner.next_tag.fetch_add(1, Ordering::Relaxed);
+        }
+        if matches!(req, Req::Finalize) {
+            self.inner.finalize_tag.store(tag, Ordering::SeqCst);
         }
         let body = protocol::encode(&Request { tag, req });
         lock(&self.inner.pending).insert(tag, f);
@@ -1612,15 +1634,14 @@ impl Client {
             if let Err(e) = r {
                 log::debug!("client: finalize handshake: {}", e);
             }
-            let inner = self.inner.clone();
-            let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
-                lock(&inner.writer).stream = None;
-                if let Some(c) = lock(&inner.conn).take() {
-                    ctx.close(c);
-                }
-                inner.connected.store(false, Ordering::SeqCst);
-                Ok(())
-            });
+            // Normally the reply closed the connection already (`Inner::disconnect`).
+            if self.inner.connected.load(Ordering::SeqCst) {
+                let inner = self.inner.clone();
+                let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
+                    inner.disconnect(ctx);
+                    Ok(())
+                });
+            }
         }
         reactor::release();
         Ok(())

@@ -86,12 +86,14 @@ struct Listener {
 
 /// The progress thread's state, handed to every command, timer and connection owner.
 pub struct Ctx {
-    registry: mio::Registry,
+    registry: Arc<mio::Registry>,
     conns: HashMap<usize, Conn>,
     listeners: HashMap<usize, Listener>,
     timers: BTreeMap<(Instant, TimerId), Command>,
     timer_index: HashMap<TimerId, Instant>,
-    next_token: usize,
+    /// Shared with every [`Handle`]: other threads take ids for sockets they register
+    /// themselves ([`Handle::add_conn`], [`Handle::add_listener`]).
+    next_token: Arc<AtomicUsize>,
     next_timer: TimerId,
     pending: VecDeque<(ConnId, ConnOwner, ConnEvent)>,
     deferred: VecDeque<Command>,
@@ -101,8 +103,7 @@ pub struct Ctx {
 
 impl Ctx {
     fn token(&mut self) -> Token {
-        self.next_token += 1;
-        Token(self.next_token)
+        Token(self.next_token.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
     /// Start serving `stream` as a framed connection owned by `owner`.
@@ -114,8 +115,15 @@ impl Ctx {
         self.registry
             .register(&mut stream, tok, Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
+        self.insert_conn(tok.0, stream, owner);
+        Ok(tok.0)
+    }
+
+    /// Take over a connection another thread registered under `id` (see
+    /// [`Handle::add_conn`]).
+    fn insert_conn(&mut self, id: ConnId, stream: UnixStream, owner: ConnOwner) {
         self.conns.insert(
-            tok.0,
+            id,
             Conn {
                 stream,
                 owner,
@@ -125,9 +133,9 @@ impl Ctx {
                 want_write: false,
             },
         );
-        // Data may already be waiting (e.g. a frame sent before registration): read once.
-        self.on_readable(tok.0);
-        Ok(tok.0)
+        // Data may already be waiting (a frame sent before registration, or an event
+        // that arrived before the connection was in the table): read once.
+        self.on_readable(id);
     }
 
     /// True while `id` is an open connection.
@@ -204,6 +212,13 @@ impl Ctx {
             .map_err(|e| io_err("register listener", e))?;
         self.listeners.insert(tok.0, Listener { sock, on_accept });
         Ok(tok.0)
+    }
+
+    /// Take over a listener another thread registered under `id` (see
+    /// [`Handle::add_listener`]), accepting whoever connected before it was in the table.
+    fn insert_listener(&mut self, id: usize, sock: UnixListener, on_accept: AcceptFn) {
+        self.listeners.insert(id, Listener { sock, on_accept });
+        self.on_accept(id);
     }
 
     /// Stop listening.
@@ -437,6 +452,8 @@ fn io_err(what: &str, e: io::Error) -> Error {
 pub struct Handle {
     tx: Sender<Command>,
     waker: Arc<Waker>,
+    registry: Arc<mio::Registry>,
+    next_token: Arc<AtomicUsize>,
 }
 
 impl Handle {
@@ -450,6 +467,36 @@ impl Handle {
             .map_err(|_| Error::new(sys::PMIX_ERR_NOT_AVAILABLE, "progress thread stopped"))?;
         let _ = self.waker.wake();
         Ok(())
+    }
+
+    /// Hand a connected stream to the progress thread without waiting for it: the
+    /// socket is registered with the poller here, its id is returned at once, and the
+    /// progress thread takes it over when it next runs (reading whatever arrived in
+    /// between). Frames and the close then reach `owner` as with [`Ctx::add_conn`].
+    ///
+    /// # Errors
+    /// The registration error from mio, `PMIX_ERR_NOT_AVAILABLE` if the progress thread
+    /// has stopped.
+    pub fn add_conn(&self, mut stream: UnixStream, owner: ConnOwner) -> Result<ConnId> {
+        let id = self.next_token.fetch_add(1, Ordering::Relaxed) + 1;
+        self.registry
+            .register(&mut stream, Token(id), Interest::READABLE)
+            .map_err(|e| io_err("register connection", e))?;
+        self.post(move |ctx| ctx.insert_conn(id, stream, owner))?;
+        Ok(id)
+    }
+
+    /// [`Handle::add_conn`] for a listening socket (see [`Ctx::add_listener`]).
+    ///
+    /// # Errors
+    /// As [`Handle::add_conn`].
+    pub fn add_listener(&self, mut sock: UnixListener, on_accept: AcceptFn) -> Result<usize> {
+        let id = self.next_token.fetch_add(1, Ordering::Relaxed) + 1;
+        self.registry
+            .register(&mut sock, Token(id), Interest::READABLE)
+            .map_err(|e| io_err("register listener", e))?;
+        self.post(move |ctx| ctx.insert_listener(id, sock, on_accept))?;
+        Ok(id)
     }
 
     /// Run `f` on the progress thread and wait for its result (through [`wait`]).
@@ -501,16 +548,24 @@ pub fn acquire() -> Result<Handle> {
     let waker = Arc::new(
         Waker::new(poll.registry(), WAKER).map_err(|e| out_of_resource("create waker", e))?,
     );
-    let registry = poll
-        .registry()
-        .try_clone()
-        .map_err(|e| out_of_resource("clone registry", e))?;
+    let registry = Arc::new(
+        poll.registry()
+            .try_clone()
+            .map_err(|e| out_of_resource("clone registry", e))?,
+    );
+    let next_token = Arc::new(AtomicUsize::new(0));
     let (tx, rx) = channel::unbounded();
+    let (r2, t2) = (registry.clone(), next_token.clone());
     let thread = std::thread::Builder::new()
         .name(THREAD_NAME.into())
-        .spawn(move || run(poll, registry, rx))
+        .spawn(move || run(poll, r2, t2, rx))
         .map_err(|e| out_of_resource("spawn progress thread", e))?;
-    let handle = Handle { tx, waker };
+    let handle = Handle {
+        tx,
+        waker,
+        registry,
+        next_token,
+    };
     g.running = Some(Running {
         handle: handle.clone(),
         thread: Some(thread),
@@ -615,7 +670,12 @@ fn out_of_resource(what: &str, e: io::Error) -> Error {
     Error::new(sys::PMIX_ERR_OUT_OF_RESOURCE, format!("{}: {}", what, e))
 }
 
-fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
+fn run(
+    mut poll: Poll,
+    registry: Arc<mio::Registry>,
+    next_token: Arc<AtomicUsize>,
+    rx: Receiver<Command>,
+) {
     ON_PROGRESS.with(|f| f.set(true));
     let mut ctx = Ctx {
         registry,
@@ -623,7 +683,7 @@ fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
         listeners: HashMap::new(),
         timers: BTreeMap::new(),
         timer_index: HashMap::new(),
-        next_token: 0,
+        next_token,
         next_timer: 0,
         pending: VecDeque::new(),
         deferred: VecDeque::new(),
