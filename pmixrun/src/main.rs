@@ -308,8 +308,9 @@ fn run(opts: Options) -> i32 {
     let status = launcher.run();
     launcher.finish(&*server);
     drop(launcher);
+    // pmixrun exits next: the server's progress thread is not waited for.
     match Arc::try_unwrap(server) {
-        Ok(s) => s.finalize(),
+        Ok(s) => s.finalize_at_exit(),
         Err(s) => s.close_now(),
     }
     drop(scratch);

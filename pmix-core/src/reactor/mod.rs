@@ -640,6 +640,17 @@ pub fn current() -> Option<Handle> {
 /// Count one user less; the last one stops the progress thread (and waits for it, unless
 /// called on the progress thread itself).
 pub fn release() {
+    release_with(true);
+}
+
+/// [`release`] for a process about to exit: the last user tells the progress thread to
+/// stop but does not wait for it to wake up and finish (on a loaded machine that wait is
+/// a scheduling delay at the end of every `pmixrun`).
+pub fn release_at_exit() {
+    release_with(false);
+}
+
+fn release_with(join: bool) {
     let running = {
         let mut g = lock_global();
         if g.users == 0 {
@@ -656,7 +667,7 @@ pub fn release() {
     if let Some(mut r) = running {
         let _ = r.handle.post(|ctx| ctx.stopping = true);
         if let Some(t) = r.thread.take() {
-            if on_progress_thread() {
+            if on_progress_thread() || !join {
                 drop(t); // detach: it exits after the current callback
             } else {
                 let _ = t.join();

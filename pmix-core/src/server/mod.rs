@@ -921,6 +921,18 @@ impl Server {
         self.shutdown();
     }
 
+    /// [`Server::finalize`] for a host that exits right after: the progress thread is
+    /// told to stop but not waited for (see [`reactor::release_at_exit`]).
+    pub fn finalize_at_exit(self) {
+        if self
+            .finalized_flag
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        self.stop(false);
+    }
+
     /// Like [`Server::finalize`] for a server shared through an `Arc`: stop serving now;
     /// dropping the last handle later does nothing more.
     pub fn close_now(&self) {
@@ -930,7 +942,7 @@ impl Server {
         {
             return;
         }
-        self.stop();
+        self.stop(true);
     }
 
     fn shutdown(&mut self) {
@@ -940,10 +952,10 @@ impl Server {
         {
             return;
         }
-        self.stop();
+        self.stop(true);
     }
 
-    fn stop(&self) {
+    fn stop(&self, join: bool) {
         let lid = self.listener;
         // Not waited for: `reactor::release` below (when it stops the thread) runs after
         // it, and a thread still used by others runs it next.
@@ -955,7 +967,11 @@ impl Server {
             }
         });
         let _ = std::fs::remove_dir_all(&self.dir);
-        reactor::release();
+        if join {
+            reactor::release();
+        } else {
+            reactor::release_at_exit();
+        }
         log::debug!("server {} finalized", self.id);
     }
 }
