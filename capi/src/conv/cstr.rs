@@ -156,9 +156,11 @@ pub unsafe fn key_bytes<'a>(p: *const c_char) -> Option<&'a [u8]> {
 
 /// The bytes of a `pmix_nspace_t` before its NUL (`None` without one).
 pub fn nspace_bytes(ns: &sys::pmix_nspace_t) -> Option<&[u8]> {
+    // SAFETY: the array is readable for its whole length; strnlen reads no further.
+    let n = unsafe { libc::strnlen(ns.as_ptr(), ns.len()) };
     // SAFETY: c_char and u8 have the same size and alignment; the slice is borrowed.
     let b = unsafe { core::slice::from_raw_parts(ns.as_ptr() as *const u8, ns.len()) };
-    b.iter().position(|&c| c == 0).and_then(|n| b.get(..n))
+    b.get(..n).filter(|_| n < ns.len())
 }
 
 /// The bytes before the first NUL of a fixed C array.

@@ -170,6 +170,20 @@ fn flag(info: &[Info], key: &str) -> bool {
 }
 
 impl GetOpts {
+    /// A Get without directives (what [`GetOpts::default`] and an empty list give).
+    pub const NONE: GetOpts = GetOpts {
+        optional: false,
+        immediate: false,
+        refresh: false,
+        timeout: None,
+        level: Level::Any,
+        scope: None,
+        appnum: None,
+        hostname: None,
+        nodeid: None,
+        info: Vec::new(),
+    };
+
     /// Decode the directives of a Get.
     pub fn from_info(info: &[Info]) -> GetOpts {
         if info.is_empty() {
@@ -453,8 +467,8 @@ impl std::fmt::Debug for Client {
 }
 
 /// What a local lookup decided.
-enum Lookup {
-    Found(Value),
+enum Lookup<T = Value> {
+    Found(T),
     /// Found among what a collecting fence delivered: the caller moves it to the cache.
     Collected(ProcId, Key, Value),
     Fail(Error),
@@ -463,6 +477,14 @@ enum Lookup {
         key: Option<Key>,
         immediate: bool,
     },
+}
+
+/// A value found locally, after the caller's conversion (which may fail).
+fn found<T>(r: Result<T>) -> Lookup<T> {
+    match r {
+        Ok(t) => Lookup::Found(t),
+        Err(e) => Lookup::Fail(e),
+    }
 }
 
 fn info_array(infos: Vec<Info>) -> Value {
@@ -1079,9 +1101,20 @@ impl Client {
     }
 
     fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
-        if let Some(l) = self.self_referential(proc, key) {
-            return l;
+        match self.self_referential(proc, key) {
+            Some(l) => l,
+            None => self.lookup_data(proc, key, opts, |v| Ok(v.clone())),
         }
+    }
+
+    /// [`Client::lookup_local`] for a key already known not to be self-referential.
+    fn lookup_data<T>(
+        &self,
+        proc: Option<&ProcId>,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Lookup<T> {
         let me = &self.inner.me;
         if let Some(k) = key {
             // Process sets and groups change at run time: the server answers.
@@ -1108,7 +1141,7 @@ impl Client {
                     if opts.level == Level::Any {
                         if let Some(e) = d.own.map.get(k) {
                             if scope_ok(e.scope) {
-                                return Lookup::Found(e.value.clone());
+                                return found(f(&e.value));
                             }
                         }
                     }
@@ -1117,7 +1150,7 @@ impl Client {
                         .get(&me.nspace)
                         .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
                     {
-                        Some(v) => Lookup::Found(v.clone()),
+                        Some(v) => found(f(v)),
                         None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
                     }
                 }
@@ -1126,7 +1159,7 @@ impl Client {
                     if let Some(j) = d.jobs.get(&me.nspace) {
                         v.extend(j.proc_infos(me.rank));
                     }
-                    Lookup::Found(info_array(v))
+                    found(f(&info_array(v)))
                 }
             };
         }
@@ -1179,13 +1212,13 @@ impl Client {
                             },
                         )
                     }) {
-                    Some(v) => Lookup::Found(v.clone()),
+                    Some(v) => found(f(v)),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",
                         k, target.nspace
                     ))),
                 },
-                None => Lookup::Found(info_array(j.job.clone())),
+                None => found(f(&info_array(j.job.clone()))),
             };
         }
         let Some(k) = key else {
@@ -1208,7 +1241,7 @@ impl Client {
                 if let Some(j) = d.jobs.get(&target.nspace) {
                     all.extend(j.proc_infos(target.rank));
                 }
-                return Lookup::Found(info_array(all));
+                return found(f(&info_array(all)));
             }
             return Lookup::Ask {
                 target: target.clone(),
@@ -1222,13 +1255,13 @@ impl Client {
                 .get(&target.nspace)
                 .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
             {
-                return Lookup::Found(v.clone());
+                return found(f(v));
             }
         }
         // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
         if !opts.refresh && opts.scope.is_none() {
             if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
-                return Lookup::Found(v.clone());
+                return found(f(v));
             }
             if let Some(v) = d
                 .collected
@@ -1244,7 +1277,7 @@ impl Client {
             .get(&target.nspace)
             .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
         {
-            return Lookup::Found(v.clone());
+            return found(f(v));
         }
         if opts.optional || self.is_singleton() {
             return Lookup::Fail(Error::not_found(format!(
@@ -1399,9 +1432,25 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
     /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
     pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        self.get_with(proc, key, opts, |v| Ok(v.clone()))
+    }
+
+    /// [`Client::get`] handing the value to `f` by reference: a value found locally is
+    /// converted by `f` while the store is read, instead of being copied out first (the C
+    /// API converts it straight into the caller's `pmix_value_t`).
+    ///
+    /// # Errors
+    /// As [`Client::get`], and `f`'s own.
+    pub fn get_with<T>(
+        &self,
+        proc: Option<&ProcId>,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Result<T> {
         reactor::check_serviceable("PMIx_Get")?;
         match self.self_referential(proc, key) {
-            Some(Lookup::Found(v)) => return Ok(v),
+            Some(Lookup::Found(v)) => return f(&v),
             Some(Lookup::Fail(e)) => return Err(e),
             _ => {}
         }
@@ -1409,19 +1458,26 @@ impl Client {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
         if let Some((container, sel)) = qualified_get(key, opts) {
-            return self
+            let v = self
                 .get(proc, Some(&container), &without_qualifiers(opts))
-                .and_then(sel);
+                .and_then(sel)?;
+            return f(&v);
         }
-        match self.lookup_local(proc, key, opts) {
-            Lookup::Found(v) => Ok(v),
-            Lookup::Collected(p, k, v) => Ok(self.keep_read(p, k, v)),
+        // `f` runs once: on a value found here, or on the one read from elsewhere below.
+        let mut f = Some(f);
+        let mut apply = |v: &Value| match f.take() {
+            Some(f) => f(v),
+            None => Err(Error::new(sys::PMIX_ERROR, "value converted twice")),
+        };
+        match self.lookup_data(proc, key, opts, &mut apply) {
+            Lookup::Found(t) => Ok(t),
+            Lookup::Collected(p, k, v) => apply(&self.keep_read(p, k, v)),
             Lookup::Fail(e) => Err(e),
             Lookup::Ask {
                 target,
                 key,
                 immediate,
-            } => reactor::wait("PMIx_Get", opts.timeout, |done| {
+            } => apply(&reactor::wait("PMIx_Get", opts.timeout, |done| {
                 self.ask(
                     target,
                     key,
@@ -1429,7 +1485,7 @@ impl Client {
                     opts,
                     Box::new(move |r| done.complete(r)),
                 )
-            }),
+            })?),
         }
     }
 
@@ -1653,7 +1709,16 @@ impl Client {
 type Selector = Box<dyn FnOnce(Value) -> Result<Value> + Send>;
 
 fn qualified_get(key: Option<&Key>, opts: &GetOpts) -> Option<(Key, Selector)> {
-    let k = key?.clone();
+    // The common Get names no qualifier: decide that before copying anything.
+    let key = key?;
+    if !opts
+        .info
+        .iter()
+        .any(|i| i.flags & sys::PMIX_INFO_QUALIFIER != 0)
+    {
+        return None;
+    }
+    let k = key.clone();
     let quals = qualified::requested(&opts.info);
     if quals.is_empty() {
         return None;
