@@ -336,21 +336,6 @@ pub unsafe extern "C" fn PMIx_parse_regex2(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_server_IOF_deliver(
-    _source: *const sys::pmix_proc_t,
-    _channel: sys::pmix_iof_channel_t,
-    _bo: *const sys::pmix_byte_object_t,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_IOF_deliver, {
-        not_supported("PMIx_server_IOF_deliver")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_server_IOF_flow_control(
     _source: *const sys::pmix_proc_t,
     _channel: sys::pmix_iof_channel_t,
@@ -513,44 +498,4 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
     crate::ffi_status!(PMIx_tool_set_server, {
         not_supported("PMIx_tool_set_server")
     })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_IOF_pull(
-    _procs: *const sys::pmix_proc_t,
-    _nprocs: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _channel: sys::pmix_iof_channel_t,
-    _cbfunc: sys::pmix_iof_cbfunc_t,
-    _regcbfunc: sys::pmix_hdlr_reg_cbfunc_t,
-    _regcbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_IOF_pull, { not_supported("PMIx_IOF_pull") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_IOF_deregister(
-    _iofhdlr: usize,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_IOF_deregister, {
-        not_supported("PMIx_IOF_deregister")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_IOF_push(
-    _targets: *const sys::pmix_proc_t,
-    _ntargets: usize,
-    _bo: *mut sys::pmix_byte_object_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_IOF_push, { not_supported("PMIx_IOF_push") })
 }

@@ -189,6 +189,7 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 Action::HostFinalized { proc_, .. } => eprintln!("finalized {}", proc_),
                 Action::HostLost(p) => eprintln!("lost {}", p),
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
+                Action::IofLocal(_, id, c) => eprintln!("iof local {} {} bytes", id, c.data.len()),
             }
         }
         match a {
@@ -208,7 +209,8 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
             | Action::HostLost(_)
             | Action::HostNotify { .. }
             | Action::Host(_)
-            | Action::AnswerDmodex(..) => {}
+            | Action::AnswerDmodex(..)
+            | Action::IofLocal(..) => {}
         }
     }
 }

@@ -6,6 +6,7 @@
 //! * [`compress`] — the small LZ compressor behind `PMIx_Data_compress`;
 //! * [`store`] — key/value storage with scopes, qualifiers, deletion and caching;
 //! * [`client`] and [`server`] — the client and server state machines;
+//! * [`iof`] — I/O forwarding: chunks, matching, the server's own copy of output;
 //! * [`reactor`] — the one progress thread per process (mio), the only I/O and the only
 //!   thread that runs callbacks;
 //! * [`sys`] — the reviewed `unsafe` (credentials, socket options, shared memory).
@@ -18,6 +19,7 @@ pub mod cuda;
 pub mod error;
 pub mod event;
 pub mod fasthash;
+pub mod iof;
 pub mod protocol;
 pub mod reactor;
 pub mod server;

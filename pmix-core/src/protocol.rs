@@ -24,17 +24,20 @@
 //! whole of it if any part is malformed.
 
 pub mod dynamic;
+pub mod iof;
 
 use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::{Entry, JobData, NodeData};
 use crate::value::{Info, Key, Nspace, Pdata, ProcId, Rank, Value};
 pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
+pub use iof::IofReq;
 use pmix_sys as sys;
 use std::collections::BTreeMap;
 
-/// Protocol version spoken by this library (sent in [`Hello`]).
-pub const VERSION: u32 = 2;
+/// Protocol version spoken by this library (sent in [`Hello`]). 3 added I/O forwarding
+/// ([`Req::Iof`], [`ServerMsg::Iof`]).
+pub const VERSION: u32 = 3;
 /// The largest frame body accepted (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
@@ -58,6 +61,12 @@ pub const GATHER_KEY: &str = "pmixrs.gather";
 /// Wire number of [`Req::Allgather`], far from the numbers of the core requests so that
 /// requests added elsewhere do not collide with it.
 const REQ_ALLGATHER: u8 = 64;
+/// Wire number of [`Req::Iof`] (see [`REQ_ALLGATHER`]).
+const REQ_IOF: u8 = 72;
+/// Wire number of [`ServerMsg::Iof`].
+const MSG_IOF: u8 = 4;
+/// Wire number of [`ServerMsg::ForgetNode`].
+const MSG_FORGET_NODE: u8 = 5;
 /// Wire number of [`ReplyData::Gathered`] (see [`REQ_ALLGATHER`]).
 const REPLY_GATHERED: u8 = 64;
 /// Wire number of [`ReplyData::Collected`] (same reasoning).
@@ -621,6 +630,8 @@ pub enum Req {
         /// The caller's contribution.
         data: Vec<u8>,
     },
+    /// An I/O-forwarding request (pull, deregister, push; see [`iof`]).
+    Iof(IofReq),
 }
 
 /// A request with the tag its reply will carry.
@@ -707,6 +718,10 @@ impl Wire for Request {
                 info.encode(out);
                 data.encode(out);
             }
+            Req::Iof(r) => {
+                REQ_IOF.encode(out);
+                r.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -749,6 +764,7 @@ impl Wire for Request {
                 info: Vec::decode(d)?,
                 data: Vec::decode(d)?,
             },
+            REQ_IOF => Req::Iof(IofReq::decode(d)?),
             t => return Err(Error::unpack(format!("unknown request type {}", t))),
         };
         Ok(Request { tag, req })
@@ -796,6 +812,15 @@ pub enum ServerMsg {
         /// Which key.
         key: Key,
     },
+    /// The host retracted data of one node (`deregister_resources` narrowed by
+    /// `PMIX_NODEID`/`PMIX_HOSTNAME`): drop these keys from that node's entry of the
+    /// namespace's job data (`node.info` names them; empty means the whole entry).
+    ForgetNode {
+        /// Whose job data.
+        nspace: Nspace,
+        /// Which node, and the keys removed there (their values are ignored).
+        node: NodeData,
+    },
     /// An event for the client's handlers.
     Event {
         /// Event code.
@@ -804,6 +829,13 @@ pub enum ServerMsg {
         source: ProcId,
         /// Event infos.
         info: Vec<Info>,
+    },
+    /// Forwarded output for the client's registration `id` (see [`iof`]).
+    Iof {
+        /// The client's id of the registration.
+        id: u64,
+        /// The chunk.
+        chunk: Box<crate::iof::IofChunk>,
     },
 }
 
@@ -851,6 +883,11 @@ impl Wire for ServerMsg {
                 proc_.encode(out);
                 key.encode(out);
             }
+            ServerMsg::ForgetNode { nspace, node } => {
+                MSG_FORGET_NODE.encode(out);
+                nspace.encode(out);
+                node.encode(out);
+            }
             ServerMsg::Event {
                 status,
                 source,
@@ -860,6 +897,14 @@ impl Wire for ServerMsg {
                 status.encode(out);
                 source.encode(out);
                 info.encode(out);
+            }
+            ServerMsg::Iof { id, chunk } => {
+                MSG_IOF.encode(out);
+                id.encode(out);
+                chunk.source.encode(out);
+                chunk.channel.encode(out);
+                chunk.info.encode(out);
+                chunk.data.encode(out);
             }
         }
     }
@@ -888,6 +933,19 @@ impl Wire for ServerMsg {
             3 => ServerMsg::Forget {
                 proc_: ProcId::decode(d)?,
                 key: Key::decode(d)?,
+            },
+            MSG_FORGET_NODE => ServerMsg::ForgetNode {
+                nspace: Nspace::decode(d)?,
+                node: NodeData::decode(d)?,
+            },
+            MSG_IOF => ServerMsg::Iof {
+                id: u64::decode(d)?,
+                chunk: Box::new(crate::iof::IofChunk {
+                    source: ProcId::decode(d)?,
+                    channel: u16::decode(d)?,
+                    info: Vec::decode(d)?,
+                    data: Vec::decode(d)?,
+                }),
             },
             t => return Err(Error::unpack(format!("unknown server message {}", t))),
         })
@@ -1288,6 +1346,26 @@ mod tests {
                 info: vec![Info::new(FENCE_TAG, Value::string("t.1.2")).unwrap()],
                 data: vec![9, 8, 7],
             },
+            Req::Iof(IofReq::Pull {
+                id: 7,
+                procs: vec![p("ns", sys::PMIX_RANK_WILDCARD)],
+                channels: sys::PMIX_FWD_STDOUT_CHANNEL | sys::PMIX_FWD_STDERR_CHANNEL,
+                directives: vec![Info::new("pmix.iof.tag", Value::Bool(true)).unwrap()],
+            }),
+            Req::Iof(IofReq::Deregister {
+                id: u64::MAX,
+                directives: vec![],
+            }),
+            Req::Iof(IofReq::Push {
+                targets: vec![p("ns", 0)],
+                directives: vec![],
+                data: Some(b"stdin".to_vec()),
+            }),
+            Req::Iof(IofReq::Push {
+                targets: vec![],
+                directives: vec![],
+                data: None,
+            }),
         ];
         for (i, req) in reqs.into_iter().enumerate() {
             roundtrip(Request { tag: i as u32, req });
@@ -1301,6 +1379,14 @@ mod tests {
             tag: 9,
             status: 0,
             data: ReplyData::Job(Box::new(jd)),
+        });
+        roundtrip(ServerMsg::ForgetNode {
+            nspace: Nspace::new("ns").unwrap(),
+            node: NodeData {
+                id: Some(3),
+                hostname: Some("n3".into()),
+                info: vec![Info::new("k", Value::Undef).unwrap()],
+            },
         });
         roundtrip(ServerMsg::Reply {
             tag: 10,
@@ -1325,6 +1411,17 @@ mod tests {
             source: p("srv", 0),
             info: vec![],
         });
+        for data in [b"line\n".to_vec(), Vec::new()] {
+            roundtrip(ServerMsg::Iof {
+                id: 3,
+                chunk: Box::new(crate::iof::IofChunk {
+                    source: p("ns", 1),
+                    channel: sys::PMIX_FWD_STDERR_CHANNEL,
+                    info: vec![Info::new("pmix.iof.cmp", Value::Bool(true)).unwrap()],
+                    data,
+                }),
+            });
+        }
     }
 
     #[test]

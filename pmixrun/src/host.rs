@@ -152,6 +152,7 @@ pub struct JobHost {
     nspace: Nspace,
     events: Arc<Events>,
     store: PubStore,
+    iof: Arc<crate::iof::IofSubs>,
 }
 
 impl JobHost {
@@ -168,7 +169,13 @@ impl JobHost {
             nspace,
             events,
             store,
+            iof: Arc::default(),
         }
+    }
+
+    /// What the server asked to receive of the ranks' output (the launcher reads it).
+    pub fn iof_subs(&self) -> Arc<crate::iof::IofSubs> {
+        self.iof.clone()
     }
 
     fn rank_of(&self, proc: &ProcId) -> Option<ProcId> {
@@ -334,6 +341,20 @@ impl Host for JobHost {
         self.store.unpublish(proc, keys, info);
         done(Ok(()));
         Ok(HostReply::Pending)
+    }
+
+    /// A rank pulls output: the launcher starts (or stops) handing the server the
+    /// ranks' output this covers. (`push_stdin` is not implemented: ranks read
+    /// /dev/null or pmixrun's own stdin, so pushes are refused with NOT_SUPPORTED.)
+    fn iof_pull(
+        &self,
+        procs: &[ProcId],
+        channels: pmix_core::iof::Channels,
+        directives: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.iof.update(procs, channels, directives);
+        Ok(HostReply::Completed)
     }
 }
 

@@ -48,6 +48,8 @@ pub trait JobServer {
     fn deregister_nspace(&self, nspace: &Nspace);
     /// Raise an event at the server's clients in `range` (see [`Server::notify_event`]).
     fn notify(&self, _status: i32, _source: &ProcId, _range: u8, _info: Vec<Info>) {}
+    /// Hand the server output a rank wrote (see [`Server::iof_deliver`]).
+    fn iof_deliver(&self, _source: &ProcId, _channel: u16, _data: Vec<u8>, _info: Vec<Info>) {}
     /// Register the job: by default the one node's registration with
     /// [`JobServer::register_nspace`] (a multi-node bench registers each node's own).
     fn register_job(&self, layout: &Layout, pids: &[Pid]) -> Result<(), String> {
@@ -82,6 +84,14 @@ impl JobServer for Server {
     fn notify(&self, status: i32, source: &ProcId, range: u8, info: Vec<Info>) {
         if let Err(e) = Server::notify_event_range(self, status, source, range, info) {
             log::debug!("cannot raise event {status}: {e}");
+        }
+    }
+    fn iof_deliver(&self, source: &ProcId, channel: u16, data: Vec<u8>, info: Vec<Info>) {
+        // Handed over without waiting: the progress thread takes the chunks in order.
+        if let Err(e) =
+            Server::iof_deliver(self, source, channel, data, info, Some(Box::new(|_| {})))
+        {
+            log::debug!("cannot forward output of {source}: {e}");
         }
     }
 }
@@ -192,6 +202,8 @@ pub struct Launcher {
     server: Option<Arc<dyn JobServer + Send + Sync>>,
     /// Called with the namespace of each spawned job that ended.
     on_job_end: Option<JobEndHook>,
+    /// What the server wants of the ranks' output (set by [`Launcher::forward_output`]).
+    iof: Option<Arc<crate::iof::IofSubs>>,
 }
 
 /// What [`Launcher::on_job_end`] registers.
@@ -274,6 +286,7 @@ impl Launcher {
             lost: Vec::new(),
             server: None,
             on_job_end: None,
+            iof: None,
         };
         if let Some(s) = &l.signals {
             sys::set_nonblocking(s.as_raw_fd())?;
@@ -404,6 +417,12 @@ impl Launcher {
     /// them with `server`. Without it, spawn requests are refused.
     pub fn serve_spawns(&mut self, server: Arc<dyn JobServer + Send + Sync>) {
         self.server = Some(server);
+    }
+
+    /// Hand the server (the one given to [`Launcher::serve_spawns`]) the ranks' output
+    /// that `subs` covers, besides writing it out as usual.
+    pub fn forward_output(&mut self, subs: Arc<crate::iof::IofSubs>) {
+        self.iof = Some(subs);
     }
 
     /// Call `f` with the namespace of every spawned job once all its ranks have ended.
@@ -1092,14 +1111,23 @@ impl Launcher {
     }
 
     /// Read what is ready on one output pipe; returns false at end of file.
-    fn pump(fd: RawFd, stream: &mut Stream, sink: &mut dyn Write) -> bool {
+    fn pump(
+        fd: RawFd,
+        stream: &mut Stream,
+        sink: &mut dyn Write,
+        mut raw: Option<&mut Vec<u8>>,
+    ) -> bool {
         let mut buf = [0u8; 65536];
         let mut out = Vec::new();
         let open = loop {
             match sys::read(fd, &mut buf) {
                 Ok(0) => break false,
                 Ok(n) => {
-                    stream.feed(buf.get(..n).unwrap_or(&[]), &mut out);
+                    let got = buf.get(..n).unwrap_or(&[]);
+                    if let Some(r) = raw.as_deref_mut() {
+                        r.extend_from_slice(got);
+                    }
+                    stream.feed(got, &mut out);
                     if n < buf.len() {
                         break true;
                     }
@@ -1211,14 +1239,48 @@ impl Launcher {
                 .map(|p| p.fd)
                 .collect();
             for c in &mut self.children {
-                for (slot, sink) in [
-                    (&mut c.stdout, &mut self.sinks.stdout),
-                    (&mut c.stderr, &mut self.sinks.stderr),
+                let source = self
+                    .jobs
+                    .get(c.job)
+                    .map(|j| ProcId::new(j.layout.nspace.clone(), c.rank));
+                for (slot, sink, channel) in [
+                    (
+                        &mut c.stdout,
+                        &mut self.sinks.stdout,
+                        pmix_sys::PMIX_FWD_STDOUT_CHANNEL,
+                    ),
+                    (
+                        &mut c.stderr,
+                        &mut self.sinks.stderr,
+                        pmix_sys::PMIX_FWD_STDERR_CHANNEL,
+                    ),
                 ] {
                     let Some(o) = slot else { continue };
-                    if ready.contains(&o.fd.as_raw_fd())
-                        && !Self::pump(o.fd.as_raw_fd(), &mut o.stream, sink.as_mut())
-                    {
+                    if !ready.contains(&o.fd.as_raw_fd()) {
+                        continue;
+                    }
+                    let fwd = match (&self.iof, &self.server, &source) {
+                        (Some(subs), Some(srv), Some(src)) if subs.wants(src, channel) => {
+                            Some((srv, src))
+                        }
+                        _ => None,
+                    };
+                    let mut raw = Vec::new();
+                    let open = Self::pump(
+                        o.fd.as_raw_fd(),
+                        &mut o.stream,
+                        sink.as_mut(),
+                        fwd.is_some().then_some(&mut raw),
+                    );
+                    if let Some((srv, src)) = fwd {
+                        if !raw.is_empty() {
+                            srv.iof_deliver(src, channel, raw, Vec::new());
+                        }
+                        if !open {
+                            srv.iof_deliver(src, channel, Vec::new(), crate::iof::complete());
+                        }
+                    }
+                    if !open {
                         *slot = None;
                     }
                 }

@@ -11,6 +11,7 @@
 
 mod cli;
 mod host;
+mod iof;
 mod job;
 mod keys;
 mod launch;
@@ -259,12 +260,19 @@ fn run(opts: Options) -> i32 {
         }
     };
     // The server must call this node by the name the job was registered with.
-    let server_info = match pmix_core::Info::new(
-        keys::PMIX_HOSTNAME,
-        pmix_core::Value::string(&layout.hostname),
+    // pmixrun writes the ranks' output itself; the server only forwards it to pullers.
+    let server_info = match (
+        pmix_core::Info::new(
+            keys::PMIX_HOSTNAME,
+            pmix_core::Value::string(&layout.hostname),
+        ),
+        pmix_core::Info::new(
+            pmix_sys::attrs::keys::PMIX_IOF_LOCAL_OUTPUT,
+            pmix_core::Value::Bool(false),
+        ),
     ) {
-        Ok(i) => vec![i],
-        Err(e) => {
+        (Ok(h), Ok(l)) => vec![h, l],
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("pmixrun: cannot describe the server: {e}");
             return 1;
         }
@@ -276,6 +284,7 @@ fn run(opts: Options) -> i32 {
     };
     let store = pubsub::PubStore::new();
     let host = JobHost::with_store(nspace, events, store.clone());
+    let iof_subs = host.iof_subs();
     let server = match Server::start(server_cfg, Arc::new(host)) {
         Ok(s) => Arc::new(s),
         Err(e) => {
@@ -304,6 +313,7 @@ fn run(opts: Options) -> i32 {
         return 1;
     }
     launcher.serve_spawns(server.clone());
+    launcher.forward_output(iof_subs);
     launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
     let status = launcher.run();
     launcher.finish(&*server);

@@ -2,9 +2,12 @@
  *   rule "a value read from another process is cached and a later fence does not
  *        refresh it": the peer re-posts, commits and a collecting fence circulates the
  *        new value, yet the Get keeps returning the first one;
+ *        (a key the peer added, never read before, arrives with that fence's collected
+ *        data and is found with PMIX_OPTIONAL: only values already read stay as read);
  *   rule "PMIX_GET_REFRESH_CACHE refreshes": with it the Get returns the new value, and
  *        the refresh brings across everything the peer published (a key the peer added
- *        meanwhile is then found with PMIX_OPTIONAL); a NULL key refreshes all of it.
+ *        before a fence that collected nothing is then found with PMIX_OPTIONAL); a NULL
+ *        key refreshes all of it.
  * Run: pmixrun -n 3 get_cache */
 #include "rules.h"
 
@@ -32,15 +35,25 @@ int main(void)
     v = -1;
     CHECK_RC(get_int(&peer, "gc.k", NULL, 0, &v), PMIX_SUCCESS, "Get after the second fence");
     CHECK(1 == v, "a later fence does not refresh the cached value (got %d, want 1)", v);
-    CHECK_RC(get_int(&peer, "gc.extra", &opt, 1, &v), PMIX_ERR_NOT_FOUND,
-             "the peer's new key is not in the cache yet");
+    v = -1;
+    CHECK_RC(get_int(&peer, "gc.extra", &opt, 1, &v), PMIX_SUCCESS,
+             "a key never read before came with the collecting fence (OPTIONAL finds it)");
+    CHECK(7 == v, "gc.extra = %d", v);
+    barrier("Fence: everyone has read gc.extra");
+
+    /* A key added before a fence that collects nothing is not here without a refresh. */
+    CHECK_RC(put_int(PMIX_GLOBAL, "gc.later", 8), PMIX_SUCCESS, "Put gc.later=8");
+    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit");
+    barrier("non-collecting Fence");
+    CHECK_RC(get_int(&peer, "gc.later", &opt, 1, &v), PMIX_ERR_NOT_FOUND,
+             "the peer's key committed before a non-collecting fence is not in the cache yet");
     v = -1;
     CHECK_RC(get_int(&peer, "gc.k", &refresh, 1, &v), PMIX_SUCCESS, "Get with REFRESH_CACHE");
     CHECK(2 == v, "PMIX_GET_REFRESH_CACHE returns the new value (got %d)", v);
     v = -1;
-    CHECK_RC(get_int(&peer, "gc.extra", &opt, 1, &v), PMIX_SUCCESS,
-             "the refresh brought everything the peer published (OPTIONAL finds gc.extra)");
-    CHECK(7 == v, "gc.extra = %d", v);
+    CHECK_RC(get_int(&peer, "gc.later", &opt, 1, &v), PMIX_SUCCESS,
+             "the refresh brought everything the peer published (OPTIONAL finds gc.later)");
+    CHECK(8 == v, "gc.later = %d", v);
     v = -1;
     CHECK_RC(get_int(&peer, "gc.k", NULL, 0, &v), PMIX_SUCCESS, "plain Get after the refresh");
     CHECK(2 == v, "the cache now holds the new value (got %d)", v);

@@ -174,6 +174,19 @@ static void client_resources(const pmix_proc_t *peer)
     CHECK_RC(get_int(&job, "rh.res", NULL, 0, &x), PMIX_SUCCESS, "a custom resource key");
     CHECK_RC(get_int(&job, "rh.mine", NULL, 0, &x), PMIX_SUCCESS, "the job's own value of a key");
     CHECK(1 == x, "the namespace's own value wins over the resource's (%d)", x);
+    /* Node-level data of one node: PMIX_NODE_INFO with the node's PMIX_HOSTNAME. */
+    pmix_info_t on_n0[2], on_n1[2];
+    flag_info(&on_n0[0], PMIX_NODE_INFO);
+    flag_info(&on_n1[0], PMIX_NODE_INFO);
+    PMIX_INFO_CONSTRUCT(&on_n0[1]);
+    PMIX_INFO_CONSTRUCT(&on_n1[1]);
+    PMIX_INFO_LOAD(&on_n0[1], PMIX_HOSTNAME, "rh-n0", PMIX_STRING);
+    PMIX_INFO_LOAD(&on_n1[1], PMIX_HOSTNAME, "rh-n1", PMIX_STRING);
+    x = -1;
+    CHECK_RC(get_int(&job, "rh.nodekey", on_n0, 2, &x), PMIX_SUCCESS, "a node resource (rh-n0)");
+    CHECK(10 == x, "... with node rh-n0's value (%d)", x);
+    CHECK_RC(get_int(&job, "rh.nodekey", on_n1, 2, &x), PMIX_SUCCESS, "a node resource (rh-n1)");
+    CHECK(11 == x, "... with node rh-n1's value (%d)", x);
     step_up();
     wait_down(); /* the host deregistered PMIX_CLUSTER_ID and registered rh.late */
     double t0 = now();
@@ -194,6 +207,18 @@ static void client_resources(const pmix_proc_t *peer)
     CHECK_RC(PMIx_Get(peer, PMIX_CLUSTER_ID, NULL, 0, &v), PMIX_ERR_NOT_FOUND,
              "... for a peer's view too");
     CHECK_RC(get_int(&job, "rh.res", NULL, 0, &x), PMIX_SUCCESS, "other resources stay");
+    /* The node-narrowed retraction was sent before the job-level one just seen. */
+    CHECK_RC(get_int(&job, "rh.nodekey", on_n0, 2, &x), PMIX_ERR_NOT_FOUND,
+             "deregister_resources narrowed to a node retracted that node's value from the "
+             "running client");
+    x = -1;
+    CHECK_RC(get_int(&job, "rh.nodekey", on_n1, 2, &x), PMIX_SUCCESS,
+             "... and left the other node's value");
+    CHECK(11 == x, "... unchanged (%d)", x);
+    for (int i = 0; i < 2; i++) {
+        PMIX_INFO_DESTRUCT(&on_n0[i]);
+        PMIX_INFO_DESTRUCT(&on_n1[i]);
+    }
     pmix_info_t refresh;
     flag_info(&refresh, PMIX_GET_REFRESH_CACHE);
     CHECK_RC(get_int(&job, "rh.late", NULL, 0, &x), PMIX_ERR_NOT_FOUND,
@@ -411,6 +436,25 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++) {
             PMIX_INFO_DESTRUCT(&res[i]);
         }
+        /* Two nodes, each with a node-level "rh.nodekey" (10 and 11). */
+        pmix_info_t nodes[2];
+        for (uint32_t i = 0; i < 2; i++) {
+            pmix_data_array_t *nd = info_array(3);
+            pmix_info_t *it = nd->array;
+            int val = 10 + (int)i;
+            char host[16];
+            snprintf(host, sizeof host, "rh-n%u", i);
+            PMIX_INFO_LOAD(&it[0], PMIX_NODEID, &i, PMIX_UINT32);
+            PMIX_INFO_LOAD(&it[1], PMIX_HOSTNAME, host, PMIX_STRING);
+            PMIX_INFO_LOAD(&it[2], "rh.nodekey", &val, PMIX_INT);
+            PMIX_INFO_CONSTRUCT(&nodes[i]);
+            load_array(&nodes[i], PMIX_NODE_INFO_ARRAY, nd);
+        }
+        CHECK_RC(PMIx_server_register_resources(nodes, 2, NULL, NULL), PMIX_OPERATION_SUCCEEDED,
+                 "register_resources of two nodes' data");
+        for (int i = 0; i < 2; i++) {
+            PMIX_INFO_DESTRUCT(&nodes[i]);
+        }
     }
 
     size_t ninfo = 0;
@@ -447,6 +491,17 @@ int main(int argc, char **argv)
     if (0 == strcmp(scenario, "resources")) {
         all_up();
         pmix_info_t gone, late;
+        /* Retract rh.nodekey on node rh-n0 only (first: the client waits for the
+         * job-level retraction below, which travels after it on the same connection). */
+        pmix_data_array_t *nd = info_array(2);
+        pmix_info_t *it = nd->array;
+        PMIX_INFO_LOAD(&it[0], PMIX_HOSTNAME, "rh-n0", PMIX_STRING);
+        PMIX_INFO_LOAD(&it[1], "rh.nodekey", NULL, PMIX_UNDEF);
+        PMIX_INFO_CONSTRUCT(&gone);
+        load_array(&gone, PMIX_NODE_INFO_ARRAY, nd);
+        CHECK_RC(PMIx_server_deregister_resources(&gone, 1, NULL, NULL), PMIX_OPERATION_SUCCEEDED,
+                 "deregister_resources narrowed to one node");
+        PMIX_INFO_DESTRUCT(&gone);
         PMIX_INFO_CONSTRUCT(&gone);
         PMIX_INFO_LOAD(&gone, PMIX_CLUSTER_ID, "", PMIX_STRING);
         CHECK_RC(PMIx_server_deregister_resources(&gone, 1, NULL, NULL), PMIX_OPERATION_SUCCEEDED,

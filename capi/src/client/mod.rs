@@ -7,6 +7,7 @@ pub mod fence;
 pub mod get;
 pub mod group;
 pub mod init;
+pub mod iof;
 pub mod job_control;
 pub mod ops;
 pub mod progress;

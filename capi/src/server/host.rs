@@ -380,6 +380,27 @@ impl Host for CHost {
         self.dyn_notify(status, source, range, info);
     }
 
+    fn iof_pull(
+        &self,
+        procs: &[ProcId],
+        channels: pmix_core::iof::Channels,
+        directives: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.iof_pull_slot(procs, channels, directives, done)
+    }
+
+    fn push_stdin(
+        &self,
+        source: &ProcId,
+        targets: &[ProcId],
+        directives: &[Info],
+        data: Option<&[u8]>,
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.push_stdin_slot(source, targets, directives, data, done)
+    }
+
     fn group(
         &self,
         construct: bool,

@@ -5,7 +5,9 @@
 pub mod dmodex;
 pub mod host;
 pub mod host_dyn;
+pub mod host_iof;
 pub mod init;
+pub mod iof;
 pub mod nspace;
 pub mod psets;
 pub mod regex;

@@ -24,6 +24,7 @@ mod events;
 mod gather;
 pub mod global;
 mod group;
+mod iof;
 mod publish;
 mod query;
 mod spawn;
@@ -321,6 +322,8 @@ struct Inner {
     /// The tag of our Finalize request (0 before it is sent).
     finalize_tag: AtomicU32,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
+    /// `PMIx_IOF_pull` registrations (see `iof.rs`).
+    iof: Mutex<iof::IofRegs>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -419,6 +422,12 @@ impl Inner {
                         }
                     }
                 }
+                Ok(ServerMsg::ForgetNode { nspace, node }) => {
+                    let mut d = self.write();
+                    if let Some(j) = d.jobs.get_mut(&nspace) {
+                        j.forget_node(&node);
+                    }
+                }
                 Ok(ServerMsg::Event {
                     status,
                     source,
@@ -428,6 +437,7 @@ impl Inner {
                     source,
                     info,
                 }),
+                Ok(ServerMsg::Iof { id, chunk }) => self.iof_chunk(id, &chunk),
                 Err(e) => {
                     log::warn!(
                         "client: malformed message from the server, disconnecting: {}",
@@ -619,6 +629,7 @@ impl Client {
                 finalized: AtomicBool::new(false),
                 finalize_tag: AtomicU32::new(0),
                 pinned: Mutex::new(HashMap::new()),
+                iof: Mutex::new(Default::default()),
             }),
         }
     }
@@ -679,6 +690,7 @@ impl Client {
             finalized: AtomicBool::new(false),
             finalize_tag: AtomicU32::new(0),
             pinned: Mutex::new(HashMap::new()),
+            iof: Mutex::new(Default::default()),
         });
         stream
             .set_nonblocking(true)
@@ -1683,6 +1695,7 @@ impl Client {
             return Ok(());
         }
         lock(&self.inner.pinned).clear();
+        *lock(&self.inner.iof) = Default::default();
         if !self.is_singleton() && self.inner.connected.load(Ordering::SeqCst) {
             let r = reactor::wait("PMIx_Finalize", Some(FINALIZE_TIMEOUT), |done| {
                 self.request(Req::Finalize, Box::new(move |_, _| done.complete(Ok(()))))

@@ -16,6 +16,7 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 pub mod global;
+mod iof_api;
 pub mod modex;
 mod psets;
 pub mod state;
@@ -213,6 +214,32 @@ pub trait Host: Send + Sync + 'static {
     /// to the other servers, which deliver it with [`Server::notify_event`]. The local
     /// clients have already been given it.
     fn notify_event(&self, _source: &ProcId, _status: i32, _range: u8, _info: &[Info]) {}
+    /// `PMIx_IOF_pull` from a client: this server wants what `procs` write on `channels`
+    /// (the host then hands it over with [`Server::iof_deliver`]). With `PMIX_IOF_STOP`
+    /// among the directives, a client deregistered the pull for these processes and
+    /// channels. An error refuses the pull; the default refuses with
+    /// `PMIX_ERR_NOT_SUPPORTED`, as OpenPMIx does for a NULL module slot.
+    fn iof_pull(
+        &self,
+        _procs: &[ProcId],
+        _channels: crate::iof::Channels,
+        _directives: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no iof_pull"))
+    }
+    /// `PMIx_IOF_push` from `source`: deliver `data` to the stdin of `targets` (a wildcard
+    /// rank: the whole namespace). `data` is `None` when the pusher sent only directives.
+    fn push_stdin(
+        &self,
+        _source: &ProcId,
+        _targets: &[ProcId],
+        _directives: &[Info],
+        _data: Option<&[u8]>,
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no push_stdin"))
+    }
 }
 
 /// Server configuration.
@@ -262,6 +289,7 @@ impl Shared {
                     );
                 }
                 Action::Host(c) => self.host_call(ctx, c),
+                Action::IofLocal(h, id, chunk) => h(id, &chunk),
                 Action::HostFinalized { conn, tag, proc_ } => {
                     let me = self.clone();
                     let done: HostDone<()> = Box::new(move |_| {
@@ -427,6 +455,8 @@ pub struct Server {
     tmpdir: PathBuf,
     listener: usize,
     finalized_flag: std::sync::atomic::AtomicBool,
+    /// The server's own copy of delivered output (None: not written here).
+    local_output: Mutex<Option<crate::iof::LocalOutput>>,
 }
 
 fn comm(what: &str, e: std::io::Error) -> Error {
@@ -541,6 +571,7 @@ impl Server {
             }
         };
         log::debug!("server {} listening on {}", id, sock.display());
+        let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
         Ok(Server {
             shared,
             id,
@@ -549,6 +580,7 @@ impl Server {
             tmpdir,
             listener,
             finalized_flag: std::sync::atomic::AtomicBool::new(false),
+            local_output,
         })
     }
 
@@ -956,6 +988,7 @@ impl Server {
     }
 
     fn stop(&self, join: bool) {
+        self.flush_local_output();
         let lid = self.listener;
         // Not waited for: `reactor::release` below (when it stops the thread) runs after
         // it, and a thread still used by others runs it next.

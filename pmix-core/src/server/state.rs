@@ -27,6 +27,8 @@ mod dynamic;
 mod events;
 #[path = "group.rs"]
 mod group;
+#[path = "iof.rs"]
+mod iof;
 #[path = "query.rs"]
 mod query;
 
@@ -103,6 +105,9 @@ pub enum Action {
     Timer(Duration, TimerEv),
     /// Make a host upcall of the dynamic operations (see `server/upcalls.rs`).
     Host(super::upcalls::HostCall),
+    /// Hand a chunk of forwarded output to a registration of the server process itself
+    /// (its handler and id).
+    IofLocal(crate::iof::IofHandler, u64, crate::iof::IofChunk),
 }
 
 /// What a timer means when it fires.
@@ -238,6 +243,8 @@ pub struct ServerState {
     /// Per participant set of collecting fences, a fingerprint of every entry the last
     /// reply to that set carried (see `collected`).
     sent_collected: HashMap<Vec<ProcId>, SentCollected>,
+    /// I/O forwarding: registrations and the output cache (see `server/iof.rs`).
+    iof: iof::IofState,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -267,6 +274,7 @@ impl ServerState {
             delta_modex: false,
             stats: FenceStats::default(),
             sent_collected: HashMap::new(),
+            iof: Default::default(),
         }
     }
 
@@ -394,6 +402,8 @@ impl ServerState {
     /// namespace holds it any more.
     pub fn deregister_resources(&mut self, info: Vec<Info>, out: &mut Vec<Action>) {
         let mut gone: Vec<Key> = Vec::new();
+        // Node entries narrowed by an id: (namespace, node id, hostname, keys; none = all).
+        let mut node_gone: Vec<(Nspace, crate::store::NodeData)> = Vec::new();
         for i in info {
             match crate::store::info_array(&i.value) {
                 Some(list) => {
@@ -419,15 +429,24 @@ impl ServerState {
                             _ => n.hostname.is_some() && n.hostname.as_deref() == id.value.as_str(),
                         })
                     };
-                    for ns in self.nspaces.values_mut() {
+                    for (name, ns) in self.nspaces.iter_mut() {
                         for n in ns.job.nodes.iter_mut().filter(|n| hit(n)) {
                             if targets.is_empty() {
-                                gone.extend(n.info.iter().map(|x| x.key.clone()));
                                 n.info.clear();
                             } else {
                                 n.info.retain(|x| !targets.contains(&x.key));
-                                gone.extend(targets.iter().cloned());
                             }
+                            node_gone.push((
+                                name.clone(),
+                                crate::store::NodeData {
+                                    id: n.id,
+                                    hostname: n.hostname.clone(),
+                                    info: targets
+                                        .iter()
+                                        .filter_map(|k| Info::new(k.as_str(), Value::Undef).ok())
+                                        .collect(),
+                                },
+                            ));
                         }
                         ns.job
                             .nodes
@@ -460,7 +479,9 @@ impl ServerState {
         }
         gone.sort();
         gone.dedup();
-        // One-way notices to the clients whose namespace no longer holds the key anywhere.
+        // One-way notices to the clients whose namespace no longer holds the key anywhere,
+        // and, for removals narrowed to a node, to every client (one that holds another
+        // namespace's job data after a connect drops it there too).
         for (&c, st) in &self.conns {
             let ConnState::Client { proc_, .. } = st else {
                 continue;
@@ -468,6 +489,15 @@ impl ServerState {
             let Some(ns) = self.nspaces.get(&proc_.nspace) else {
                 continue;
             };
+            for (name, node) in &node_gone {
+                out.push(Action::Send(
+                    c,
+                    protocol::encode(&ServerMsg::ForgetNode {
+                        nspace: name.clone(),
+                        node: node.clone(),
+                    }),
+                ));
+            }
             for k in &gone {
                 let still = ns.job.job.iter().any(|x| &x.key == k)
                     || ns
@@ -740,6 +770,7 @@ impl ServerState {
         };
         self.getters.retain(|g| g.conn != conn);
         self.ns_waiters.retain(|g| g.conn != conn);
+        self.iof_conn_gone(conn);
         if self.by_proc.get(&proc_).is_some_and(|&c| c != conn) {
             // The process already reconnected (finalize, then Init again): this was its
             // old, finalized connection, and the process is not gone.
@@ -870,6 +901,7 @@ impl ServerState {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
                 }
+                self.iof_conn_gone(conn);
                 self.dyn_finalized(&me, out);
                 // The client is released only after the host has recorded the finalize
                 // (a host may otherwise see the process exit first and call it abnormal).
@@ -880,6 +912,7 @@ impl ServerState {
                 });
             }
             Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
+            Req::Iof(r) => self.iof_request(conn, tag, &me, r, out),
             Req::Notify {
                 status,
                 range,

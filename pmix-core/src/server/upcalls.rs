@@ -123,6 +123,50 @@ pub enum HostCall {
         /// Directives.
         directives: Vec<Info>,
     },
+    /// `Host::iof_pull` for a client's registration; the answer goes to
+    /// `ServerState::iof_pull_done`.
+    IofPull {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// The client's id of the registration.
+        id: u64,
+        /// Sources.
+        procs: Vec<ProcId>,
+        /// Channels.
+        channels: crate::iof::Channels,
+        /// The client's directives.
+        directives: Vec<Info>,
+    },
+    /// `Host::iof_pull` with `PMIX_IOF_STOP`: a client deregistered.
+    IofStop {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// The registration's sources.
+        procs: Vec<ProcId>,
+        /// Its channels.
+        channels: crate::iof::Channels,
+        /// The client's directives plus `PMIX_IOF_STOP`.
+        directives: Vec<Info>,
+    },
+    /// `Host::push_stdin` for a client's `PMIx_IOF_push`.
+    PushStdin {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// Who pushes.
+        source: ProcId,
+        /// Recipients.
+        targets: Vec<ProcId>,
+        /// Directives.
+        directives: Vec<Info>,
+        /// The bytes, if any.
+        data: Option<Vec<u8>>,
+    },
     /// `Host::group`.
     Group {
         /// Tracker id; the answer goes to `ServerState::group_done(id, …)`.
@@ -286,6 +330,44 @@ impl Shared {
                 |h, done| h.job_control(&proc_, &targets, &directives, done),
                 Vec::new,
                 Box::new(move |s, r, out| s.infos_done(conn, tag, r, out)),
+            ),
+            HostCall::IofPull {
+                conn,
+                tag,
+                id,
+                procs,
+                channels,
+                directives,
+            } => self.upcall(
+                ctx,
+                |h, done| h.iof_pull(&procs, channels, &directives, done),
+                || (),
+                Box::new(move |s, r, out| s.iof_pull_done(conn, tag, id, r, out)),
+            ),
+            HostCall::IofStop {
+                conn,
+                tag,
+                procs,
+                channels,
+                directives,
+            } => self.upcall(
+                ctx,
+                |h, done| h.iof_pull(&procs, channels, &directives, done),
+                || (),
+                Box::new(move |s, r, out| s.op_done(conn, tag, r, out)),
+            ),
+            HostCall::PushStdin {
+                conn,
+                tag,
+                source,
+                targets,
+                directives,
+                data,
+            } => self.upcall(
+                ctx,
+                |h, done| h.push_stdin(&source, &targets, &directives, data.as_deref(), done),
+                || (),
+                Box::new(move |s, r, out| s.op_done(conn, tag, r, out)),
             ),
             HostCall::Group {
                 id,

@@ -132,6 +132,26 @@ pub enum Level {
 }
 
 impl JobData {
+    /// Apply a node-narrowed retraction (`ServerMsg::ForgetNode`): the entries for the
+    /// node `gone` names (by id or hostname) lose the keys `gone.info` lists, or all of
+    /// their data when it lists none; an entry left with only its identifiers goes.
+    pub fn forget_node(&mut self, gone: &NodeData) {
+        let is_id = |k: &Key| k.as_str() == keys::NODEID || k.as_str() == keys::HOSTNAME;
+        let same = |n: &NodeData| {
+            (n.id.is_some() && n.id == gone.id)
+                || (n.hostname.is_some() && n.hostname == gone.hostname)
+        };
+        for n in self.nodes.iter_mut().filter(|n| same(n)) {
+            if gone.info.is_empty() {
+                n.info.retain(|x| is_id(&x.key));
+            } else {
+                n.info.retain(|x| !gone.info.iter().any(|g| g.key == x.key));
+            }
+        }
+        self.nodes
+            .retain(|n| !same(n) || n.info.iter().any(|x| !is_id(&x.key)));
+    }
+
     /// Sort a host's `register_nspace` infos into levels. Array-valued infos
     /// (`PMIX_PROC_DATA`, `PMIX_APP_INFO_ARRAY`, `PMIX_NODE_INFO_ARRAY`,
     /// `PMIX_JOB_INFO_ARRAY`, `PMIX_SESSION_INFO_ARRAY`) are opened; everything else is
