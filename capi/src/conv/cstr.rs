@@ -96,6 +96,11 @@ pub unsafe fn key_str<'a>(p: *const c_char) -> Result<&'a str> {
         log::warn!("key longer than PMIX_MAX_KEYLEN");
         return Err(Error::bad_param("key longer than PMIX_MAX_KEYLEN"));
     };
+    if b.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8 (the common case, checked without the general
+        // validator: a Put or Get calls this every time).
+        return Ok(unsafe { core::str::from_utf8_unchecked(b) });
+    }
     core::str::from_utf8(b).map_err(|_| {
         log::warn!("key is not valid UTF-8");
         Error::bad_param("key is not valid UTF-8")

@@ -246,9 +246,13 @@ type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
 struct Data {
     jobs: FastMap<Nspace, JobData>,
     own: KvSet,
-    /// What to send at the next commit: one entry per key (its latest scope and value, or
-    /// a deletion scope with no value), so a key put many times is sent once.
-    staged: FastMap<Key, (u8, Value)>,
+    /// What to send at the next commit: one entry per key (its latest scope, or a deletion
+    /// scope), so a key put many times is sent once. The value is not copied at Put: `None`
+    /// means "the value `own` holds for the key" (read at commit). A later Put of the key
+    /// in a scope that is not sent (`PMIX_INTERNAL`, `PMIX_SCOPE_UNDEF`) or a
+    /// `PMIx_Store_internal` of it moves the value to be sent here first (`Some`), as does
+    /// a deletion (`Some(Undef)`).
+    staged: FastMap<Key, (u8, Option<Value>)>,
     peers: FastMap<ProcId, FastMap<Key, Value>>,
     /// What collecting fences delivered of each process's data (`ReplyData::Collected`,
     /// kept encoded), oldest first: each reply carries only what changed since the one
@@ -487,6 +491,32 @@ enum Lookup<T = Value> {
         key: Option<Key>,
         immediate: bool,
     },
+}
+
+/// Mark `key` to be sent at the next commit in `scope`, with the value `own` holds for it.
+fn stage(staged: &mut FastMap<Key, (u8, Option<Value>)>, key: &str, scope: u8) -> Result<()> {
+    // Replace in place when the key is staged already (no new key copy).
+    match staged.get_mut(key) {
+        Some(s) => *s = (scope, None),
+        None => {
+            staged.insert(Key::new(key)?, (scope, None));
+        }
+    }
+    Ok(())
+}
+
+/// `own`'s value of `key` was just replaced by one that is not sent (`old` is what it
+/// held): a commit pending for the key must still send `old`.
+fn keep_staged_value(
+    staged: &mut FastMap<Key, (u8, Option<Value>)>,
+    key: &str,
+    old: Option<Value>,
+) {
+    if let (Some(old), Some(s)) = (old, staged.get_mut(key)) {
+        if s.1.is_none() {
+            s.1 = Some(old);
+        }
+    }
 }
 
 /// A value found locally, after the caller's conversion (which may fail).
@@ -872,28 +902,56 @@ impl Client {
                 d.staged.remove(key);
             } else {
                 let k = Key::new(key)?;
-                d.staged.insert(k, (scope, Value::Undef));
+                d.staged.insert(k, (scope, Some(Value::Undef)));
             }
             return Ok(());
         }
         let d = &mut *d;
-        if matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
-            // Replace in place when the key is staged already (no new key copy).
-            match d.staged.get_mut(key) {
-                Some(s) => *s = (scope, value.clone()),
-                None => {
-                    d.staged.insert(Key::new(key)?, (scope, value.clone()));
+        let sent = matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL);
+        if sent {
+            stage(&mut d.staged, key, scope)?;
+        }
+        let old = match d.own.map.get_mut(key) {
+            Some(e) => {
+                e.scope = scope;
+                Some(std::mem::replace(&mut e.value, value))
+            }
+            None => {
+                d.own.put(Key::new(key)?, scope, value);
+                None
+            }
+        };
+        if !sent {
+            keep_staged_value(&mut d.staged, key, old);
+        }
+        Ok(())
+    }
+
+    /// [`Client::put_str`] of a string value given by reference (`None`: a NULL string).
+    /// Putting a string again under a key whose value is a string rewrites that string in
+    /// place: no allocation, no copy for the commit (`Data::staged`), so a repeated Put
+    /// of a key costs no allocator call at all.
+    ///
+    /// # Errors
+    /// As [`Client::put_str`].
+    pub fn put_string(&self, scope: u8, key: &str, s: Option<&[u8]>) -> Result<()> {
+        let sent = matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL);
+        if let (true, Some(bytes)) = (sent && key != qualified::CONTAINER, s) {
+            reactor::check_serviceable("PMIx_Put")?;
+            if !reactor::on_progress_thread() {
+                let mut d = self.inner.write();
+                let d = &mut *d;
+                if let Some(e) = d.own.map.get_mut(key) {
+                    if let Value::String(Some(buf)) = &mut e.value {
+                        buf.clear();
+                        buf.extend_from_slice(bytes);
+                        e.scope = scope;
+                        return stage(&mut d.staged, key, scope);
+                    }
                 }
             }
         }
-        match d.own.map.get_mut(key) {
-            Some(e) => {
-                e.scope = scope;
-                e.value = value;
-            }
-            None => d.own.put(Key::new(key)?, scope, value),
-        }
-        Ok(())
+        self.put_str(scope, key, Value::String(s.map(<[u8]>::to_vec)))
     }
 
     /// `PMIx_Commit`: send what was put since the last commit.
@@ -905,24 +963,35 @@ impl Client {
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
-        let staged = std::mem::take(&mut self.inner.write().staged);
-        // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
-        // how many changes (puts and deletions since the previous commit) it sends.
-        if staged.is_empty() {
-            log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
-            return Ok(());
-        }
-        log::debug!(
-            "PMIx_Commit: sending {} change(s) made since the previous commit",
-            staged.len()
-        );
-        if self.is_singleton() {
-            return Ok(());
-        }
-        let puts: Vec<Put> = staged
-            .into_iter()
-            .map(|(key, (scope, value))| Put { key, scope, value })
-            .collect();
+        let puts: Vec<Put> = {
+            let mut d = self.inner.write();
+            let staged = std::mem::take(&mut d.staged);
+            // The one place the delta is visible: with PMIX_DEBUG=debug each commit
+            // reports how many changes (puts and deletions since the previous commit) it
+            // sends.
+            if staged.is_empty() {
+                log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
+                return Ok(());
+            }
+            log::debug!(
+                "PMIx_Commit: sending {} change(s) made since the previous commit",
+                staged.len()
+            );
+            if self.is_singleton() {
+                return Ok(());
+            }
+            staged
+                .into_iter()
+                .filter_map(|(key, (scope, value))| {
+                    let value = match value {
+                        Some(v) => v,
+                        // Staged by reference: the value Put last, still in `own`.
+                        None => d.own.map.get(&key)?.value.clone(),
+                    };
+                    Some(Put { key, scope, value })
+                })
+                .collect()
+        };
         self.send_only(Req::Commit { puts })
     }
 
@@ -930,7 +999,15 @@ impl Client {
     pub fn store_internal(&self, proc: &ProcId, key: Key, value: Value) -> Result<()> {
         let mut d = self.inner.write();
         if proc == &self.inner.me {
-            d.own.put(key, sys::PMIX_INTERNAL, value);
+            let d = &mut *d;
+            let old = d.own.map.insert(
+                key.clone(),
+                crate::store::Entry {
+                    scope: sys::PMIX_INTERNAL,
+                    value,
+                },
+            );
+            keep_staged_value(&mut d.staged, key.as_str(), old.map(|e| e.value));
         } else if proc.rank == sys::PMIX_RANK_WILDCARD {
             let jd = d
                 .jobs
