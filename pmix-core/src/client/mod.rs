@@ -319,7 +319,7 @@ struct Inner {
     connected: AtomicBool,
     writer: Mutex<Writer>,
     data: RwLock<Data>,
-    pending: Mutex<HashMap<u32, ReplyFn>>,
+    pending: Mutex<FastMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
     handlers: crate::event::Handlers,
     finalized: AtomicBool,
@@ -537,10 +537,19 @@ fn info_array(infos: Vec<Info>) -> Value {
     }))
 }
 
+/// Connect and exchange Hello/Welcome on the calling thread. Returns the stream, the
+/// server's id, the job data, and the decoder holding whatever the server sent after
+/// its Welcome (an event can follow it at once); the connection's reader continues
+/// from there.
 fn handshake(
     me: &ProcId,
     path: &str,
-) -> Result<(std::os::unix::net::UnixStream, ProcId, Vec<JobData>)> {
+) -> Result<(
+    std::os::unix::net::UnixStream,
+    ProcId,
+    Vec<JobData>,
+    FrameDecoder,
+)> {
     let unreach = |e: std::io::Error| {
         Error::new(
             sys::PMIX_ERR_UNREACH,
@@ -575,15 +584,10 @@ fn handshake(
         }
         dec.push(buf.get(..n).unwrap_or_default());
     };
-    if dec.has_partial() {
-        return Err(Error::unpack(
-            "unexpected data after the server's handshake",
-        ));
-    }
     match protocol::decode::<Welcome>(&body)? {
         Welcome::Accepted { server, jobs } => {
             s.set_read_timeout(None).map_err(unreach)?;
-            Ok((s, server, jobs))
+            Ok((s, server, jobs, dec))
         }
         Welcome::Refused { status, reason } => Err(Error::new(
             status,
@@ -653,7 +657,7 @@ impl Client {
                 connected: AtomicBool::new(false),
                 writer: Mutex::new(Writer::default()),
                 data: RwLock::new(data),
-                pending: Mutex::new(HashMap::new()),
+                pending: Mutex::new(FastMap::default()),
                 next_tag: AtomicU32::new(1),
                 handlers: Default::default(),
                 finalized: AtomicBool::new(false),
@@ -697,7 +701,7 @@ impl Client {
             log::debug!("client: no server in the environment; singleton {}", me);
             return Ok(Self::local(me, hostname, handle, data));
         };
-        let (stream, server, jobs) = handshake(&me, &path)?;
+        let (stream, server, jobs, rest) = handshake(&me, &path)?;
         let mut data = Data::default();
         for j in jobs {
             data.jobs.insert(j.nspace.clone(), j);
@@ -714,7 +718,7 @@ impl Client {
                 ..Default::default()
             }),
             data: RwLock::new(data),
-            pending: Mutex::new(HashMap::new()),
+            pending: Mutex::new(FastMap::default()),
             next_tag: AtomicU32::new(1),
             handlers: Default::default(),
             finalized: AtomicBool::new(false),
@@ -738,7 +742,7 @@ impl Client {
         // conn lock is held until the id is recorded, so no command sees it unset.
         {
             let mut conn = lock(&inner.conn);
-            *conn = Some(handle.add_conn(mio::net::UnixStream::from_std(stream), owner)?);
+            *conn = Some(handle.add_conn(mio::net::UnixStream::from_std(stream), owner, rest)?);
         }
         log::debug!("client {} connected", inner.me);
         Ok(Client { inner })

@@ -25,7 +25,10 @@ use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_sys as sys;
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use crate::fasthash::FastMap;
+use std::collections::{BTreeMap, VecDeque};
+/// Connection and timer tables, looked up on every read, send and timer: the fast hasher.
+type HashMap<K, V> = FastMap<K, V>;
 use std::io::{self, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -115,27 +118,52 @@ impl Ctx {
         self.registry
             .register(&mut stream, tok, Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
-        self.insert_conn(tok.0, stream, owner);
+        self.insert_conn(tok.0, stream, owner, FrameDecoder::new());
         Ok(tok.0)
     }
 
     /// Take over a connection another thread registered under `id` (see
-    /// [`Handle::add_conn`]).
-    fn insert_conn(&mut self, id: ConnId, stream: UnixStream, owner: ConnOwner) {
+    /// [`Handle::add_conn`]); `dec` holds whatever that thread read past its last frame.
+    fn insert_conn(&mut self, id: ConnId, stream: UnixStream, owner: ConnOwner, dec: FrameDecoder) {
         self.conns.insert(
             id,
             Conn {
                 stream,
                 owner,
-                dec: FrameDecoder::new(),
+                dec,
                 out: Vec::new(),
                 out_pos: 0,
                 want_write: false,
             },
         );
-        // Data may already be waiting (a frame sent before registration, or an event
-        // that arrived before the connection was in the table): read once.
+        // Frames the other thread read already, then data that may be waiting (a frame
+        // sent before registration, or an event that arrived before the connection was
+        // in the table): read once.
+        if !self.take_frames(id) {
+            return;
+        }
         self.on_readable(id);
+    }
+
+    /// Queue the complete frames `id`'s decoder holds; false if that closed it.
+    fn take_frames(&mut self, id: ConnId) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return false;
+        };
+        loop {
+            match c.dec.next_frame() {
+                Ok(Some(frame)) => {
+                    self.pending
+                        .push_back((id, c.owner.clone(), ConnEvent::Frame(frame)))
+                }
+                Ok(None) => return true,
+                Err(e) => {
+                    log::warn!("connection {}: malformed frame, closing: {}", id, e);
+                    self.drop_conn(id, format!("malformed frame: {}", e));
+                    return false;
+                }
+            }
+        }
     }
 
     /// True while `id` is an open connection.
@@ -471,18 +499,25 @@ impl Handle {
 
     /// Hand a connected stream to the progress thread without waiting for it: the
     /// socket is registered with the poller here, its id is returned at once, and the
-    /// progress thread takes it over when it next runs (reading whatever arrived in
-    /// between). Frames and the close then reach `owner` as with [`Ctx::add_conn`].
+    /// progress thread takes it over when it next runs (first the complete frames in
+    /// `dec`, what the calling thread read beyond its own exchange, then whatever
+    /// arrived in between). Frames and the close then reach `owner` as with
+    /// [`Ctx::add_conn`].
     ///
     /// # Errors
     /// The registration error from mio, `PMIX_ERR_NOT_AVAILABLE` if the progress thread
     /// has stopped.
-    pub fn add_conn(&self, mut stream: UnixStream, owner: ConnOwner) -> Result<ConnId> {
+    pub fn add_conn(
+        &self,
+        mut stream: UnixStream,
+        owner: ConnOwner,
+        dec: FrameDecoder,
+    ) -> Result<ConnId> {
         let id = self.next_token.fetch_add(1, Ordering::Relaxed) + 1;
         self.registry
             .register(&mut stream, Token(id), Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
-        self.post(move |ctx| ctx.insert_conn(id, stream, owner))?;
+        self.post(move |ctx| ctx.insert_conn(id, stream, owner, dec))?;
         Ok(id)
     }
 
@@ -690,10 +725,10 @@ fn run(
     ON_PROGRESS.with(|f| f.set(true));
     let mut ctx = Ctx {
         registry,
-        conns: HashMap::new(),
-        listeners: HashMap::new(),
+        conns: HashMap::default(),
+        listeners: HashMap::default(),
         timers: BTreeMap::new(),
-        timer_index: HashMap::new(),
+        timer_index: HashMap::default(),
         next_token,
         next_timer: 0,
         pending: VecDeque::new(),
@@ -946,6 +981,51 @@ mod tests {
             log
         );
         assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    /// A connection handed over by another thread (Handle::add_conn) first delivers the
+    /// frames that thread read past its own exchange (a client's handshake can read an
+    /// event the server sent right after its Welcome), then what arrives later, in order.
+    #[test]
+    fn handed_over_connection_delivers_frames_read_before_the_hand_over() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let got = Arc::new(Mutex::new(Vec::<Vec<u8>>::new()));
+        let g = got.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, _id, ev| {
+            if let ConnEvent::Frame(b) = ev {
+                g.lock().unwrap().push(b);
+            }
+        });
+        let (mut peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+        ours.set_nonblocking(true).unwrap();
+        let mut early = FrameDecoder::new();
+        let mut bytes = Vec::new();
+        protocol::encode_frame_into(b"first", &mut bytes);
+        protocol::encode_frame_into(b"second", &mut bytes);
+        // Half of a third frame: the rest comes through the socket.
+        let mut third = Vec::new();
+        protocol::encode_frame_into(b"third", &mut third);
+        let (head, tail) = third.split_at(6);
+        bytes.extend_from_slice(head);
+        early.push(&bytes);
+        h.add_conn(UnixStream::from_std(ours), owner, early).unwrap();
+        peer.write_all(tail).unwrap();
+        let mut later = Vec::new();
+        protocol::encode_frame_into(b"fourth", &mut later);
+        peer.write_all(&later).unwrap();
+        let t0 = Instant::now();
+        while got.lock().unwrap().len() < 4 && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let frames: Vec<String> = got
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        assert_eq!(frames, vec!["first", "second", "third", "fourth"]);
         release();
     }
 

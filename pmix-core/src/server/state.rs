@@ -14,7 +14,10 @@ use crate::reactor::ConnId;
 use crate::store::{keys, scope_searched, scope_visible, Entry, JobData, KvSet, Level, Reader};
 use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
 use pmix_sys as sys;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+/// The state's tables hash with the client's fast hasher: std's SipHash of the fence
+/// trackers' participant lists was a third of the server's work per fence (docs/PERF.md).
+type HashMap<K, V> = FastMap<K, V>;
 use std::time::Duration;
 
 // The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
@@ -260,11 +263,11 @@ impl ServerState {
         ServerState {
             id,
             hostname,
-            nspaces: HashMap::new(),
+            nspaces: HashMap::default(),
             resources: Vec::new(),
-            conns: HashMap::new(),
-            by_proc: HashMap::new(),
-            fences: HashMap::new(),
+            conns: HashMap::default(),
+            by_proc: HashMap::default(),
+            fences: HashMap::default(),
             getters: Vec::new(),
             ns_waiters: Vec::new(),
             dmodex_out: BTreeSet::new(),
@@ -273,7 +276,7 @@ impl ServerState {
             dynamic: Default::default(),
             delta_modex: false,
             stats: FenceStats::default(),
-            sent_collected: HashMap::new(),
+            sent_collected: HashMap::default(),
             iof: Default::default(),
         }
     }
@@ -619,8 +622,8 @@ impl ServerState {
                 },
                 nlocal: 0,
                 local: BTreeSet::new(),
-                clients: HashMap::new(),
-                data: HashMap::new(),
+                clients: HashMap::default(),
+                data: HashMap::default(),
                 gone: BTreeSet::new(),
                 lost: BTreeSet::new(),
             });
