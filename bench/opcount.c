@@ -171,7 +171,7 @@ static double self_cpu_us(struct rusage *ru)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-X
+        fprintf(stderr, "usage: %s OP N (OP: see the top of opcount.c)\n", argv[0]);
         return 2;
     }
     const char *name = argv[1];
