@@ -35,16 +35,6 @@ def test_event_handler_exception():
     assert "boom in event handler" in run.stderr, run.report()
 
 
-@pmixrun_only("ORTE answers PMIx_Query_info with PMIX_ERROR")
-def test_query():
-    assert_ok(run_ranks(PROG, "query"), 2)
-
-
-@pmixrun_only("ORTE does not support PMIx groups")
-def test_groups():
-    assert_ok(run_ranks(PROG, "groups"), 2)
-
-
 def test_abort_ends_the_job():
     run = run_ranks(PROG, "abort", timeout=50)
     assert "[0] ok - rank 0 aborting" in run.stdout, run.report()

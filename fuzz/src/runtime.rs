@@ -268,11 +268,21 @@ pub fn server_session(data: &[u8]) {
                 let _ = s.request(conn, &protocol::encode(&req), &mut out);
             }
             4 => {
-                let conn = (byte(&mut d) % 5) as usize;
+                // a connection closes; with the top bit, the host then deregisters the
+                // rank that was connected on it (as pmixrun does when it reaps a process)
+                let b = byte(&mut d);
+                let conn = (b % 5) as usize;
                 if trace() {
                     eprintln!("close conn {}", conn);
                 }
                 s.closed(conn, &mut out);
+                if b & 0x80 != 0 && (1..=NRANKS as usize).contains(&conn) {
+                    let p = ProcId::new(ns(), conn as u32 - 1);
+                    if trace() {
+                        eprintln!("deregister {}", p);
+                    }
+                    s.deregister_client(&p, &mut out);
+                }
             }
             5 => {
                 // a new connection presenting any handshake, with the right or a wrong uid
@@ -326,10 +336,13 @@ pub fn server_session(data: &[u8]) {
         }
         absorb(&mut out, &mut p);
     }
-    // Every client leaves; the host answers what it was asked; timers fire. Nothing the
-    // session started may be left waiting.
+    // Every client leaves and the host deregisters them (the job ended); the host answers
+    // what it was asked; timers fire. Nothing the session started may be left waiting.
     for conn in s.conn_ids() {
         s.closed(conn, &mut out);
+    }
+    for r in 0..NRANKS {
+        s.deregister_client(&ProcId::new(ns(), r), &mut out);
     }
     absorb(&mut out, &mut p);
     for id in std::mem::take(&mut p.fences) {
@@ -350,17 +363,18 @@ pub fn server_session(data: &[u8]) {
         s.timer(ev, &mut out);
     }
     absorb(&mut out, &mut p);
-    // Known open bug (pmix-core/tests/robust_regressions.rs,
-    // fence_with_finalized_participant_never_completes): a fence naming a finalized
-    // process never completes. The check is on with PMIX_FUZZ_STRICT=1 so the fuzzer can
-    // look for other bugs meanwhile; make it unconditional when that bug is fixed.
-    if std::env::var_os("PMIX_FUZZ_STRICT").is_some() {
-        assert_eq!(
-            s.pending_fences(),
-            0,
-            "a fence outlived all its participants"
-        );
-    }
+    // F3/F4 (docs/ROBUSTNESS.md) made this fail: a fence naming a finalized process, or
+    // started by one, outlived every participant.
+    assert_eq!(
+        s.pending_fences(),
+        0,
+        "a fence outlived all its participants"
+    );
+    assert_eq!(
+        s.pending_connects(),
+        0,
+        "a connect outlived all its participants"
+    );
 }
 
 /// A syntactically valid request chosen by the input.

@@ -42,6 +42,8 @@ pub struct Options {
     pub node_env: Vec<(u32, String, String)>,
     /// `--report-modex`: print each fence's contributions and each direct modex (bench).
     pub report_modex: bool,
+    /// `--enable-recovery`: a failing rank does not end the job.
+    pub recovery: bool,
 }
 
 /// What `parse` decided.
@@ -87,6 +89,17 @@ Global options (allowed in any segment):
   --tag-output          prefix every line a rank prints with [nspace,rank]
   --timeout S           kill the job if it has not finished after S seconds
                         (fractions allowed); pmixrun then exits with status 124
+  --enable-recovery     a failing rank does not end the job (as with mpirun's option
+                        of that name): pmixrun reports the failure, the other ranks
+                        run on, and pmixrun exits with the first failure's status
+                        once every rank has ended. The survivors' collectives that
+                        include the failed rank fail (a fence, connect or Get waiting
+                        for it returns an error), and a rank that vanished without
+                        PMIx_Finalize is announced to its namespace with the event
+                        PMIX_ERR_PROC_TERM_WO_SYNC (source and PMIX_EVENT_AFFECTED_PROC:
+                        the failed rank). PMIx_Abort, --timeout and signals still end
+                        the whole job.
+  --disable-recovery    the first failure ends the job (the default)
   -x VAR                export pmixrun's value of VAR to every rank (VAR must be set)
   -x VAR=value          set VAR=value in every rank's environment
   -h, --help            show this text
@@ -135,7 +148,8 @@ Exit status and failures:
     with 128+signal (a second signal kills the job with SIGKILL);
   - pmixrun cannot start the job (bad program, no server): 127 or 1.
   On any failure pmixrun names the rank and the reason on stderr, sends SIGTERM to
-  the ranks still running and SIGKILL after a grace period.
+  the ranks still running and SIGKILL after a grace period (with --enable-recovery,
+  only for a failure that is not a single rank's).
   Usage errors exit with status 2.
 
 Environment:
@@ -211,6 +225,7 @@ pub fn parse(
         nodes: 1,
         node_env: Vec::new(),
         report_modex: false,
+        recovery: false,
     };
     let mut i = 0;
     loop {
@@ -265,6 +280,12 @@ pub fn parse(
                     opts.tag_output = true
                 }
                 "--timeout" => opts.timeout = Some(parse_timeout(&value(opt)?)?),
+                "--enable-recovery" | "--disable-recovery" => {
+                    if inline.is_some() {
+                        return Err(UsageError(format!("{opt} takes no value")));
+                    }
+                    opts.recovery = opt == "--enable-recovery";
+                }
                 "-x" => {
                     let e = parse_export(&value(opt)?, lookup)?;
                     opts.exports.retain(|(n, _)| *n != e.0);
@@ -428,6 +449,15 @@ mod tests {
     }
 
     #[test]
+    fn recovery_flags_last_wins() {
+        assert!(!run("prog").recovery);
+        assert!(run("--enable-recovery -n 2 prog").recovery);
+        assert!(!run("--enable-recovery --disable-recovery prog").recovery);
+        assert!(run("-n 1 a : --enable-recovery b").recovery);
+        assert!(err("--enable-recovery=1 prog").contains("no value"));
+    }
+
+    #[test]
     fn long_options_with_equals() {
         let o = run("--np=3 --timeout=1 --nodes=1 prog");
         assert_eq!(o.apps[0].nprocs, 3);
@@ -493,6 +523,8 @@ mod tests {
             "--nodes",
             "--node-env",
             "--report-modex",
+            "--enable-recovery",
+            "--disable-recovery",
             "--help",
             "--version",
         ] {

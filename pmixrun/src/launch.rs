@@ -1,7 +1,10 @@
 //! Process management: fork the ranks (gated, see `sys::spawn_gated`), register them
 //! with the server, release them, then supervise: forward their output, watch for
 //! exits, server events, signals and the timeout, and kill the job on the first
-//! failure (SIGTERM, then SIGKILL after a grace period).
+//! failure (SIGTERM, then SIGKILL after a grace period). With recovery
+//! (`--enable-recovery`) the failure of a rank is reported and the others run on.
+//! A rank that has been reaped is deregistered from the server at once, so collectives
+//! still waiting for it fail instead of waiting for a process that is gone.
 //!
 //! Jobs started later by `PMIx_Spawn` ([`crate::spawn`]) are supervised by the same
 //! loop: pmixrun runs until every job has ended. They are connected to their parent,
@@ -127,6 +130,8 @@ pub struct LaunchConfig {
     pub base_env: Vec<(OsString, OsString)>,
     /// Give rank 0 pmixrun's stdin (otherwise every rank reads /dev/null).
     pub stdin_to_rank0: bool,
+    /// `--enable-recovery`: a failing rank does not end the jobs.
+    pub recovery: bool,
 }
 
 /// Room for the variables the server adds to a rank's environment.
@@ -195,6 +200,10 @@ pub struct Launcher {
     signals: Option<OwnedFd>,
     /// The job whose failure is being acted on (later failures are its consequences).
     failed: Option<usize>,
+    /// With recovery: the first job a rank of which failed (its status is pmixrun's).
+    first_failed: Option<usize>,
+    /// Reaped ranks not yet deregistered from the server.
+    reaped: Vec<ProcId>,
     kill_at: Option<Instant>,
     killed_hard: bool,
     lost: Vec<(usize, Rank, Instant)>,
@@ -281,6 +290,8 @@ impl Launcher {
             events,
             signals,
             failed: None,
+            first_failed: None,
+            reaped: Vec::new(),
             kill_at: None,
             killed_hard: false,
             lost: Vec::new(),
@@ -311,7 +322,11 @@ impl Launcher {
         let job = self.jobs.len();
         self.jobs.push(Job {
             layout: layout.clone(),
-            sup: Supervisor::new(n),
+            sup: {
+                let mut s = Supervisor::new(n);
+                s.set_recovery(self.cfg.recovery);
+                s
+            },
             pgid: 0,
             parent: None,
             notify_end: false,
@@ -609,14 +624,24 @@ impl Launcher {
         }
     }
 
-    /// Report job `job`'s (new) failure and start killing every job.
+    /// Report job `job`'s (new) failure and start killing every job, unless recovery
+    /// lets the others run on.
     fn begin_kill(&mut self, job: usize) {
         if self.failed.is_some() {
             return; // a consequence of the failure already being acted on
         }
-        let Some(cause) = self.jobs.get(job).and_then(|j| j.sup.cause().cloned()) else {
+        let Some((cause, ending)) = self
+            .jobs
+            .get(job)
+            .and_then(|j| j.sup.last().cloned().map(|c| (c, j.sup.ending())))
+        else {
             return;
         };
+        if !ending {
+            self.first_failed.get_or_insert(job);
+            self.report_tolerated(job, &cause);
+            return;
+        }
         self.failed = Some(job);
         let rank = match &cause {
             Cause::RankExit { rank, .. }
@@ -671,6 +696,31 @@ impl Launcher {
             self.signal_jobs(None, sig);
             self.kill_at = Some(Instant::now() + self.cfg.grace);
         }
+    }
+
+    /// With recovery: say that a rank failed and that the others run on.
+    fn report_tolerated(&mut self, job: usize, cause: &Cause) {
+        let mut msg = match self.jobs.get(job) {
+            Some(j) if job > 0 => format!("spawned job {}: {cause}", j.layout.nspace),
+            _ => cause.to_string(),
+        };
+        let rank = match cause {
+            Cause::RankExit { rank, .. }
+            | Cause::NoFinalize { rank, .. }
+            | Cause::Lost { rank } => Some(*rank),
+            _ => None,
+        };
+        if let Some(c) =
+            rank.and_then(|r| self.children.iter().find(|c| c.job == job && c.rank == r))
+        {
+            msg.push_str(&format!(" (pid {}, {})", c.pid, c.program));
+        }
+        let running = self.nrunning();
+        msg.push_str(&format!(
+            "; continuing (--enable-recovery), {running} rank{} still running",
+            if running == 1 { "" } else { "s" }
+        ));
+        self.say(&msg);
     }
 
     fn kill_hard(&mut self) {
@@ -972,6 +1022,9 @@ impl Launcher {
         }
         for (job, rank, exit, on_request) in exits {
             log::debug!("job {job} rank {rank} ended: {exit:?}");
+            if let Some(j) = self.jobs.get(job) {
+                self.reaped.push(ProcId::new(j.layout.nspace.clone(), rank));
+            }
             self.proc_ended(job, rank, exit);
             if on_request {
                 if let Some(j) = self.jobs.get_mut(job) {
@@ -1148,14 +1201,18 @@ impl Launcher {
         open
     }
 
-    /// Supervise every job to its end; returns pmixrun's exit status.
-    pub fn run(&mut self) -> i32 {
+    /// Supervise every job to its end; returns pmixrun's exit status. `server` is told
+    /// of every rank reaped (it can never take part in anything again).
+    pub fn run(&mut self, server: &dyn JobServer) -> i32 {
         let started = Instant::now();
         let deadline = self.cfg.timeout.map(|t| started + t);
         let mut drain_until: Option<Instant> = None;
         loop {
             self.handle_events();
             self.reap();
+            for p in std::mem::take(&mut self.reaped) {
+                server.deregister_client(&p);
+            }
             self.handle_signals();
             let now = Instant::now();
             let (due, pending): (Vec<_>, Vec<_>) =
@@ -1290,9 +1347,11 @@ impl Launcher {
         self.exit_status()
     }
 
-    /// pmixrun's exit status: 0, or that of the failure acted on.
+    /// pmixrun's exit status: 0, or that of the failure acted on (with recovery, of
+    /// the first rank failure).
     fn exit_status(&self) -> i32 {
         self.failed
+            .or(self.first_failed)
             .and_then(|j| self.jobs.get(j))
             .or_else(|| self.jobs.first())
             .map_or(0, |j| j.sup.exit_status())
@@ -1359,6 +1418,7 @@ mod tests {
         fail_register: bool,
         on_fork: Option<Hook>,
         huge_env: bool,
+        deregs: Mutex<Vec<ProcId>>,
     }
 
     impl JobServer for Fake {
@@ -1389,7 +1449,12 @@ mod tests {
             }
             Ok(vars)
         }
-        fn deregister_client(&self, _: &ProcId) {}
+        fn deregister_client(&self, p: &ProcId) {
+            self.deregs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(p.clone());
+        }
         fn deregister_nspace(&self, _: &Nspace) {}
     }
 
@@ -1400,6 +1465,8 @@ mod tests {
         elapsed: Duration,
         infos: Vec<Info>,
         pids: Vec<Pid>,
+        /// Ranks deregistered while the job ran, in order.
+        deregs: Vec<Rank>,
     }
 
     fn layout(n: u32) -> Layout {
@@ -1434,6 +1501,16 @@ mod tests {
         timeout: Option<f64>,
         fake: impl FnOnce(Arc<Events>) -> Fake,
     ) -> Run {
+        launch_with(plans, tag, timeout, false, fake)
+    }
+
+    fn launch_with(
+        plans: Vec<RankPlan>,
+        tag: bool,
+        timeout: Option<f64>,
+        recovery: bool,
+        fake: impl FnOnce(Arc<Events>) -> Fake,
+    ) -> Run {
         let n = u32::try_from(plans.len()).expect("n");
         let events = Events::new().expect("events");
         let (out, err) = (Buf::default(), Buf::default());
@@ -1447,6 +1524,7 @@ mod tests {
                 ("BASE_VAR".into(), "base".into()),
             ],
             stdin_to_rank0: false,
+            recovery,
         };
         let sinks = Sinks {
             stdout: Box::new(out.clone()),
@@ -1458,7 +1536,7 @@ mod tests {
         let server = fake(events);
         let pids = l.pids();
         let status = match l.start(&server) {
-            Ok(()) => l.run(),
+            Ok(()) => l.run(&server),
             Err(e) => {
                 l.abandon();
                 let _ = writeln!(err.clone(), "start: {e}");
@@ -1471,6 +1549,13 @@ mod tests {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        let deregs = server
+            .deregs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|p| p.rank)
+            .collect();
         Run {
             status,
             out: out.text(),
@@ -1478,6 +1563,7 @@ mod tests {
             elapsed: t0.elapsed(),
             infos,
             pids,
+            deregs,
         }
     }
 
@@ -1489,6 +1575,7 @@ mod tests {
             fail_register: false,
             on_fork: hook,
             huge_env: false,
+            deregs: Mutex::new(Vec::new()),
         }
     }
 
@@ -1540,6 +1627,51 @@ mod tests {
             r.err
         );
         assert!(r.pids.iter().all(|&p| gone(p)));
+    }
+
+    #[test]
+    fn with_recovery_a_failed_rank_is_reported_and_the_others_run_on() {
+        let hook: Hook = Box::new(|p, ev| ev.push(JobEvent::Connected(p.clone())));
+        let plans = vec![
+            sh("sleep 0.5; exit 0"),
+            sh("exit 3"),
+            sh("kill -KILL $$"),
+            sh("sleep 0.5; exit 0"),
+        ];
+        let r = launch_with(plans, false, Some(20.0), true, fake(Some(hook)));
+        // Every failure is reported, none ends the job, the first decides the status.
+        assert!(r.err.contains("rank 1 exited with status 3"), "{}", r.err);
+        assert!(r.err.contains("rank 2 was killed by SIGKILL"), "{}", r.err);
+        assert!(
+            r.err.contains("rank 0 called PMIx_Init but exited without"),
+            "{}",
+            r.err
+        );
+        assert!(
+            r.err.contains("continuing (--enable-recovery)"),
+            "{}",
+            r.err
+        );
+        assert!(!r.err.contains("killing the job"), "{}", r.err);
+        assert!(r.elapsed >= Duration::from_millis(500), "{:?}", r.elapsed);
+        assert!([3, 128 + libc::SIGKILL].contains(&r.status), "{}", r.status);
+        // Each rank was deregistered as soon as it was reaped: the two that failed at
+        // once before the two that slept.
+        assert_eq!(r.deregs.len(), 4, "{:?}", r.deregs);
+        let mut first: Vec<Rank> = r.deregs.iter().take(2).copied().collect();
+        first.sort();
+        assert_eq!(first, vec![1, 2]);
+        // A timeout still ends the job.
+        let r = launch_with(
+            vec![sh("exit 2"), sh("sleep 30")],
+            false,
+            Some(1.0),
+            true,
+            fake(None),
+        );
+        assert_eq!(r.status, 2, "{}", r.err);
+        assert!(r.err.contains("timed out"), "{}", r.err);
+        assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
     }
 
     #[test]
@@ -1719,6 +1851,7 @@ mod tests {
                 fail_register: true,
                 on_fork: None,
                 huge_env: false,
+                deregs: Mutex::new(Vec::new()),
             },
         );
         assert_eq!(r.status, -1);
@@ -1740,6 +1873,7 @@ mod tests {
             fail_register: false,
             on_fork: None,
             huge_env: true,
+            deregs: Mutex::new(Vec::new()),
         });
         assert_eq!(r.status, -1);
         assert!(

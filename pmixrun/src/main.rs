@@ -233,6 +233,7 @@ fn run(opts: Options) -> i32 {
         grace: GRACE,
         base_env: base_env(std::env::vars_os(), &opts.exports),
         stdin_to_rank0: !sys::isatty(0),
+        recovery: opts.recovery,
     };
     let sinks = Sinks {
         stdout: Box::new(std::io::stdout()),
@@ -315,7 +316,7 @@ fn run(opts: Options) -> i32 {
     launcher.serve_spawns(server.clone());
     launcher.forward_output(iof_subs);
     launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
-    let status = launcher.run();
+    let status = launcher.run(&*server);
     launcher.finish(&*server);
     drop(launcher);
     // pmixrun exits next: the server's progress thread is not waited for.
@@ -366,7 +367,7 @@ fn run_nodes(
         fabric.shutdown();
         return 1;
     }
-    let status = launcher.run();
+    let status = launcher.run(&fabric);
     launcher.finish(&fabric);
     fabric.shutdown();
     status
@@ -456,7 +457,10 @@ mod tests {
             scratch_base(Some("/scratch".into()), yes),
             PathBuf::from("/scratch")
         );
-        assert_eq!(scratch_base(Some("".into()), yes), PathBuf::from("/dev/shm"));
+        assert_eq!(
+            scratch_base(Some("".into()), yes),
+            PathBuf::from("/dev/shm")
+        );
         assert_eq!(scratch_base(None, yes), PathBuf::from("/dev/shm"));
         assert_eq!(scratch_base(None, no), PathBuf::from("/tmp"));
     }

@@ -10,7 +10,10 @@
 //!   a job in which no rank ever connects (plain programs) is judged by exit codes;
 //! * `PMIx_Abort`, the timeout and SIGINT/SIGTERM fail the job;
 //! * only the first failure counts: what happens to the ranks while the job is being
-//!   killed is its consequence.
+//!   killed is its consequence;
+//! * with recovery (`--enable-recovery`) a failure of a rank (the first three rules) is
+//!   reported but does not end the job; each later one is reported too, until a
+//!   failure that ends the job. The exit status is still the first failure's.
 
 use crate::sys::ExitKind;
 use pmix_core::Rank;
@@ -70,6 +73,14 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// A failure of one rank, which recovery tolerates (the others end the job).
+    pub fn is_rank_failure(&self) -> bool {
+        matches!(
+            self,
+            Cause::RankExit { .. } | Cause::NoFinalize { .. } | Cause::Lost { .. }
+        )
+    }
+
     /// pmixrun's exit status for this failure.
     pub fn exit_status(&self) -> i32 {
         match self {
@@ -181,8 +192,15 @@ struct RankRec {
 #[derive(Debug)]
 pub struct Supervisor {
     ranks: Vec<RankRec>,
+    /// The first failure (it decides the exit status).
     cause: Option<Cause>,
+    /// The latest failure reported.
+    last: Option<Cause>,
     any_connected: bool,
+    /// Rank failures do not end the job (`--enable-recovery`).
+    recovery: bool,
+    /// A failure that ends the job has happened.
+    ending: bool,
 }
 
 impl Supervisor {
@@ -191,27 +209,54 @@ impl Supervisor {
         Supervisor {
             ranks: vec![RankRec::default(); n],
             cause: None,
+            last: None,
             any_connected: false,
+            recovery: false,
+            ending: false,
         }
+    }
+
+    /// With `on`, failures of single ranks are reported but do not end the job.
+    pub fn set_recovery(&mut self, on: bool) {
+        self.recovery = on;
     }
 
     fn rec(&mut self, rank: Rank) -> Option<&mut RankRec> {
         self.ranks.get_mut(usize::try_from(rank).ok()?)
     }
 
-    /// Record a failure; true if it is the first (the caller then kills the job).
+    /// Record a failure; true if the caller must act on it: report it (see
+    /// [`Supervisor::last`]) and, if [`Supervisor::ending`], kill the job. Failures
+    /// after one that ends the job are its consequences (false).
     fn fail(&mut self, cause: Cause) -> bool {
-        if self.cause.is_some() {
+        if self.ending {
             log::debug!("while failing: {cause}");
             return false;
         }
-        self.cause = Some(cause);
+        if !(self.recovery && cause.is_rank_failure()) {
+            self.ending = true;
+        }
+        if self.cause.is_none() {
+            self.cause = Some(cause.clone());
+        }
+        self.last = Some(cause);
         true
     }
 
     /// The first failure, if any.
+    #[cfg(test)]
     pub fn cause(&self) -> Option<&Cause> {
         self.cause.as_ref()
+    }
+
+    /// The latest failure reported, if any.
+    pub fn last(&self) -> Option<&Cause> {
+        self.last.as_ref()
+    }
+
+    /// Whether a failure has ended the job (without recovery: any failure).
+    pub fn ending(&self) -> bool {
+        self.ending
     }
 
     /// A rank connected to the server.
@@ -489,6 +534,35 @@ mod tests {
         assert_eq!(s.exit_status(), 130);
         assert!(s.running(0));
         assert!(!s.running(7));
+    }
+
+    #[test]
+    fn recovery_reports_every_rank_failure_and_keeps_the_first_status() {
+        let mut s = Supervisor::new(4);
+        s.set_recovery(true);
+        for r in 0..4 {
+            s.connected(r);
+        }
+        assert!(s.exited(2, Signal(libc::SIGKILL)));
+        assert!(!s.ending());
+        assert!(s.running(0));
+        assert!(s.exited(3, Code(0))); // without finalizing
+        assert!(!s.ending());
+        assert!(s.lost(1));
+        assert_eq!(s.last(), Some(&Cause::Lost { rank: 1 }));
+        s.finalized(0);
+        assert!(!s.exited(0, Code(0)));
+        assert_eq!(s.exit_status(), 128 + libc::SIGKILL);
+        // A failure that is not a rank's still ends the job, and what follows is its
+        // consequence.
+        let mut s = Supervisor::new(2);
+        s.set_recovery(true);
+        assert!(s.exited(1, Code(4)));
+        assert!(s.timed_out(Duration::from_secs(1)));
+        assert!(s.ending());
+        assert!(!s.exited(0, Signal(libc::SIGTERM)));
+        assert_eq!(s.exit_status(), 4);
+        assert_eq!(s.last(), Some(&Cause::Timeout(Duration::from_secs(1))));
     }
 
     #[test]

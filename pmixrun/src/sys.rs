@@ -195,7 +195,8 @@ pub fn writable_tmpfs(path: &Path) -> bool {
         return false;
     }
     // SAFETY: access only reads the NUL-terminated path.
-    st.f_type == libc::TMPFS_MAGIC && unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0
+    st.f_type == libc::TMPFS_MAGIC
+        && unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0
 }
 
 /// Raise the soft limit on open descriptors to the hard limit (each rank costs a few).

@@ -46,6 +46,12 @@ from ._callbacks import (
     registry,
 )
 from ._convert import (
+    _I32,
+    _I64,
+    _U8,
+    _U16,
+    _U32,
+    _U64,
     Keep,
     StatusError,
     app_array,
@@ -65,6 +71,7 @@ from ._convert import (
     units_array,
     value_ptr,
 )
+from ._convert import _check_int
 from ._types import pmix_byte_object_t, pmix_info_t, pmix_proc_t, pmix_value_t
 
 _NOT_SUPPORTED = C.PMIX_ERR_NOT_SUPPORTED
@@ -74,6 +81,24 @@ _NOT_SUPPORTED = C.PMIX_ERR_NOT_SUPPORTED
 _STORAGE_KEYS = {getattr(C, n) for n in ("PMIX_GET_POINTER_VALUES", "PMIX_GET_STATIC_VALUES") if hasattr(C, n)}
 
 _RC = object()  # marker: the method returns a bare rc
+
+# the range of each integer parameter type, so that a Python int that does not
+# fit (or a str, a float) raises instead of being truncated or converted by ctypes
+_RANGES = {
+    ctypes.c_uint8: _U8,
+    ctypes.c_uint16: _U16,
+    ctypes.c_uint32: _U32,
+    ctypes.c_uint64: _U64,
+    ctypes.c_size_t: _U64,
+    ctypes.c_int: _I32,
+}
+
+
+def _int_arg(fn, index, value, what):
+    """``value`` checked against the C type of parameter ``index`` of ``fn``."""
+    proto = _lib.PROTOTYPES.get(fn)
+    ctype = proto[1][index] if proto else None
+    return _check_int(value, _RANGES.get(ctype, _I64), what)
 
 
 def _api(default=_RC):
@@ -236,7 +261,7 @@ class PMIxClient:
         """PMIx_Abort. ``peers`` None = the caller's namespace (library rule)."""
         keep = Keep()
         procs, n = proc_array(peers, keep, "peers")
-        return self._lib.PMIx_Abort(int(status), cstr_arg(msg, "msg"), procs, n)
+        return self._lib.PMIx_Abort(_int_arg("PMIx_Abort", 0, status, "status"), cstr_arg(msg, "msg"), procs, n)
 
     # -- data ----------------------------------------------------------
     @_api()
@@ -248,7 +273,7 @@ class PMIxClient:
         if value is None:
             value = {"value": None, "val_type": C.PMIX_UNDEF}
         v = value_ptr(value, keep)
-        return self._lib.PMIx_Put(int(scope), key_arg(key), v)
+        return self._lib.PMIx_Put(_int_arg("PMIx_Put", 0, scope, "scope"), key_arg(key), v)
 
     def commit(self):
         """PMIx_Commit."""
@@ -510,7 +535,7 @@ class PMIxClient:
         info, n = info_array(dicts, keep, "dicts")
         res = POINTER(pmix_info_t)()
         nres = c_size_t(0)
-        rc = self._lib.PMIx_Allocation_request(int(directive), info, n, byref(res), byref(nres))
+        rc = self._lib.PMIx_Allocation_request(_int_arg("PMIx_Allocation_request", 0, directive, "directive"), info, n, byref(res), byref(nres))
         return rc, self._results(rc, res, nres)
 
     @_api()
@@ -520,7 +545,7 @@ class PMIxClient:
         keep = Keep()
         info, n = info_array(dicts, keep, "dicts")
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "allocation_request_nb", INFO_CB)
-        return _settle(self._lib.PMIx_Allocation_request_nb(int(directive), info, n, cb, cd), key)
+        return _settle(self._lib.PMIx_Allocation_request_nb(_int_arg("PMIx_Allocation_request_nb", 0, directive, "directive"), info, n, cb, cd), key)
 
     @_api([])
     def job_control(self, targets, directives):
@@ -553,7 +578,7 @@ class PMIxClient:
         m, d, nd = self._monitor_args(monitor, directives, keep)
         res = POINTER(pmix_info_t)()
         nres = c_size_t(0)
-        rc = self._lib.PMIx_Process_monitor(m, int(error), d, nd, byref(res), byref(nres))
+        rc = self._lib.PMIx_Process_monitor(m, _int_arg("PMIx_Process_monitor", 1, error, "error"), d, nd, byref(res), byref(nres))
         return rc, self._results(rc, res, nres)
 
     process_monitor = monitor
@@ -564,7 +589,7 @@ class PMIxClient:
         keep = Keep()
         m, d, nd = self._monitor_args(monitor, directives, keep)
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "monitor_nb", INFO_CB)
-        return _settle(self._lib.PMIx_Process_monitor_nb(m, int(error), d, nd, cb, cd), key)
+        return _settle(self._lib.PMIx_Process_monitor_nb(m, _int_arg("PMIx_Process_monitor_nb", 1, error, "error"), d, nd, cb, cd), key)
 
     process_monitor_nb = monitor_nb
 
@@ -671,7 +696,7 @@ class PMIxClient:
         info, n = info_array(dicts, keep, "dicts")
         res = POINTER(pmix_info_t)()
         nres = c_size_t(0)
-        rc = self._lib.PMIx_Group_join(g, ld, int(opt), info, n, byref(res), byref(nres))
+        rc = self._lib.PMIx_Group_join(g, ld, _int_arg("PMIx_Group_join", 2, opt, "opt"), info, n, byref(res), byref(nres))
         return rc, self._results(rc, res, nres)
 
     @_api()
@@ -684,7 +709,7 @@ class PMIxClient:
         _check_list(dicts, "dicts")
         info, n = info_array(dicts, keep, "dicts")
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "group_join_nb", INFO_CB)
-        return _settle(self._lib.PMIx_Group_join_nb(g, ld, int(opt), info, n, cb, cd), key)
+        return _settle(self._lib.PMIx_Group_join_nb(g, ld, _int_arg("PMIx_Group_join_nb", 2, opt, "opt"), info, n, cb, cd), key)
 
     @_api()
     def group_leave(self, grp, dicts=None):
@@ -772,7 +797,7 @@ class PMIxClient:
         """PMIx_Deregister_event_handler."""
         keep = Keep()
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "deregister_event_handler", OP_CB)
-        return _settle(self._lib.PMIx_Deregister_event_handler(int(ref), cb, cd), key)
+        return _settle(self._lib.PMIx_Deregister_event_handler(_int_arg("PMIx_Deregister_event_handler", 0, ref, "ref"), cb, cd), key)
 
     @_api()
     def notify_event(self, status, source, range, dicts, cbfunc=None, cbdata=None):
@@ -782,7 +807,7 @@ class PMIxClient:
         src = proc_ptr(source, keep, "source")
         info, n = info_array(dicts, keep, "dicts")
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "notify_event", OP_CB)
-        return _settle(self._lib.PMIx_Notify_event(int(status), src, int(range), info, n, cb, cd), key)
+        return _settle(self._lib.PMIx_Notify_event(_int_arg("PMIx_Notify_event", 0, status, "status"), src, _int_arg("PMIx_Notify_event", 2, range, "range"), info, n, cb, cd), key)
 
     # -- resource blocks (newer libraries only) -------------------------
     @_api()
@@ -795,7 +820,7 @@ class PMIxClient:
         keep = Keep()
         u, nu = units_array(units, keep)
         info, n = info_array(dicts, keep, "dicts")
-        return fn(int(directive), cstr_arg(block, "block"), u, nu, info, n)
+        return fn(_int_arg("PMIx_Resource_block", 0, directive, "directive"), cstr_arg(block, "block"), u, nu, info, n)
 
     @_api()
     def resource_block_nb(self, directive, block, units, dicts, cbfunc, cbdata=None):
@@ -810,7 +835,7 @@ class PMIxClient:
         u, nu = units_array(units, keep)
         info, n = info_array(dicts, keep, "dicts")
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "resource_block_nb", OP_CB)
-        return _settle(fn(int(directive), b, u, nu, info, n, cb, cd), key)
+        return _settle(fn(_int_arg("PMIx_Resource_block_nb", 0, directive, "directive"), b, u, nu, info, n, cb, cd), key)
 
     def progress(self):
         """PMIx_Progress."""
@@ -819,7 +844,9 @@ class PMIxClient:
             fn()
 
     # -- strings -------------------------------------------------------
-    def _string(self, name, arg):
+    def _string(self, name, arg, text=False):
+        if not text:
+            arg = _int_arg(name, 0, arg, "the argument of %s" % name)
         fn = self._fn(name)
         if fn is None:
             return None
@@ -828,7 +855,7 @@ class PMIxClient:
 
     def error_string(self, status):
         """PMIx_Error_string."""
-        return self._string("PMIx_Error_string", int(status))
+        return self._string("PMIx_Error_string", status)
 
     def error_code(self, name):
         """PMIx_Error_code, or the generated constant of that name."""
@@ -839,49 +866,49 @@ class PMIxClient:
         return v if isinstance(v, int) else C.PMIX_ERROR
 
     def proc_state_string(self, state):
-        return self._string("PMIx_Proc_state_string", int(state))
+        return self._string("PMIx_Proc_state_string", state)
 
     def scope_string(self, scope):
-        return self._string("PMIx_Scope_string", int(scope))
+        return self._string("PMIx_Scope_string", scope)
 
     def persistence_string(self, persist):
-        return self._string("PMIx_Persistence_string", int(persist))
+        return self._string("PMIx_Persistence_string", persist)
 
     def data_range_string(self, rng):
-        return self._string("PMIx_Data_range_string", int(rng))
+        return self._string("PMIx_Data_range_string", rng)
 
     def data_type_string(self, dtype):
-        return self._string("PMIx_Data_type_string", int(dtype))
+        return self._string("PMIx_Data_type_string", dtype)
 
     def alloc_directive_string(self, directive):
-        return self._string("PMIx_Alloc_directive_string", int(directive))
+        return self._string("PMIx_Alloc_directive_string", directive)
 
     def iof_channel_string(self, channel):
-        return self._string("PMIx_IOF_channel_string", int(channel))
+        return self._string("PMIx_IOF_channel_string", channel)
 
     def job_state_string(self, state):
-        return self._string("PMIx_Job_state_string", int(state))
+        return self._string("PMIx_Job_state_string", state)
 
     def link_state_string(self, state):
-        return self._string("PMIx_Link_state_string", int(state))
+        return self._string("PMIx_Link_state_string", state)
 
     def device_type_string(self, dtype):
-        return self._string("PMIx_Device_type_string", int(dtype))
+        return self._string("PMIx_Device_type_string", dtype)
 
     def value_comparison_string(self, cmp):
-        return self._string("PMIx_Value_comparison_string", int(cmp))
+        return self._string("PMIx_Value_comparison_string", cmp)
 
     def get_attribute_string(self, name):
-        return self._string("PMIx_Get_attribute_string", cstr_arg(name, "name"))
+        return self._string("PMIx_Get_attribute_string", cstr_arg(name, "name"), text=True)
 
     def get_attribute_name(self, attr):
-        return self._string("PMIx_Get_attribute_name", cstr_arg(attr, "attribute"))
+        return self._string("PMIx_Get_attribute_name", cstr_arg(attr, "attribute"), text=True)
 
     def info_directives_string(self, directives):
         fn = self._fn("PMIx_Info_directives_string")
         if fn is None:
             return None
-        p = fn(int(directives))
+        p = fn(_int_arg("PMIx_Info_directives_string", 0, directives, "directives"))
         if not p:
             return None
         s = string_at(p).decode("utf-8", "replace")

@@ -1,6 +1,6 @@
 """The rest of the client API as a Python user sees it: values of every type
 through put/get, store_internal, publish/lookup/unpublish, resolve, events,
-log, query, spawn, groups, strings. Run as ranks: ``client_api.py <scenario>``."""
+log, spawn, strings (queries and groups: dynamic.py). Run as ranks: ``client_api.py <scenario>``."""
 
 import os
 import socket
@@ -239,19 +239,6 @@ def log(ctx):
     ctx.barrier()
 
 
-def query(ctx):
-    """query the namespaces the server knows: ours is among them."""
-    foo = ctx.foo
-    rc, res = foo.query([{"keys": [PMIX_QUERY_NAMESPACES], "qualifiers": []}])
-    check_rc(foo, rc, PMIX_SUCCESS, "query(PMIX_QUERY_NAMESPACES)")
-    vals = [r["value"] for r in res if r["key"] == PMIX_QUERY_NAMESPACES]
-    check(len(vals) == 1 and ctx.ns in str(vals[0]), "our namespace listed: %r" % res)
-    w = Waiter()
-    rc = foo.query_nb([{"keys": [PMIX_QUERY_NAMESPACES]}], w, "q")
-    check_rc(foo, rc, PMIX_SUCCESS, "query_nb accepted")
-    check(w.wait() and w.calls[0][0] == PMIX_SUCCESS and w.calls[0][2] == "q", "query_nb callback")
-
-
 def spawn(ctx):
     """spawn a child job; it gets a new namespace."""
     foo = ctx.foo
@@ -269,15 +256,6 @@ def spawn(ctx):
     ctx.barrier()
 
 
-def groups(ctx):
-    """group construct / destruct over the whole job."""
-    foo = ctx.foo
-    rc, res = foo.group_construct("pygroup", ctx.wild, [])
-    check_rc(foo, rc, PMIX_SUCCESS, "group_construct")
-    check(isinstance(res, list), "results are a list of infos")
-    check_rc(foo, foo.group_destruct("pygroup", []), PMIX_SUCCESS, "group_destruct")
-
-
 def strings(ctx):
     """The string helpers answer with str."""
     foo = ctx.foo
@@ -288,9 +266,22 @@ def strings(ctx):
     check(foo.data_range_string(PMIX_RANGE_NAMESPACE), "data_range_string")
     check(foo.proc_state_string(PMIX_PROC_STATE_RUNNING), "proc_state_string")
     check(foo.persistence_string(PMIX_PERSIST_SESSION), "persistence_string")
+    for name, arg in (("alloc_directive_string", PMIX_ALLOC_EXTEND), ("iof_channel_string", PMIX_FWD_STDOUT_CHANNEL),
+                      ("job_state_string", PMIX_JOB_STATE_RUNNING), ("link_state_string", PMIX_LINK_UP),
+                      ("device_type_string", PMIX_DEVTYPE_GPU), ("value_comparison_string", PMIX_EQUAL)):
+        s = getattr(foo, name)(arg)
+        check(isinstance(s, str) and s, "%s(%d): %r" % (name, arg, s))
+    s = foo.info_directives_string(PMIX_INFO_REQD)
+    check(isinstance(s, str) and s, "info_directives_string(PMIX_INFO_REQD): %r" % s)
+    check_eq(foo.get_attribute_string("PMIX_TIMEOUT"), PMIX_TIMEOUT, "get_attribute_string")
+    check_eq(foo.get_attribute_name(PMIX_TIMEOUT), "PMIX_TIMEOUT", "get_attribute_name")
+    check_eq(foo.error_code("PMIX_ERR_BAD_PARAM"), PMIX_ERR_BAD_PARAM, "error_code")
     v = foo.get_version()
     check(isinstance(v, str) and v, "get_version: %r" % v)
     check(foo.initialized() is True, "initialized() after init")
+    check(foo.progress() is None, "progress() returns")
+    rc = foo.heartbeat()
+    check(rc in (PMIX_SUCCESS, PMIX_ERR_NOT_SUPPORTED), "heartbeat: %s" % foo.error_string(rc))
 
 
 def results_shapes(ctx):
@@ -305,12 +296,23 @@ def results_shapes(ctx):
     ):
         rc, out = call()
         check(isinstance(rc, int) and rc <= 0 and isinstance(out, (list, dict)), "%s -> (%s, %r)" % (name, foo.error_string(rc), type(out).__name__))
+    units = [{"type": PMIX_DEVTYPE_GPU, "count": 1}]
+    rc = foo.resource_block(PMIX_RESOURCE_BLOCK_DEFINE, "pyblock", units, None)
+    check(isinstance(rc, int) and rc <= 0, "resource_block -> %s" % foo.error_string(rc))
+    w = Waiter()
+    rc = foo.resource_block_nb(PMIX_RESOURCE_BLOCK_DEFINE, "pyblock", units, None, w, None)
+    if rc == PMIX_SUCCESS:
+        check(w.wait(), "resource_block_nb called back")
+    else:
+        check(rc < 0 and not w.settle(0.2), "resource_block_nb refused (%s), no callback" % foo.error_string(rc))
     ctx.barrier()
 
 
 def lifecycle_scenario(foo):
     """initialized() before init, after init and after finalize."""
     check(foo.initialized() is False, "not initialized before init")
+    check_rc(foo, foo.fence(None, None), PMIX_ERR_INIT, "fence before init")
+    check_rc(foo, foo.get(None, PMIX_JOB_SIZE, None)[0], PMIX_ERR_INIT, "get before init")
     rc, me = foo.init()
     check_rc(foo, rc, PMIX_SUCCESS, "init()")
     check(set(me) == {"nspace", "rank"}, "myproc is a proc dict: %r" % me)
@@ -321,6 +323,8 @@ def lifecycle_scenario(foo):
     check_rc(foo, foo.finalize(), PMIX_SUCCESS, "finalize")
     check_rc(foo, foo.finalize([]), PMIX_SUCCESS, "finalize the second init")
     check(foo.initialized() is False, "not initialized after the last finalize")
+    check_rc(foo, foo.put(PMIX_GLOBAL, "late", {"value": 1, "val_type": PMIX_INT}), PMIX_ERR_INIT, "put after finalize")
+    check_rc(foo, foo.fence_nb(None, None, lambda *a: None), PMIX_ERR_INIT, "fence_nb after finalize")
 
 
 def abort(ctx):
@@ -340,7 +344,7 @@ def abort(ctx):
 SCENARIOS = {
     f.__name__: f
     for f in (put_types, store_internal, publish_lookup, publish_lookup_multi, publish_lookup_nb, resolve, events_local, events_namespace,
-              event_handler_exception, event_registration_nb, log, query, spawn, groups, strings, results_shapes, abort)
+              event_handler_exception, event_registration_nb, log, spawn, strings, results_shapes, abort)
 }
 NOINIT = {"lifecycle": lifecycle_scenario}
 

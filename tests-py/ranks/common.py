@@ -61,23 +61,62 @@ class Waiter:
     def __init__(self):
         self.calls = []
         self.thread_ids = []
+        self.native_ids = []
         self.event = threading.Event()
         self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
 
     def __call__(self, *args):
         with self.lock:
             self.calls.append(args)
             self.thread_ids.append(threading.get_ident())
+            self.native_ids.append(threading.get_native_id())
+            self.cond.notify_all()
         self.event.set()
 
     def wait(self, timeout=20.0):
         return self.event.wait(timeout)
+
+    def wait_until(self, pred, timeout=20.0):
+        """Wait until ``pred(calls)`` holds; False if it never did in time."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not pred(self.calls):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+            return True
 
     def settle(self, delay=0.5):
         """Give a stray second invocation the chance to show up."""
         time.sleep(delay)
         with self.lock:
             return list(self.calls)
+
+
+def thread_name(native_id):
+    """The kernel's name of one of our threads (None if unknown)."""
+    try:
+        with open("/proc/self/task/%d/comm" % native_id) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def check_progress_thread(foo, waiter, what):
+    """Every call the waiter saw ran on the library's progress thread: not on
+    ours, and (pmix-rs names it) on the thread called pmix-progress."""
+    with waiter.lock:
+        ids = list(waiter.thread_ids)
+        native = list(waiter.native_ids)
+    if not ids:
+        return check(False, "%s: no callback to check the thread of" % what)
+    ok = threading.main_thread().ident not in ids
+    names = [thread_name(n) for n in native]
+    if is_pmix_rs(foo):
+        ok = ok and all(n == "pmix-progress" for n in names)
+    return check(ok, "%s ran on the progress thread (%s)" % (what, ", ".join(str(n) for n in names)))
 
 
 class Ctx:
@@ -106,8 +145,9 @@ def is_pmix_rs(foo):
     return "pmix-rs" in v
 
 
-def main(scenarios, init=True):
-    """Run the scenario named in argv[1] (or list them with --list)."""
+def main(scenarios, init=True, tag=""):
+    """Run the scenario named in argv[1] (or list them with --list). ``tag``
+    prefixes the rank in every line (e.g. "child " for a spawned job)."""
     global _tag
     if len(sys.argv) < 2 or sys.argv[1] == "--list":
         print("\n".join(sorted(scenarios)))
@@ -130,7 +170,7 @@ def main(scenarios, init=True):
     if rc != PMIX_SUCCESS:
         say("[?] FAIL - init: %s" % foo.error_string(rc))
         return 1
-    _tag = "[%d]" % me["rank"]
+    _tag = "[%s%d]" % (tag, me["rank"])
     ctx = Ctx(foo, me)
     try:
         scenarios[name](ctx)

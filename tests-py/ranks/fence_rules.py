@@ -111,6 +111,8 @@ def nb(ctx):
 def nb_null_cbfunc(ctx):
     """fence_nb with a NULL cbfunc blocks until the fence completes."""
     foo = ctx.foo
+    # start together, so that rank 1's delay is measured from a common point
+    ctx.barrier()
     if ctx.rank == 1:
         time.sleep(1.5)
     t = time.monotonic()

@@ -231,7 +231,7 @@ pub(crate) unsafe fn info_from(i: &pmix_info_t, depth: usize) -> Result<Info> {
 /// copy owns its value.
 ///
 /// # Errors
-/// As [`value_to_c`](super::value_to_c).
+/// As [`value_to_c`].
 pub fn info_to_c(i: &Info, out: &mut pmix_info_t) -> Result<()> {
     fill(out, info_destruct_ref, |s| {
         load_key(&mut s.key, &i.key);
@@ -366,7 +366,7 @@ pub unsafe fn pdata_array_from_c(p: *const pmix_pdata_t, n: usize) -> Result<Vec
 }
 
 /// # Errors
-/// As [`value_to_c`](super::value_to_c).
+/// As [`value_to_c`].
 pub fn pdata_to_c(d: &Pdata, out: &mut pmix_pdata_t) -> Result<()> {
     fill(out, pdata_destruct, |s| {
         proc_to_c(&d.proc_, &mut s.proc_);

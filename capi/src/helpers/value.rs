@@ -73,7 +73,7 @@ pub unsafe extern "C" fn PMIx_Value_free(v: *mut pmix_value_t, n: usize) {
 }
 
 /// Load `*val` with a copy of the datum at `data` of type `type_` (see
-/// [`datum_from_c`]); NULL `data` stores an all-zero datum (a `PMIX_BOOL` then reads
+/// `datum_from_c`); NULL `data` stores an all-zero datum (a `PMIX_BOOL` then reads
 /// `true`). The previous content of `*val` is not released.
 ///
 /// # Returns

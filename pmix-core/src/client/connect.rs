@@ -138,7 +138,7 @@ impl Client {
     /// (`PMIX_ERR_PROC_TERM_WO_SYNC` when a participant ended, `PMIX_ERR_EXISTS` when the
     /// caller is already in a connect over the identical list).
     pub fn connect_procs(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
-        reactor::wait("PMIx_Connect", timeout_of(info), |done| {
+        reactor::wait("PMIx_Connect", super::collective_bound(info), |done| {
             self.connect_procs_nb(procs, info, Box::new(move |r| done.complete(r)))
         })
     }
@@ -192,7 +192,7 @@ impl Client {
     /// # Errors
     /// As [`Client::disconnect_procs_nb`], plus `PMIX_ERR_WOULD_BLOCK` and `PMIX_ERR_TIMEOUT`.
     pub fn disconnect_procs(&self, procs: Vec<ProcId>, info: &[Info]) -> Result<()> {
-        reactor::wait("PMIx_Disconnect", timeout_of(info), |done| {
+        reactor::wait("PMIx_Disconnect", super::collective_bound(info), |done| {
             self.disconnect_procs_nb(procs, info, Box::new(move |r| done.complete(r)))
         })
     }

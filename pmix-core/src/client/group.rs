@@ -218,9 +218,11 @@ impl Client {
         procs: Vec<ProcId>,
         info: &[Info],
     ) -> Result<Vec<Info>> {
-        reactor::wait("PMIx_Group_construct", super::timeout_of(info), |done| {
-            self.group_construct_nb(grp, procs, info, Box::new(move |r| done.complete(r)))
-        })
+        reactor::wait(
+            "PMIx_Group_construct",
+            super::collective_bound(info),
+            |done| self.group_construct_nb(grp, procs, info, Box::new(move |r| done.complete(r))),
+        )
     }
 
     /// `PMIx_Group_destruct_nb`.
@@ -245,9 +247,11 @@ impl Client {
     /// `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_LOST_CONNECTION` (a member was lost),
     /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_TIMEOUT`.
     pub fn group_destruct(&self, grp: &str, info: &[Info]) -> Result<()> {
-        reactor::wait("PMIx_Group_destruct", super::timeout_of(info), |done| {
-            self.group_destruct_nb(grp, info, Box::new(move |r| done.complete(r)))
-        })
+        reactor::wait(
+            "PMIx_Group_destruct",
+            super::collective_bound(info),
+            |done| self.group_destruct_nb(grp, info, Box::new(move |r| done.complete(r))),
+        )
     }
 
     /// `PMIx_Group_invite_nb`: we lead; `cb` receives the results once every invitee

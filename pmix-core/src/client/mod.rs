@@ -49,9 +49,19 @@ pub const VERSION_STRING: &str = "7.0.0";
 
 /// How long `PMIx_Init` waits for the server's handshake answer.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
-/// How much longer than its `PMIX_TIMEOUT` a blocking fence waits for the server's
-/// verdict (the server times the fence out for all participants at once).
+/// How much longer than its `PMIX_TIMEOUT` a blocking collective (fence, connect,
+/// disconnect, group construct/destruct) waits for the server's verdict (the server times
+/// it out for all participants at once).
 const FENCE_TIMEOUT_GRACE: Duration = Duration::from_secs(2);
+
+/// The bound of a blocking collective's own wait: its `PMIX_TIMEOUT` plus
+/// [`FENCE_TIMEOUT_GRACE`], so the server's verdict, which ends the collective for every
+/// participant, comes first. A caller that gave up earlier could come back (the next
+/// collective over the same processes) while the server still holds the old one, and
+/// join it.
+pub(crate) fn collective_bound(info: &[Info]) -> Option<Duration> {
+    timeout_of(info).map(|t| t + FENCE_TIMEOUT_GRACE)
+}
 /// How long `PMIx_Finalize` waits for the server's acknowledgement.
 const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -1159,7 +1169,7 @@ impl Client {
         }
         // The server's timer ends a fence with PMIX_TIMEOUT for every participant; our own
         // bound, a little later, only guards against a server that never answers.
-        let bound = timeout_of(info).map(|t| t + FENCE_TIMEOUT_GRACE);
+        let bound = collective_bound(info);
         reactor::wait(call, bound, |done| {
             self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
                 .map(|_| ())

@@ -25,7 +25,7 @@ const PREALLOC_ITEMS: usize = 1024;
 
 /// Read a sequence written by [`encode_seq`]. Every item takes at least one byte, so a
 /// count larger than the remaining input is rejected before anything is allocated, and
-/// at most [`PREALLOC_ITEMS`] items are reserved ahead of decoding them.
+/// at most `PREALLOC_ITEMS` items are reserved ahead of decoding them.
 pub fn decode_seq<T: Wire>(d: &mut Decoder<'_>) -> Result<Vec<T>> {
     let n = d.count(1)?;
     let mut v = Vec::with_capacity(n.min(PREALLOC_ITEMS));

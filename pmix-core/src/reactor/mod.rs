@@ -19,13 +19,13 @@
 //! (its owner sees [`ConnEvent::Closed`]), so no peer waits forever.
 
 use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
 use crate::protocol::{self, FrameDecoder};
 use crossbeam::channel::{self, Receiver, RecvTimeoutError, Sender};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_sys as sys;
 use std::cell::Cell;
-use crate::fasthash::FastMap;
 use std::collections::{BTreeMap, VecDeque};
 /// Connection and timer tables, looked up on every read, send and timer: the fast hasher.
 type HashMap<K, V> = FastMap<K, V>;
@@ -142,7 +142,8 @@ impl Ctx {
         if !self.take_frames(id) {
             return;
         }
-        self.on_readable(id);
+        // Perhaps with the end of the stream: read until the socket is empty.
+        self.on_readable(id, true);
     }
 
     /// Queue the complete frames `id`'s decoder holds; false if that closed it.
@@ -330,18 +331,20 @@ impl Ctx {
         }
     }
 
-    fn on_readable(&mut self, id: ConnId) {
+    /// Read what a connection has. `hung_up`: the event also reported the peer's end of
+    /// the stream (or an error), so reading goes on until the end is seen.
+    fn on_readable(&mut self, id: ConnId, hung_up: bool) {
         // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
         // most of the progress thread's work per message (docs/PERF.md).
         let mut buf = std::mem::take(&mut self.read_buf);
         if buf.len() < READ_CHUNK {
             buf = vec![0u8; READ_CHUNK];
         }
-        self.read_into(id, &mut buf);
+        self.read_into(id, &mut buf, hung_up);
         self.read_buf = buf;
     }
 
-    fn read_into(&mut self, id: ConnId, buf: &mut [u8]) {
+    fn read_into(&mut self, id: ConnId, buf: &mut [u8], hung_up: bool) {
         loop {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
@@ -359,8 +362,11 @@ impl Ctx {
                 Ok(n) => {
                     // A read that did not fill the buffer emptied the socket: stop here
                     // instead of paying one more read for EAGAIN (data that arrives later
-                    // raises a new edge-triggered event).
-                    let drained = n < buf.len();
+                    // raises a new edge-triggered event). Not when the peer's end of the
+                    // stream came with the same event: no later event would report it,
+                    // and the connection would never be seen closed (a client that died
+                    // right after writing part of a frame; docs/ROBUSTNESS.md, F5).
+                    let drained = n < buf.len() && !hung_up;
                     c.dec.push(buf.get(..n).unwrap_or_default());
                     loop {
                         match c.dec.next_frame() {
@@ -757,7 +763,7 @@ fn run(
                     ctx.flush(t.0);
                 }
                 if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                    ctx.on_readable(t.0);
+                    ctx.on_readable(t.0, ev.is_read_closed() || ev.is_error());
                 }
             }
             ctx.dispatch();
@@ -1010,7 +1016,8 @@ mod tests {
         let (head, tail) = third.split_at(6);
         bytes.extend_from_slice(head);
         early.push(&bytes);
-        h.add_conn(UnixStream::from_std(ours), owner, early).unwrap();
+        h.add_conn(UnixStream::from_std(ours), owner, early)
+            .unwrap();
         peer.write_all(tail).unwrap();
         let mut later = Vec::new();
         protocol::encode_frame_into(b"fourth", &mut later);
@@ -1026,6 +1033,50 @@ mod tests {
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .collect();
         assert_eq!(frames, vec!["first", "second", "third", "fourth"]);
+        release();
+    }
+
+    /// F5 (docs/ROBUSTNESS.md): a peer that writes part of a frame and closes while the
+    /// progress thread is busy gets one event for both; stopping after the short read
+    /// lost the end of the stream, and the connection was never seen closed.
+    #[test]
+    fn data_and_end_of_stream_in_one_event_close_the_connection() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let closed = Arc::new(Mutex::new(Vec::<ConnId>::new()));
+        let c2 = closed.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, id, ev| {
+            if let ConnEvent::Closed(_) = ev {
+                c2.lock().unwrap().push(id);
+            }
+        });
+        for _ in 0..3 {
+            let (mut a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+            b.set_nonblocking(true).unwrap();
+            let o = owner.clone();
+            let id = h
+                .call("add", move |ctx| ctx.add_conn(UnixStream::from_std(b), o))
+                .unwrap();
+            // Keep the progress thread busy while both arrive.
+            let (tx, rx) = std::sync::mpsc::channel();
+            h.post(move |_| {
+                tx.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(100));
+            })
+            .unwrap();
+            rx.recv().unwrap();
+            a.write_all(&[100, 0, 0, 0, 1, 2, 3]).unwrap();
+            drop(a);
+            let t0 = Instant::now();
+            while !closed.lock().unwrap().contains(&id) && t0.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(
+                closed.lock().unwrap().contains(&id),
+                "connection {} never seen closed",
+                id
+            );
+        }
         release();
     }
 

@@ -123,16 +123,19 @@ impl ServerState {
         (n, all_local)
     }
 
-    /// True if a participant named by the list has already ended.
+    /// True if a participant named by the list has already ended: its connection here
+    /// closed, or the host said it will never take part again (`deregister_client`, also
+    /// for a process of another node).
     fn participant_gone(&self, key: &[ProcId]) -> bool {
         key.iter().any(|p| {
-            self.nspaces.get(&p.nspace).is_some_and(|ns| {
-                if p.rank == sys::PMIX_RANK_WILDCARD {
-                    !ns.gone.is_empty()
-                } else {
-                    ns.gone.contains(&p.rank)
-                }
-            })
+            self.ended(p)
+                || self.nspaces.get(&p.nspace).is_some_and(|ns| {
+                    if p.rank == sys::PMIX_RANK_WILDCARD {
+                        !ns.gone.is_empty()
+                    } else {
+                        ns.gone.contains(&p.rank)
+                    }
+                })
         })
     }
 
@@ -596,9 +599,7 @@ pub(super) mod tests {
     //! serve the other dynamic operations' tests too).
     use super::super::*;
     use crate::protocol::dynamic::{decode_connect_blobs, encode_connect_blob};
-    use crate::protocol::{
-        ConnectData, DynReq, Hello, PeerData, ReplyData, Req, Request, ServerMsg,
-    };
+    use crate::protocol::{ConnectData, DynReq, PeerData, ReplyData, Req, Request, ServerMsg};
     use crate::server::HostCall;
 
     const UID: u32 = 1000;
@@ -631,17 +632,7 @@ pub(super) mod tests {
             );
             for r in 0..size {
                 conn += 1;
-                s.register_client(&p(n, r), UID).unwrap();
-                s.connected(conn, UID);
-                let hello = Hello {
-                    version: protocol::VERSION,
-                    proc_: p(n, r),
-                    pid: 1,
-                    uid: UID,
-                    gid: 0,
-                };
-                let who = s.check_hello(conn, &protocol::encode(&hello)).unwrap();
-                s.accept(conn, who, &mut Vec::new());
+                crate::server::state::connect_test_client(&mut s, &p(n, r), conn, UID);
             }
         }
         s

@@ -337,7 +337,7 @@ impl ServerState {
 mod tests {
     //! The I/O-forwarding part of the state machine, driven in memory.
     use super::*;
-    use crate::protocol::{Hello, Req, Request};
+    use crate::protocol::{Req, Request};
     use crate::value::Nspace;
     use std::sync::{Arc, Mutex};
 
@@ -357,18 +357,7 @@ mod tests {
         let mut s = ServerState::new(ProcId::new(Nspace::new("srv").unwrap(), 0), "h".into());
         s.register_nspace(&p(0).nspace, n, vec![]);
         for r in 0..n {
-            s.register_client(&p(r), UID).unwrap();
-            let conn = r as ConnId + 1;
-            s.connected(conn, UID);
-            let hello = Hello {
-                version: protocol::VERSION,
-                proc_: p(r),
-                pid: 1,
-                uid: UID,
-                gid: 0,
-            };
-            let who = s.check_hello(conn, &protocol::encode(&hello)).unwrap();
-            s.accept(conn, who, &mut Vec::new());
+            crate::server::state::connect_test_client(&mut s, &p(r), r as ConnId + 1, UID);
         }
         s
     }

@@ -772,10 +772,12 @@ impl Server {
         self.shared.lock().register_client(proc, uid)
     }
 
-    /// Forget a client.
+    /// Forget a client: it will not connect again. Fences and connects still waiting for
+    /// it fail, and so do Gets waiting for its data (see
+    /// [`state::ServerState::deregister_client`]).
     pub fn deregister_client(&self, proc: &ProcId) {
         let p = proc.clone();
-        let _ = self.post(move |sh, _| sh.lock().deregister_client(&p));
+        let _ = self.post(move |sh, ctx| sh.step(ctx, |s, out| s.deregister_client(&p, out)));
     }
 
     /// The environment variables a child process needs to find this server as `proc`.

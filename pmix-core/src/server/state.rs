@@ -146,8 +146,14 @@ struct NsState {
     local: BTreeSet<Rank>,
     clients: HashMap<Rank, ClientReg>,
     data: HashMap<Rank, ProcData>,
+    /// Ranks whose connection closed (after `PMIx_Finalize` or not) and that have not
+    /// connected again.
     gone: BTreeSet<Rank>,
+    /// Ranks whose connection closed before `PMIx_Finalize` (vanished).
     lost: BTreeSet<Rank>,
+    /// Ranks the host deregistered (`PMIx_server_deregister_client`): they can never
+    /// connect again, so once not connected they will never arrive at a collective.
+    dereg: BTreeSet<Rank>,
 }
 
 enum ConnState {
@@ -329,10 +335,10 @@ impl ServerState {
         let mut job = JobData::from_register(nspace, info);
         job.derive(&self.hostname);
         let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
-        let (clients, data, gone, lost) = match self.nspaces.remove(nspace) {
+        let (clients, data, gone, lost, dereg) = match self.nspaces.remove(nspace) {
             Some(old) => {
                 local.extend(old.clients.keys().copied());
-                (old.clients, old.data, old.gone, old.lost)
+                (old.clients, old.data, old.gone, old.lost, old.dereg)
             }
             None => Default::default(),
         };
@@ -346,6 +352,7 @@ impl ServerState {
                 data,
                 gone,
                 lost,
+                dereg,
             },
         );
     }
@@ -626,11 +633,13 @@ impl ServerState {
                 data: HashMap::default(),
                 gone: BTreeSet::new(),
                 lost: BTreeSet::new(),
+                dereg: BTreeSet::new(),
             });
         ns.clients.insert(proc_.rank, ClientReg { uid, object });
         ns.local.insert(proc_.rank);
         ns.gone.remove(&proc_.rank);
         ns.lost.remove(&proc_.rank);
+        ns.dereg.remove(&proc_.rank);
         Ok(())
     }
 
@@ -643,11 +652,105 @@ impl ServerState {
             .unwrap_or(0)
     }
 
-    /// Forget a client.
-    pub fn deregister_client(&mut self, proc_: &ProcId) {
-        if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
-            ns.clients.remove(&proc_.rank);
+    /// Forget a client: the host says the process will not connect again (pmixrun says
+    /// so when it has reaped the process). A process that finalized stays an expected
+    /// participant of collectives while it may still `PMIx_Init` again (see
+    /// `ServerState::ended`); from now on it is not, so every fence, connect or
+    /// disconnect waiting for it fails with `PMIX_ERR_PROC_TERM_WO_SYNC`, and Gets
+    /// waiting for its data get `PMIX_ERR_NOT_FOUND`. A client still connected keeps
+    /// its connection; its close then counts as its end.
+    ///
+    /// A host may say the same of a process of another node (pmixrun's multi-node bench
+    /// does when a process dies there): collectives here that include it fail as well,
+    /// and Gets of its data keep waiting for the answer of its own node.
+    pub fn deregister_client(&mut self, proc_: &ProcId, out: &mut Vec<Action>) {
+        if proc_.rank >= sys::PMIX_RANK_VALID {
+            return;
         }
+        let local = self.is_local(proc_);
+        let Some(ns) = self.nspaces.get_mut(&proc_.nspace) else {
+            return;
+        };
+        ns.clients.remove(&proc_.rank);
+        ns.dereg.insert(proc_.rank);
+        if self.live(proc_) {
+            return;
+        }
+        self.participant_ended(proc_, out);
+        if local {
+            self.target_gone(proc_, sys::PMIX_ERR_NOT_FOUND, out);
+        }
+    }
+
+    /// True if `p` has a connection that has not sent `PMIx_Finalize`.
+    fn live(&self, p: &ProcId) -> bool {
+        self.by_proc.get(p).is_some_and(|c| {
+            matches!(
+                self.conns.get(c),
+                Some(ConnState::Client {
+                    finalized: false,
+                    ..
+                })
+            )
+        })
+    }
+
+    /// True if a participant named by `p` (a rank, or with `PMIX_RANK_WILDCARD` any local
+    /// rank of its namespace) will never arrive at a collective: it vanished without
+    /// `PMIx_Finalize`, or it is not connected and the host deregistered it.
+    ///
+    /// A process that merely finalized is still expected, as in OpenPMIx: it may call
+    /// `PMIx_Init` again and take part (a program cycling init/finalize, as MPI
+    /// sessions do, would otherwise see its collectives fail whenever a peer is between
+    /// its finalize and its next init).
+    fn ended(&self, p: &ProcId) -> bool {
+        let Some(ns) = self.nspaces.get(&p.nspace) else {
+            return false;
+        };
+        let dead = |r: Rank| {
+            ns.lost.contains(&r)
+                || (ns.dereg.contains(&r) && !self.live(&ProcId::new(p.nspace.clone(), r)))
+        };
+        if p.rank == sys::PMIX_RANK_WILDCARD {
+            ns.lost.iter().chain(ns.dereg.iter()).any(|&r| dead(r))
+        } else {
+            dead(p.rank)
+        }
+    }
+
+    /// If the local process `p` will publish nothing more, what a request for data it
+    /// does not have is told: `PMIX_ERR_LOST_CONNECTION` if it vanished,
+    /// `PMIX_ERR_NOT_FOUND` if it finalized and left (or was deregistered unconnected).
+    fn departed(&self, p: &ProcId) -> Option<i32> {
+        let Some(ns) = self.nspaces.get(&p.nspace) else {
+            return Some(sys::PMIX_ERR_NOT_FOUND);
+        };
+        if ns.lost.contains(&p.rank) {
+            Some(sys::PMIX_ERR_LOST_CONNECTION)
+        } else if ns.gone.contains(&p.rank) || (ns.dereg.contains(&p.rank) && !self.live(p)) {
+            Some(sys::PMIX_ERR_NOT_FOUND)
+        } else {
+            None
+        }
+    }
+
+    /// `p` will never arrive: the fences and connects that include it fail.
+    fn participant_ended(&mut self, p: &ProcId, out: &mut Vec<Action>) {
+        let keys: Vec<FenceKey> = self
+            .fences
+            .keys()
+            .filter(|k| includes(&k.procs, p))
+            .cloned()
+            .collect();
+        for k in keys {
+            log::warn!(
+                "server: fence over {:?} fails: participant {} ended",
+                k.procs,
+                p
+            );
+            self.fail_fence(&k, sys::PMIX_ERR_PROC_TERM_WO_SYNC, out);
+        }
+        self.connect_participant_gone(p, true, out);
     }
 
     // ---------------------------------------------------------------- connections
@@ -783,46 +886,42 @@ impl ServerState {
         for t in self.fences.values_mut() {
             t.arrived.retain(|a| a.conn != conn);
         }
+        let mut deregistered = false;
         if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
             ns.gone.insert(proc_.rank);
             if !finalized {
                 ns.lost.insert(proc_.rank);
             }
+            deregistered = ns.dereg.contains(&proc_.rank);
         }
         self.dyn_gone(&proc_, finalized, out);
         if finalized {
-            self.target_gone(&proc_, out);
+            // Still expected in fences unless it can never come back (see `ended`).
+            if deregistered {
+                self.participant_ended(&proc_, out);
+            }
+            self.target_gone(&proc_, sys::PMIX_ERR_NOT_FOUND, out);
             return;
         }
         log::warn!("server: client {} disconnected without finalizing", proc_);
         out.push(Action::HostLost(proc_.clone()));
         // Every fence it takes part in can never complete now.
-        let keys: Vec<FenceKey> = self
-            .fences
-            .keys()
-            .filter(|k| includes(&k.procs, &proc_))
-            .cloned()
-            .collect();
-        for k in keys {
-            self.fail_fence(&k, sys::PMIX_ERR_PROC_TERM_WO_SYNC, out);
-        }
+        self.participant_ended(&proc_, out);
         self.tell_peers_lost(&proc_, out);
-        self.target_gone(&proc_, out);
+        // As in OpenPMIx, whoever waits for a vanished process's data is told that the
+        // connection dropped (a finalized process's missing data is just not found).
+        self.target_gone(&proc_, sys::PMIX_ERR_LOST_CONNECTION, out);
     }
 
-    /// Pending Gets and direct-modex requests for a process that is gone end now.
-    fn target_gone(&mut self, proc_: &ProcId, out: &mut Vec<Action>) {
+    /// Pending Gets and direct-modex requests for a process that is gone end now, with
+    /// `status`.
+    fn target_gone(&mut self, proc_: &ProcId, status: i32, out: &mut Vec<Action>) {
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
             .into_iter()
             .partition(|g| &g.target == proc_);
         self.getters = keep;
         for g in done {
-            out.push(reply(
-                g.conn,
-                g.tag,
-                sys::PMIX_ERR_NOT_FOUND,
-                ReplyData::None,
-            ));
+            out.push(reply(g.conn, g.tag, status, ReplyData::None));
         }
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
@@ -831,21 +930,35 @@ impl ServerState {
         for (_, _, d) in done {
             out.push(Action::AnswerDmodex(
                 d,
-                Err(Error::not_found(format!(
-                    "{} ended without committing",
-                    proc_
-                ))),
+                Err(Error::new(
+                    status,
+                    format!("{} ended without committing", proc_),
+                )),
             ));
         }
     }
 
     /// A frame from an accepted client.
     pub fn request(&mut self, conn: ConnId, body: &[u8], out: &mut Vec<Action>) -> Result<()> {
-        let Some(ConnState::Client { proc_, .. }) = self.conns.get(&conn) else {
+        let Some(ConnState::Client { proc_, finalized }) = self.conns.get(&conn) else {
             return Err(Error::bad_param("request before handshake"));
         };
-        let me = proc_.clone();
+        let (me, finalized) = (proc_.clone(), *finalized);
         let Request { tag, req } = protocol::decode(body)?;
+        if finalized {
+            // PMIx_Finalize was the client's last word on this connection: whatever it
+            // sends later is refused (a one-way request, tag 0, is dropped), as the
+            // client library itself refuses calls after finalize. Serving it could start
+            // collectives the client will never see through.
+            log::warn!(
+                "server: {} sent a request after PMIx_Finalize; refused with PMIX_ERR_INIT",
+                me
+            );
+            if tag != 0 {
+                out.push(reply(conn, tag, sys::PMIX_ERR_INIT, ReplyData::None));
+            }
+            return Ok(());
+        }
         match req {
             Req::Commit { puts } => self.commit(&me, puts, out),
             Req::Fence {
@@ -1227,13 +1340,8 @@ impl ServerState {
             return;
         }
         if local {
-            let gone = self
-                .nspaces
-                .get(&target.nspace)
-                .map(|ns| ns.gone.contains(&target.rank))
-                .unwrap_or(true);
-            if gone {
-                out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
+            if let Some(status) = self.departed(&target) {
+                out.push(reply(conn, tag, status, ReplyData::None));
                 return;
             }
         } else if known_ns && !self.dmodex_out.contains(&(target.clone(), key.clone())) {
@@ -1390,13 +1498,13 @@ impl ServerState {
         if committed && self.has_key(proc_, key.as_ref()) {
             let blob = self.blob_for(std::slice::from_ref(proc_), true);
             out.push(Action::AnswerDmodex(done, Ok(blob)));
-        } else if ns.gone.contains(&proc_.rank) {
+        } else if let Some(status) = self.departed(proc_) {
             out.push(Action::AnswerDmodex(
                 done,
-                Err(Error::not_found(format!(
-                    "{} ended without committing",
-                    proc_
-                ))),
+                Err(Error::new(
+                    status,
+                    format!("{} ended without committing", proc_),
+                )),
             ));
         } else {
             self.dmodex_in.push((proc_.clone(), key, done));
@@ -1531,20 +1639,9 @@ impl ServerState {
             ));
             return;
         }
-        // A participant that already vanished can never arrive.
-        let lost = procs.iter().any(|p| {
-            self.nspaces
-                .get(&p.nspace)
-                .map(|ns| {
-                    if p.rank == sys::PMIX_RANK_WILDCARD {
-                        !ns.lost.is_empty()
-                    } else {
-                        ns.lost.contains(&p.rank)
-                    }
-                })
-                .unwrap_or(false)
-        });
-        if lost {
+        // A participant that already vanished (or finalized and was deregistered) can
+        // never arrive.
+        if procs.iter().any(|p| self.ended(p)) {
             out.push(reply(
                 conn,
                 tag,
@@ -2035,6 +2132,32 @@ pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
         .any(|q| q.nspace == p.nspace && (q.rank == p.rank || q.rank == sys::PMIX_RANK_WILDCARD))
 }
 
+/// Tests only: register `proc_` (uid `uid`) and run its handshake on connection `conn`,
+/// as the reactor would for a client that connects; returns what the server sent.
+#[cfg(test)]
+pub(crate) fn connect_test_client(
+    s: &mut ServerState,
+    proc_: &ProcId,
+    conn: ConnId,
+    uid: u32,
+) -> Vec<Action> {
+    s.register_client(proc_, uid).expect("register_client");
+    s.connected(conn, uid);
+    let hello = protocol::Hello {
+        version: protocol::VERSION,
+        proc_: proc_.clone(),
+        pid: 1,
+        uid,
+        gid: 0,
+    };
+    let who = s
+        .check_hello(conn, &protocol::encode(&hello))
+        .expect("hello accepted");
+    let mut out = Vec::new();
+    s.accept(conn, who, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     //! The server state machine driven directly, in memory: no sockets, no threads.
@@ -2069,19 +2192,7 @@ mod tests {
             ],
         );
         for r in 0..local {
-            s.register_client(&p(r), UID).unwrap();
-            let conn = r as ConnId + 1;
-            s.connected(conn, UID);
-            let hello = Hello {
-                version: protocol::VERSION,
-                proc_: p(r),
-                pid: 1,
-                uid: UID,
-                gid: 0,
-            };
-            let who = s.check_hello(conn, &protocol::encode(&hello)).unwrap();
-            let mut out = Vec::new();
-            s.accept(conn, who, &mut out);
+            connect_test_client(&mut s, &p(r), r as ConnId + 1, UID);
         }
         s
     }

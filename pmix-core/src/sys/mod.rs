@@ -6,7 +6,7 @@
 //! `gethostname` are foreign functions. Each call below passes either no pointer or a
 //! pointer to a properly sized local buffer together with that buffer's size, so the
 //! kernel never writes outside memory we own. Every `-1` result becomes an
-//! [`std::io::Error`] through [`cvt`].
+//! [`std::io::Error`] through `cvt`.
 #![allow(unsafe_code)]
 
 use std::io;

@@ -8,7 +8,12 @@
 //!   answer goes back to the asking server;
 //! * events raised beyond a node go to every other node's server; connections,
 //!   finalizations, lost clients and aborts go to the launcher's event queue, as a
-//!   single-node job's host reports them.
+//!   single-node job's host reports them;
+//! * a rank that ended for good (its server lost it, or the launcher reaped it) fails
+//!   every fence and connect round that includes it, now and later, with
+//!   `PMIX_ERR_PROC_TERM_WO_SYNC`, as a single server fails its own; a rank that
+//!   vanished is also announced to the other nodes' clients of its namespace with the
+//!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`).
 
 use super::link::{self, Call, Down, Up};
 use crate::host::{Events, JobEvent};
@@ -116,6 +121,18 @@ impl FenceMatcher {
         Ok(Some(done))
     }
 
+    /// Remove the rounds whose participants include `p`; returns `(node, fence id)` of
+    /// every contribution they had, which the caller fails.
+    pub fn fail_including(&mut self, p: &ProcId) -> Vec<(usize, u64)> {
+        let (gone, keep): (Vec<Round>, Vec<Round>) = std::mem::take(&mut self.rounds)
+            .into_iter()
+            .partition(|r| pmix_core::server::state::includes(&r.procs, p));
+        self.rounds = keep;
+        gone.into_iter()
+            .flat_map(|r| r.parts.into_iter().map(|(n, (id, _))| (n, id)))
+            .collect()
+    }
+
     /// Rounds still waiting for contributions.
     #[cfg(test)]
     pub fn pending(&self) -> usize {
@@ -144,6 +161,8 @@ struct State {
     nfences: u64,
     /// Our id of a forwarded direct modex → (asking node, its id).
     dmodex: HashMap<u64, (usize, u64)>,
+    /// Ranks that ended for good: rounds including them fail.
+    ended: BTreeSet<Rank>,
     closing: bool,
 }
 
@@ -226,6 +245,13 @@ impl Shared {
             }
             Up::Lost(p) => {
                 if self.rank_of(&p).is_some() {
+                    self.proc_ended(&p);
+                    // The other servers learn that it will never arrive (their
+                    // collectives waiting for it fail) and tell their clients.
+                    for n in (0..self.links.len()).filter(|&n| n != node) {
+                        self.deregister_at(n, &p);
+                    }
+                    self.announce_lost(node, &p);
                     self.events.push(JobEvent::Lost(p));
                 }
             }
@@ -347,6 +373,61 @@ impl Shared {
         }
     }
 
+    /// `p` will never take part in anything again: fail the rounds that include it.
+    fn proc_ended(&self, p: &ProcId) {
+        let Some(rank) = self.rank_of(p) else {
+            return;
+        };
+        let mut st = self.lock();
+        st.ended.insert(rank);
+        for (n, id) in st.fences.fail_including(p) {
+            log::warn!("fence or connect {id} of node {n} fails: {p} ended");
+            self.send(
+                n,
+                &Down::FenceDone {
+                    id,
+                    status: pmix_sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+                    data: Vec::new(),
+                },
+            );
+        }
+    }
+
+    /// Tell `node`'s server that `p` will never take part again (for a process of
+    /// another node, its collectives waiting for `p` fail; see
+    /// `ServerState::deregister_client`).
+    fn deregister_at(&self, node: usize, p: &ProcId) {
+        self.send(
+            node,
+            &Down::Call {
+                id: 0,
+                call: Call::DeregisterClient { proc_: p.clone() },
+            },
+        );
+    }
+
+    /// `p`'s server (on `node`) lost it: the clients of its namespace on the other nodes
+    /// hear of it as that server's own clients did.
+    fn announce_lost(&self, node: usize, p: &ProcId) {
+        let info: Vec<Info> = Info::new(
+            pmix_sys::attrs::keys::PMIX_EVENT_AFFECTED_PROC,
+            pmix_core::Value::Proc(Some(p.clone())),
+        )
+        .into_iter()
+        .collect();
+        for n in (0..self.links.len()).filter(|&n| n != node) {
+            self.send(
+                n,
+                &Down::Notify {
+                    status: pmix_sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+                    source: p.clone(),
+                    range: pmix_sys::PMIX_RANGE_NAMESPACE,
+                    info: info.clone(),
+                },
+            );
+        }
+    }
+
     fn reply(&self, node: usize, msg: Up) {
         let (id, r) = match msg {
             Up::Ready { status, msg } => (0, (status, msg, Vec::new())),
@@ -387,9 +468,41 @@ impl Shared {
         };
         let (done, n) = {
             let mut st = self.lock();
+            let gone = st
+                .ended
+                .iter()
+                .find(|&&r| {
+                    pmix_core::server::state::includes(&procs, &ProcId::new(self.nspace.clone(), r))
+                })
+                .copied();
+            if let Some(r) = gone {
+                drop(st);
+                log::warn!("node {node}: fence or connect {id} names rank {r}, which ended");
+                self.send(
+                    node,
+                    &Down::FenceDone {
+                        id,
+                        status: pmix_sys::PMIX_ERR_PROC_TERM_WO_SYNC,
+                        data: Vec::new(),
+                    },
+                );
+                return;
+            }
             let r = st.fences.contribute(procs, tag, expect, node, id, data);
-            if matches!(r, Ok(Some(_))) {
+            if let Ok(Some(d)) = &r {
                 st.nfences += 1;
+                // Released while the state is locked: whatever a released process
+                // makes us send any node later (its death, say) queues behind this.
+                for &(n, their) in &d.parts {
+                    self.send(
+                        n,
+                        &Down::FenceDone {
+                            id: their,
+                            status: pmix_sys::PMIX_SUCCESS,
+                            data: d.data.clone(),
+                        },
+                    );
+                }
             }
             (r, st.nfences)
         };
@@ -423,16 +536,6 @@ impl Shared {
             sizes.join(" "),
             done.data.len()
         ));
-        for (n, their) in done.parts {
-            self.send(
-                n,
-                &Down::FenceDone {
-                    id: their,
-                    status: pmix_sys::PMIX_SUCCESS,
-                    data: done.data.clone(),
-                },
-            );
-        }
     }
 
     /// Log a line of the modex report (and print it with `--report-modex`).
@@ -715,18 +818,14 @@ impl JobServer for Fabric {
             },
         )
     }
+    /// The process ended for good (the launcher reaped it): every server forgets it
+    /// (its own as a client; the others stop waiting for it in collectives) and the
+    /// rounds that include it fail.
     fn deregister_client(&self, proc: &ProcId) {
-        if let Ok(n) = self.node_for(proc) {
-            self.shared.send(
-                n,
-                &Down::Call {
-                    id: 0,
-                    call: Call::DeregisterClient {
-                        proc_: proc.clone(),
-                    },
-                },
-            );
+        for n in 0..self.shared.links.len() {
+            self.shared.deregister_at(n, proc);
         }
+        self.shared.proc_ended(proc);
     }
     fn deregister_nspace(&self, nspace: &Nspace) {
         for n in 0..self.shared.links.len() {
@@ -841,5 +940,27 @@ mod tests {
             .expect("complete");
         assert_eq!(a.data, b"a0a1");
         assert_eq!(m.pending(), 1);
+    }
+
+    #[test]
+    fn an_ended_rank_fails_the_rounds_that_include_it() {
+        let mut m = FenceMatcher::default();
+        let all = vec![p(pmix_sys::PMIX_RANK_WILDCARD)];
+        m.contribute(all.clone(), None, set(&[0, 1]), 0, 1, vec![])
+            .expect("ok");
+        m.contribute(vec![p(0), p(2)], None, set(&[0, 1]), 0, 2, vec![])
+            .expect("ok");
+        m.contribute(vec![p(0), p(2)], None, set(&[0, 1]), 1, 3, vec![])
+            .ok();
+        m.contribute(vec![p(0), p(1)], None, set(&[0, 1]), 0, 4, vec![])
+            .expect("ok");
+        let mut failed = m.fail_including(&p(2));
+        failed.sort();
+        // The wildcard round and the {0,2} round (one contribution was its completion,
+        // so that round is already gone); {0,1} stays.
+        assert_eq!(failed, vec![(0, 1)]);
+        assert_eq!(m.pending(), 1);
+        assert_eq!(m.fail_including(&p(1)), vec![(0, 4)]);
+        assert_eq!(m.pending(), 0);
     }
 }
