@@ -825,16 +825,16 @@ impl ServerState {
 
     /// Accept a checked client: send the welcome with its namespace's job data.
     pub fn accept(&mut self, conn: ConnId, proc_: ProcId, out: &mut Vec<Action>) {
-        let jobs = self
+        let jobs: Vec<&JobData> = self
             .nspaces
             .get(&proc_.nspace)
-            .map(|ns| vec![ns.job.clone()])
-            .unwrap_or_default();
-        let w = Welcome::Accepted {
-            server: self.id.clone(),
-            jobs,
-        };
-        out.push(Action::Send(conn, protocol::encode(&w)));
+            .map(|ns| &ns.job)
+            .into_iter()
+            .collect();
+        out.push(Action::Send(
+            conn,
+            protocol::encode_welcome_accepted(&self.id, &jobs),
+        ));
         if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
             // A process that finalized and called PMIx_Init again is back.
             ns.gone.remove(&proc_.rank);
