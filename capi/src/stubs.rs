@@ -21,219 +21,6 @@ fn not_supported(name: &str) -> sys::pmix_status_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Allocation_request(
-    _directive: sys::pmix_alloc_directive_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Allocation_request, {
-        not_supported("PMIx_Allocation_request")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Allocation_request_nb(
-    _directive: sys::pmix_alloc_directive_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Allocation_request_nb, {
-        not_supported("PMIx_Allocation_request_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Resource_block(
-    _directive: sys::pmix_resource_block_directive_t,
-    _block: *mut c_char,
-    _res: *const sys::pmix_resource_unit_t,
-    _nres: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Resource_block, {
-        not_supported("PMIx_Resource_block")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Resource_block_nb(
-    _directive: sys::pmix_resource_block_directive_t,
-    _block: *mut c_char,
-    _res: *const sys::pmix_resource_unit_t,
-    _nres: usize,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Resource_block_nb, {
-        not_supported("PMIx_Resource_block_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Session_control(
-    _sessionID: u32,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Session_control, {
-        not_supported("PMIx_Session_control")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Process_monitor(
-    _monitor: *const sys::pmix_info_t,
-    _error: sys::pmix_status_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Process_monitor, {
-        not_supported("PMIx_Process_monitor")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Process_monitor_nb(
-    _monitor: *const sys::pmix_info_t,
-    _error: sys::pmix_status_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Process_monitor_nb, {
-        not_supported("PMIx_Process_monitor_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Heartbeat() {
-    crate::ffi_value!(PMIx_Heartbeat, (), { log_unsupported("PMIx_Heartbeat") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_credential(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _credential: *mut sys::pmix_byte_object_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_credential, {
-        not_supported("PMIx_Get_credential")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_credential_nb(
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_credential_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_credential_nb, {
-        not_supported("PMIx_Get_credential_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Validate_credential(
-    _cred: *const sys::pmix_byte_object_t,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _results: *mut *mut sys::pmix_info_t,
-    _nresults: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Validate_credential, {
-        not_supported("PMIx_Validate_credential")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Validate_credential_nb(
-    _cred: *const sys::pmix_byte_object_t,
-    _info: *const sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_validation_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Validate_credential_nb, {
-        not_supported("PMIx_Validate_credential_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_register(
-    _fabric: *mut sys::pmix_fabric_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_register, {
-        not_supported("PMIx_Fabric_register")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_register_nb(
-    _fabric: *mut sys::pmix_fabric_t,
-    _directives: *const sys::pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_register_nb, {
-        not_supported("PMIx_Fabric_register_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_update(
-    _fabric: *mut sys::pmix_fabric_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_update, { not_supported("PMIx_Fabric_update") })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_update_nb(
-    _fabric: *mut sys::pmix_fabric_t,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_update_nb, {
-        not_supported("PMIx_Fabric_update_nb")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_deregister(
-    _fabric: *mut sys::pmix_fabric_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_deregister, {
-        not_supported("PMIx_Fabric_deregister")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(
-    _fabric: *mut sys::pmix_fabric_t,
-    _cbfunc: sys::pmix_op_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Fabric_deregister_nb, {
-        not_supported("PMIx_Fabric_deregister_nb")
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances(
     _topo: *mut sys::pmix_topology_t,
     _cpuset: *mut sys::pmix_cpuset_t,
@@ -298,11 +85,6 @@ pub unsafe extern "C" fn PMIx_Get_relative_locality(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Progress() {
-    crate::ffi_value!(PMIx_Progress, (), { log_unsupported("PMIx_Progress") })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     _proc: *mut sys::pmix_proc_t,
     _info: *mut sys::pmix_info_t,
@@ -311,28 +93,6 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     crate::ffi_status!(PMIx_tool_connect_to_server, {
         not_supported("PMIx_tool_connect_to_server")
     })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_generate_regex2(
-    _input: *const c_char,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _regex: *mut sys::pmix_regex2_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_generate_regex2, {
-        not_supported("PMIx_generate_regex2")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_parse_regex2(
-    _regex: *const sys::pmix_regex2_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _output: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_parse_regex2, { not_supported("PMIx_parse_regex2") })
 }
 
 #[no_mangle]
@@ -373,16 +133,6 @@ pub unsafe extern "C" fn PMIx_server_deliver_inventory(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_deliver_inventory, {
         not_supported("PMIx_server_deliver_inventory")
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Register_attributes(
-    _function: *mut c_char,
-    _attrs: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Register_attributes, {
-        not_supported("PMIx_Register_attributes")
     })
 }
 

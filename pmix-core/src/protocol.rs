@@ -24,6 +24,7 @@
 //! whole of it if any part is malformed.
 
 pub mod dynamic;
+pub mod hostops;
 pub mod iof;
 
 use crate::codec::{decode_seq, encode_seq, Decoder, Wire};

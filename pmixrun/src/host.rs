@@ -153,6 +153,7 @@ pub struct JobHost {
     events: Arc<Events>,
     store: PubStore,
     iof: Arc<crate::iof::IofSubs>,
+    cred: crate::cred::CredService,
 }
 
 impl JobHost {
@@ -170,6 +171,7 @@ impl JobHost {
             events,
             store,
             iof: Arc::default(),
+            cred: Default::default(),
         }
     }
 
@@ -198,6 +200,48 @@ impl JobHost {
 }
 
 impl Host for JobHost {
+    fn get_credential(
+        &self,
+        proc: &ProcId,
+        peer: pmix_core::sys::PeerCred,
+        directives: &[Info],
+        done: HostDone<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<HostReply> {
+        if !crate::cred::type_allowed(directives) {
+            return Err(pmix_core::Error::not_supported(
+                "pmixrun issues only pmixrun credentials",
+            ));
+        }
+        done(Ok((
+            self.cred.issue(proc, peer),
+            crate::cred::issued_info(),
+        )));
+        Ok(HostReply::Pending)
+    }
+
+    fn validate_credential(
+        &self,
+        proc: &ProcId,
+        _peer: pmix_core::sys::PeerCred,
+        cred: &[u8],
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        if !crate::cred::type_allowed(directives) {
+            return Err(pmix_core::Error::not_supported(
+                "pmixrun checks only pmixrun credentials",
+            ));
+        }
+        match self.cred.validate(cred) {
+            Ok(c) => done(Ok(crate::cred::claims_info(&c))),
+            Err(e) => {
+                log::info!("credential from {proc} rejected: {e}");
+                done(Err(e));
+            }
+        }
+        Ok(HostReply::Pending)
+    }
+
     fn client_connected(&self, proc: &ProcId) -> Result<()> {
         if let Some(r) = self.rank_of(proc) {
             self.events.push(JobEvent::Connected(r));

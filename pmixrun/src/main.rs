@@ -10,6 +10,7 @@
 //! `pmixrun --node-daemon`), joined by the front end.
 
 mod cli;
+mod cred;
 mod host;
 mod iof;
 mod job;

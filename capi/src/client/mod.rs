@@ -3,9 +3,11 @@
 
 pub mod connect;
 pub mod event;
+pub mod fabric;
 pub mod fence;
 pub mod get;
 pub mod group;
+pub mod hostops;
 pub mod init;
 pub mod iof;
 pub mod job_control;

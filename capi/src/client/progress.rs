@@ -49,3 +49,15 @@ pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t
         reactor::stop_servicing();
     })
 }
+
+/// Drive the library's progress once. OpenPMIx runs one pass of its event loop here for
+/// callers that drive progress themselves; this library always has its own progress
+/// thread, which keeps servicing sockets, timers and callbacks without help, so there is
+/// nothing for the caller to do and this returns at once (from any thread, also from a
+/// callback on the progress thread).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Progress() {
+    crate::ffi_value!(PMIx_Progress, (), {
+        log::trace!("PMIx_Progress: the progress thread makes progress by itself");
+    })
+}

@@ -411,4 +411,78 @@ impl Host for CHost {
     ) -> Result<HostReply> {
         self.dyn_group(construct, grp, procs, info, done)
     }
+
+    fn get_credential(
+        &self,
+        p: &ProcId,
+        peer: pmix_core::sys::PeerCred,
+        directives: &[Info],
+        done: HostDone<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<HostReply> {
+        self.get_credential_slot(p, peer, directives, done)
+    }
+
+    fn validate_credential(
+        &self,
+        p: &ProcId,
+        _peer: pmix_core::sys::PeerCred,
+        cred: &[u8],
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.validate_credential_slot(p, cred, directives, done)
+    }
+
+    fn allocate(
+        &self,
+        p: &ProcId,
+        directive: u8,
+        info: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.allocate_slot(p, directive, info, done)
+    }
+
+    fn monitor(
+        &self,
+        p: &ProcId,
+        monitor: &Info,
+        error: i32,
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.monitor_slot(p, monitor, error, directives, done)
+    }
+
+    fn session_control(
+        &self,
+        p: &ProcId,
+        session: u32,
+        directives: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.session_control_slot(p, session, directives, done)
+    }
+
+    fn fabric(
+        &self,
+        p: &ProcId,
+        op: u8,
+        info: &[Info],
+        done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        self.fabric_slot(p, op, info, done)
+    }
+
+    fn resource_block(
+        &self,
+        p: &ProcId,
+        directive: u8,
+        block: Option<&str>,
+        units: &[pmix_core::ResourceUnit],
+        info: &[Info],
+        done: HostDone<()>,
+    ) -> Result<HostReply> {
+        self.resource_block_slot(p, directive, block, units, info, done)
+    }
 }

@@ -6,6 +6,7 @@ pub mod dmodex;
 pub mod host;
 pub mod host_dyn;
 pub mod host_iof;
+pub mod host_ops;
 pub mod init;
 pub mod iof;
 pub mod nspace;

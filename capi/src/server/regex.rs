@@ -68,3 +68,103 @@ pub unsafe extern "C" fn PMIx_generate_ppn(
         }
     })
 }
+
+/// The one regex2 scheme this library writes and reads: OpenPMIx's `"raw"`, whose bytes
+/// are the input string itself, NUL included.
+const REGEX2_RAW: &[u8] = b"raw";
+
+/// `*regex` = `input` encoded as a `pmix_regex2_t` of type `"raw"` (malloc'd `type` and
+/// `bytes`; `len` counts the terminating NUL). No attributes are defined for `info`.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `input` or `regex`), `PMIX_ERR_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_generate_regex2(
+    input: *const c_char,
+    _info: *mut sys::pmix_info_t,
+    _ninfo: usize,
+    regex: *mut sys::pmix_regex2_t,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_generate_regex2, {
+        crate::check_null!(input, regex);
+        // SAFETY: non-NULL C string (C contract).
+        let Some(mut bytes) = (unsafe { conv::cstr_bytes(input) }) else {
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        bytes.push(0);
+        let ty = match conv::alloc::strdup_bytes(REGEX2_RAW) {
+            Ok(p) => p,
+            Err(e) => return e.status(),
+        };
+        let (p, n) = match conv::alloc::bytes_to_c(&bytes) {
+            Ok(x) => x,
+            Err(e) => {
+                // SAFETY: ours, just made.
+                unsafe { conv::alloc::free(ty) };
+                return e.status();
+            }
+        };
+        // SAFETY: non-NULL, writable (C contract).
+        unsafe {
+            *regex = sys::pmix_regex2_t {
+                type_: ty,
+                bytes: p,
+                len: n,
+            }
+        };
+        sys::PMIX_SUCCESS
+    })
+}
+
+/// `*output` = the malloc'd string a `pmix_regex2_t` encodes. Only the `"raw"` scheme is
+/// known here; its bytes must end with their NUL.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (another scheme, e.g. OpenPMIx's
+/// `"compress"`), `PMIX_ERR_BAD_PARAM` (NULL argument, NULL type, bytes not
+/// NUL-terminated), `PMIX_ERR_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_parse_regex2(
+    regex: *const sys::pmix_regex2_t,
+    _info: *mut sys::pmix_info_t,
+    _ninfo: usize,
+    output: *mut *mut c_char,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_parse_regex2, {
+        crate::check_null!(regex, output);
+        // SAFETY: non-NULL, the caller's regex (C contract).
+        let r = unsafe { &*regex };
+        // SAFETY: NULL or a C string.
+        let Some(ty) = (unsafe { conv::cstr_bytes(r.type_) }) else {
+            log::warn!("PMIx_parse_regex2: NULL type");
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        if ty != REGEX2_RAW {
+            log::info!(
+                "PMIx_parse_regex2: no decoder for scheme {:?}",
+                String::from_utf8_lossy(&ty)
+            );
+            return sys::PMIX_ERR_NOT_SUPPORTED;
+        }
+        if r.bytes.is_null() || r.len == 0 {
+            log::warn!("PMIx_parse_regex2: empty raw regex");
+            return sys::PMIX_ERR_BAD_PARAM;
+        }
+        // SAFETY: `bytes` is readable for `len` bytes (C contract), checked non-NULL.
+        let b = unsafe { core::slice::from_raw_parts(r.bytes, r.len) };
+        let Some((&0, body)) = b.split_last() else {
+            log::warn!("PMIx_parse_regex2: raw regex without its terminating NUL");
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        // Bytes after an inner NUL are not part of the string.
+        let end = body.iter().position(|&c| c == 0).unwrap_or(body.len());
+        match conv::alloc::strdup_bytes(body.get(..end).unwrap_or(body)) {
+            Ok(p) => {
+                // SAFETY: non-NULL, writable out-parameter.
+                unsafe { *output = p };
+                sys::PMIX_SUCCESS
+            }
+            Err(e) => e.status(),
+        }
+    })
+}

@@ -172,3 +172,48 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(
         unsafe { resources(name_of(true), info, ninfo, cbfunc, cbdata, true) }
     })
 }
+
+/// Register the attributes the host supports for `function` (`attrs`: a NULL-terminated
+/// array of attribute names such as `"PMIX_TIMEOUT"`, or NULL for none). They are
+/// reported to `PMIx_Query_info` with `PMIX_QUERY_ATTRIBUTE_SUPPORT` and
+/// `PMIX_HOST_ATTRIBUTES` (the function names with `PMIX_HOST_FUNCTIONS`), in this
+/// process and to this server's clients.
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_REPEAT_ATTR_REGISTRATION` (the function was registered
+/// before), `PMIX_ERR_BAD_PARAM` (NULL `function`, or a name that is not UTF-8),
+/// `PMIX_ERR_WOULD_BLOCK` (on the progress thread, as OpenPMIx), `PMIX_ERR_INIT`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Register_attributes(
+    function: *mut core::ffi::c_char,
+    attrs: *mut *mut core::ffi::c_char,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Register_attributes, {
+        if let Err(e) = pmix_core::client::global::client() {
+            return e.status();
+        }
+        crate::check_null!(function);
+        if let Some(st) = crate::client::ops::would_block("PMIx_Register_attributes") {
+            return st;
+        }
+        let utf8 = |b: Vec<u8>| String::from_utf8(b).ok();
+        // SAFETY: non-NULL C string (C contract).
+        let Some(f) = (unsafe { crate::conv::cstr_bytes(function) }).and_then(utf8) else {
+            log::warn!("PMIx_Register_attributes: function name is not UTF-8");
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        // SAFETY: NULL or a NULL-terminated array of C strings (C contract).
+        let names = unsafe { crate::conv::argv_from_c(attrs) }.unwrap_or_default();
+        let Some(names) = names.into_iter().map(utf8).collect::<Option<Vec<String>>>() else {
+            log::warn!("PMIx_Register_attributes: an attribute name is not UTF-8");
+            return sys::PMIX_ERR_BAD_PARAM;
+        };
+        match pmix_core::server::host_attrs::register(&f, names) {
+            Ok(()) => sys::PMIX_SUCCESS,
+            Err(e) => {
+                log::debug!("PMIx_Register_attributes: {}", e);
+                e.status()
+            }
+        }
+    })
+}

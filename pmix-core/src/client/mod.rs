@@ -24,9 +24,11 @@ mod events;
 mod gather;
 pub mod global;
 mod group;
+mod hostops;
+pub use hostops::Credential;
 mod iof;
 mod publish;
-mod query;
+pub(crate) mod query;
 mod spawn;
 
 use crate::error::{Error, Result};

@@ -140,17 +140,65 @@ fn info_array(items: Vec<Info>) -> Value {
     }))
 }
 
+/// One supported attribute as a `PMIX_REGATTR` value: a name we know gets its key and
+/// type; another (a host's own) is reported with its name as key and no type.
+fn regattr(name: &str) -> Option<Value> {
+    let (key, dtype) = match sys::attrs::attr_by_name(name) {
+        Some(def) => (Key::new(def.key).ok()?, def.dtype),
+        None => (Key::new(name).ok()?, sys::PMIX_UNDEF),
+    };
+    Some(Value::Regattr(Box::new(Regattr {
+        name: Some(name.as_bytes().to_vec()),
+        string: key,
+        dtype,
+        description: None,
+    })))
+}
+
+/// `function` = the data array of `attrs` as `PMIX_REGATTR`s.
+fn per_function<S: AsRef<str>>(function: &str, attrs: &[S]) -> Option<Info> {
+    info(
+        function,
+        Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_REGATTR,
+            items: attrs.iter().filter_map(|a| regattr(a.as_ref())).collect(),
+        })),
+    )
+}
+
+/// Whether an attribute-support query asks about the host (whose registrations live in
+/// the server process).
+fn asks_host(q: &Query) -> bool {
+    q.qualifiers.iter().any(|i| {
+        matches!(
+            i.key.as_str(),
+            ak::PMIX_HOST_ATTRIBUTES | ak::PMIX_HOST_FUNCTIONS
+        )
+    })
+}
+
 /// The answer to one attribute-support query (keys\[0\] is
-/// `PMIX_QUERY_ATTRIBUTE_SUPPORT`, the other keys name functions; none: all).
-fn attribute_support(q: &Query) -> Vec<Info> {
+/// `PMIX_QUERY_ATTRIBUTE_SUPPORT`, the other keys name functions; none: all). Host
+/// levels come from this process's `PMIx_Register_attributes` registrations
+/// (`server::host_attrs`): a server answers them for its clients.
+pub(crate) fn attribute_support(q: &Query) -> Vec<Info> {
     let keys = keys_of(q);
     let wanted: Vec<&str> = keys.iter().skip(1).map(String::as_str).collect();
+    let want = |f: &str| wanted.is_empty() || wanted.contains(&f) || wanted.contains(&"all");
     let flag = |k: &str| q.qualifiers.iter().any(|i| i.key.as_str() == k);
     let mut out = Vec::new();
     if flag(ak::PMIX_CLIENT_FUNCTIONS) {
         let names: Vec<&str> = SUPPORT.iter().map(|(f, _)| *f).collect();
         out.extend(info(
             ak::PMIX_CLIENT_FUNCTIONS,
+            Value::string(&names.join(",")),
+        ));
+    }
+    let host = crate::server::host_attrs::registered();
+    if flag(ak::PMIX_HOST_FUNCTIONS) && !host.is_empty() {
+        let names: Vec<&str> = host.iter().map(|(f, _)| f.as_str()).collect();
+        out.extend(info(
+            ak::PMIX_HOST_FUNCTIONS,
             Value::string(&names.join(",")),
         ));
     }
@@ -161,35 +209,25 @@ fn attribute_support(q: &Query) -> Vec<Info> {
         ak::PMIX_TOOL_ATTRIBUTES,
     ];
     let any_level = levels.iter().any(|l| flag(l));
-    if flag(ak::PMIX_CLIENT_ATTRIBUTES) || (!any_level && !flag(ak::PMIX_CLIENT_FUNCTIONS)) {
-        let mut per_fn = Vec::new();
+    let mut per_fn = Vec::new();
+    if flag(ak::PMIX_CLIENT_ATTRIBUTES)
+        || (!any_level && !flag(ak::PMIX_CLIENT_FUNCTIONS) && !flag(ak::PMIX_HOST_FUNCTIONS))
+    {
         for (f, attrs) in SUPPORT {
-            if !wanted.is_empty() && !wanted.contains(f) && !wanted.contains(&"all") {
-                continue;
+            if want(f) {
+                per_fn.extend(per_function(f, attrs));
             }
-            let regs: Vec<Value> = attrs
-                .iter()
-                .filter_map(|name| {
-                    let def = sys::attrs::attr_by_name(name)?;
-                    Some(Value::Regattr(Box::new(Regattr {
-                        name: Some(name.as_bytes().to_vec()),
-                        string: Key::new(def.key).ok()?,
-                        dtype: def.dtype,
-                        description: None,
-                    })))
-                })
-                .collect();
-            per_fn.extend(info(
-                f,
-                Value::DataArray(Box::new(DataArray {
-                    dtype: sys::PMIX_REGATTR,
-                    items: regs,
-                })),
-            ));
         }
-        if !per_fn.is_empty() {
-            out.extend(info(ak::PMIX_QUERY_ATTRIBUTE_SUPPORT, info_array(per_fn)));
+    }
+    if flag(ak::PMIX_HOST_ATTRIBUTES) {
+        for (f, attrs) in &host {
+            if want(f) {
+                per_fn.extend(per_function(f, attrs));
+            }
         }
+    }
+    if !per_fn.is_empty() {
+        out.extend(info(ak::PMIX_QUERY_ATTRIBUTE_SUPPORT, info_array(per_fn)));
     }
     out
 }
@@ -234,7 +272,15 @@ impl Client {
                 ));
             }
         }
-        let (mine, remote): (Vec<Query>, Vec<Query>) = queries.into_iter().partition(local);
+        // A client asks its server about the host; a server process (or a singleton)
+        // answers from its own registrations.
+        let connected = self
+            .inner
+            .connected
+            .load(std::sync::atomic::Ordering::SeqCst);
+        let (mine, remote): (Vec<Query>, Vec<Query>) = queries
+            .into_iter()
+            .partition(|q| local(q) && !(connected && asks_host(q)));
         let mut answered: Vec<Info> = Vec::new();
         let mut all_found = true;
         for q in &mine {

@@ -89,6 +89,9 @@ pub enum DynReq {
         /// Directives.
         info: Vec<Info>,
     },
+    /// A request handed to a host module slot (credentials, allocation, monitoring,
+    /// session control): see [`super::hostops`].
+    HostOp(super::hostops::HostOpReq),
 }
 
 /// The group operations a client asks the server for.
@@ -196,6 +199,10 @@ impl Wire for DynReq {
                 procs.encode(out);
                 info.encode(out);
             }
+            DynReq::HostOp(r) => {
+                super::hostops::wire::DYN_SUBTYPE.encode(out);
+                r.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -243,6 +250,7 @@ impl Wire for DynReq {
                 procs: Vec::decode(d)?,
                 info: Vec::decode(d)?,
             },
+            super::hostops::wire::DYN_SUBTYPE => DynReq::HostOp(Wire::decode(d)?),
             t => return Err(Error::unpack(format!("unknown dynamic request {}", t))),
         })
     }

@@ -127,6 +127,7 @@ impl ServerState {
                 procs,
                 info,
             } => self.group_req(conn, tag, me, op, id, procs, info, out),
+            DynReq::HostOp(r) => self.hostop_request(conn, tag, me, r, out),
         }
     }
 

@@ -16,6 +16,8 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 pub mod global;
+pub mod host_attrs;
+mod hostops_call;
 mod iof_api;
 pub mod modex;
 mod psets;
@@ -240,6 +242,87 @@ pub trait Host: Send + Sync + 'static {
     ) -> Result<HostReply> {
         Err(Error::not_supported("host has no push_stdin"))
     }
+    /// `PMIx_Get_credential` from `proc`. `peer` is what the kernel reported for the
+    /// client's connection (`SO_PEERCRED`), never what the client claims. `done`
+    /// receives the credential and any infos describing it.
+    fn get_credential(
+        &self,
+        _proc: &ProcId,
+        _peer: crate::sys::PeerCred,
+        _directives: &[Info],
+        _done: HostDone<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no get_credential"))
+    }
+    /// `PMIx_Validate_credential` from `proc`: `done` receives what the host learned
+    /// from the credential (`PMIX_USERID`, `PMIX_GRPID`, …); an error rejects it
+    /// (`PMIX_ERR_INVALID_CRED`).
+    fn validate_credential(
+        &self,
+        _proc: &ProcId,
+        _peer: crate::sys::PeerCred,
+        _cred: &[u8],
+        _directives: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no validate_credential"))
+    }
+    /// `PMIx_Allocation_request` (`directive`: a `pmix_alloc_directive_t`).
+    fn allocate(
+        &self,
+        _proc: &ProcId,
+        _directive: u8,
+        _info: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no allocate"))
+    }
+    /// `PMIx_Process_monitor`: watch `proc` (or the `PMIX_MONITOR_*` target among the
+    /// directives) as `monitor` says and raise `error` when the condition is met.
+    fn monitor(
+        &self,
+        _proc: &ProcId,
+        _monitor: &Info,
+        _error: i32,
+        _directives: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no monitor"))
+    }
+    /// `PMIx_Session_control` for `session`.
+    fn session_control(
+        &self,
+        _proc: &ProcId,
+        _session: u32,
+        _directives: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no session_control"))
+    }
+    /// `PMIx_Fabric_register` (`op` = `PMIX_FABRIC_REQUEST_INFO`) or `PMIx_Fabric_update`
+    /// (`PMIX_FABRIC_UPDATE_INFO`, `info` holding `PMIX_FABRIC_INDEX`): `done` receives
+    /// the fabric's description.
+    fn fabric(
+        &self,
+        _proc: &ProcId,
+        _op: u8,
+        _info: &[Info],
+        _done: HostDone<Vec<Info>>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no fabric"))
+    }
+    /// `PMIx_Resource_block` (`directive`: a `pmix_resource_block_directive_t`).
+    fn resource_block(
+        &self,
+        _proc: &ProcId,
+        _directive: u8,
+        _block: Option<&str>,
+        _units: &[crate::value::ResourceUnit],
+        _info: &[Info],
+        _done: HostDone<()>,
+    ) -> Result<HostReply> {
+        Err(Error::not_supported("host has no resource_block"))
+    }
 }
 
 /// Server configuration.
@@ -400,7 +483,9 @@ impl Shared {
                 );
                 // Frames may already have been queued for dispatch by add_conn; register
                 // the connection state before they are handled (dispatch runs later).
-                self.lock().connected(id, cred.uid);
+                let mut s = self.lock();
+                s.connected(id, cred.uid);
+                s.set_peer_cred(id, cred);
             }
             Err(e) => log::warn!("server: cannot serve a new connection: {}", e),
         }

@@ -367,6 +367,13 @@ impl ServerState {
         let mut for_host: Vec<Query> = Vec::new();
         for q in queries {
             let keys = keys_of(&q);
+            if keys.first().map(String::as_str) == Some(ak::PMIX_QUERY_ATTRIBUTE_SUPPORT) {
+                // Attribute support (the host's registrations live here): answered whole.
+                let found = crate::client::query::attribute_support(&q);
+                st.asked += found.len().max(1);
+                st.queries.push((q, found));
+                continue;
+            }
             st.asked += keys.len();
             let local_only = q
                 .qualifiers

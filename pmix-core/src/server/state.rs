@@ -30,6 +30,8 @@ mod dynamic;
 mod events;
 #[path = "group.rs"]
 mod group;
+#[path = "hostops.rs"]
+mod hostops;
 #[path = "iof.rs"]
 mod iof;
 #[path = "query.rs"]
@@ -254,6 +256,8 @@ pub struct ServerState {
     sent_collected: HashMap<Vec<ProcId>, SentCollected>,
     /// I/O forwarding: registrations and the output cache (see `server/iof.rs`).
     iof: iof::IofState,
+    /// Requests handed to host module slots (see `server/hostops.rs`).
+    hostops: hostops::HostOpsState,
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -284,6 +288,7 @@ impl ServerState {
             stats: FenceStats::default(),
             sent_collected: HashMap::default(),
             iof: Default::default(),
+            hostops: Default::default(),
         }
     }
 
@@ -868,6 +873,7 @@ impl ServerState {
 
     /// A connection closed (peer went away, or we closed it on a malformed frame).
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
+        self.hostops_conn_gone(conn);
         let Some(st) = self.conns.remove(&conn) else {
             return;
         };

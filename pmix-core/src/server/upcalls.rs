@@ -167,6 +167,20 @@ pub enum HostCall {
         /// The bytes, if any.
         data: Option<Vec<u8>>,
     },
+    /// A host-slot request (credentials, allocation, monitoring, session control);
+    /// carried out in `server/hostops_call.rs`.
+    HostOp {
+        /// Connection to answer.
+        conn: ConnId,
+        /// Tag to answer.
+        tag: u32,
+        /// The requester.
+        proc_: ProcId,
+        /// What the kernel reported for the requester's connection.
+        peer: crate::sys::PeerCred,
+        /// The request.
+        req: crate::protocol::hostops::HostOpReq,
+    },
     /// `Host::group`.
     Group {
         /// Tracker id; the answer goes to `ServerState::group_done(id, …)`.
@@ -182,13 +196,13 @@ pub enum HostCall {
     },
 }
 
-type Finish<T> = Box<dyn FnOnce(&mut ServerState, Result<T>, &mut Vec<Action>) + Send>;
+pub(super) type Finish<T> = Box<dyn FnOnce(&mut ServerState, Result<T>, &mut Vec<Action>) + Send>;
 
 impl Shared {
     /// Make one upcall: `call` invokes the host with a `done` callback; `finish` runs once
     /// on the progress thread with the outcome (`completed` supplies the value when the
     /// host finished synchronously).
-    fn upcall<T: Send + 'static>(
+    pub(super) fn upcall<T: Send + 'static>(
         self: &Arc<Self>,
         ctx: &mut Ctx,
         call: impl FnOnce(&dyn super::Host, HostDone<T>) -> Result<HostReply>,
@@ -369,6 +383,13 @@ impl Shared {
                 || (),
                 Box::new(move |s, r, out| s.op_done(conn, tag, r, out)),
             ),
+            HostCall::HostOp {
+                conn,
+                tag,
+                proc_,
+                peer,
+                req,
+            } => self.hostop_call(ctx, conn, tag, proc_, peer, req),
             HostCall::Group {
                 id,
                 construct,

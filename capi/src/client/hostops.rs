@@ -1,0 +1,597 @@
+//! Client calls the server hands to its host's module slots: `PMIx_Get_credential`,
+//! `PMIx_Validate_credential`, `PMIx_Allocation_request`, `PMIx_Process_monitor`,
+//! `PMIx_Heartbeat`, `PMIx_Session_control` (see `pmix_core::client::hostops`). A host
+//! without the slot makes the call fail with `PMIX_ERR_NOT_SUPPORTED`.
+
+use super::ops::{infos, started, would_block};
+use super::query::{call_info_cb, store_results};
+use super::{status, CbData};
+use crate::conv;
+use core::ffi::c_void;
+use pmix_core::client::global;
+use pmix_core::{Error, Info, Result};
+use pmix_sys as sys;
+
+/// The bytes of a caller's credential (NULL object, or NULL bytes with a size:
+/// `PMIX_ERR_BAD_PARAM`).
+unsafe fn cred_bytes(call: &str, cred: *const sys::pmix_byte_object_t) -> Result<Vec<u8>> {
+    if cred.is_null() {
+        log::warn!("{}: NULL credential", call);
+        return Err(Error::bad_param(format!("{} needs a credential", call)));
+    }
+    // SAFETY: non-NULL, the caller's byte object (C contract).
+    let bo = unsafe { &*cred };
+    if bo.bytes.is_null() && bo.size != 0 {
+        log::warn!("{}: credential of {} bytes at NULL", call, bo.size);
+        return Err(Error::bad_param(format!("{}: malformed credential", call)));
+    }
+    // SAFETY: `bytes` is NULL or readable for `size` bytes (C contract).
+    Ok(unsafe { conv::bo_from_c(bo) })
+}
+
+/// The caller's monitor info (NULL: `PMIX_ERR_BAD_PARAM`).
+unsafe fn monitor_info(call: &str, monitor: *const sys::pmix_info_t) -> Result<Info> {
+    if monitor.is_null() {
+        log::warn!("{}: NULL monitor", call);
+        return Err(Error::bad_param(format!("{} needs a monitor", call)));
+    }
+    // SAFETY: one readable info (C contract).
+    let mut v = unsafe { conv::info_array_from_c(monitor, 1) }?;
+    v.pop()
+        .ok_or_else(|| Error::bad_param(format!("{}: unreadable monitor", call)))
+}
+
+/// Call a credential callback; the credential and infos are freed when it returns (the
+/// callback has no release function, so the caller copies what it keeps).
+fn call_cred_cb(
+    cb: unsafe extern "C" fn(
+        sys::pmix_status_t,
+        *mut sys::pmix_byte_object_t,
+        *mut sys::pmix_info_t,
+        usize,
+        *mut c_void,
+    ),
+    data: CbData,
+    r: Result<(Vec<u8>, Vec<Info>)>,
+) {
+    let (st, bytes, info) = match r {
+        Ok((b, i)) => (sys::PMIX_SUCCESS, b, i),
+        Err(e) => (e.status(), Vec::new(), Vec::new()),
+    };
+    let mut bo = sys::pmix_byte_object_t {
+        bytes: core::ptr::null_mut(),
+        size: 0,
+    };
+    let (st, (p, n)) = match (conv::bo_to_c(&bytes, &mut bo), conv::info_array_to_c(&info)) {
+        (Ok(()), Ok(x)) => (st, x),
+        (Err(e), _) | (_, Err(e)) => (e.status(), (core::ptr::null_mut(), 0)),
+    };
+    let bop: *mut sys::pmix_byte_object_t = if st == sys::PMIX_SUCCESS {
+        &mut bo
+    } else {
+        core::ptr::null_mut()
+    };
+    // SAFETY: the caller's callback with its cbdata; our arrays live until we free them.
+    unsafe {
+        cb(st, bop, p, n, data.get());
+        conv::bo_destruct(&mut bo);
+        conv::info_array_free(p, n);
+    }
+}
+
+/// Call a validation callback; the infos are freed when it returns.
+fn call_valid_cb(
+    cb: unsafe extern "C" fn(sys::pmix_status_t, *mut sys::pmix_info_t, usize, *mut c_void),
+    data: CbData,
+    r: Result<Vec<Info>>,
+) {
+    let (st, info) = match r {
+        Ok(i) => (sys::PMIX_SUCCESS, i),
+        Err(e) => (e.status(), Vec::new()),
+    };
+    let (st, (p, n)) = match conv::info_array_to_c(&info) {
+        Ok(x) => (st, x),
+        Err(e) => (e.status(), (core::ptr::null_mut(), 0)),
+    };
+    // SAFETY: the caller's callback with its cbdata; the array lives until we free it.
+    unsafe {
+        cb(st, p, n, data.get());
+        conv::info_array_free(p, n);
+    }
+}
+
+/// An engine callback that hands the results to a C info callback (if any).
+fn info_callback(
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_core::client::Callback<Vec<Info>> {
+    let data = CbData::new(cbdata);
+    Box::new(move |r| {
+        let Some(cb) = cbfunc else {
+            return;
+        };
+        match r {
+            Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
+            Err(e) => call_info_cb(cb, data, e.status(), &[]),
+        }
+    })
+}
+
+/// Ask the host for a credential for this process; it goes to `*credential`
+/// (malloc'd bytes; the caller frees them, e.g. with `PMIX_BYTE_OBJECT_DESTRUCT`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no credential service, or no
+/// server), `PMIX_ERR_BAD_PARAM` (NULL `credential`), `PMIX_ERR_WOULD_BLOCK`,
+/// `PMIX_ERR_INIT`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_credential(
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    credential: *mut sys::pmix_byte_object_t,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Get_credential, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        crate::check_null!(credential);
+        // SAFETY: non-NULL, writable (C contract).
+        unsafe {
+            *credential = sys::pmix_byte_object_t {
+                bytes: core::ptr::null_mut(),
+                size: 0,
+            }
+        };
+        if let Some(st) = would_block("PMIx_Get_credential") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let d = match unsafe { infos(info, ninfo) } {
+            Ok(d) => d,
+            Err(e) => return e.status(),
+        };
+        match c.get_credential(&d) {
+            // SAFETY: non-NULL, writable (checked above).
+            Ok((bytes, _)) => match conv::bo_to_c(&bytes, unsafe { &mut *credential }) {
+                Ok(()) => sys::PMIX_SUCCESS,
+                Err(e) => e.status(),
+            },
+            Err(e) => status("PMIx_Get_credential", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking `PMIx_Get_credential`: `cbfunc(status, credential, info, ninfo,
+/// cbdata)` runs once on the progress thread; what it receives is freed when it returns.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_NOT_SUPPORTED` (no server), `PMIX_ERR_BAD_PARAM`,
+/// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH` (no callback then).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_credential_nb(
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_credential_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Get_credential_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let d = match unsafe { infos(info, ninfo) } {
+            Ok(d) => d,
+            Err(e) => return e.status(),
+        };
+        let data = CbData::new(cbdata);
+        let r = c.get_credential_nb(
+            &d,
+            Box::new(move |r| {
+                if let Some(cb) = cbfunc {
+                    call_cred_cb(cb, data, r);
+                }
+            }),
+        );
+        started("PMIx_Get_credential_nb", r)
+    })
+}
+
+/// Ask the host to check a credential; what it learned from it (`PMIX_USERID`,
+/// `PMIX_GRPID`, …) goes to `*results`/`*nresults` (may be NULL; release with
+/// `PMIX_INFO_FREE`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_INVALID_CRED`, `PMIX_ERR_NOT_SUPPORTED`,
+/// `PMIX_ERR_BAD_PARAM` (NULL `cred`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Validate_credential(
+    cred: *const sys::pmix_byte_object_t,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresults: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Validate_credential, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: NULL-checked out-parameters are reset first (empty answer on failure).
+        unsafe { store_results(&[], results, nresults) };
+        if let Some(st) = would_block("PMIx_Validate_credential") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (b, d) = match unsafe { cred_bytes("PMIx_Validate_credential", cred) }
+            .and_then(|b| Ok((b, unsafe { infos(info, ninfo) }?)))
+        {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        match c.validate_credential(&b, &d) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresults) },
+            Err(e) => status("PMIx_Validate_credential", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking `PMIx_Validate_credential`: `cbfunc(status, info, ninfo, cbdata)` runs
+/// once on the progress thread; the infos are freed when it returns.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), or as `PMIx_Validate_credential` (no callback then).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Validate_credential_nb(
+    cred: *const sys::pmix_byte_object_t,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_validation_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Validate_credential_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (b, d) = match unsafe { cred_bytes("PMIx_Validate_credential_nb", cred) }
+            .and_then(|b| Ok((b, unsafe { infos(info, ninfo) }?)))
+        {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        let data = CbData::new(cbdata);
+        let r = c.validate_credential_nb(
+            &b,
+            &d,
+            Box::new(move |r| {
+                if let Some(cb) = cbfunc {
+                    call_valid_cb(cb, data, r);
+                }
+            }),
+        );
+        started("PMIx_Validate_credential_nb", r)
+    })
+}
+
+/// Ask the host for an allocation change (`PMIX_ALLOC_NEW`, `_EXTEND`, `_RELEASE`, …);
+/// its results go to `*results`/`*nresults` (release with `PMIX_INFO_FREE`).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no allocation service),
+/// `PMIX_ERR_BAD_PARAM` (NULL `results` or `nresults`), `PMIX_ERR_WOULD_BLOCK`,
+/// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Allocation_request(
+    directive: sys::pmix_alloc_directive_t,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresults: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Allocation_request, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        crate::check_null!(results, nresults);
+        // SAFETY: both non-NULL (checked above).
+        unsafe { store_results(&[], results, nresults) };
+        if let Some(st) = would_block("PMIx_Allocation_request") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let d = match unsafe { infos(info, ninfo) } {
+            Ok(d) => d,
+            Err(e) => return e.status(),
+        };
+        match c.allocate(directive, &d) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresults) },
+            Err(e) => status("PMIx_Allocation_request", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking `PMIx_Allocation_request`: `cbfunc` (status, results, …, release_fn,
+/// release_cbdata) runs once on the progress thread.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Allocation_request_nb(
+    directive: sys::pmix_alloc_directive_t,
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Allocation_request_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let d = match unsafe { infos(info, ninfo) } {
+            Ok(d) => d,
+            Err(e) => return e.status(),
+        };
+        let r = c.allocate_nb(directive, &d, info_callback(cbfunc, cbdata));
+        started("PMIx_Allocation_request_nb", r)
+    })
+}
+
+/// Ask the host to monitor this process (`monitor`: what, e.g.
+/// `PMIX_MONITOR_HEARTBEAT`, `PMIX_MONITOR_FILE`; `error`: the event to raise). A
+/// `PMIX_SEND_HEARTBEAT` monitor sends a heartbeat instead. The host's results go to
+/// `*results`/`*nresults` (either may be NULL).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no monitoring),
+/// `PMIX_ERR_BAD_PARAM` (NULL `monitor`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
+/// `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Process_monitor(
+    monitor: *const sys::pmix_info_t,
+    error: sys::pmix_status_t,
+    directives: *const sys::pmix_info_t,
+    ndirs: usize,
+    results: *mut *mut sys::pmix_info_t,
+    nresults: *mut usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Process_monitor, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: NULL-checked out-parameters are reset first.
+        unsafe { store_results(&[], results, nresults) };
+        if let Some(st) = would_block("PMIx_Process_monitor") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (m, d) = match unsafe { monitor_info("PMIx_Process_monitor", monitor) }
+            .and_then(|m| Ok((m, unsafe { infos(directives, ndirs) }?)))
+        {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        match c.monitor(&m, error, &d) {
+            // SAFETY: forwarded out-parameters.
+            Ok(res) => unsafe { store_results(&res, results, nresults) },
+            Err(e) => status("PMIx_Process_monitor", Err(e)),
+        }
+    })
+}
+
+/// Non-blocking `PMIx_Process_monitor`: `cbfunc` runs once on the progress thread.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Process_monitor_nb(
+    monitor: *const sys::pmix_info_t,
+    error: sys::pmix_status_t,
+    directives: *const sys::pmix_info_t,
+    ndirs: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Process_monitor_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (m, d) = match unsafe { monitor_info("PMIx_Process_monitor_nb", monitor) }
+            .and_then(|m| Ok((m, unsafe { infos(directives, ndirs) }?)))
+        {
+            Ok(x) => x,
+            Err(e) => return e.status(),
+        };
+        let r = c.monitor_nb(&m, error, &d, info_callback(cbfunc, cbdata));
+        started("PMIx_Process_monitor_nb", r)
+    })
+}
+
+/// Tell the server this process is alive (one message, no answer; nothing without a
+/// server or before `PMIx_Init`).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Heartbeat() {
+    crate::ffi_value!(PMIx_Heartbeat, (), {
+        if let Ok(c) = global::client() {
+            c.heartbeat();
+        }
+    })
+}
+
+/// Ask the host to control session `sessionID` (`PMIX_SESSION_*` directives). With a
+/// callback, `cbfunc` runs once on the progress thread with the host's results and the
+/// call returns `PMIX_SUCCESS`; without one the call waits and returns
+/// `PMIX_OPERATION_SUCCEEDED` on success.
+///
+/// # Returns
+/// As above, or `PMIX_ERR_NOT_SUPPORTED` (the host has no session control),
+/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK` (no callback, on the progress thread),
+/// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Session_control(
+    sessionID: u32,
+    directives: *const sys::pmix_info_t,
+    ndirs: usize,
+    cbfunc: sys::pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Session_control, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let d = match unsafe { infos(directives, ndirs) } {
+            Ok(d) => d,
+            Err(e) => return e.status(),
+        };
+        if cbfunc.is_none() {
+            if let Some(st) = would_block("PMIx_Session_control") {
+                return st;
+            }
+            return match c.session_control(sessionID, &d) {
+                Ok(_) => sys::PMIX_OPERATION_SUCCEEDED,
+                Err(e) => status("PMIx_Session_control", Err(e)),
+            };
+        }
+        let r = c.session_control_nb(sessionID, &d, info_callback(cbfunc, cbdata));
+        started("PMIx_Session_control", r)
+    })
+}
+
+/// The caller's resource units (NULL with a count: `PMIX_ERR_BAD_PARAM`).
+unsafe fn units(
+    call: &str,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+) -> Result<Vec<pmix_core::ResourceUnit>> {
+    if nres == 0 {
+        return Ok(Vec::new());
+    }
+    if res.is_null() {
+        log::warn!("{}: NULL resource units with a count of {}", call, nres);
+        return Err(Error::bad_param(format!("{}: NULL resource units", call)));
+    }
+    // SAFETY: `nres` readable units (C contract), checked non-NULL.
+    let s = unsafe { core::slice::from_raw_parts(res, nres) };
+    Ok(s.iter()
+        .map(|u| pmix_core::ResourceUnit {
+            dtype: u.type_,
+            count: u.count as u64,
+        })
+        .collect())
+}
+
+/// The arguments of a resource-block call.
+unsafe fn block_args(
+    call: &str,
+    block: *const core::ffi::c_char,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> Result<(Option<String>, Vec<pmix_core::ResourceUnit>, Vec<Info>)> {
+    // SAFETY: NULL or a C string (C contract).
+    let b = match unsafe { conv::cstr_bytes(block) } {
+        None => None,
+        Some(b) => Some(String::from_utf8(b).map_err(|_| {
+            log::warn!("{}: block name is not UTF-8", call);
+            Error::bad_param(format!("{}: block name is not UTF-8", call))
+        })?),
+    };
+    // SAFETY: forwarded C contract.
+    Ok((b, unsafe { units(call, res, nres) }?, unsafe {
+        infos(info, ninfo)
+    }?))
+}
+
+/// Ask the host to act on a resource block (`PMIX_RESBLOCK_DEFINE`, `_EXTEND`, …).
+///
+/// # Returns
+/// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no resource blocks, or a
+/// 28-slot module), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
+/// `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resource_block(
+    directive: sys::pmix_resource_block_directive_t,
+    block: *mut core::ffi::c_char,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Resource_block, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        if let Some(st) = would_block("PMIx_Resource_block") {
+            return st;
+        }
+        // SAFETY: forwarded C contract.
+        let (b, u, d) =
+            match unsafe { block_args("PMIx_Resource_block", block, res, nres, info, ninfo) } {
+                Ok(x) => x,
+                Err(e) => return e.status(),
+            };
+        let r = pmix_core::reactor::wait("PMIx_Resource_block", None, |done| {
+            c.resource_block_nb(directive, b, u, &d, Box::new(move |r| done.complete(r)))
+        });
+        status("PMIx_Resource_block", r)
+    })
+}
+
+/// Non-blocking `PMIx_Resource_block`: `cbfunc(status, cbdata)` runs once on the
+/// progress thread.
+///
+/// # Returns
+/// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resource_block_nb(
+    directive: sys::pmix_resource_block_directive_t,
+    block: *mut core::ffi::c_char,
+    res: *const sys::pmix_resource_unit_t,
+    nres: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+    cbfunc: sys::pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> sys::pmix_status_t {
+    crate::ffi_status!(PMIx_Resource_block_nb, {
+        let c = match global::client() {
+            Ok(c) => c,
+            Err(e) => return e.status(),
+        };
+        // SAFETY: forwarded C contract.
+        let (b, u, d) =
+            match unsafe { block_args("PMIx_Resource_block_nb", block, res, nres, info, ninfo) } {
+                Ok(x) => x,
+                Err(e) => return e.status(),
+            };
+        let data = CbData::new(cbdata);
+        let r = c.resource_block_nb(
+            directive,
+            b,
+            u,
+            &d,
+            Box::new(move |r| {
+                let st = status("PMIx_Resource_block_nb", r);
+                if let Some(cb) = cbfunc {
+                    // SAFETY: the caller's callback with its cbdata.
+                    unsafe { cb(st, data.get()) }
+                }
+            }),
+        );
+        started("PMIx_Resource_block_nb", r)
+    })
+}

@@ -1,0 +1,51 @@
+# Client calls relayed to host module slots (credentials, allocation, monitoring,
+# session control): a C host (tests-c/hostops/hchost.c: NULL slots, 32-slot and 28-slot
+# modules) and pmixrun's credential service (tests-c/hostops/pmixrun_cred.c); regex2
+# and PMIx_Progress (tests-c/hostops/regex2.c).
+#
+#   make hostops-check      build and run them
+
+HOSTOPS_BUILD := $(BUILD)/tests-c/hostops
+HOSTOPS_SRCS  := $(wildcard tests-c/hostops/*.c)
+HOSTOPS_BINS  := $(patsubst tests-c/hostops/%.c,$(HOSTOPS_BUILD)/%,$(HOSTOPS_SRCS))
+
+$(HOSTOPS_BUILD)/%: tests-c/hostops/%.c tests-c/check.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
+
+.PHONY: hostops-build hostops-check
+hostops-build: lib $(HOSTOPS_BINS)
+
+hostops-check: hostops-build
+	@$(TIMEOUT) 20 $(HOSTOPS_BUILD)/regex2 > $(HOSTOPS_BUILD)/regex2.txt 2>&1 || \
+	    { cat $(HOSTOPS_BUILD)/regex2.txt; echo "FAIL regex2"; exit 1; }
+	@grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/regex2.txt
+	@set -e; for m in null host v4; do \
+	    echo "== hchost $$m"; \
+	    $(TIMEOUT) 60 $(HOSTOPS_BUILD)/hchost $$m > $(HOSTOPS_BUILD)/hchost-$$m.txt 2>&1 || \
+	        { cat $(HOSTOPS_BUILD)/hchost-$$m.txt; echo "FAIL hchost $$m"; exit 1; }; \
+	    grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/hchost-$$m.txt; \
+	done
+	@echo "== pmixrun -n 3 pmixrun_cred"
+	@$(TIMEOUT) 60 $(PMIXRUN) -n 3 $(HOSTOPS_BUILD)/pmixrun_cred > $(HOSTOPS_BUILD)/cred.txt 2>&1 || \
+	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred"; exit 1; }
+	@! grep -aq '^FAIL' $(HOSTOPS_BUILD)/cred.txt && \
+	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/cred.txt)" -ge 3 || \
+	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred: not every rank passed"; exit 1; }
+	@echo "ok   pmixrun_cred: 3 ranks passed"
+
+CHECK_TARGETS += hostops-check
+
+# The host-slot adapter (lending and releasing arguments, credential and result copies)
+# under valgrind, clients too: definite leaks and memory errors fail.
+HOSTOPS_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
+
+.PHONY: hostops-valgrind
+hostops-valgrind: hostops-build
+	@set -e; for m in null host v4; do \
+	    echo "== valgrind hchost $$m"; \
+	    $(TIMEOUT) 300 $(HOSTOPS_VALGRIND) $(HOSTOPS_BUILD)/hchost $$m > $(HOSTOPS_BUILD)/vg-$$m.txt 2>&1 || \
+	        { cat $(HOSTOPS_BUILD)/vg-$$m.txt; echo "FAIL valgrind hchost $$m"; exit 1; }; \
+	done
+
+CHECK_TARGETS += hostops-valgrind
