@@ -34,31 +34,43 @@ static void die(const char *what, pmix_status_t rc)
     exit(1);
 }
 
+/* The operations, resolved from their names once (so that the loop counts the library,
+ * not a chain of strcmp calls choosing the operation). */
+enum op { GET_JOB, GET_SELF, GET_PEER, GET_PEER_FIRST, COMMIT, FENCE, FENCE_COLLECT, PUT,
+          PUT_COMMIT, NOPS };
+static const char *const op_names[NOPS] = {"get-job", "get-self", "get-peer", "get-peer-first",
+                                           "commit", "fence", "fence-collect", "put",
+                                           "put-commit"};
+
 /* One operation of kind `op`; returns nonzero on a wrong answer. */
-static int one(const char *op, const pmix_proc_t *wild, const pmix_proc_t *peer,
+static int one(enum op op, const pmix_proc_t *wild, const pmix_proc_t *peer,
                uint32_t expect_size, long i)
 {
     pmix_value_t *val = NULL;
     pmix_status_t rc;
     int bad = 0;
-    if (0 == strcmp(op, "get-job")) {
+    switch (op) {
+    case GET_JOB:
         rc = PMIx_Get(wild, PMIX_JOB_SIZE, NULL, 0, &val);
         if (PMIX_SUCCESS != rc)
             die("PMIx_Get(JOB_SIZE)", rc);
         bad = val->data.uint32 != expect_size;
         PMIX_VALUE_RELEASE(val);
-    } else if (0 == strcmp(op, "get-self")) {
+        break;
+    case GET_SELF:
         rc = PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &val);
         if (PMIX_SUCCESS != rc)
             die("PMIx_Get(LOCAL_RANK)", rc);
         PMIX_VALUE_RELEASE(val);
-    } else if (0 == strcmp(op, "get-peer")) {
+        break;
+    case GET_PEER:
         rc = PMIx_Get(peer, "opcount.key", NULL, 0, &val);
         if (PMIX_SUCCESS != rc)
             die("PMIx_Get(peer key)", rc);
         bad = val->type != PMIX_STRING;
         PMIX_VALUE_RELEASE(val);
-    } else if (0 == strcmp(op, "get-peer-first")) {
+        break;
+    case GET_PEER_FIRST: {
         /* key i+1 of the peer: each read once (run with OPCOUNT_KEYS > N) */
         char name[32];
         snprintf(name, sizeof name, "opcount.key%ld", i + 1);
@@ -67,7 +79,9 @@ static int one(const char *op, const pmix_proc_t *wild, const pmix_proc_t *peer,
             die("PMIx_Get(peer key, first)", rc);
         bad = val->type != PMIX_STRING;
         PMIX_VALUE_RELEASE(val);
-    } else if (0 == strcmp(op, "commit")) {
+        break;
+    }
+    case COMMIT: {
         /* one small put, then the commit (the put is a small part of the cost) */
         pmix_value_t v;
         v.type = PMIX_UINT64;
@@ -76,35 +90,43 @@ static int one(const char *op, const pmix_proc_t *wild, const pmix_proc_t *peer,
             die("PMIx_Put", rc);
         if (PMIX_SUCCESS != (rc = PMIx_Commit()))
             die("PMIx_Commit", rc);
-    } else if (0 == strcmp(op, "fence")) {
+        break;
+    }
+    case FENCE:
         if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0)))
             die("PMIx_Fence", rc);
-    } else if (0 == strcmp(op, "fence-collect")) {
+        break;
+    case FENCE_COLLECT: {
         pmix_info_t info;
         bool yes = true;
         PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
         if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, &info, 1)))
             die("PMIx_Fence(collect)", rc);
         PMIX_INFO_DESTRUCT(&info);
-    } else {
-        /* put / put-commit: the same 64-byte string (63 characters + NUL) every time,
-         * so that only the library's work is counted */
+        break;
+    }
+    case PUT:
+    case PUT_COMMIT:
+    default: {
+        /* the same 64-byte string (63 characters + NUL) every time, so that only the
+         * library's work is counted */
         static char buf[64] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde";
         pmix_value_t v;
-        (void)i;
         v.type = PMIX_STRING;
         v.data.string = buf;
         rc = PMIx_Put(PMIX_GLOBAL, "opcount.put", &v);
         if (PMIX_SUCCESS != rc)
             die("PMIx_Put", rc);
-        if (0 == strcmp(op, "put-commit") && PMIX_SUCCESS != (rc = PMIx_Commit()))
+        if (PUT_COMMIT == op && PMIX_SUCCESS != (rc = PMIx_Commit()))
             die("PMIx_Commit", rc);
+        break;
+    }
     }
     return bad;
 }
 
 /* Not inlined: the function callgrind's --toggle-collect names. */
-__attribute__((noinline)) long opcount_loop(const char *op, long n, const pmix_proc_t *wild,
+__attribute__((noinline)) long opcount_loop(enum op op, long n, const pmix_proc_t *wild,
                                             const pmix_proc_t *peer, uint32_t size)
 {
     long bad = 0;
@@ -149,11 +171,19 @@ static double self_cpu_us(struct rusage *ru)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s get-job|get-self|get-peer|put|put-commit N\n", argv[0]);
+        fprintf(stderr, "usage: %s OP N (OP: see the top of opcount.c)\n", argv[0]);
         return 2;
     }
-    const char *op = argv[1];
+    const char *name = argv[1];
     long n = atol(argv[2]);
+    enum op op = NOPS;
+    for (int k = 0; k < NOPS; k++)
+        if (0 == strcmp(name, op_names[k]))
+            op = (enum op)k;
+    if (NOPS == op) {
+        fprintf(stderr, "opcount: unknown operation %s\n", name);
+        return 2;
+    }
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (PMIX_SUCCESS != rc)
         die("PMIx_Init", rc);
@@ -189,11 +219,11 @@ int main(int argc, char **argv)
     PMIX_INFO_DESTRUCT(&info);
 
     long bad = 0;
-    int fence = 0 == strncmp(op, "fence", 5);
-    int active = fence || 0 != strncmp(op, "get-peer", 8) || me.rank == 1;
+    int fence = FENCE == op || FENCE_COLLECT == op;
+    int active = fence || (GET_PEER != op && GET_PEER_FIRST != op) || me.rank == 1;
     if (active) {
         /* warm up (first access of a peer key goes to the server), then count */
-        if (0 != strcmp(op, "get-peer-first"))
+        if (GET_PEER_FIRST != op)
             one(op, &wild, &peer, size, -1);
         struct rusage r0, r1;
         double c0 = self_cpu_us(&r0), p0 = proc_cpu_us(getppid()), t0 = now_us();
@@ -202,7 +232,7 @@ int main(int argc, char **argv)
         if (getenv("OPCOUNT_RUSAGE") && (me.rank == 0 || (!fence && active)))
             printf("rusage op=%s np=%u n=%ld wall_us=%.3f cpu_us=%.3f vcsw=%.3f "
                    "parent_cpu_us=%.3f\n",
-                   op, size, n, (t1 - t0) / n, (c1 - c0) / n,
+                   name, size, n, (t1 - t0) / n, (c1 - c0) / n,
                    (double)(r1.ru_nvcsw - r0.ru_nvcsw) / n, (p1 - p0) / n);
     }
     if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0)))

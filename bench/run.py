@@ -17,7 +17,9 @@ It also times `pmixrun -n 2 hello` and `mpirun -np 8 mpi_hello` with each librar
 
 Environment: PMIXRUN, OURS, DEBIAN (library paths), BENCH, HELLO, MPI_HELLO, BIND (the
 binaries), NPS (default "2 8"), RUNS (3), E2E_RUNS (5), ITERS (200), OUT (optional file that
-receives the table in Markdown as well).
+receives the table in Markdown as well), CHRT (e.g. "-f 50": every command runs under
+`chrt CHRT`, real-time scheduling, so that other work on a shared machine does not
+interleave with the measured processes; all three modes alike; root only).
 """
 import os
 import re
@@ -40,6 +42,7 @@ RUNS = int(ENV.get("RUNS", "3"))
 E2E_RUNS = int(ENV.get("E2E_RUNS", "5"))
 ITERS = ENV.get("ITERS", "200")
 OUT = ENV.get("OUT", "")
+CHRT = ENV.get("CHRT", "").split()
 TIMEOUT = 60
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 
@@ -62,6 +65,8 @@ RESULT = re.compile(r"^RESULT np=(\d+) op=(.*?) median_us=([0-9.]+)")
 
 def run(cmd, env=None, timeout=TIMEOUT):
     """Run cmd in its own session; kill the whole group on timeout. (rc, out, secs)."""
+    if CHRT:
+        cmd = ["chrt"] + CHRT + list(cmd)
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, env=env, start_new_session=True,
@@ -126,8 +131,9 @@ def main():
     modes = ["debian", "ours", "pmixrun"]
     res = {}  # (mode, np, op) -> [values]
     fails = {}
-    print("# make bench: %d runs per cell, pmix_bench -s -n %s -r 5, np %s; load %s"
-          % (RUNS, ITERS, NPS, load()), flush=True)
+    print("# make bench: %d runs per cell, pmix_bench -s -n %s -r 5, np %s; load %s%s"
+          % (RUNS, ITERS, NPS, load(), "; chrt " + " ".join(CHRT) if CHRT else ""),
+          flush=True)
     for r in range(RUNS):
         for np in NPS:
             for mode in modes:

@@ -3,6 +3,8 @@
 #   make bench         pmix_bench under mpirun with Debian's libpmix and with ours
 #                      (LD_PRELOAD) and under pmixrun, RUNS times each, plus end-to-end
 #                      hello timings; prints one table (bench/run.py). About 2-4 minutes.
+#                      CHRT="-f 50" runs every command at real-time priority (root), which
+#                      keeps other work on a shared machine from interleaving with it.
 #   make bench-count   callgrind instruction counts per Get/Put (bench/opcount.sh)
 #   make bench-scale   256 ranks under pmixrun: init, collecting fence, Get of every
 #                      peer's key (bench/scale.c)

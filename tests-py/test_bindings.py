@@ -340,3 +340,37 @@ def test_event_handler_trampoline_always_completes(capfd):
     CB.make_event_handler(bad, cv.info_array)(6, -3007, ctypes.pointer(src), None, 0, None, 0, lib_cb, 5)
     assert completions[-1] == (C.PMIX_EVENT_NO_ACTION_TAKEN, [], 5)
     assert "boom in a test handler" in capfd.readouterr().err
+
+
+def test_iof_handler_trampoline_copies_the_payload(capfd):
+    seen = []
+    raw = ctypes.create_string_buffer(b"a\0b\n", 4)
+    bo = T.pmix_byte_object_t()
+    bo.bytes = ctypes.addressof(raw)
+    bo.size = 4
+    src = T.pmix_proc_t(b"ns", 2)
+    keep = cv.Keep()
+    ptr, n = cv.info_array([{"key": C.PMIX_IOF_COMPLETE, "value": True, "val_type": C.PMIX_BOOL}], keep)
+    fn = CB.make_iof_handler(lambda *a: seen.append(a))
+    fn(3, C.PMIX_FWD_STDOUT_CHANNEL, ctypes.pointer(src), ctypes.pointer(bo), ptr, n)
+    fn(3, C.PMIX_FWD_STDERR_CHANNEL, ctypes.pointer(src), None, None, 0)
+    assert seen == [
+        (3, C.PMIX_FWD_STDOUT_CHANNEL, {"nspace": "ns", "rank": 2}, {"bytes": b"a\0b\n", "size": 4},
+         [{"key": C.PMIX_IOF_COMPLETE, "flags": 0, "value": True, "val_type": C.PMIX_BOOL}]),
+        (3, C.PMIX_FWD_STDERR_CHANNEL, {"nspace": "ns", "rank": 2}, {"bytes": b"", "size": 0}, []),
+    ]
+
+    def bad(*a):
+        raise ValueError("boom in a test IOF handler")
+
+    CB.make_iof_handler(bad)(4, C.PMIX_FWD_STDOUT_CHANNEL, ctypes.pointer(src), ctypes.pointer(bo), None, 0)
+    assert "boom in a test IOF handler" in capfd.readouterr().err
+
+
+def test_tool_is_exported_and_a_client():
+    ns = {}
+    exec("from pmix import *", ns)
+    assert ns["PMIxTool"] is pmix.PMIxTool and issubclass(pmix.PMIxTool, pmix.PMIxClient)
+    for m in ("init", "finalize", "is_connected", "attach_to_server", "disconnect", "get_servers", "set_server",
+              "query", "get", "log", "register_event_handler", "iof_pull", "iof_deregister", "iof_push"):
+        assert callable(getattr(pmix.PMIxTool, m)), m

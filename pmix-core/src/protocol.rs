@@ -302,6 +302,21 @@ impl Wire for Welcome {
     }
 }
 
+/// The frame body of `Welcome::Accepted { server, you, jobs }` encoded from borrowed job data:
+/// the server sends every client of a namespace its job data, and copying it into an
+/// owned `Welcome` first (then dropping it) was most of the handshake's cost.
+pub fn encode_welcome_accepted(server: &ProcId, you: &ProcId, jobs: &[&JobData]) -> Vec<u8> {
+    let mut out = Vec::new();
+    0u8.encode(&mut out);
+    server.encode(&mut out);
+    you.encode(&mut out);
+    (jobs.len() as u32).encode(&mut out);
+    for j in jobs {
+        j.encode(&mut out);
+    }
+    out
+}
+
 impl Wire for NodeData {
     fn encode(&self, out: &mut Vec<u8>) {
         self.id.encode(out);
@@ -1303,6 +1318,37 @@ mod tests {
         // Every strict prefix must fail cleanly (truncation), never panic.
         for cut in 0..b.len() {
             assert!(decode::<T>(&b[..cut]).is_err(), "prefix {} decoded", cut);
+        }
+    }
+
+    #[test]
+    fn welcome_from_borrowed_job_data_is_the_welcome_encoding() {
+        let mut job = JobData {
+            nspace: Nspace::new("job").unwrap(),
+            ..Default::default()
+        };
+        job.job
+            .push(Info::new("pmix.job.size", Value::Uint32(4)).unwrap());
+        job.procs
+            .insert(2, vec![Info::new("pmix.lrank", Value::Uint16(2)).unwrap()]);
+        let server = p("srv", 0);
+        let you = p("job", 2);
+        for jobs in [vec![], vec![job.clone()]] {
+            let refs: Vec<&JobData> = jobs.iter().collect();
+            let owned = encode(&Welcome::Accepted {
+                server: server.clone(),
+                you: you.clone(),
+                jobs: jobs.clone(),
+            });
+            assert_eq!(encode_welcome_accepted(&server, &you, &refs), owned);
+            assert_eq!(
+                decode::<Welcome>(&owned).unwrap(),
+                Welcome::Accepted {
+                    server: server.clone(),
+                    you: you.clone(),
+                    jobs
+                }
+            );
         }
     }
 

@@ -51,6 +51,19 @@ pub fn tmpdir(given: Option<&str>, var: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/tmp"))
 }
 
+/// Where a tool looks for a server's files: the tmpdir [`tmpdir`] names when a directive,
+/// `var` or `$TMPDIR` gives one; otherwise `/tmp` and then `/dev/shm` (where pmixrun keeps
+/// its scratch tree when `$TMPDIR` is unset).
+pub fn search_bases(given: Option<&str>, var: &str) -> Vec<PathBuf> {
+    let named =
+        given.is_some() || std::env::var_os(var).is_some() || std::env::var_os("TMPDIR").is_some();
+    if named {
+        vec![tmpdir(given, var)]
+    } else {
+        vec![PathBuf::from("/tmp"), PathBuf::from("/dev/shm")]
+    }
+}
+
 /// How deep [`search`] descends below the tmpdir (a launcher such as pmixrun keeps its
 /// files in its scratch tree, as OpenPMIx's hosts keep them in their session directory).
 const SEARCH_DEPTH: usize = 4;

@@ -108,12 +108,27 @@ impl std::fmt::Display for Key {
 }
 
 /// A process identifier (`pmix_proc_t`).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+#[derive(Clone, Eq, PartialOrd, Ord, Debug, Default)]
 pub struct ProcId {
     /// Namespace of the process.
     pub nspace: Nspace,
     /// Rank within the namespace (or a special rank such as `PMIX_RANK_WILDCARD`).
     pub rank: Rank,
+}
+
+/// Equal when rank and namespace are: the rank first, so most unequal ids are told
+/// apart without comparing namespace bytes (the same answer as comparing field by field).
+impl PartialEq for ProcId {
+    fn eq(&self, other: &ProcId) -> bool {
+        self.rank == other.rank && self.nspace == other.nspace
+    }
+}
+
+impl std::hash::Hash for ProcId {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.nspace.hash(h);
+        self.rank.hash(h);
+    }
 }
 
 impl ProcId {

@@ -110,3 +110,70 @@ fn requests_from_many_threads_of_one_client_all_get_their_answers() {
     c0.finalize().unwrap();
     c1.finalize().unwrap();
 }
+
+/// A commit sends the value each key had when it was last Put in a sent scope, read
+/// from the store at commit (the Put does not copy it): a later `PMIX_INTERNAL` Put or
+/// `PMIx_Store_internal` of the key does not change what is sent, a string put again is
+/// rewritten in place and sent as last put, and a deletion wins over an earlier Put.
+#[test]
+fn commit_sends_the_last_value_put_in_a_sent_scope() {
+    let host = Arc::new(RecordingHost::default());
+    let server = Arc::new(server_with_job("stagesem", "job", 2, host));
+    let c0 = connect(&server, "job", 0).unwrap();
+    let c1 = connect(&server, "job", 1).unwrap();
+    let me = ProcId::new(ns("job"), 0);
+    let s = |t: &str| Value::string(t);
+    // Put in a sent scope, then overwrite only locally.
+    c0.put(sys::PMIX_GLOBAL, key("a"), s("sent")).unwrap();
+    c0.put(sys::PMIX_INTERNAL, key("a"), s("local only"))
+        .unwrap();
+    c0.put(sys::PMIX_GLOBAL, key("b"), Value::Uint32(1))
+        .unwrap();
+    c0.store_internal(&me, key("b"), Value::Uint32(2)).unwrap();
+    // A string put again and again: the last one is sent.
+    for i in 0..5 {
+        c0.put_string(sys::PMIX_GLOBAL, "c", Some(format!("v{i}").as_bytes()))
+            .unwrap();
+    }
+    // Put, then deleted.
+    c0.put(sys::PMIX_GLOBAL, key("d"), s("gone")).unwrap();
+    c0.put_str(sys::PMIX_DEL_GLOBAL, "d", Value::Undef).unwrap();
+    // Our own view has the latest of everything.
+    let opts = GetOpts::default();
+    assert_eq!(
+        c0.get(None, Some(&key("a")), &opts).unwrap(),
+        s("local only")
+    );
+    assert_eq!(
+        c0.get(None, Some(&key("b")), &opts).unwrap(),
+        Value::Uint32(2)
+    );
+    assert_eq!(c0.get(None, Some(&key("c")), &opts).unwrap(), s("v4"));
+    assert!(c0.get(None, Some(&key("d")), &opts).is_err());
+    c0.commit().unwrap();
+    let peer = ProcId::new(ns("job"), 0);
+    assert_eq!(
+        c1.get(Some(&peer), Some(&key("a")), &opts).unwrap(),
+        s("sent")
+    );
+    assert_eq!(
+        c1.get(Some(&peer), Some(&key("b")), &opts).unwrap(),
+        Value::Uint32(1)
+    );
+    assert_eq!(
+        c1.get(Some(&peer), Some(&key("c")), &opts).unwrap(),
+        s("v4")
+    );
+    let imm = GetOpts::from_info(&[info(keys::IMMEDIATE, Value::Bool(true))]);
+    assert!(c1.get(Some(&peer), Some(&key("d")), &imm).is_err());
+    // After the commit, a string put again in place is sent by the next commit.
+    c0.put_string(sys::PMIX_GLOBAL, "c", Some(b"v5")).unwrap();
+    c0.commit().unwrap();
+    let refresh = GetOpts::from_info(&[info(keys::GET_REFRESH_CACHE, Value::Bool(true))]);
+    assert_eq!(
+        c1.get(Some(&peer), Some(&key("c")), &refresh).unwrap(),
+        s("v5")
+    );
+    c0.finalize().unwrap();
+    c1.finalize().unwrap();
+}

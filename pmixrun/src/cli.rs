@@ -144,8 +144,8 @@ What each rank gets:
   reads pmixrun's standard input unless that is a terminal; the other ranks read
   /dev/null. stdout and stderr of every rank are passed through to pmixrun's.
   The namespace is pmixrun.<hostname>.<pid>; a scratch tree (PMIX_TMPDIR, with
-  PMIX_NSDIR and one PMIX_PROCDIR per rank) is created under $TMPDIR (or /tmp) and
-  removed when the job ends.
+  PMIX_NSDIR and one PMIX_PROCDIR per rank) is created under $TMPDIR (if unset:
+  /dev/shm when it is a writable tmpfs, else /tmp) and removed when the job ends.
 
 Exit status and failures:
   0 when every rank exits 0. Otherwise the status of the first failure:

@@ -1318,7 +1318,9 @@ impl Launcher {
             if let Some(s) = &self.signals {
                 pfds.push(pfd(s.as_raw_fd()));
             }
-            let mut need_tick = false;
+            // A finalize the server reports for a pending exit does not wake the loop
+            // (`Events::push_quiet`): look again every tick while one is pending.
+            let mut need_tick = !self.exits_pending.is_empty();
             for c in &self.children {
                 if let Some(o) = &c.stdout {
                     pfds.push(pfd(o.fd.as_raw_fd()));

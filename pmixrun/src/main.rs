@@ -107,6 +107,23 @@ fn base_env(
     env
 }
 
+/// Where the job's scratch tree goes: `$TMPDIR` when set; otherwise `/dev/shm` when it
+/// is a tmpfs we may write to, else `/tmp`. The tree holds only directories and the
+/// server's socket, and on a disk file system (ext4 mounted with `discard`, say) making
+/// and removing its seven directories costs milliseconds of `pmixrun -n 2`'s run
+/// (docs/PERF.md); in memory it costs a few tens of microseconds.
+fn scratch_base(tmpdir: Option<OsString>, is_tmpfs: impl Fn(&Path) -> bool) -> PathBuf {
+    if let Some(t) = tmpdir.filter(|t| !t.is_empty()) {
+        return PathBuf::from(t);
+    }
+    let shm = Path::new("/dev/shm");
+    if is_tmpfs(shm) {
+        shm.to_path_buf()
+    } else {
+        PathBuf::from("/tmp")
+    }
+}
+
 fn absolute(p: &Path, cwd: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
@@ -178,9 +195,7 @@ fn run(opts: Options) -> i32 {
     if let Err(e) = sys::raise_fd_limit() {
         log::debug!("cannot raise the descriptor limit: {e}");
     }
-    let base = std::env::var_os("TMPDIR")
-        .filter(|t| !t.is_empty())
-        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    let base = scratch_base(std::env::var_os("TMPDIR"), sys::writable_tmpfs);
     let (uid, _) = sys::uid_gid();
     scratch::remove_stale(&base, uid, pid);
     let scratch = match Scratch::create(&base, uid, pid, nspace.as_str(), job::NODE_ID, first) {
@@ -316,8 +331,9 @@ fn run(opts: Options) -> i32 {
     let status = launcher.run(&*server);
     launcher.finish(&*server);
     drop(launcher);
+    // pmixrun exits next: the server's progress thread is not waited for.
     match Arc::try_unwrap(server) {
-        Ok(s) => s.finalize(),
+        Ok(s) => s.finalize_at_exit(),
         Err(s) => s.close_now(),
     }
     drop(scratch);
@@ -445,6 +461,22 @@ mod tests {
                 "B=b"
             ]
         );
+    }
+
+    #[test]
+    fn scratch_goes_to_tmpdir_else_dev_shm_else_tmp() {
+        let yes = |_: &Path| true;
+        let no = |_: &Path| false;
+        assert_eq!(
+            scratch_base(Some("/scratch".into()), yes),
+            PathBuf::from("/scratch")
+        );
+        assert_eq!(
+            scratch_base(Some("".into()), yes),
+            PathBuf::from("/dev/shm")
+        );
+        assert_eq!(scratch_base(None, yes), PathBuf::from("/dev/shm"));
+        assert_eq!(scratch_base(None, no), PathBuf::from("/tmp"));
     }
 
     #[test]

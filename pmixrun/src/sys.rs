@@ -13,6 +13,8 @@
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// A process id.
@@ -177,6 +179,24 @@ pub fn cpu_count() -> u32 {
         }
         u32::try_from(libc::CPU_COUNT(&set)).unwrap_or(1).max(1)
     }
+}
+
+/// Whether `path` is a directory on a tmpfs (memory-backed) file system that this
+/// process may create entries in.
+pub fn writable_tmpfs(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs is plain data; statfs writes at most size_of::<statfs>() bytes
+    // into it and reads the NUL-terminated path `c`.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    // SAFETY: access only reads the NUL-terminated path.
+    st.f_type == libc::TMPFS_MAGIC
+        && unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0
 }
 
 /// Raise the soft limit on open descriptors to the hard limit (each rank costs a few).

@@ -19,11 +19,12 @@ import traceback
 from ctypes import c_void_p, string_at
 
 from . import _constants as C
-from ._convert import unload_info_array, unload_pdata, unload_proc, unload_value
+from ._convert import _unload_bo, unload_info_array, unload_pdata, unload_proc, unload_value
 from ._types import (
     pmix_credential_cbfunc_t,
     pmix_hdlr_reg_cbfunc_t,
     pmix_info_cbfunc_t,
+    pmix_iof_cbfunc_t,
     pmix_lookup_cbfunc_t,
     pmix_notification_fn_t,
     pmix_op_cbfunc_t,
@@ -86,9 +87,26 @@ def report(where):
         pass
 
 
+_inside = threading.local()
+
+
+def in_callback():
+    """True while this thread runs a user callback or handler (the PMIx
+    progress thread): a binding method that would wait must not wait there."""
+    return getattr(_inside, "depth", 0) > 0
+
+
+def _run_user(fn, *args):
+    _inside.depth = getattr(_inside, "depth", 0) + 1
+    try:
+        return fn(*args)
+    finally:
+        _inside.depth -= 1
+
+
 def call_user(entry, *args):
     try:
-        entry.cbfunc(*args)
+        _run_user(entry.cbfunc, *args)
     except BaseException:
         report("the %s callback %r" % (entry.what, getattr(entry.cbfunc, "__name__", entry.cbfunc)))
 
@@ -243,7 +261,7 @@ def make_event_handler(hdlr, info_array_fn):
             pyinfo = unload_info_array(info, ninfo) if info else []
             pyres = unload_info_array(results, nresults) if results else []
             try:
-                r = hdlr(int(ref), int(status), src, pyinfo, pyres)
+                r = _run_user(hdlr, int(ref), int(status), src, pyinfo, pyres)
                 if r is not None:
                     if isinstance(r, tuple) and len(r) == 2:
                         ret, newres = r
@@ -275,3 +293,30 @@ def make_event_handler(hdlr, info_array_fn):
             report("completing an event")
 
     return pmix_notification_fn_t(_evhdlr)
+
+
+def make_iof_handler(hdlr):
+    """A C pmix_iof_cbfunc_t calling the Python ``hdlr``.
+
+    ``hdlr(iofhdlr_id, channel, source, payload, info)`` runs on the progress
+    thread for each chunk of forwarded output: ``source`` a proc dict,
+    ``payload`` ``{'bytes': bytes, 'size': int}`` (copied: the library's
+    buffer is gone when the C callback returns), ``info`` a list of info
+    dicts (a stream's end is an empty payload with PMIX_IOF_COMPLETE). One C
+    function per pull, so a chunk that arrives before the registration
+    completes still finds its handler.
+    """
+
+    def _iof(ref, channel, source, payload, info, ninfo):
+        try:
+            src = unload_proc(source.contents) if source else None
+            data = _unload_bo(payload.contents) if payload else {"bytes": b"", "size": 0}
+            pyinfo = unload_info_array(info, ninfo) if info else []
+            try:
+                _run_user(hdlr, int(ref), int(channel), src, data, pyinfo)
+            except BaseException:
+                report("the IOF handler %r" % getattr(hdlr, "__name__", hdlr))
+        except BaseException:
+            report("the IOF handler trampoline")
+
+    return pmix_iof_cbfunc_t(_iof)

@@ -12,7 +12,7 @@ works (constants only) on a machine without libpmix.
 import ctypes
 import os
 import threading
-from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
+from ctypes import POINTER, c_bool, c_char_p, c_int, c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
 from ._types import (
     pmix_app_t,
@@ -21,6 +21,7 @@ from ._types import (
     pmix_hdlr_reg_cbfunc_t,
     pmix_info_cbfunc_t,
     pmix_info_t,
+    pmix_iof_cbfunc_t,
     pmix_lookup_cbfunc_t,
     pmix_notification_fn_t,
     pmix_op_cbfunc_t,
@@ -112,6 +113,23 @@ PROTOTYPES = {
     "PMIx_Progress": (None, []),
     "PMIx_Store_internal": (_st, [_proc_p, c_char_p, _value_p]),
     "PMIx_Get_version": (c_char_p, []),
+    # pmix_tool.h: tools and I/O forwarding
+    "PMIx_tool_init": (_st, [_proc_p, _info_p, c_size_t]),
+    "PMIx_tool_finalize": (_st, []),
+    "PMIx_tool_is_connected": (c_bool, []),
+    "PMIx_tool_attach_to_server": (_st, [_proc_p, _proc_p, _info_p, c_size_t]),
+    "PMIx_tool_disconnect": (_st, [_proc_p]),
+    "PMIx_tool_get_servers": (_st, [POINTER(_proc_p), _size_p]),
+    "PMIx_tool_set_server": (_st, [_proc_p, _info_p, c_size_t]),
+    "PMIx_IOF_pull": (
+        _st,
+        [_proc_p, c_size_t, _info_p, c_size_t, c_uint16, pmix_iof_cbfunc_t, pmix_hdlr_reg_cbfunc_t, c_void_p],
+    ),
+    "PMIx_IOF_deregister": (_st, [c_size_t, _info_p, c_size_t, pmix_op_cbfunc_t, c_void_p]),
+    "PMIx_IOF_push": (
+        _st,
+        [_proc_p, c_size_t, POINTER(pmix_byte_object_t), _info_p, c_size_t, pmix_op_cbfunc_t, c_void_p],
+    ),
     # string helpers
     "PMIx_Error_string": (c_char_p, [_st]),
     "PMIx_Error_code": (_st, [c_char_p]),

@@ -183,6 +183,10 @@ pmix_lookup_cbfunc_t = CFUNCTYPE(None, pmix_status_t, POINTER(pmix_pdata_t), c_s
 # pmix_nspace_t decays to a char pointer in a parameter list
 pmix_spawn_cbfunc_t = CFUNCTYPE(None, pmix_status_t, c_void_p, c_void_p)
 pmix_hdlr_reg_cbfunc_t = CFUNCTYPE(None, pmix_status_t, c_size_t, c_void_p)
+pmix_iof_channel_t = c_uint16
+pmix_iof_cbfunc_t = CFUNCTYPE(
+    None, c_size_t, pmix_iof_channel_t, POINTER(pmix_proc_t), POINTER(pmix_byte_object_t), POINTER(pmix_info_t), c_size_t
+)
 pmix_credential_cbfunc_t = CFUNCTYPE(
     None, pmix_status_t, POINTER(pmix_byte_object_t), POINTER(pmix_info_t), c_size_t, c_void_p
 )

@@ -41,7 +41,9 @@ from ._callbacks import (
     VALIDATION_CB,
     VALUE_CB,
     Entry,
+    in_callback,
     make_event_handler,
+    make_iof_handler,
     orphans,
     registry,
 )
@@ -159,8 +161,7 @@ def _finalize_at_exit():
         clients = list(_live_clients)
     for c in clients:
         try:
-            if c._initialized_here and c._lib.PMIx_Initialized():
-                c._lib.PMIx_Finalize(None, 0)
+            c._finalize_at_exit()
         except BaseException:
             pass
 
@@ -178,6 +179,7 @@ class PMIxClient:
         self._myproc.rank = C.PMIX_RANK_UNDEF
         self._initialized_here = False
         self._handlers = {}  # refid -> C notification function (kept alive)
+        self._iof_handlers = {}  # iofhdlr id -> C IOF function (kept alive)
         self._pending_handlers = []
 
     # -- helpers -------------------------------------------------------
@@ -237,11 +239,24 @@ class PMIxClient:
             self._myproc = proc
             myname = unload_proc(proc)
         if rc == C.PMIX_SUCCESS or self._lib.PMIx_Initialized():
-            self._initialized_here = True
-            with _clients_lock:
-                if self not in _live_clients:
-                    _live_clients.append(self)
+            self._track()
         return rc, myname
+
+    def _track(self):
+        self._initialized_here = True
+        with _clients_lock:
+            if self not in _live_clients:
+                _live_clients.append(self)
+
+    def _untrack(self):
+        self._initialized_here = False
+        with _clients_lock:
+            if self in _live_clients:
+                _live_clients.remove(self)
+
+    def _finalize_at_exit(self):
+        if self._initialized_here and self._lib.PMIx_Initialized():
+            self._lib.PMIx_Finalize(None, 0)
 
     @_api()
     def finalize(self, dicts=None):
@@ -250,10 +265,7 @@ class PMIxClient:
         keep = Keep()
         info, n = info_array(dicts, keep, "dicts")
         rc = self._lib.PMIx_Finalize(info, n)
-        self._initialized_here = False
-        with _clients_lock:
-            if self in _live_clients:
-                _live_clients.remove(self)
+        self._untrack()
         return rc
 
     @_api()
@@ -808,6 +820,86 @@ class PMIxClient:
         info, n = info_array(dicts, keep, "dicts")
         cb, cd, key = _cb_args(cbfunc, cbdata, keep, "notify_event", OP_CB)
         return _settle(self._lib.PMIx_Notify_event(_int_arg("PMIx_Notify_event", 0, status, "status"), src, _int_arg("PMIx_Notify_event", 2, range, "range"), info, n, cb, cd), key)
+
+    # -- I/O forwarding ------------------------------------------------
+    @_api(-1)
+    def iof_pull(self, procs, channels, directives, hdlr):
+        """PMIx_IOF_pull: receive the output of ``procs`` on ``channels`` (an
+        OR of PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, ...).
+
+        ``hdlr(iofhdlr_id, channel, source, payload, info)`` runs on the
+        progress thread for each chunk; ``payload`` is ``{'bytes', 'size'}``
+        and a stream ends with an empty payload whose ``info`` holds
+        PMIX_IOF_COMPLETE. Blocks until the registration completes and returns
+        ``(rc, iofhdlr_id)`` (``(rc, -1)`` on failure; PMIX_ERR_WOULD_BLOCK
+        from inside a callback). ``procs`` None/[] is passed as NULL
+        (PMIX_ERR_BAD_PARAM).
+        """
+        if not callable(hdlr):
+            raise TypeError("hdlr must be callable")
+        _check_list(directives, "directives")
+        chan = _int_arg("PMIx_IOF_pull", 4, channels, "channels")
+        keep = Keep()
+        procs_arr, np_ = proc_array(procs, keep, "procs")
+        info, n = info_array(directives, keep, "directives")
+        fn = self._fn("PMIx_IOF_pull")
+        if fn is None:
+            return _NOT_SUPPORTED, -1
+        if in_callback():
+            return C.PMIX_ERR_WOULD_BLOCK, -1
+        cfn = make_iof_handler(hdlr)
+        # the library may deliver output until deregistration (and the
+        # arrays may be read until the registration completes): keep both
+        self._pending_handlers.append((cfn, keep))
+        done = threading.Event()
+        result = []
+
+        def registered(status, refid, _cbdata):
+            result.append((status, refid))
+            done.set()
+
+        key = registry.add(Entry(registered, None, keep, "iof_pull registration"))
+        rc = fn(procs_arr, np_, info, n, chan, cfn, HDLR_REG_CB, c_void_p(key))
+        if rc != C.PMIX_SUCCESS:
+            registry.take(key)
+            return rc, -1
+        while not done.wait(1.0):
+            pass
+        status, refid = result[0]
+        if status != C.PMIX_SUCCESS:
+            return status, -1
+        self._iof_handlers[refid] = cfn
+        return C.PMIX_SUCCESS, refid
+
+    @_api()
+    def iof_deregister(self, iofhdlr, directives=None, cbfunc=None, cbdata=None):
+        """PMIx_IOF_deregister(iofhdlr_id from iof_pull). Blocking unless
+        ``cbfunc(status, cbdata)`` is given."""
+        _check_list(directives, "directives")
+        ref = _int_arg("PMIx_IOF_deregister", 0, iofhdlr, "iofhdlr")
+        fn = self._fn("PMIx_IOF_deregister")
+        if fn is None:
+            return _NOT_SUPPORTED
+        keep = Keep()
+        info, n = info_array(directives, keep, "directives")
+        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "iof_deregister", OP_CB)
+        return _settle(fn(ref, info, n, cb, cd), key)
+
+    @_api()
+    def iof_push(self, targets, data, directives=None, cbfunc=None, cbdata=None):
+        """PMIx_IOF_push: ``data`` (``{'bytes': ...}``, bytes or str; None =
+        no data) to the stdin of ``targets``. Blocking unless
+        ``cbfunc(status, cbdata)`` is given."""
+        _check_list(directives, "directives")
+        fn = self._fn("PMIx_IOF_push")
+        if fn is None:
+            return _NOT_SUPPORTED
+        keep = Keep()
+        t, nt = proc_array(targets, keep, "targets")
+        bo = None if data is None else byref(byte_object(data, keep, "data"))
+        info, n = info_array(directives, keep, "directives")
+        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "iof_push", OP_CB)
+        return _settle(fn(t, nt, bo, info, n, cb, cd), key)
 
     # -- resource blocks (newer libraries only) -------------------------
     @_api()

@@ -10,9 +10,19 @@ use pmix_sys as sys;
 
 struct Args {
     client: Client,
-    opts: GetOpts,
+    /// None: the Get has no directives (see [`Args::opts`]).
+    opts: Option<GetOpts>,
     static_values: bool,
     pointer_values: bool,
+}
+
+/// The directives of every Get that passes none (most of them): nothing to decode or drop.
+static NO_DIRECTIVES: GetOpts = GetOpts::NONE;
+
+impl Args {
+    fn opts(&self) -> &GetOpts {
+        self.opts.as_ref().unwrap_or(&NO_DIRECTIVES)
+    }
 }
 
 /// A library-owned `pmix_value_t` handed out by `PMIX_GET_POINTER_VALUES`; freed when the
@@ -112,6 +122,14 @@ unsafe fn with_target<R>(
 
 unsafe fn args(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result<Args> {
     let client = global::client()?;
+    if ninfo == 0 {
+        return Ok(Args {
+            client,
+            opts: None,
+            static_values: false,
+            pointer_values: false,
+        });
+    }
     // SAFETY: NULL or `ninfo` infos (C contract).
     let info = unsafe { conv::info_array_from_c(info, ninfo) }?;
     let flag = |k: &str| {
@@ -122,7 +140,7 @@ unsafe fn args(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result
     let pointer_values = flag(keys::GET_POINTER_VALUES);
     Ok(Args {
         client,
-        opts: GetOpts::from_info(&info),
+        opts: Some(GetOpts::from_info(&info)),
         static_values,
         pointer_values,
     })
@@ -149,6 +167,10 @@ pub unsafe extern "C" fn PMIx_Get(
     val: *mut *mut sys::pmix_value_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Get, {
+        if ninfo == 0 {
+            // SAFETY: forwarded C contract.
+            return unsafe { get_plain(proc_, key, val) };
+        }
         // SAFETY: forwarded C contract.
         let a = match unsafe { args(info, ninfo) } {
             Ok(a) => a,
@@ -160,7 +182,7 @@ pub unsafe extern "C" fn PMIx_Get(
         }
         let get =
             |p: Option<&ProcId>, k: Option<&Key>| -> pmix_core::Result<*mut sys::pmix_value_t> {
-                let v = a.client.get(p, k, &a.opts)?;
+                let v = a.client.get(p, k, a.opts())?;
                 if a.static_values {
                     // SAFETY: with PMIX_GET_STATIC_VALUES, `val` points to caller storage.
                     unsafe { conv::value_to_c(&v, val as *mut sys::pmix_value_t) }?;
@@ -192,6 +214,40 @@ pub unsafe extern "C" fn PMIx_Get(
             Err(e) => status("PMIx_Get", Err(e)),
         }
     })
+}
+
+/// `PMIx_Get` without directives (most calls): no directive decoding, no options to
+/// build or drop, a malloc'd value.
+///
+/// # Safety
+/// As `PMIx_Get`.
+unsafe fn get_plain(
+    proc_: *const sys::pmix_proc_t,
+    key: *const c_char,
+    val: *mut *mut sys::pmix_value_t,
+) -> sys::pmix_status_t {
+    let client = match global::client() {
+        Ok(c) => c,
+        Err(e) => return e.status(),
+    };
+    if val.is_null() {
+        log::warn!("PMIx_Get: NULL val");
+        return sys::PMIX_ERR_BAD_PARAM;
+    }
+    // SAFETY: forwarded C contract.
+    let made = unsafe {
+        with_target(proc_, key, |p, k| {
+            client.get_with(p, k, &NO_DIRECTIVES, conv::value_new)
+        })
+    };
+    match made.and_then(|r| r) {
+        Ok(p) => {
+            // SAFETY: `val` is non-NULL and writable (C contract).
+            unsafe { *val = p };
+            sys::PMIX_SUCCESS
+        }
+        Err(e) => status("PMIx_Get", Err(e)),
+    }
 }
 
 /// Non-blocking Get: `cbfunc(status, value, cbdata)` runs exactly once on the progress
@@ -236,7 +292,7 @@ pub unsafe extern "C" fn PMIx_Get_nb(
             }
         });
         // SAFETY: forwarded C contract.
-        let r = unsafe { with_target(proc_, key, |p, k| a.client.get_nb(p, k, &a.opts, cb)) };
+        let r = unsafe { with_target(proc_, key, |p, k| a.client.get_nb(p, k, a.opts(), cb)) };
         status("PMIx_Get_nb", r.and_then(|r| r))
     })
 }

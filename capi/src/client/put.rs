@@ -29,6 +29,17 @@ pub unsafe extern "C" fn PMIx_Put(
             Ok(k) => k,
             Err(e) => return e.status(),
         };
+        if scope < sys::PMIX_DEL_LOCAL && !val.is_null() {
+            // SAFETY: non-NULL and initialised (C contract).
+            let v = unsafe { &*val };
+            if v.type_ == sys::PMIX_STRING {
+                // The common Put: the string is read in place (copied once, into the
+                // store, or into the string the key already holds).
+                // SAFETY: a PMIX_STRING value holds NULL or a C string (C contract).
+                let s = unsafe { conv::cstr_ref(v.data.string) };
+                return status("PMIx_Put", c.put_string(scope, key, s));
+            }
+        }
         let value = if scope >= sys::PMIX_DEL_LOCAL && val.is_null() {
             Value::Undef
         } else {

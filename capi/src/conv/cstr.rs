@@ -96,6 +96,11 @@ pub unsafe fn key_str<'a>(p: *const c_char) -> Result<&'a str> {
         log::warn!("key longer than PMIX_MAX_KEYLEN");
         return Err(Error::bad_param("key longer than PMIX_MAX_KEYLEN"));
     };
+    if b.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8 (the common case, checked without the general
+        // validator: a Put or Get calls this every time).
+        return Ok(unsafe { core::str::from_utf8_unchecked(b) });
+    }
     core::str::from_utf8(b).map_err(|_| {
         log::warn!("key is not valid UTF-8");
         Error::bad_param("key is not valid UTF-8")
@@ -156,9 +161,11 @@ pub unsafe fn key_bytes<'a>(p: *const c_char) -> Option<&'a [u8]> {
 
 /// The bytes of a `pmix_nspace_t` before its NUL (`None` without one).
 pub fn nspace_bytes(ns: &sys::pmix_nspace_t) -> Option<&[u8]> {
+    // SAFETY: the array is readable for its whole length; strnlen reads no further.
+    let n = unsafe { libc::strnlen(ns.as_ptr(), ns.len()) };
     // SAFETY: c_char and u8 have the same size and alignment; the slice is borrowed.
     let b = unsafe { core::slice::from_raw_parts(ns.as_ptr() as *const u8, ns.len()) };
-    b.iter().position(|&c| c == 0).and_then(|n| b.get(..n))
+    b.get(..n).filter(|_| n < ns.len())
 }
 
 /// The bytes before the first NUL of a fixed C array.

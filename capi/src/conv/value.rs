@@ -542,6 +542,9 @@ pub unsafe fn value_to_c(v: &Value, out: *mut pmix_value_t) -> Result<()> {
         core::ptr::write_bytes(out, 0, 1);
         &mut *out
     };
+    if let Some(r) = common_to_c(v, out) {
+        return r;
+    }
     let t = v.dtype();
     let r = match slot(t) {
         _ if t == PMIX_UNDEF => Ok(()),
@@ -571,6 +574,79 @@ pub unsafe fn value_to_c(v: &Value, out: *mut pmix_value_t) -> Result<()> {
     }
 }
 
+/// The types most Gets return (the integers, strings, booleans, ranks), written straight
+/// into a zeroed `out` without the general per-type dispatch of [`elem_to_c`] (a local
+/// Get is a few hundred instructions; that dispatch was a tenth of it). `None`: not one
+/// of these, use the general path.
+fn common_to_c(v: &Value, out: &mut pmix_value_t) -> Option<Result<()>> {
+    use Value as V;
+    let d = &mut out.data;
+    let t = match v {
+        V::Bool(b) => {
+            d.flag = *b;
+            PMIX_BOOL
+        }
+        V::Uint8(x) => {
+            d.uint8 = *x;
+            PMIX_UINT8
+        }
+        V::Uint16(x) => {
+            d.uint16 = *x;
+            PMIX_UINT16
+        }
+        V::Uint32(x) => {
+            d.uint32 = *x;
+            PMIX_UINT32
+        }
+        V::Uint64(x) => {
+            d.uint64 = *x;
+            PMIX_UINT64
+        }
+        V::Int(x) => {
+            d.integer = *x;
+            PMIX_INT
+        }
+        V::Int32(x) => {
+            d.int32 = *x;
+            PMIX_INT32
+        }
+        V::Int64(x) => {
+            d.int64 = *x;
+            PMIX_INT64
+        }
+        V::Uint(x) => {
+            d.uint = *x;
+            PMIX_UINT
+        }
+        V::Size(x) => {
+            d.size = *x as usize;
+            PMIX_SIZE
+        }
+        V::Rank(x) => {
+            d.rank = *x;
+            PMIX_PROC_RANK
+        }
+        V::Pid(x) => {
+            d.pid = *x;
+            PMIX_PID
+        }
+        V::Status(x) => {
+            d.status = *x;
+            PMIX_STATUS
+        }
+        V::String(s) => match alloc::strdup_opt(s) {
+            Ok(p) => {
+                d.string = p;
+                PMIX_STRING
+            }
+            Err(e) => return Some(Err(e)),
+        },
+        _ => return None,
+    };
+    out.type_ = t;
+    Some(Ok(()))
+}
+
 /// One malloc'd datum holding `v`.
 fn boxed_to_c(v: &Value, t: DataType) -> Result<*mut u8> {
     let size = elem_size(t).ok_or_else(|| unknown_type(t))?;
@@ -591,8 +667,10 @@ fn boxed_to_c(v: &Value, t: DataType) -> Result<*mut u8> {
 /// # Errors
 /// As [`value_to_c`].
 pub fn value_new(v: &Value) -> Result<*mut pmix_value_t> {
-    let p = alloc::calloc_array::<pmix_value_t>(1)?;
-    // SAFETY: `p` is a fresh pmix_value_t.
+    // malloc, not calloc: `value_to_c` zeroes the block itself.
+    let p = alloc::malloc_bytes(size_of::<pmix_value_t>())? as *mut pmix_value_t;
+    // SAFETY: `p` is a fresh malloc'd block the size of a pmix_value_t (malloc's
+    // alignment suits it); value_to_c writes it whole before reading anything.
     match unsafe { value_to_c(v, p) } {
         Ok(()) => Ok(p),
         Err(e) => {
@@ -620,6 +698,24 @@ pub(crate) unsafe fn value_release(v: *mut pmix_value_t, depth: usize) {
     // SAFETY: `v` is an initialised value (caller's promise).
     let val = unsafe { &mut *v };
     let t = val.type_;
+    // The common types first (see `common_to_c`): a string is the only one owning memory.
+    match t {
+        PMIX_STRING => {
+            // SAFETY: the union holds a malloc'd string or NULL.
+            unsafe { alloc::free(val.data.string) };
+            // SAFETY: `v` is writable; all-zero is PMIX_UNDEF.
+            unsafe { core::ptr::write_bytes(v, 0, 1) };
+            return;
+        }
+        PMIX_UNDEF | PMIX_BOOL | PMIX_UINT8 | PMIX_UINT16 | PMIX_UINT32 | PMIX_UINT64
+        | PMIX_INT | PMIX_INT32 | PMIX_INT64 | PMIX_UINT | PMIX_SIZE | PMIX_PROC_RANK
+        | PMIX_PID | PMIX_STATUS => {
+            // SAFETY: `v` is writable; all-zero is PMIX_UNDEF.
+            unsafe { core::ptr::write_bytes(v, 0, 1) };
+            return;
+        }
+        _ => {}
+    }
     match slot(t) {
         // SAFETY: the union holds a datum of type `t`.
         Some(Slot::Inline) => unsafe {
@@ -821,7 +917,14 @@ pub unsafe fn elem_array_free(p: *mut u8, n: usize, t: DataType) {
     if p.is_null() {
         return;
     }
-    if let Some(esz) = elem_size(t) {
+    if t == PMIX_VALUE {
+        // `PMIX_VALUE_RELEASE` after every Get: straight to the value's own release.
+        let v = p as *mut pmix_value_t;
+        for i in 0..n {
+            // SAFETY: element `i` is an initialised value (caller's promise).
+            unsafe { value_release(v.add(i), 1) };
+        }
+    } else if let Some(esz) = elem_size(t) {
         for i in 0..n {
             // SAFETY: element `i` is initialised (caller's promise).
             unsafe { elem_destruct(p.add(i * esz), t) };

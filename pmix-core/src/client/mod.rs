@@ -187,6 +187,20 @@ fn flag(info: &[Info], key: &str) -> bool {
 }
 
 impl GetOpts {
+    /// A Get without directives (what [`GetOpts::default`] and an empty list give).
+    pub const NONE: GetOpts = GetOpts {
+        optional: false,
+        immediate: false,
+        refresh: false,
+        timeout: None,
+        level: Level::Any,
+        scope: None,
+        appnum: None,
+        hostname: None,
+        nodeid: None,
+        info: Vec::new(),
+    };
+
     /// Decode the directives of a Get.
     pub fn from_info(info: &[Info]) -> GetOpts {
         if info.is_empty() {
@@ -248,9 +262,13 @@ type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
 struct Data {
     jobs: FastMap<Nspace, JobData>,
     own: KvSet,
-    /// What to send at the next commit: one entry per key (its latest scope and value, or
-    /// a deletion scope with no value), so a key put many times is sent once.
-    staged: FastMap<Key, (u8, Value)>,
+    /// What to send at the next commit: one entry per key (its latest scope, or a deletion
+    /// scope), so a key put many times is sent once. The value is not copied at Put: `None`
+    /// means "the value `own` holds for the key" (read at commit). A later Put of the key
+    /// in a scope that is not sent (`PMIX_INTERNAL`, `PMIX_SCOPE_UNDEF`) or a
+    /// `PMIx_Store_internal` of it moves the value to be sent here first (`Some`), as does
+    /// a deletion (`Some(Undef)`).
+    staged: FastMap<Key, (u8, Option<Value>)>,
     peers: FastMap<ProcId, FastMap<Key, Value>>,
     /// What collecting fences delivered of each process's data (`ReplyData::Collected`,
     /// kept encoded), oldest first: each reply carries only what changed since the one
@@ -317,10 +335,12 @@ struct Inner {
     connected: AtomicBool,
     writer: Mutex<Writer>,
     data: RwLock<Data>,
-    pending: Mutex<HashMap<u32, ReplyFn>>,
+    pending: Mutex<FastMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
     handlers: crate::event::Handlers,
     finalized: AtomicBool,
+    /// The tag of our Finalize request (0 before it is sent).
+    finalize_tag: AtomicU32,
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
     /// `PMIx_IOF_pull` registrations (see `iof.rs`).
     iof: Mutex<iof::IofRegs>,
@@ -375,11 +395,25 @@ impl Inner {
         }
     }
 
+    /// Close our connection on purpose (finalize): no lost-connection event.
+    fn disconnect(&self, ctx: &mut Ctx) {
+        lock(&self.writer).stream = None;
+        if let Some(c) = lock(&self.conn).take() {
+            ctx.close(c);
+        }
+        self.connected.store(false, Ordering::SeqCst);
+    }
+
     fn on_conn(&self, ctx: &mut Ctx, id: ConnId, ev: ConnEvent) {
         match ev {
             ConnEvent::Closed(why) => self.lost(&why),
             ConnEvent::Frame(body) => match protocol::decode::<ServerMsg>(&body) {
                 Ok(ServerMsg::Reply { tag, status, data }) => {
+                    if tag != 0 && tag == self.finalize_tag.load(Ordering::SeqCst) {
+                        // The server has our Finalize: close here, before the waiting
+                        // caller wakes, so PMIx_Finalize needs no second trip to us.
+                        self.disconnect(ctx);
+                    }
                     let f = lock(&self.pending).remove(&tag);
                     match f {
                         Some(f) => f(status, data),
@@ -463,8 +497,8 @@ impl std::fmt::Debug for Client {
 }
 
 /// What a local lookup decided.
-enum Lookup {
-    Found(Value),
+enum Lookup<T = Value> {
+    Found(T),
     /// Found among what a collecting fence delivered: the caller moves it to the cache.
     Collected(ProcId, Key, Value),
     Fail(Error),
@@ -473,6 +507,40 @@ enum Lookup {
         key: Option<Key>,
         immediate: bool,
     },
+}
+
+/// Mark `key` to be sent at the next commit in `scope`, with the value `own` holds for it.
+fn stage(staged: &mut FastMap<Key, (u8, Option<Value>)>, key: &str, scope: u8) -> Result<()> {
+    // Replace in place when the key is staged already (no new key copy).
+    match staged.get_mut(key) {
+        Some(s) => *s = (scope, None),
+        None => {
+            staged.insert(Key::new(key)?, (scope, None));
+        }
+    }
+    Ok(())
+}
+
+/// `own`'s value of `key` was just replaced by one that is not sent (`old` is what it
+/// held): a commit pending for the key must still send `old`.
+fn keep_staged_value(
+    staged: &mut FastMap<Key, (u8, Option<Value>)>,
+    key: &str,
+    old: Option<Value>,
+) {
+    if let (Some(old), Some(s)) = (old, staged.get_mut(key)) {
+        if s.1.is_none() {
+            s.1 = Some(old);
+        }
+    }
+}
+
+/// A value found locally, after the caller's conversion (which may fail).
+fn found<T>(r: Result<T>) -> Lookup<T> {
+    match r {
+        Ok(t) => Lookup::Found(t),
+        Err(e) => Lookup::Fail(e),
+    }
 }
 
 fn info_array(infos: Vec<Info>) -> Value {
@@ -485,9 +553,18 @@ fn info_array(infos: Vec<Info>) -> Value {
     }))
 }
 
-/// What a server's welcome gave us: the stream, the server's id, our id, job data.
-type Welcomed = (std::os::unix::net::UnixStream, ProcId, ProcId, Vec<JobData>);
+/// What a server's welcome gave us: the stream, the server's id, our id, job data, and
+/// the decoder holding whatever the server sent after its Welcome (an event can follow
+/// it at once); the connection's reader continues from there.
+type Welcomed = (
+    std::os::unix::net::UnixStream,
+    ProcId,
+    ProcId,
+    Vec<JobData>,
+    FrameDecoder,
+);
 
+/// Connect and exchange Hello/Welcome on the calling thread.
 fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcomed> {
     let unreach = |e: std::io::Error| {
         Error::new(
@@ -524,11 +601,6 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcom
         }
         dec.push(buf.get(..n).unwrap_or_default());
     };
-    if dec.has_partial() {
-        return Err(Error::unpack(
-            "unexpected data after the server's handshake",
-        ));
-    }
     match protocol::decode::<Welcome>(&body)? {
         Welcome::Accepted { server, you, jobs } => {
             s.set_read_timeout(None).map_err(unreach)?;
@@ -538,7 +610,7 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcom
                     format!("the server welcomed {} but we are {}", you, me),
                 ));
             }
-            Ok((s, server, you, jobs))
+            Ok((s, server, you, jobs, dec))
         }
         Welcome::Refused { status, reason } => Err(Error::new(
             status,
@@ -616,10 +688,11 @@ impl Client {
                 connected: AtomicBool::new(false),
                 writer: Mutex::new(Writer::default()),
                 data: RwLock::new(data),
-                pending: Mutex::new(HashMap::new()),
+                pending: Mutex::new(FastMap::default()),
                 next_tag: AtomicU32::new(1),
                 handlers: Default::default(),
                 finalized: AtomicBool::new(false),
+                finalize_tag: AtomicU32::new(0),
                 pinned: Mutex::new(HashMap::new()),
                 iof: Mutex::new(Default::default()),
             }),
@@ -659,7 +732,7 @@ impl Client {
             log::debug!("client: no server in the environment; singleton {}", me);
             return Ok(Self::local(me, hostname, handle, data));
         };
-        let (stream, server, me, jobs) = handshake(&me, &path, cfg.kind)?;
+        let (stream, server, me, jobs, rest) = handshake(&me, &path, cfg.kind)?;
         let mut data = Data::default();
         for j in jobs {
             data.jobs.insert(j.nspace.clone(), j);
@@ -680,10 +753,11 @@ impl Client {
                 ..Default::default()
             }),
             data: RwLock::new(data),
-            pending: Mutex::new(HashMap::new()),
+            pending: Mutex::new(FastMap::default()),
             next_tag: AtomicU32::new(1),
             handlers: Default::default(),
             finalized: AtomicBool::new(false),
+            finalize_tag: AtomicU32::new(0),
             pinned: Mutex::new(HashMap::new()),
             iof: Mutex::new(Default::default()),
         });
@@ -698,12 +772,13 @@ impl Client {
                 ctx.close(id);
             }
         });
-        let inner2 = inner.clone();
-        handle.call("PMIx_Init", move |ctx| {
-            let id = ctx.add_conn(mio::net::UnixStream::from_std(stream), owner)?;
-            *lock(&inner2.conn) = Some(id);
-            Ok(())
-        })?;
+        // The progress thread takes the connection over when it next runs; Init does not
+        // wait for it (one thread wakeup less on the way to the first operation). The
+        // conn lock is held until the id is recorded, so no command sees it unset.
+        {
+            let mut conn = lock(&inner.conn);
+            *conn = Some(handle.add_conn(mio::net::UnixStream::from_std(stream), owner, rest)?);
+        }
         log::debug!("client {} connected", inner.me);
         Ok(Client { inner })
     }
@@ -755,6 +830,9 @@ impl Client {
         let mut tag = self.inner.next_tag.fetch_add(1, Ordering::Relaxed);
         if tag == 0 {
             tag = self.inner.next_tag.fetch_add(1, Ordering::Relaxed);
+        }
+        if matches!(req, Req::Finalize) {
+            self.inner.finalize_tag.store(tag, Ordering::SeqCst);
         }
         let body = protocol::encode(&Request { tag, req });
         lock(&self.inner.pending).insert(tag, f);
@@ -883,28 +961,56 @@ impl Client {
                 d.staged.remove(key);
             } else {
                 let k = Key::new(key)?;
-                d.staged.insert(k, (scope, Value::Undef));
+                d.staged.insert(k, (scope, Some(Value::Undef)));
             }
             return Ok(());
         }
         let d = &mut *d;
-        if matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL) {
-            // Replace in place when the key is staged already (no new key copy).
-            match d.staged.get_mut(key) {
-                Some(s) => *s = (scope, value.clone()),
-                None => {
-                    d.staged.insert(Key::new(key)?, (scope, value.clone()));
+        let sent = matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL);
+        if sent {
+            stage(&mut d.staged, key, scope)?;
+        }
+        let old = match d.own.map.get_mut(key) {
+            Some(e) => {
+                e.scope = scope;
+                Some(std::mem::replace(&mut e.value, value))
+            }
+            None => {
+                d.own.put(Key::new(key)?, scope, value);
+                None
+            }
+        };
+        if !sent {
+            keep_staged_value(&mut d.staged, key, old);
+        }
+        Ok(())
+    }
+
+    /// [`Client::put_str`] of a string value given by reference (`None`: a NULL string).
+    /// Putting a string again under a key whose value is a string rewrites that string in
+    /// place: no allocation, no copy for the commit (`Data::staged`), so a repeated Put
+    /// of a key costs no allocator call at all.
+    ///
+    /// # Errors
+    /// As [`Client::put_str`].
+    pub fn put_string(&self, scope: u8, key: &str, s: Option<&[u8]>) -> Result<()> {
+        let sent = matches!(scope, sys::PMIX_LOCAL | sys::PMIX_REMOTE | sys::PMIX_GLOBAL);
+        if let (true, Some(bytes)) = (sent && key != qualified::CONTAINER, s) {
+            reactor::check_serviceable("PMIx_Put")?;
+            if !reactor::on_progress_thread() {
+                let mut d = self.inner.write();
+                let d = &mut *d;
+                if let Some(e) = d.own.map.get_mut(key) {
+                    if let Value::String(Some(buf)) = &mut e.value {
+                        buf.clear();
+                        buf.extend_from_slice(bytes);
+                        e.scope = scope;
+                        return stage(&mut d.staged, key, scope);
+                    }
                 }
             }
         }
-        match d.own.map.get_mut(key) {
-            Some(e) => {
-                e.scope = scope;
-                e.value = value;
-            }
-            None => d.own.put(Key::new(key)?, scope, value),
-        }
-        Ok(())
+        self.put_str(scope, key, Value::String(s.map(<[u8]>::to_vec)))
     }
 
     /// `PMIx_Commit`: send what was put since the last commit.
@@ -916,24 +1022,35 @@ impl Client {
         if reactor::on_progress_thread() {
             return reactor::wait("PMIx_Commit", None, |_| Ok(()));
         }
-        let staged = std::mem::take(&mut self.inner.write().staged);
-        // The one place the delta is visible: with PMIX_DEBUG=debug each commit reports
-        // how many changes (puts and deletions since the previous commit) it sends.
-        if staged.is_empty() {
-            log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
-            return Ok(());
-        }
-        log::debug!(
-            "PMIx_Commit: sending {} change(s) made since the previous commit",
-            staged.len()
-        );
-        if self.is_singleton() {
-            return Ok(());
-        }
-        let puts: Vec<Put> = staged
-            .into_iter()
-            .map(|(key, (scope, value))| Put { key, scope, value })
-            .collect();
+        let puts: Vec<Put> = {
+            let mut d = self.inner.write();
+            let staged = std::mem::take(&mut d.staged);
+            // The one place the delta is visible: with PMIX_DEBUG=debug each commit
+            // reports how many changes (puts and deletions since the previous commit) it
+            // sends.
+            if staged.is_empty() {
+                log::debug!("PMIx_Commit: nothing to send (no change since the previous commit)");
+                return Ok(());
+            }
+            log::debug!(
+                "PMIx_Commit: sending {} change(s) made since the previous commit",
+                staged.len()
+            );
+            if self.is_singleton() {
+                return Ok(());
+            }
+            staged
+                .into_iter()
+                .filter_map(|(key, (scope, value))| {
+                    let value = match value {
+                        Some(v) => v,
+                        // Staged by reference: the value Put last, still in `own`.
+                        None => d.own.map.get(&key)?.value.clone(),
+                    };
+                    Some(Put { key, scope, value })
+                })
+                .collect()
+        };
         self.send_only(Req::Commit { puts })
     }
 
@@ -941,7 +1058,15 @@ impl Client {
     pub fn store_internal(&self, proc: &ProcId, key: Key, value: Value) -> Result<()> {
         let mut d = self.inner.write();
         if proc == &self.inner.me {
-            d.own.put(key, sys::PMIX_INTERNAL, value);
+            let d = &mut *d;
+            let old = d.own.map.insert(
+                key.clone(),
+                crate::store::Entry {
+                    scope: sys::PMIX_INTERNAL,
+                    value,
+                },
+            );
+            keep_staged_value(&mut d.staged, key.as_str(), old.map(|e| e.value));
         } else if proc.rank == sys::PMIX_RANK_WILDCARD {
             let jd = d
                 .jobs
@@ -1124,9 +1249,20 @@ impl Client {
     }
 
     fn lookup_local(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Lookup {
-        if let Some(l) = self.self_referential(proc, key) {
-            return l;
+        match self.self_referential(proc, key) {
+            Some(l) => l,
+            None => self.lookup_data(proc, key, opts, |v| Ok(v.clone())),
         }
+    }
+
+    /// [`Client::lookup_local`] for a key already known not to be self-referential.
+    fn lookup_data<T>(
+        &self,
+        proc: Option<&ProcId>,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Lookup<T> {
         let me = &self.inner.me;
         if let Some(k) = key {
             // Process sets and groups change at run time: the server answers.
@@ -1153,7 +1289,7 @@ impl Client {
                     if opts.level == Level::Any {
                         if let Some(e) = d.own.map.get(k) {
                             if scope_ok(e.scope) {
-                                return Lookup::Found(e.value.clone());
+                                return found(f(&e.value));
                             }
                         }
                     }
@@ -1162,7 +1298,7 @@ impl Client {
                         .get(&me.nspace)
                         .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
                     {
-                        Some(v) => Lookup::Found(v.clone()),
+                        Some(v) => found(f(v)),
                         None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
                     }
                 }
@@ -1171,7 +1307,7 @@ impl Client {
                     if let Some(j) = d.jobs.get(&me.nspace) {
                         v.extend(j.proc_infos(me.rank));
                     }
-                    Lookup::Found(info_array(v))
+                    found(f(&info_array(v)))
                 }
             };
         }
@@ -1224,13 +1360,13 @@ impl Client {
                             },
                         )
                     }) {
-                    Some(v) => Lookup::Found(v.clone()),
+                    Some(v) => found(f(v)),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",
                         k, target.nspace
                     ))),
                 },
-                None => Lookup::Found(info_array(j.job.clone())),
+                None => found(f(&info_array(j.job.clone()))),
             };
         }
         let Some(k) = key else {
@@ -1253,7 +1389,7 @@ impl Client {
                 if let Some(j) = d.jobs.get(&target.nspace) {
                     all.extend(j.proc_infos(target.rank));
                 }
-                return Lookup::Found(info_array(all));
+                return found(f(&info_array(all)));
             }
             return Lookup::Ask {
                 target: target.clone(),
@@ -1267,13 +1403,13 @@ impl Client {
                 .get(&target.nspace)
                 .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
             {
-                return Lookup::Found(v.clone());
+                return found(f(v));
             }
         }
         // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
         if !opts.refresh && opts.scope.is_none() {
             if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
-                return Lookup::Found(v.clone());
+                return found(f(v));
             }
             if let Some(v) = d
                 .collected
@@ -1289,7 +1425,7 @@ impl Client {
             .get(&target.nspace)
             .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
         {
-            return Lookup::Found(v.clone());
+            return found(f(v));
         }
         if opts.optional || self.is_singleton() {
             return Lookup::Fail(Error::not_found(format!(
@@ -1444,9 +1580,25 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`, `PMIX_ERR_TIMEOUT`,
     /// `PMIX_ERR_WOULD_BLOCK` (progress thread), `PMIX_ERR_UNREACH`/`LOST_CONNECTION`.
     pub fn get(&self, proc: Option<&ProcId>, key: Option<&Key>, opts: &GetOpts) -> Result<Value> {
+        self.get_with(proc, key, opts, |v| Ok(v.clone()))
+    }
+
+    /// [`Client::get`] handing the value to `f` by reference: a value found locally is
+    /// converted by `f` while the store is read, instead of being copied out first (the C
+    /// API converts it straight into the caller's `pmix_value_t`).
+    ///
+    /// # Errors
+    /// As [`Client::get`], and `f`'s own.
+    pub fn get_with<T>(
+        &self,
+        proc: Option<&ProcId>,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Result<T> {
         reactor::check_serviceable("PMIx_Get")?;
         match self.self_referential(proc, key) {
-            Some(Lookup::Found(v)) => return Ok(v),
+            Some(Lookup::Found(v)) => return f(&v),
             Some(Lookup::Fail(e)) => return Err(e),
             _ => {}
         }
@@ -1454,19 +1606,26 @@ impl Client {
             return reactor::wait("PMIx_Get", None, |_| Ok(()));
         }
         if let Some((container, sel)) = qualified_get(key, opts) {
-            return self
+            let v = self
                 .get(proc, Some(&container), &without_qualifiers(opts))
-                .and_then(sel);
+                .and_then(sel)?;
+            return f(&v);
         }
-        match self.lookup_local(proc, key, opts) {
-            Lookup::Found(v) => Ok(v),
-            Lookup::Collected(p, k, v) => Ok(self.keep_read(p, k, v)),
+        // `f` runs once: on a value found here, or on the one read from elsewhere below.
+        let mut f = Some(f);
+        let mut apply = |v: &Value| match f.take() {
+            Some(f) => f(v),
+            None => Err(Error::new(sys::PMIX_ERROR, "value converted twice")),
+        };
+        match self.lookup_data(proc, key, opts, &mut apply) {
+            Lookup::Found(t) => Ok(t),
+            Lookup::Collected(p, k, v) => apply(&self.keep_read(p, k, v)),
             Lookup::Fail(e) => Err(e),
             Lookup::Ask {
                 target,
                 key,
                 immediate,
-            } => reactor::wait("PMIx_Get", opts.timeout, |done| {
+            } => apply(&reactor::wait("PMIx_Get", opts.timeout, |done| {
                 self.ask(
                     target,
                     key,
@@ -1474,7 +1633,7 @@ impl Client {
                     opts,
                     Box::new(move |r| done.complete(r)),
                 )
-            }),
+            })?),
         }
     }
 
@@ -1680,15 +1839,14 @@ impl Client {
             if let Err(e) = r {
                 log::debug!("client: finalize handshake: {}", e);
             }
-            let inner = self.inner.clone();
-            let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
-                lock(&inner.writer).stream = None;
-                if let Some(c) = lock(&inner.conn).take() {
-                    ctx.close(c);
-                }
-                inner.connected.store(false, Ordering::SeqCst);
-                Ok(())
-            });
+            // Normally the reply closed the connection already (`Inner::disconnect`).
+            if self.inner.connected.load(Ordering::SeqCst) {
+                let inner = self.inner.clone();
+                let _ = self.inner.handle.call("PMIx_Finalize", move |ctx| {
+                    inner.disconnect(ctx);
+                    Ok(())
+                });
+            }
         }
         reactor::release();
         Ok(())
@@ -1700,7 +1858,16 @@ impl Client {
 type Selector = Box<dyn FnOnce(Value) -> Result<Value> + Send>;
 
 fn qualified_get(key: Option<&Key>, opts: &GetOpts) -> Option<(Key, Selector)> {
-    let k = key?.clone();
+    // The common Get names no qualifier: decide that before copying anything.
+    let key = key?;
+    if !opts
+        .info
+        .iter()
+        .any(|i| i.flags & sys::PMIX_INFO_QUALIFIER != 0)
+    {
+        return None;
+    }
+    let k = key.clone();
     let quals = qualified::requested(&opts.info);
     if quals.is_empty() {
         return None;

@@ -169,17 +169,22 @@ impl Target {
             rv::read(&p).map_err(|e| unreach(format!("no server found: {}", e.context)))
         };
         let tmp = self.tmpdir();
+        let bases = rv::search_bases(self.tmpdir.as_deref(), "PMIX_SERVER_TMPDIR");
         let search = |p: PathBuf| {
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            match rv::search(&tmp, &name) {
+            match bases.iter().find_map(|b| rv::search(b, &name)) {
                 Some(f) => from_file(f),
                 None => Err(unreach(format!(
                     "no server found: no {} in or below {}",
                     name,
-                    tmp.display()
+                    bases
+                        .iter()
+                        .map(|b| b.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 ))),
             }
         };

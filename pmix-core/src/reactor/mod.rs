@@ -19,13 +19,16 @@
 //! (its owner sees [`ConnEvent::Closed`]), so no peer waits forever.
 
 use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
 use crate::protocol::{self, FrameDecoder};
 use crossbeam::channel::{self, Receiver, RecvTimeoutError, Sender};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_sys as sys;
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+/// Connection and timer tables, looked up on every read, send and timer: the fast hasher.
+type HashMap<K, V> = FastMap<K, V>;
 use std::io::{self, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -124,12 +127,14 @@ struct Listener {
 
 /// The progress thread's state, handed to every command, timer and connection owner.
 pub struct Ctx {
-    registry: mio::Registry,
+    registry: Arc<mio::Registry>,
     conns: HashMap<usize, Conn>,
     listeners: HashMap<usize, Listener>,
     timers: BTreeMap<(Instant, TimerId), Command>,
     timer_index: HashMap<TimerId, Instant>,
-    next_token: usize,
+    /// Shared with every [`Handle`]: other threads take ids for sockets they register
+    /// themselves ([`Handle::add_conn`], [`Handle::add_listener`]).
+    next_token: Arc<AtomicUsize>,
     next_timer: TimerId,
     pending: VecDeque<(ConnId, ConnOwner, ConnEvent)>,
     deferred: VecDeque<Command>,
@@ -139,8 +144,7 @@ pub struct Ctx {
 
 impl Ctx {
     fn token(&mut self) -> Token {
-        self.next_token += 1;
-        Token(self.next_token)
+        Token(self.next_token.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
     /// Start serving `stream` as a framed connection owned by `owner`.
@@ -165,24 +169,43 @@ impl Ctx {
         self.registry
             .register(&mut stream, tok, Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
+        let dec = FrameDecoder::with_limit(opts.max_frame);
+        self.insert_conn(tok.0, stream, owner, dec, opts.pause_above);
+        Ok(tok.0)
+    }
+
+    /// Take over a connection another thread registered under `id` (see
+    /// [`Handle::add_conn`]); `dec` holds whatever that thread read past its last frame.
+    fn insert_conn(
+        &mut self,
+        id: ConnId,
+        stream: UnixStream,
+        owner: ConnOwner,
+        dec: FrameDecoder,
+        pause_above: Option<usize>,
+    ) {
         self.conns.insert(
-            tok.0,
+            id,
             Conn {
                 stream,
                 owner,
-                dec: FrameDecoder::with_limit(opts.max_frame),
+                dec,
                 out: Vec::new(),
                 out_pos: 0,
                 want_write: false,
-                pause_above: opts.pause_above,
+                pause_above,
                 in_flight: false,
                 paused: false,
             },
         );
-        // Data may already be waiting (e.g. a frame sent before registration), perhaps
-        // with the end of the stream: read until the socket is empty.
-        self.on_readable(tok.0, true);
-        Ok(tok.0)
+        // Frames the other thread read already, then data that may be waiting (a frame
+        // sent before registration, or an event that arrived before the connection was
+        // in the table): read once.
+        if !self.extract(id, false) {
+            return;
+        }
+        // Perhaps with the end of the stream: read until the socket is empty.
+        self.on_readable(id, true);
     }
 
     /// Read and hand over (to `pending`) what `id` has sent but was not read yet.
@@ -273,6 +296,13 @@ impl Ctx {
             .map_err(|e| io_err("register listener", e))?;
         self.listeners.insert(tok.0, Listener { sock, on_accept });
         Ok(tok.0)
+    }
+
+    /// Take over a listener another thread registered under `id` (see
+    /// [`Handle::add_listener`]), accepting whoever connected before it was in the table.
+    fn insert_listener(&mut self, id: usize, sock: UnixListener, on_accept: AcceptFn) {
+        self.listeners.insert(id, Listener { sock, on_accept });
+        self.on_accept(id);
     }
 
     /// Stop listening.
@@ -580,6 +610,8 @@ fn io_err(what: &str, e: io::Error) -> Error {
 pub struct Handle {
     tx: Sender<Command>,
     waker: Arc<Waker>,
+    registry: Arc<mio::Registry>,
+    next_token: Arc<AtomicUsize>,
 }
 
 impl Handle {
@@ -593,6 +625,43 @@ impl Handle {
             .map_err(|_| Error::new(sys::PMIX_ERR_NOT_AVAILABLE, "progress thread stopped"))?;
         let _ = self.waker.wake();
         Ok(())
+    }
+
+    /// Hand a connected stream to the progress thread without waiting for it: the
+    /// socket is registered with the poller here, its id is returned at once, and the
+    /// progress thread takes it over when it next runs (first the complete frames in
+    /// `dec`, what the calling thread read beyond its own exchange, then whatever
+    /// arrived in between). Frames and the close then reach `owner` as with
+    /// [`Ctx::add_conn`].
+    ///
+    /// # Errors
+    /// The registration error from mio, `PMIX_ERR_NOT_AVAILABLE` if the progress thread
+    /// has stopped.
+    pub fn add_conn(
+        &self,
+        mut stream: UnixStream,
+        owner: ConnOwner,
+        dec: FrameDecoder,
+    ) -> Result<ConnId> {
+        let id = self.next_token.fetch_add(1, Ordering::Relaxed) + 1;
+        self.registry
+            .register(&mut stream, Token(id), Interest::READABLE)
+            .map_err(|e| io_err("register connection", e))?;
+        self.post(move |ctx| ctx.insert_conn(id, stream, owner, dec, None))?;
+        Ok(id)
+    }
+
+    /// [`Handle::add_conn`] for a listening socket (see [`Ctx::add_listener`]).
+    ///
+    /// # Errors
+    /// As [`Handle::add_conn`].
+    pub fn add_listener(&self, mut sock: UnixListener, on_accept: AcceptFn) -> Result<usize> {
+        let id = self.next_token.fetch_add(1, Ordering::Relaxed) + 1;
+        self.registry
+            .register(&mut sock, Token(id), Interest::READABLE)
+            .map_err(|e| io_err("register listener", e))?;
+        self.post(move |ctx| ctx.insert_listener(id, sock, on_accept))?;
+        Ok(id)
     }
 
     /// Run `f` on the progress thread and wait for its result (through [`wait`]).
@@ -644,16 +713,24 @@ pub fn acquire() -> Result<Handle> {
     let waker = Arc::new(
         Waker::new(poll.registry(), WAKER).map_err(|e| out_of_resource("create waker", e))?,
     );
-    let registry = poll
-        .registry()
-        .try_clone()
-        .map_err(|e| out_of_resource("clone registry", e))?;
+    let registry = Arc::new(
+        poll.registry()
+            .try_clone()
+            .map_err(|e| out_of_resource("clone registry", e))?,
+    );
+    let next_token = Arc::new(AtomicUsize::new(0));
     let (tx, rx) = channel::unbounded();
+    let (r2, t2) = (registry.clone(), next_token.clone());
     let thread = std::thread::Builder::new()
         .name(THREAD_NAME.into())
-        .spawn(move || run(poll, registry, rx))
+        .spawn(move || run(poll, r2, t2, rx))
         .map_err(|e| out_of_resource("spawn progress thread", e))?;
-    let handle = Handle { tx, waker };
+    let handle = Handle {
+        tx,
+        waker,
+        registry,
+        next_token,
+    };
     g.running = Some(Running {
         handle: handle.clone(),
         thread: Some(thread),
@@ -728,6 +805,17 @@ pub fn current() -> Option<Handle> {
 /// Count one user less; the last one stops the progress thread (and waits for it, unless
 /// called on the progress thread itself).
 pub fn release() {
+    release_with(true);
+}
+
+/// [`release`] for a process about to exit: the last user tells the progress thread to
+/// stop but does not wait for it to wake up and finish (on a loaded machine that wait is
+/// a scheduling delay at the end of every `pmixrun`).
+pub fn release_at_exit() {
+    release_with(false);
+}
+
+fn release_with(join: bool) {
     let running = {
         let mut g = lock_global();
         if g.users == 0 {
@@ -744,7 +832,7 @@ pub fn release() {
     if let Some(mut r) = running {
         let _ = r.handle.post(|ctx| ctx.stopping = true);
         if let Some(t) = r.thread.take() {
-            if on_progress_thread() {
+            if on_progress_thread() || !join {
                 drop(t); // detach: it exits after the current callback
             } else {
                 let _ = t.join();
@@ -758,15 +846,20 @@ fn out_of_resource(what: &str, e: io::Error) -> Error {
     Error::new(sys::PMIX_ERR_OUT_OF_RESOURCE, format!("{}: {}", what, e))
 }
 
-fn run(mut poll: Poll, registry: mio::Registry, rx: Receiver<Command>) {
+fn run(
+    mut poll: Poll,
+    registry: Arc<mio::Registry>,
+    next_token: Arc<AtomicUsize>,
+    rx: Receiver<Command>,
+) {
     ON_PROGRESS.with(|f| f.set(true));
     let mut ctx = Ctx {
         registry,
-        conns: HashMap::new(),
-        listeners: HashMap::new(),
+        conns: HashMap::default(),
+        listeners: HashMap::default(),
         timers: BTreeMap::new(),
-        timer_index: HashMap::new(),
-        next_token: 0,
+        timer_index: HashMap::default(),
+        next_token,
         next_timer: 0,
         pending: VecDeque::new(),
         deferred: VecDeque::new(),
@@ -1022,6 +1115,52 @@ mod tests {
             log
         );
         assert!(log.contains(&"frame 5".to_string()));
+        release();
+    }
+
+    /// A connection handed over by another thread (Handle::add_conn) first delivers the
+    /// frames that thread read past its own exchange (a client's handshake can read an
+    /// event the server sent right after its Welcome), then what arrives later, in order.
+    #[test]
+    fn handed_over_connection_delivers_frames_read_before_the_hand_over() {
+        let _s = serial();
+        let h = acquire().unwrap();
+        let got = Arc::new(Mutex::new(Vec::<Vec<u8>>::new()));
+        let g = got.clone();
+        let owner: ConnOwner = Arc::new(move |_ctx, _id, ev| {
+            if let ConnEvent::Frame(b) = ev {
+                g.lock().unwrap().push(b);
+            }
+        });
+        let (mut peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+        ours.set_nonblocking(true).unwrap();
+        let mut early = FrameDecoder::new();
+        let mut bytes = Vec::new();
+        protocol::encode_frame_into(b"first", &mut bytes);
+        protocol::encode_frame_into(b"second", &mut bytes);
+        // Half of a third frame: the rest comes through the socket.
+        let mut third = Vec::new();
+        protocol::encode_frame_into(b"third", &mut third);
+        let (head, tail) = third.split_at(6);
+        bytes.extend_from_slice(head);
+        early.push(&bytes);
+        h.add_conn(UnixStream::from_std(ours), owner, early)
+            .unwrap();
+        peer.write_all(tail).unwrap();
+        let mut later = Vec::new();
+        protocol::encode_frame_into(b"fourth", &mut later);
+        peer.write_all(&later).unwrap();
+        let t0 = Instant::now();
+        while got.lock().unwrap().len() < 4 && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let frames: Vec<String> = got
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        assert_eq!(frames, vec!["first", "second", "third", "fourth"]);
         release();
     }
 

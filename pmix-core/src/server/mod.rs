@@ -827,13 +827,12 @@ impl Server {
             handlers: Default::default(),
         });
         let sh = shared.clone();
-        let lid = handle.call("PMIx_server_init", move |ctx| {
-            let sh2 = sh.clone();
-            ctx.add_listener(
-                mio::net::UnixListener::from_std(listener),
-                Arc::new(move |ctx, stream| sh2.on_accept(ctx, stream)),
-            )
-        });
+        // Registered here; the progress thread takes the listener over when it next runs
+        // (no wait: clients that connect before that are accepted then).
+        let lid = handle.add_listener(
+            mio::net::UnixListener::from_std(listener),
+            Arc::new(move |ctx, stream| sh.on_accept(ctx, stream)),
+        );
         let listener = match lid {
             Ok(l) => l,
             Err(e) => {
@@ -907,14 +906,29 @@ impl Server {
         nlocalprocs: u32,
         info: Vec<Info>,
     ) -> Result<()> {
-        let ns = nspace.clone();
-        self.run("PMIx_server_register_nspace", move |sh, ctx| {
-            sh.step(ctx, |s, out| {
-                s.register_nspace(&ns, nlocalprocs, info);
-                s.nspace_registered(&ns, out);
-            });
-            Ok(())
+        if reactor::on_progress_thread() {
+            return Err(Error::new(
+                sys::PMIX_ERR_WOULD_BLOCK,
+                "PMIx_server_register_nspace would block the progress thread",
+            ));
+        }
+        self.step_here(|s, out| {
+            s.register_nspace(nspace, nlocalprocs, info);
+            s.nspace_registered(nspace, out);
         })
+    }
+
+    /// Run one state-machine step on the calling thread (the state is behind its lock)
+    /// and hand its actions, if any, to the progress thread. A blocking registration
+    /// thus costs no wakeup of the progress thread: the launcher releases its ranks
+    /// sooner.
+    fn step_here(&self, f: impl FnOnce(&mut ServerState, &mut Vec<Action>)) -> Result<()> {
+        let mut out = Vec::new();
+        f(&mut self.shared.lock(), &mut out);
+        if !out.is_empty() {
+            self.post(move |sh, ctx| sh.exec(ctx, out))?;
+        }
+        Ok(())
     }
 
     /// Non-blocking [`Server::register_nspace`]: `done` runs on the progress thread.
@@ -998,10 +1012,13 @@ impl Server {
         uid: u32,
         object: usize,
     ) -> Result<()> {
-        let p = proc.clone();
-        self.run("PMIx_server_register_client", move |sh, _| {
-            sh.lock().register_client_object(&p, uid, object)
-        })
+        if reactor::on_progress_thread() {
+            return Err(Error::new(
+                sys::PMIX_ERR_WOULD_BLOCK,
+                "PMIx_server_register_client would block the progress thread",
+            ));
+        }
+        self.shared.lock().register_client_object(proc, uid, object)
     }
 
     /// Non-blocking [`Server::register_client`]: `done` runs on the progress thread.
@@ -1027,15 +1044,10 @@ impl Server {
     /// Allow `proc` to connect, from a peer with this uid/gid.
     ///
     /// # Errors
-    /// `PMIX_ERR_BAD_PARAM` for a wildcard rank; `PMIX_ERR_WOULD_BLOCK` on the progress thread.
+    /// `PMIX_ERR_BAD_PARAM` for a wildcard rank.
     pub fn register_client(&self, proc: &ProcId, uid: u32, _gid: u32) -> Result<()> {
-        if reactor::on_progress_thread() {
-            return self.shared.lock().register_client(proc, uid);
-        }
-        let p = proc.clone();
-        self.run("PMIx_server_register_client", move |sh, _| {
-            sh.lock().register_client(&p, uid)
-        })
+        // Only the state changes (under its lock): no trip to the progress thread.
+        self.shared.lock().register_client(proc, uid)
     }
 
     /// Forget a client: it will not connect again. Fences and connects still waiting for
@@ -1221,6 +1233,18 @@ impl Server {
         self.shutdown();
     }
 
+    /// [`Server::finalize`] for a host that exits right after: the progress thread is
+    /// told to stop but not waited for (see [`reactor::release_at_exit`]).
+    pub fn finalize_at_exit(self) {
+        if self
+            .finalized_flag
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        self.stop(false);
+    }
+
     /// Like [`Server::finalize`] for a server shared through an `Arc`: stop serving now;
     /// dropping the last handle later does nothing more.
     pub fn close_now(&self) {
@@ -1230,7 +1254,7 @@ impl Server {
         {
             return;
         }
-        self.stop();
+        self.stop(true);
     }
 
     fn shutdown(&mut self) {
@@ -1240,25 +1264,30 @@ impl Server {
         {
             return;
         }
-        self.stop();
+        self.stop(true);
     }
 
-    fn stop(&self) {
+    fn stop(&self, join: bool) {
         self.flush_local_output();
         let lid = self.listener;
-        let _ = self.run("PMIx_server_finalize", move |sh, ctx| {
+        // Not waited for: `reactor::release` below (when it stops the thread) runs after
+        // it, and a thread still used by others runs it next.
+        let _ = self.post(move |sh, ctx| {
             ctx.remove_listener(lid);
             let conns = sh.lock().conn_ids();
             for c in conns {
                 ctx.close(c);
             }
-            Ok(())
         });
         let _ = std::fs::remove_dir_all(&self.dir);
         for f in &self.rendezvous {
             let _ = std::fs::remove_file(f);
         }
-        reactor::release();
+        if join {
+            reactor::release();
+        } else {
+            reactor::release_at_exit();
+        }
         log::debug!("server {} finalized", self.id);
     }
 }

@@ -14,7 +14,10 @@ use crate::reactor::ConnId;
 use crate::store::{keys, scope_searched, scope_visible, Entry, JobData, KvSet, Level, Reader};
 use crate::value::{Info, Key, Nspace, ProcId, Rank, Value};
 use pmix_sys as sys;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+/// The state's tables hash with the client's fast hasher: std's SipHash of the fence
+/// trackers' participant lists was a third of the server's work per fence (docs/PERF.md).
+type HashMap<K, V> = FastMap<K, V>;
 use std::time::Duration;
 
 // The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
@@ -277,11 +280,11 @@ impl ServerState {
         ServerState {
             id,
             hostname,
-            nspaces: HashMap::new(),
+            nspaces: HashMap::default(),
             resources: Vec::new(),
-            conns: HashMap::new(),
-            by_proc: HashMap::new(),
-            fences: HashMap::new(),
+            conns: HashMap::default(),
+            by_proc: HashMap::default(),
+            fences: HashMap::default(),
             getters: Vec::new(),
             ns_waiters: Vec::new(),
             dmodex_out: BTreeSet::new(),
@@ -290,7 +293,7 @@ impl ServerState {
             dynamic: Default::default(),
             delta_modex: false,
             stats: FenceStats::default(),
-            sent_collected: HashMap::new(),
+            sent_collected: HashMap::default(),
             iof: Default::default(),
             tools: Default::default(),
             hostops: Default::default(),
@@ -639,8 +642,8 @@ impl ServerState {
                 },
                 nlocal: 0,
                 local: BTreeSet::new(),
-                clients: HashMap::new(),
-                data: HashMap::new(),
+                clients: HashMap::default(),
+                data: HashMap::default(),
                 gone: BTreeSet::new(),
                 lost: BTreeSet::new(),
                 dereg: BTreeSet::new(),
@@ -841,17 +844,16 @@ impl ServerState {
 
     /// Accept a checked client: send the welcome with its namespace's job data.
     pub fn accept(&mut self, conn: ConnId, proc_: ProcId, out: &mut Vec<Action>) {
-        let jobs = self
+        let jobs: Vec<&JobData> = self
             .nspaces
             .get(&proc_.nspace)
-            .map(|ns| vec![ns.job.clone()])
-            .unwrap_or_default();
-        let w = Welcome::Accepted {
-            server: self.id.clone(),
-            you: proc_.clone(),
-            jobs,
-        };
-        out.push(Action::Send(conn, protocol::encode(&w)));
+            .map(|ns| &ns.job)
+            .into_iter()
+            .collect();
+        out.push(Action::Send(
+            conn,
+            protocol::encode_welcome_accepted(&self.id, &proc_, &jobs),
+        ));
         if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
             // A process that finalized and called PMIx_Init again is back.
             ns.gone.remove(&proc_.rank);

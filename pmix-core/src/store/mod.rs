@@ -44,8 +44,16 @@ pub struct JobData {
 
 fn find<'a>(list: &'a [Info], key: &str) -> Option<&'a Value> {
     list.iter()
-        .find(|i| i.key.as_str() == key)
+        .find(|i| same_key(i.key.as_str(), key))
         .map(|i| &i.value)
+}
+
+/// `a == b`, telling apart most keys of equal length by their last byte before comparing
+/// them whole (attribute keys share their `pmix.` prefix; a Get scans lists of them).
+#[inline]
+fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.last() == b.last() && a == b
 }
 
 fn set_if_absent(list: &mut Vec<Info>, key: &str, value: Value) {
