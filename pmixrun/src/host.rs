@@ -351,24 +351,18 @@ impl Host for JobHost {
         _directives: &[Info],
         done: HostDone<()>,
     ) -> Result<HostReply> {
-        use std::io::Write as _;
         let mut handled = false;
         for i in data {
             let Some(text) = i.value.as_str() else {
                 continue;
             };
-            let nl = if text.ends_with('\n') { "" } else { "\n" };
             match i.key.as_str() {
                 pmix_sys::attrs::keys::PMIX_LOG_STDERR => {
-                    let mut e = std::io::stderr().lock();
-                    let _ = write!(e, "{text}{nl}");
-                    let _ = e.flush();
+                    crate::output::write_line(&mut std::io::stderr().lock(), text);
                     handled = true;
                 }
                 pmix_sys::attrs::keys::PMIX_LOG_STDOUT => {
-                    let mut o = std::io::stdout().lock();
-                    let _ = write!(o, "{text}{nl}");
-                    let _ = o.flush();
+                    crate::output::write_line(&mut std::io::stdout().lock(), text);
                     handled = true;
                 }
                 _ => {}

@@ -597,8 +597,7 @@ impl Launcher {
     }
 
     fn say(&mut self, msg: &str) {
-        let _ = writeln!(self.sinks.stderr, "pmixrun: {msg}");
-        let _ = self.sinks.stderr.flush();
+        crate::output::write_line(&mut self.sinks.stderr, &format!("pmixrun: {msg}"));
     }
 
     /// Ranks of every job still running.

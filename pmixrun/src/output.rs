@@ -55,6 +55,20 @@ impl Stream {
     }
 }
 
+/// Write one line of pmixrun's own (`pmixrun: ...`) in a single `write`, so that it never
+/// interleaves with the ranks' output in a shared file or pipe (std's stderr is
+/// unbuffered: `writeln!` would issue one write per formatted piece).
+pub fn write_line(w: &mut dyn std::io::Write, text: &str) {
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    if !line.ends_with('\n') {
+        line.push('\n');
+    }
+    // Nobody to tell if our own stderr is gone.
+    let _ = w.write_all(line.as_bytes());
+    let _ = w.flush();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +104,26 @@ mod tests {
         s.feed(&vec![b'a'; MAX_PARTIAL + 5], &mut out);
         assert_eq!(out.len(), 6 + MAX_PARTIAL + 5 + 1);
         assert!(out.starts_with(b"[j,0] aaa"));
+    }
+
+    #[test]
+    fn own_lines_are_one_write_with_a_newline() {
+        struct Writes(Vec<Vec<u8>>);
+        impl std::io::Write for Writes {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.push(b.to_vec());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = Writes(Vec::new());
+        write_line(&mut w, "pmixrun: a message");
+        write_line(&mut w, "done\n");
+        assert_eq!(
+            w.0,
+            vec![b"pmixrun: a message\n".to_vec(), b"done\n".to_vec()]
+        );
     }
 }

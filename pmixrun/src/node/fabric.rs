@@ -22,7 +22,6 @@ use crate::launch::JobServer;
 use crate::sys::Pid;
 use pmix_core::{Error, Info, Nspace, ProcId, Rank, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -542,8 +541,7 @@ impl Shared {
     fn report(&self, line: &str) {
         log::info!("{line}");
         if self.report {
-            let mut e = std::io::stderr().lock();
-            let _ = writeln!(e, "pmixrun: {line}");
+            crate::output::write_line(&mut std::io::stderr().lock(), &format!("pmixrun: {line}"));
         }
     }
 
