@@ -1,7 +1,7 @@
 /* scale: many ranks on one machine (e.g. pmixrun -n 256): PMIx_Init, one Put + Commit,
  * one collecting fence, then a Get of every peer's key (value checked), a plain fence and
  * PMIx_Finalize. Rank 0 prints the timings (median and maximum over ranks, shared through
- * one more collecting fence) and the ranks' resident memory; exit status 0 only if every
+ * one more collecting fence) and the ranks' resident memory (VmRSS, VmHWM); exit status 0 only if every
  * rank read every value correctly.
  *
  *   scale [KEYBYTES]      value size in bytes (default 64) */
@@ -36,14 +36,15 @@ static void value_of(char *buf, size_t len, uint32_t rank)
     buf[len - 1] = '\0';
 }
 
-static long rss_kib(void)
+static long status_kib(const char *field)
 {
+    size_t flen = strlen(field);
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kib = -1;
     while (f && fgets(line, sizeof line, f))
-        if (0 == strncmp(line, "VmRSS:", 6))
-            kib = atol(line + 6);
+        if (0 == strncmp(line, field, flen))
+            kib = atol(line + flen);
     if (f)
         fclose(f);
     return kib;
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
     double t_init = now_us() - t0;
     if (PMIX_SUCCESS != rc)
         die("PMIx_Init", rc);
-    long rss_init = rss_kib();
+    long rss_init = status_kib("VmRSS:");
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *val = NULL;
@@ -120,7 +121,8 @@ int main(int argc, char **argv)
         PMIX_VALUE_RELEASE(val);
     }
     double t_get = now_us() - t0;
-    long rss_end = rss_kib();
+    long rss_end = status_kib("VmRSS:");
+    long hwm_end = status_kib("VmHWM:");
 
     /* Share the numbers with rank 0. */
     put_double("scale.init", t_init);
@@ -129,19 +131,20 @@ int main(int argc, char **argv)
     put_double("scale.bad", (double)bad);
     put_double("scale.rss0", (double)rss_init);
     put_double("scale.rss1", (double)rss_end);
+    put_double("scale.hwm", (double)hwm_end);
     if (PMIX_SUCCESS != (rc = PMIx_Commit()))
         die("PMIx_Commit", rc);
     collect_fence();
     int status = bad != 0;
     if (me.rank == 0) {
         const char *keys[] = {"scale.init", "scale.fence", "scale.get", "scale.rss0",
-                              "scale.rss1", "scale.bad"};
+                              "scale.rss1", "scale.hwm", "scale.bad"};
         const char *what[] = {"PMIx_Init us", "collecting fence us",
                               "Get of every peer's key us (all peers)", "RSS after init KiB",
-                              "RSS after the Gets KiB", "wrong values"};
+                              "RSS after the Gets KiB", "peak RSS (VmHWM) KiB", "wrong values"};
         double *x = calloc(n, sizeof(double));
         printf("scale: np=%u, %zu-byte values\n", n, len);
-        for (int k = 0; k < 6; k++) {
+        for (int k = 0; k < 7; k++) {
             double sum = 0;
             for (uint32_t r = 0; r < n; r++) {
                 pmix_proc_t p;
@@ -154,7 +157,7 @@ int main(int argc, char **argv)
             }
             qsort(x, n, sizeof(double), cmp_double);
             printf("  %-40s median %10.0f  max %10.0f\n", what[k], x[n / 2], x[n - 1]);
-            if (k == 5 && sum > 0)
+            if (k == 6 && sum > 0)
                 status = 1;
         }
         printf("scale: %s\n", status ? "FAILED" : "ok");

@@ -7,7 +7,10 @@
 #                      keeps other work on a shared machine from interleaving with it.
 #   make bench-count   callgrind instruction counts per Get/Put (bench/opcount.sh)
 #   make bench-scale   256 ranks under pmixrun: init, collecting fence, Get of every
-#                      peer's key (bench/scale.c)
+#                      peer's key (bench/scale.c); SCALE_NP=16 for fewer ranks
+#   make bench-regex   PMIx_generate_regex / generate_ppn and server_register_nspace
+#                      for 1,000,000 processes on 10,000 nodes, no clients (bench/regex.c);
+#                      REGEX_ARGS="NODES PPN" for another size
 #
 # The shared benchmark source is ../shared/bench/pmix_bench.c beside the repository (as in
 # CI); it is compiled against Debian's headers and linked with Debian's library, and the
@@ -17,13 +20,13 @@ BENCH_DIR      := $(BUILD)/bench
 BENCH_SHARED   ?= $(firstword $(wildcard $(CURDIR)/../shared/bench/pmix_bench.c \
                                          $(CURDIR)/../../shared/bench/pmix_bench.c))
 BENCH_DEB_BIN  := $(BENCH_DIR)/pmix_bench.debian
-BENCH_OUR_BINS := $(BENCH_DIR)/opcount $(BENCH_DIR)/scale
+BENCH_OUR_BINS := $(BENCH_DIR)/opcount $(BENCH_DIR)/scale $(BENCH_DIR)/regex
 DEBIAN_LIBPMIX ?= /usr/lib/x86_64-linux-gnu/libpmix.so.2
 BENCH_RUN_ENV   = PMIXRUN=$(PMIXRUN) OURS=$(LIBDIR)/libpmix.so.2 DEBIAN=$(DEBIAN_LIBPMIX) \
                   BENCH=$(BENCH_DEB_BIN) HELLO=$(BUILD)/tests-c/hello \
                   MPI_HELLO=$(BUILD)/tests-mpi/mpi_hello BIND=$(CURDIR)/bench/bind.sh
 
-.PHONY: bench bench-build bench-count bench-scale
+.PHONY: bench bench-build bench-count bench-scale bench-regex
 
 $(BENCH_DEB_BIN): $(BENCH_SHARED)
 	@test -n "$(BENCH_SHARED)" || { echo "bench: ../shared/bench/pmix_bench.c not found"; exit 1; }
@@ -44,3 +47,6 @@ bench-count: lib $(BENCH_DIR)/opcount
 
 bench-scale: lib $(BENCH_DIR)/scale
 	$(TIMEOUT) 300 $(PMIXRUN) --timeout 240 -n $${SCALE_NP:-256} $(BENCH_DIR)/scale
+
+bench-regex: lib $(BENCH_DIR)/regex
+	PMIX_SERVER_TMPDIR=$${TMPDIR:-/tmp} $(TIMEOUT) 120 $(BENCH_DIR)/regex $(REGEX_ARGS)
