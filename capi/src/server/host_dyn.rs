@@ -9,25 +9,21 @@
 //! then comes through direct modex.
 
 use super::host::CHost;
+use super::upcall::{self, settle};
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{HostDone, HostReply};
 use pmix_core::{App, Error, Info, Nspace, Pdata, ProcId, Query, Result};
 use pmix_sys as sys;
 
+/// An upcall in flight (see [`upcall::Call`]).
+type Call<T> = upcall::Call<T, Lent>;
+
 fn c_proc(p: &ProcId) -> sys::pmix_proc_t {
     // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
     let mut out: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
     conv::proc_to_c(p, &mut out);
     out
-}
-
-fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
-    match rc {
-        sys::PMIX_SUCCESS => Ok(HostReply::Pending),
-        sys::PMIX_OPERATION_SUCCEEDED => Ok(HostReply::Completed),
-        e => Err(Error::new(e, format!("host {} upcall failed", what))),
-    }
 }
 
 fn unsupported(what: &str) -> Result<HostReply> {
@@ -148,40 +144,6 @@ impl Drop for Lent {
     }
 }
 
-/// An upcall in flight: the engine's completion and what was lent.
-struct Call<T> {
-    done: HostDone<T>,
-    lent: Lent,
-}
-
-/// Box the call; after the host returned, take it back unless the host will call back.
-fn settle<T>(what: &str, rc: sys::pmix_status_t, call: *mut Call<T>) -> Result<HostReply> {
-    let v = verdict(what, rc);
-    if !matches!(v, Ok(HostReply::Pending)) {
-        // SAFETY: the host will not call back; the box is still ours.
-        drop(unsafe { Box::from_raw(call) });
-    }
-    v
-}
-
-unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
-    crate::ffi_value!(op_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: our box from an op-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<()>) };
-        let r = if status == sys::PMIX_SUCCESS || status == sys::PMIX_OPERATION_SUCCEEDED {
-            Ok(())
-        } else {
-            Err(Error::new(status, "the host reported a failure"))
-        };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
-    })
-}
-
 unsafe extern "C" fn spawn_cb(
     status: sys::pmix_status_t,
     nspace: *mut c_char,
@@ -233,38 +195,6 @@ unsafe extern "C" fn lookup_cb(
     })
 }
 
-unsafe extern "C" fn info_cb(
-    status: sys::pmix_status_t,
-    info: *mut sys::pmix_info_t,
-    ninfo: usize,
-    cbdata: *mut c_void,
-    release_fn: sys::pmix_release_cbfunc_t,
-    release_cbdata: *mut c_void,
-) {
-    crate::ffi_value!(info_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: our box from an info-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Info>>) };
-        // SAFETY: the host's `ninfo` infos, valid until release_fn.
-        let got = unsafe { conv::info_array_from_c(info, ninfo) };
-        if let Some(rf) = release_fn {
-            // SAFETY: the host's release callback with its data.
-            unsafe { rf(release_cbdata) };
-        }
-        let r = match status {
-            sys::PMIX_SUCCESS | sys::PMIX_OPERATION_SUCCEEDED | sys::PMIX_ERR_PARTIAL_SUCCESS => {
-                got
-            }
-            e => Err(Error::new(e, "the host reported a failure")),
-        };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
-    })
-}
-
 impl CHost {
     /// `connect` slot (no data in the 4.x module: `done` gets an empty blob).
     pub fn dyn_connect(
@@ -287,7 +217,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -314,7 +244,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -360,7 +290,13 @@ impl CHost {
         // SAFETY: as for `dyn_connect`.
         let rc = unsafe {
             let l = &(*call).lent;
-            f(&l.proc_, l.info, l.ninfo, Some(op_cb), call as *mut c_void)
+            f(
+                &l.proc_,
+                l.info,
+                l.ninfo,
+                Some(upcall::op_cb::<Lent>),
+                call as *mut c_void,
+            )
         };
         settle("publish", rc, call)
     }
@@ -414,7 +350,7 @@ impl CHost {
                 l.keys,
                 l.info,
                 l.ninfo,
-                Some(op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -440,7 +376,7 @@ impl CHost {
                 &mut l.proc_,
                 l.queries,
                 l.nqueries,
-                Some(info_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -469,7 +405,7 @@ impl CHost {
                 l.ninfo,
                 l.info2,
                 l.ninfo2,
-                Some(op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -498,7 +434,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(info_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -529,7 +465,7 @@ impl CHost {
                 range,
                 l.info,
                 l.ninfo,
-                Some(op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -567,7 +503,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(info_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };

@@ -4,6 +4,7 @@
 //! then).
 
 use super::host::CHost;
+use super::upcall::{self, settle};
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::iof::Channels;
@@ -34,10 +35,8 @@ impl Drop for Lent {
     }
 }
 
-struct Call {
-    done: HostDone<()>,
-    lent: Lent,
-}
+/// An upcall in flight (see [`upcall::Call`]).
+type Call = upcall::Call<(), Lent>;
 
 fn lend(
     source: Option<&ProcId>,
@@ -69,37 +68,6 @@ fn lend(
     Ok(lent)
 }
 
-unsafe extern "C" fn iof_op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
-    crate::ffi_value!(iof_op_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: our box from an IOF upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call) };
-        let r = match status {
-            sys::PMIX_SUCCESS | sys::PMIX_OPERATION_SUCCEEDED => Ok(()),
-            e => Err(Error::new(e, "the host reported a failure")),
-        };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
-    })
-}
-
-/// After the upcall returned: unless the host will call back, take the box back.
-fn settle(what: &str, rc: sys::pmix_status_t, call: *mut Call) -> Result<HostReply> {
-    let v = match rc {
-        sys::PMIX_SUCCESS => Ok(HostReply::Pending),
-        sys::PMIX_OPERATION_SUCCEEDED => Ok(HostReply::Completed),
-        e => Err(Error::new(e, format!("host {} upcall failed", what))),
-    };
-    if !matches!(v, Ok(HostReply::Pending)) {
-        // SAFETY: the host will not call back; the box is still ours.
-        drop(unsafe { Box::from_raw(call) });
-    }
-    v
-}
-
 impl CHost {
     /// `iof_pull` slot (with `PMIX_IOF_STOP` among the directives for a deregistration).
     pub fn iof_pull_slot(
@@ -114,7 +82,7 @@ impl CHost {
         };
         let lent = lend(None, procs, directives, None)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
-        // SAFETY: the lent arrays live in `call` until iof_op_cb or settle frees them.
+        // SAFETY: the lent arrays live in `call` until op_cb or settle frees them.
         let rc = unsafe {
             let l = &(*call).lent;
             f(
@@ -123,7 +91,7 @@ impl CHost {
                 l.info,
                 l.ninfo,
                 channels,
-                Some(iof_op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -154,7 +122,7 @@ impl CHost {
                 l.info,
                 l.ninfo,
                 if l.has_bo { &l.bo } else { core::ptr::null() },
-                Some(iof_op_cb),
+                Some(upcall::op_cb::<Lent>),
                 call as *mut c_void,
             )
         };

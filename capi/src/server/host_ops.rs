@@ -5,6 +5,7 @@
 //! the 32-slot module with `PMIX_SERVER_MODULE_V7`).
 
 use super::host::CHost;
+use super::upcall::{self, settle};
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::server::{HostDone, HostReply};
@@ -71,22 +72,8 @@ impl Drop for Lent {
     }
 }
 
-struct Call<T> {
-    done: HostDone<T>,
-    lent: Lent,
-}
-
-/// After the slot returned: keep the box for the callback, or take it back.
-fn settle<T>(what: &str, rc: sys::pmix_status_t, call: *mut Call<T>) -> Result<HostReply> {
-    let v = match rc {
-        sys::PMIX_SUCCESS => return Ok(HostReply::Pending),
-        sys::PMIX_OPERATION_SUCCEEDED => Ok(HostReply::Completed),
-        e => Err(Error::new(e, format!("host {} upcall failed", what))),
-    };
-    // SAFETY: the host will not call back; the box is still ours.
-    drop(unsafe { Box::from_raw(call) });
-    v
-}
+/// An upcall in flight (see [`upcall::Call`]).
+type Call<T> = upcall::Call<T, Lent>;
 
 unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
     crate::ffi_value!(op_cb, (), {
@@ -162,37 +149,6 @@ unsafe extern "C" fn valid_cb(
             unsafe { conv::info_array_from_c(info, ninfo) }
         } else {
             Err(Error::new(status, "the host rejected the credential"))
-        };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
-    })
-}
-
-unsafe extern "C" fn results_cb(
-    status: sys::pmix_status_t,
-    info: *mut sys::pmix_info_t,
-    ninfo: usize,
-    cbdata: *mut c_void,
-    release_fn: sys::pmix_release_cbfunc_t,
-    release_cbdata: *mut c_void,
-) {
-    crate::ffi_value!(results_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: our box from an info-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Info>>) };
-        // SAFETY: the host's `ninfo` infos, valid until release_fn.
-        let got = unsafe { conv::info_array_from_c(info, ninfo) };
-        if let Some(rf) = release_fn {
-            // SAFETY: the host's release callback with its data.
-            unsafe { rf(release_cbdata) };
-        }
-        let r = if ok_status(status) {
-            got
-        } else {
-            Err(Error::new(status, "the host reported a failure"))
         };
         let Call { done, lent } = *call;
         drop(lent);
@@ -279,7 +235,7 @@ impl CHost {
                 directive,
                 l.info,
                 l.ninfo,
-                Some(results_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -310,7 +266,7 @@ impl CHost {
                 error,
                 l.info,
                 l.ninfo,
-                Some(results_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -338,7 +294,7 @@ impl CHost {
                 session,
                 l.info,
                 l.ninfo,
-                Some(results_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };
@@ -366,7 +322,7 @@ impl CHost {
                 sys::pmix_fabric_operation_t::from(op),
                 l.info,
                 l.ninfo,
-                Some(results_cb),
+                Some(upcall::info_cb::<Lent>),
                 call as *mut c_void,
             )
         };

@@ -14,5 +14,6 @@ pub mod nspace;
 pub mod psets;
 pub mod regex;
 pub mod support;
+mod upcall;
 
 pub use crate::client::{status, CbData};
