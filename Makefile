@@ -36,6 +36,7 @@ rust-check:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace --locked
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
 
 check: lib rust-check $(CHECK_TARGETS)
 	@echo "make check: all passed"
