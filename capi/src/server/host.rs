@@ -3,6 +3,7 @@
 //! completion callback converts back and re-enters the engine (from whatever thread the
 //! host calls it on).
 
+use super::upcall::verdict;
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{global, Host, HostDone, HostReply};
@@ -24,15 +25,6 @@ fn c_proc(p: &ProcId) -> sys::pmix_proc_t {
 
 fn object(p: &ProcId) -> *mut c_void {
     global::server().map(|s| s.client_object(p)).unwrap_or(0) as *mut c_void
-}
-
-/// What the host returned synchronously.
-fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
-    match rc {
-        sys::PMIX_SUCCESS => Ok(HostReply::Pending),
-        sys::PMIX_OPERATION_SUCCEEDED => Ok(HostReply::Completed),
-        e => Err(Error::new(e, format!("host {} upcall failed", what))),
-    }
 }
 
 /// Everything an in-flight modex-style upcall lent the host. (The fence blob is not

@@ -9,140 +9,12 @@
 //! then comes through direct modex.
 
 use super::host::CHost;
-use super::upcall::{self, settle};
+use super::upcall::{self, settle, unsupported, Call, Lent};
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{HostDone, HostReply};
 use pmix_core::{App, Error, Info, Nspace, Pdata, ProcId, Query, Result};
 use pmix_sys as sys;
-
-/// An upcall in flight (see [`upcall::Call`]).
-type Call<T> = upcall::Call<T, Lent>;
-
-fn c_proc(p: &ProcId) -> sys::pmix_proc_t {
-    // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
-    let mut out: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
-    conv::proc_to_c(p, &mut out);
-    out
-}
-
-fn unsupported(what: &str) -> Result<HostReply> {
-    Err(Error::not_supported(format!("host has no {}", what)))
-}
-
-/// Everything an upcall lends the host (each pointer NULL or ours).
-struct Lent {
-    proc_: sys::pmix_proc_t,
-    procs: *mut sys::pmix_proc_t,
-    nprocs: usize,
-    info: *mut sys::pmix_info_t,
-    ninfo: usize,
-    info2: *mut sys::pmix_info_t,
-    ninfo2: usize,
-    apps: *mut sys::pmix_app_t,
-    napps: usize,
-    queries: *mut sys::pmix_query_t,
-    nqueries: usize,
-    keys: *mut *mut c_char,
-    grp: *mut c_char,
-}
-
-impl Lent {
-    fn new(p: Option<&ProcId>) -> Lent {
-        Lent {
-            proc_: p.map(c_proc).unwrap_or_else(|| c_proc(&ProcId::default())),
-            procs: core::ptr::null_mut(),
-            nprocs: 0,
-            info: core::ptr::null_mut(),
-            ninfo: 0,
-            info2: core::ptr::null_mut(),
-            ninfo2: 0,
-            apps: core::ptr::null_mut(),
-            napps: 0,
-            queries: core::ptr::null_mut(),
-            nqueries: 0,
-            keys: core::ptr::null_mut(),
-            grp: core::ptr::null_mut(),
-        }
-    }
-    fn procs(mut self, v: &[ProcId]) -> Result<Self> {
-        let (p, n) = conv::proc_array_to_c(v)?;
-        self.procs = p;
-        self.nprocs = n;
-        Ok(self)
-    }
-    fn info(mut self, v: &[Info]) -> Result<Self> {
-        let (p, n) = conv::info_array_to_c(v)?;
-        self.info = p;
-        self.ninfo = n;
-        Ok(self)
-    }
-    fn info2(mut self, v: &[Info]) -> Result<Self> {
-        let (p, n) = conv::info_array_to_c(v)?;
-        self.info2 = p;
-        self.ninfo2 = n;
-        Ok(self)
-    }
-    fn apps(mut self, v: &[App]) -> Result<Self> {
-        if v.is_empty() {
-            return Ok(self);
-        }
-        self.apps = conv::alloc::calloc_array::<sys::pmix_app_t>(v.len())?;
-        self.napps = v.len();
-        for (i, a) in v.iter().enumerate() {
-            // SAFETY: `i` is within the fresh zeroed array.
-            conv::app_to_c(a, unsafe { &mut *self.apps.add(i) })?;
-        }
-        Ok(self)
-    }
-    fn queries(mut self, v: &[Query]) -> Result<Self> {
-        if v.is_empty() {
-            return Ok(self);
-        }
-        self.queries = conv::alloc::calloc_array::<sys::pmix_query_t>(v.len())?;
-        self.nqueries = v.len();
-        for (i, q) in v.iter().enumerate() {
-            // SAFETY: `i` is within the fresh zeroed array.
-            conv::query_to_c(q, unsafe { &mut *self.queries.add(i) })?;
-        }
-        Ok(self)
-    }
-    fn keys(mut self, v: &[String]) -> Result<Self> {
-        let argv: Vec<Vec<u8>> = v.iter().map(|k| k.as_bytes().to_vec()).collect();
-        self.keys = conv::argv_to_c(&Some(argv))?;
-        Ok(self)
-    }
-    fn grp(mut self, g: &str) -> Result<Self> {
-        self.grp = conv::alloc::strdup(g)?;
-        Ok(self)
-    }
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        // SAFETY: every pointer is NULL or a block we made; the host is done with them
-        // (a Lent is dropped only after the completion callback or a synchronous answer).
-        unsafe {
-            conv::alloc::free(self.procs);
-            conv::info_array_free(self.info, self.ninfo);
-            conv::info_array_free(self.info2, self.ninfo2);
-            if !self.apps.is_null() {
-                for i in 0..self.napps {
-                    conv::app_destruct(&mut *self.apps.add(i));
-                }
-                conv::alloc::free(self.apps);
-            }
-            if !self.queries.is_null() {
-                for i in 0..self.nqueries {
-                    conv::query_destruct(&mut *self.queries.add(i));
-                }
-                conv::alloc::free(self.queries);
-            }
-            conv::argv_free(self.keys);
-            conv::alloc::free(self.grp);
-        }
-    }
-}
 
 unsafe extern "C" fn spawn_cb(
     status: sys::pmix_status_t,
@@ -217,7 +89,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(upcall::op_cb::<Lent>),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };
@@ -244,7 +116,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(upcall::op_cb::<Lent>),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };
@@ -294,7 +166,7 @@ impl CHost {
                 &l.proc_,
                 l.info,
                 l.ninfo,
-                Some(upcall::op_cb::<Lent>),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };
@@ -350,7 +222,7 @@ impl CHost {
                 l.keys,
                 l.info,
                 l.ninfo,
-                Some(upcall::op_cb::<Lent>),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };
@@ -376,7 +248,7 @@ impl CHost {
                 &mut l.proc_,
                 l.queries,
                 l.nqueries,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };
@@ -405,7 +277,7 @@ impl CHost {
                 l.ninfo,
                 l.info2,
                 l.ninfo2,
-                Some(upcall::op_cb::<Lent>),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };
@@ -434,7 +306,7 @@ impl CHost {
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };
@@ -465,7 +337,7 @@ impl CHost {
                 range,
                 l.info,
                 l.ninfo,
-                Some(upcall::op_cb::<Lent>),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };
@@ -491,19 +363,19 @@ impl CHost {
         } else {
             sys::PMIX_GROUP_DESTRUCT
         };
-        let lent = Lent::new(None).grp(grp)?.procs(procs)?.info(info)?;
+        let lent = Lent::new(None).name(Some(grp))?.procs(procs)?.info(info)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
         let rc = unsafe {
             let l = &(*call).lent;
             f(
                 op,
-                l.grp,
+                l.name,
                 l.procs,
                 l.nprocs,
                 l.info,
                 l.ninfo,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };

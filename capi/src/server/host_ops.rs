@@ -5,93 +5,13 @@
 //! the 32-slot module with `PMIX_SERVER_MODULE_V7`).
 
 use super::host::CHost;
-use super::upcall::{self, settle};
+use super::upcall::{self, settle, unsupported, Call, Lent};
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::server::{HostDone, HostReply};
 use pmix_core::sys::PeerCred;
 use pmix_core::{Error, Info, ProcId, Result};
 use pmix_sys as sys;
-
-fn unsupported(what: &str) -> Result<HostReply> {
-    Err(Error::not_supported(format!("host has no {}", what)))
-}
-
-/// What one of these upcalls lends the host (each pointer NULL or ours).
-struct Lent {
-    proc_: sys::pmix_proc_t,
-    /// The directives (or the allocation's description).
-    info: *mut sys::pmix_info_t,
-    ninfo: usize,
-    /// The monitor, as an array of one.
-    monitor: *mut sys::pmix_info_t,
-    nmonitor: usize,
-    /// The credential to validate.
-    bo: sys::pmix_byte_object_t,
-    /// A resource block's name and units.
-    block: *mut core::ffi::c_char,
-    units: *mut sys::pmix_resource_unit_t,
-    nunits: usize,
-}
-
-impl Lent {
-    fn new(p: &ProcId, info: &[Info]) -> Result<Lent> {
-        // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
-        let mut proc_: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
-        conv::proc_to_c(p, &mut proc_);
-        let mut l = Lent {
-            proc_,
-            info: core::ptr::null_mut(),
-            ninfo: 0,
-            monitor: core::ptr::null_mut(),
-            nmonitor: 0,
-            bo: sys::pmix_byte_object_t {
-                bytes: core::ptr::null_mut(),
-                size: 0,
-            },
-            block: core::ptr::null_mut(),
-            units: core::ptr::null_mut(),
-            nunits: 0,
-        };
-        (l.info, l.ninfo) = conv::info_array_to_c(info)?;
-        Ok(l)
-    }
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        // SAFETY: each pointer is NULL or a block we made; the host is done with them
-        // (dropped only after the completion callback or a synchronous answer).
-        unsafe {
-            conv::info_array_free(self.info, self.ninfo);
-            conv::info_array_free(self.monitor, self.nmonitor);
-            conv::bo_destruct(&mut self.bo);
-            conv::alloc::free(self.block);
-            conv::alloc::free(self.units);
-        }
-    }
-}
-
-/// An upcall in flight (see [`upcall::Call`]).
-type Call<T> = upcall::Call<T, Lent>;
-
-unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
-    crate::ffi_value!(op_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: our box from an op-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<()>) };
-        let r = if ok_status(status) {
-            Ok(())
-        } else {
-            Err(Error::new(status, "the host reported a failure"))
-        };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
-    })
-}
 
 fn ok_status(st: sys::pmix_status_t) -> bool {
     matches!(
@@ -169,7 +89,7 @@ impl CHost {
         let Some(f) = self.module.get_credential else {
             return unsupported("get_credential");
         };
-        let lent = Lent::new(p, directives)?;
+        let lent = Lent::new(Some(p)).info(directives)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: the lent blocks stay valid until `cred_cb` or `settle` frees them.
         let rc = unsafe {
@@ -196,8 +116,7 @@ impl CHost {
         let Some(f) = self.module.validate_credential else {
             return unsupported("validate_credential");
         };
-        let mut lent = Lent::new(p, directives)?;
-        conv::bo_to_c(cred, &mut lent.bo)?;
+        let lent = Lent::new(Some(p)).info(directives)?.bo(Some(cred))?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
         let rc = unsafe {
@@ -225,7 +144,7 @@ impl CHost {
         let Some(f) = self.module.allocate else {
             return unsupported("allocate");
         };
-        let lent = Lent::new(p, info)?;
+        let lent = Lent::new(Some(p)).info(info)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
         let rc = unsafe {
@@ -235,7 +154,7 @@ impl CHost {
                 directive,
                 l.info,
                 l.ninfo,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };
@@ -254,19 +173,20 @@ impl CHost {
         let Some(f) = self.module.monitor else {
             return unsupported("monitor");
         };
-        let mut lent = Lent::new(p, directives)?;
-        (lent.monitor, lent.nmonitor) = conv::info_array_to_c(core::slice::from_ref(monitor))?;
+        let lent = Lent::new(Some(p))
+            .info(directives)?
+            .info2(core::slice::from_ref(monitor))?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
         let rc = unsafe {
             let l = &(*call).lent;
             f(
                 &l.proc_,
-                l.monitor,
+                l.info2,
                 error,
                 l.info,
                 l.ninfo,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };
@@ -284,7 +204,7 @@ impl CHost {
         let Some(f) = self.module.session_control else {
             return unsupported("session_control");
         };
-        let lent = Lent::new(p, directives)?;
+        let lent = Lent::new(Some(p)).info(directives)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
         let rc = unsafe {
@@ -294,7 +214,7 @@ impl CHost {
                 session,
                 l.info,
                 l.ninfo,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };
@@ -312,7 +232,7 @@ impl CHost {
         let Some(f) = self.module.fabric else {
             return unsupported("fabric");
         };
-        let lent = Lent::new(p, info)?;
+        let lent = Lent::new(Some(p)).info(info)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
         let rc = unsafe {
@@ -322,7 +242,7 @@ impl CHost {
                 sys::pmix_fabric_operation_t::from(op),
                 l.info,
                 l.ninfo,
-                Some(upcall::info_cb::<Lent>),
+                Some(upcall::info_cb),
                 call as *mut c_void,
             )
         };
@@ -342,23 +262,7 @@ impl CHost {
         let Some(f) = self.module.resource_block else {
             return unsupported("resource_block");
         };
-        let mut lent = Lent::new(p, info)?;
-        if let Some(b) = block {
-            lent.block = conv::alloc::strdup(b)?;
-        }
-        if !units.is_empty() {
-            lent.units = conv::alloc::calloc_array::<sys::pmix_resource_unit_t>(units.len())?;
-            lent.nunits = units.len();
-            for (i, u) in units.iter().enumerate() {
-                // SAFETY: `i` is within the fresh array.
-                unsafe {
-                    *lent.units.add(i) = sys::pmix_resource_unit_t {
-                        type_: u.dtype,
-                        count: u.count as usize,
-                    }
-                };
-            }
-        }
+        let lent = Lent::new(Some(p)).info(info)?.name(block)?.units(units)?;
         let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
         let rc = unsafe {
@@ -366,12 +270,12 @@ impl CHost {
             f(
                 &l.proc_,
                 directive,
-                l.block,
+                l.name,
                 l.units,
                 l.nunits,
                 l.info,
                 l.ninfo,
-                Some(op_cb),
+                Some(upcall::op_cb),
                 call as *mut c_void,
             )
         };

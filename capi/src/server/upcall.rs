@@ -1,13 +1,185 @@
-//! What every asynchronous upcall into a C host's module shares: the box that travels
-//! through the host as `cbdata` (the engine's completion plus the C copies lent to the
-//! host, freed only once the host is done), the reading of the slot's return code, and
-//! the two common completion callbacks (op-style and info-style).
+//! What every asynchronous upcall into a C host's module shares: the C copies of its
+//! arguments lent to the host ([`Lent`], freed only once the host is done), the box that
+//! travels through the host as `cbdata` (the engine's completion plus what was lent), the
+//! reading of the slot's return code, and the two common completion callbacks (op-style
+//! and info-style).
 
 use crate::conv;
-use core::ffi::c_void;
+use core::ffi::{c_char, c_void};
 use pmix_core::server::{HostDone, HostReply};
-use pmix_core::{Error, Info, Result};
+use pmix_core::{App, Error, Info, ProcId, Query, ResourceUnit, Result};
 use pmix_sys as sys;
+
+/// Everything an upcall lends the host, built with the methods below (each pointer NULL
+/// or a block we made; all freed on drop).
+pub(super) struct Lent {
+    /// The requester or source (an empty proc unless given).
+    pub(super) proc_: sys::pmix_proc_t,
+    pub(super) procs: *mut sys::pmix_proc_t,
+    pub(super) nprocs: usize,
+    /// The directives.
+    pub(super) info: *mut sys::pmix_info_t,
+    pub(super) ninfo: usize,
+    /// A second info array (job info of a spawn, a monitor, ...).
+    pub(super) info2: *mut sys::pmix_info_t,
+    pub(super) ninfo2: usize,
+    pub(super) apps: *mut sys::pmix_app_t,
+    pub(super) napps: usize,
+    pub(super) queries: *mut sys::pmix_query_t,
+    pub(super) nqueries: usize,
+    pub(super) keys: *mut *mut c_char,
+    /// A name (group, resource block).
+    pub(super) name: *mut c_char,
+    /// A byte object (payload, credential); `has_bo` tells an empty one from none.
+    pub(super) bo: sys::pmix_byte_object_t,
+    pub(super) has_bo: bool,
+    pub(super) units: *mut sys::pmix_resource_unit_t,
+    pub(super) nunits: usize,
+}
+
+impl Lent {
+    pub(super) fn new(p: Option<&ProcId>) -> Lent {
+        // SAFETY: an all-zero pmix_proc_t is a valid (empty) proc.
+        let mut proc_: sys::pmix_proc_t = unsafe { core::mem::zeroed() };
+        if let Some(p) = p {
+            conv::proc_to_c(p, &mut proc_);
+        }
+        Lent {
+            proc_,
+            procs: core::ptr::null_mut(),
+            nprocs: 0,
+            info: core::ptr::null_mut(),
+            ninfo: 0,
+            info2: core::ptr::null_mut(),
+            ninfo2: 0,
+            apps: core::ptr::null_mut(),
+            napps: 0,
+            queries: core::ptr::null_mut(),
+            nqueries: 0,
+            keys: core::ptr::null_mut(),
+            name: core::ptr::null_mut(),
+            bo: sys::pmix_byte_object_t {
+                bytes: core::ptr::null_mut(),
+                size: 0,
+            },
+            has_bo: false,
+            units: core::ptr::null_mut(),
+            nunits: 0,
+        }
+    }
+    pub(super) fn procs(mut self, v: &[ProcId]) -> Result<Self> {
+        (self.procs, self.nprocs) = conv::proc_array_to_c(v)?;
+        Ok(self)
+    }
+    pub(super) fn info(mut self, v: &[Info]) -> Result<Self> {
+        (self.info, self.ninfo) = conv::info_array_to_c(v)?;
+        Ok(self)
+    }
+    pub(super) fn info2(mut self, v: &[Info]) -> Result<Self> {
+        (self.info2, self.ninfo2) = conv::info_array_to_c(v)?;
+        Ok(self)
+    }
+    pub(super) fn apps(mut self, v: &[App]) -> Result<Self> {
+        if v.is_empty() {
+            return Ok(self);
+        }
+        self.apps = conv::alloc::calloc_array::<sys::pmix_app_t>(v.len())?;
+        self.napps = v.len();
+        for (i, a) in v.iter().enumerate() {
+            // SAFETY: `i` is within the fresh zeroed array.
+            conv::app_to_c(a, unsafe { &mut *self.apps.add(i) })?;
+        }
+        Ok(self)
+    }
+    pub(super) fn queries(mut self, v: &[Query]) -> Result<Self> {
+        if v.is_empty() {
+            return Ok(self);
+        }
+        self.queries = conv::alloc::calloc_array::<sys::pmix_query_t>(v.len())?;
+        self.nqueries = v.len();
+        for (i, q) in v.iter().enumerate() {
+            // SAFETY: `i` is within the fresh zeroed array.
+            conv::query_to_c(q, unsafe { &mut *self.queries.add(i) })?;
+        }
+        Ok(self)
+    }
+    pub(super) fn keys(mut self, v: &[String]) -> Result<Self> {
+        let argv: Vec<Vec<u8>> = v.iter().map(|k| k.as_bytes().to_vec()).collect();
+        self.keys = conv::argv_to_c(&Some(argv))?;
+        Ok(self)
+    }
+    pub(super) fn name(mut self, n: Option<&str>) -> Result<Self> {
+        if let Some(n) = n {
+            self.name = conv::alloc::strdup(n)?;
+        }
+        Ok(self)
+    }
+    pub(super) fn bo(mut self, data: Option<&[u8]>) -> Result<Self> {
+        if let Some(d) = data {
+            conv::bo_to_c(d, &mut self.bo)?;
+            self.has_bo = true;
+        }
+        Ok(self)
+    }
+    pub(super) fn units(mut self, v: &[ResourceUnit]) -> Result<Self> {
+        if v.is_empty() {
+            return Ok(self);
+        }
+        self.units = conv::alloc::calloc_array::<sys::pmix_resource_unit_t>(v.len())?;
+        self.nunits = v.len();
+        for (i, u) in v.iter().enumerate() {
+            // SAFETY: `i` is within the fresh array.
+            unsafe {
+                *self.units.add(i) = sys::pmix_resource_unit_t {
+                    type_: u.dtype,
+                    count: u.count as usize,
+                }
+            };
+        }
+        Ok(self)
+    }
+    /// The byte object for the host: NULL when none was lent.
+    pub(super) fn bo_ptr(&self) -> *const sys::pmix_byte_object_t {
+        if self.has_bo {
+            &self.bo
+        } else {
+            core::ptr::null()
+        }
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        // SAFETY: every pointer is NULL or a block we made; the host is done with them
+        // (a Lent is dropped only after the completion callback or a synchronous answer).
+        unsafe {
+            conv::alloc::free(self.procs);
+            conv::info_array_free(self.info, self.ninfo);
+            conv::info_array_free(self.info2, self.ninfo2);
+            if !self.apps.is_null() {
+                for i in 0..self.napps {
+                    conv::app_destruct(&mut *self.apps.add(i));
+                }
+                conv::alloc::free(self.apps);
+            }
+            if !self.queries.is_null() {
+                for i in 0..self.nqueries {
+                    conv::query_destruct(&mut *self.queries.add(i));
+                }
+                conv::alloc::free(self.queries);
+            }
+            conv::argv_free(self.keys);
+            conv::alloc::free(self.name);
+            conv::bo_destruct(&mut self.bo);
+            conv::alloc::free(self.units);
+        }
+    }
+}
+
+/// A NULL module slot.
+pub(super) fn unsupported(what: &str) -> Result<HostReply> {
+    Err(Error::not_supported(format!("host has no {}", what)))
+}
 
 /// The engine's view of an upcall's return code: `PMIX_SUCCESS` means the host will call
 /// back, `PMIX_OPERATION_SUCCEEDED` that it finished already, anything else failed.
@@ -19,17 +191,17 @@ pub(super) fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
     }
 }
 
-/// An upcall in flight: the engine's completion and what was lent (`L` frees it on drop).
-pub(super) struct Call<T, L> {
+/// An upcall in flight: the engine's completion and what was lent.
+pub(super) struct Call<T> {
     pub(super) done: HostDone<T>,
-    pub(super) lent: L,
+    pub(super) lent: Lent,
 }
 
 /// After the slot returned: keep the box for the host's callback, or take it back.
-pub(super) fn settle<T, L>(
+pub(super) fn settle<T>(
     what: &str,
     rc: sys::pmix_status_t,
-    call: *mut Call<T, L>,
+    call: *mut Call<T>,
 ) -> Result<HostReply> {
     let v = verdict(what, rc);
     if !matches!(v, Ok(HostReply::Pending)) {
@@ -39,14 +211,14 @@ pub(super) fn settle<T, L>(
     v
 }
 
-/// Op-style completion (`pmix_op_cbfunc_t`) of a `Call<(), L>`.
-pub(super) unsafe extern "C" fn op_cb<L>(status: sys::pmix_status_t, cbdata: *mut c_void) {
+/// Op-style completion (`pmix_op_cbfunc_t`) of a `Call<()>`.
+pub(super) unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
     crate::ffi_value!(op_cb, (), {
         if cbdata.is_null() {
             return;
         }
         // SAFETY: our box from an op-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<(), L>) };
+        let call = unsafe { Box::from_raw(cbdata as *mut Call<()>) };
         let r = match status {
             sys::PMIX_SUCCESS | sys::PMIX_OPERATION_SUCCEEDED => Ok(()),
             e => Err(Error::new(e, "the host reported a failure")),
@@ -57,9 +229,9 @@ pub(super) unsafe extern "C" fn op_cb<L>(status: sys::pmix_status_t, cbdata: *mu
     })
 }
 
-/// Info-style completion (`pmix_info_cbfunc_t`) of a `Call<Vec<Info>, L>`; a partial
+/// Info-style completion (`pmix_info_cbfunc_t`) of a `Call<Vec<Info>>`; a partial
 /// success still delivers what the host returned.
-pub(super) unsafe extern "C" fn info_cb<L>(
+pub(super) unsafe extern "C" fn info_cb(
     status: sys::pmix_status_t,
     info: *mut sys::pmix_info_t,
     ninfo: usize,
@@ -72,7 +244,7 @@ pub(super) unsafe extern "C" fn info_cb<L>(
             return;
         }
         // SAFETY: our box from an info-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Info>, L>) };
+        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Info>>) };
         // SAFETY: the host's `ninfo` infos, valid until release_fn.
         let got = unsafe { conv::info_array_from_c(info, ninfo) };
         if let Some(rf) = release_fn {
