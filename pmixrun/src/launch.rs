@@ -1029,12 +1029,6 @@ impl Launcher {
                 }
             }
         }
-        if !exits.is_empty() {
-            // The server records a rank's PMIx_Finalize before it answers it, so
-            // the event is queued by the time the process can have exited; it may
-            // have arrived after the last drain, so drain again before judging.
-            self.handle_events();
-        }
         for (job, rank, exit, on_request) in exits {
             log::debug!("job {job} rank {rank} ended: {exit:?}");
             if let Some(j) = self.jobs.get(job) {

@@ -447,6 +447,27 @@ mod tests {
     }
 
     #[test]
+    fn an_exit_seen_before_the_servers_word_waits_for_it() {
+        // The server records Finalize before answering it, but pmixrun may reap the
+        // process before it reads that event: such an exit is held for the server.
+        let mut s = Supervisor::new(2);
+        s.connected(0);
+        s.connected(1);
+        assert!(s.exit_needs_server(0, Code(0)));
+        s.finalized(0);
+        assert!(!s.exit_needs_server(0, Code(0)));
+        assert!(!s.exited(0, Code(0)));
+        // A closed connection without Finalize is the server's word too: then it fails.
+        s.conn_closed(1);
+        assert!(!s.exit_needs_server(1, Code(0)));
+        assert!(s.exited(1, Code(0)));
+        // Non-zero exits never wait.
+        let mut t = Supervisor::new(1);
+        t.connected(0);
+        assert!(!t.exit_needs_server(0, Code(3)));
+    }
+
+    #[test]
     fn early_leaver_fails_once_the_job_uses_pmix() {
         // Rank 1 exits 0 without ever connecting, then rank 0 connects.
         let mut s = Supervisor::new(2);
