@@ -595,29 +595,10 @@ impl ServerState {
             }
             Kind::Construct => {
                 let members = self.flatten(&op.expected);
-                let contributed: Vec<PeerData> = op
-                    .arrived
-                    .iter()
-                    .map(|a| PeerData {
-                        proc_: a.proc_.clone(),
-                        info: a.endpoint.clone(),
-                    })
-                    .collect();
                 let infos: Vec<&Vec<Info>> = op.arrived.iter().map(|a| &a.info).collect();
                 let results = self.form_group(&op.grp, &members, &infos, host_results);
-                let (jobs, peers) = self.exchange(&members, contributed, ConnectData::default());
-                for a in op.arrived {
-                    let data = payload_for(&jobs, &peers, &a.proc_);
-                    out.push(reply(
-                        a.conn,
-                        a.tag,
-                        sys::PMIX_SUCCESS,
-                        ReplyData::Group(Box::new(GroupReply {
-                            results: results.clone(),
-                            data,
-                        })),
-                    ));
-                }
+                let arrived: Vec<&Arrival> = op.arrived.iter().collect();
+                self.answer_formed(&members, &arrived, &results, out);
                 self.membership_event(&op.grp, &members, sys::PMIX_GROUP_MEMBERSHIP_UPDATE, out);
             }
             Kind::Invite => {
@@ -678,28 +659,41 @@ impl ServerState {
                 members.push(leader.proc_.clone());
                 members.sort();
                 let results = self.form_group(&op.grp, &members, &[&leader.info], host_results);
-                let contributed: Vec<PeerData> = std::iter::once(&leader)
-                    .chain(accepted.iter())
-                    .map(|a| PeerData {
-                        proc_: a.proc_.clone(),
-                        info: a.endpoint.clone(),
-                    })
-                    .collect();
-                let (jobs, peers) = self.exchange(&members, contributed, ConnectData::default());
-                for a in std::iter::once(&leader).chain(accepted.iter()) {
-                    let data = payload_for(&jobs, &peers, &a.proc_);
-                    out.push(reply(
-                        a.conn,
-                        a.tag,
-                        sys::PMIX_SUCCESS,
-                        ReplyData::Group(Box::new(GroupReply {
-                            results: results.clone(),
-                            data,
-                        })),
-                    ));
-                }
+                let arrived: Vec<&Arrival> =
+                    std::iter::once(&leader).chain(accepted.iter()).collect();
+                self.answer_formed(&members, &arrived, &results, out);
                 self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
             }
+        }
+    }
+
+    /// A group formed: exchange the endpoint data `arrived` contributed among `members`
+    /// and answer each of them with the group's `results` and the others' data.
+    fn answer_formed(
+        &mut self,
+        members: &[ProcId],
+        arrived: &[&Arrival],
+        results: &[Info],
+        out: &mut Vec<Action>,
+    ) {
+        let contributed: Vec<PeerData> = arrived
+            .iter()
+            .map(|a| PeerData {
+                proc_: a.proc_.clone(),
+                info: a.endpoint.clone(),
+            })
+            .collect();
+        let (jobs, peers) = self.exchange(members, contributed, ConnectData::default());
+        for a in arrived {
+            out.push(reply(
+                a.conn,
+                a.tag,
+                sys::PMIX_SUCCESS,
+                ReplyData::Group(Box::new(GroupReply {
+                    results: results.to_vec(),
+                    data: payload_for(&jobs, &peers, &a.proc_),
+                })),
+            ));
         }
     }
 
