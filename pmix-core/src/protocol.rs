@@ -130,6 +130,14 @@ impl FrameDecoder {
     pub fn has_partial(&self) -> bool {
         self.pos < self.buf.len()
     }
+    /// Take the bytes not consumed as frames yet (complete frames and the start of an
+    /// unfinished one), leaving the decoder empty; the buffer's capacity is kept.
+    pub fn take_rest(&mut self) -> Vec<u8> {
+        let rest = self.buf.get(self.pos..).unwrap_or_default().to_vec();
+        self.buf.clear();
+        self.pos = 0;
+        rest
+    }
     /// The next complete frame body, if one has arrived.
     ///
     /// # Errors

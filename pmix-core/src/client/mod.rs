@@ -44,7 +44,7 @@ use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 /// The version string this library reports in `PMIX_VERSION`.
@@ -334,6 +334,9 @@ struct Inner {
     conn: Mutex<Option<ConnId>>,
     connected: AtomicBool,
     writer: Mutex<Writer>,
+    /// The connection's reading, which a caller waiting for its reply may take over
+    /// (see `Client::wait_reply`).
+    direct: OnceLock<Arc<reactor::DirectRead>>,
     data: RwLock<Data>,
     pending: Mutex<FastMap<u32, ReplyFn>>,
     next_tag: AtomicU32,
@@ -687,6 +690,7 @@ impl Client {
                 conn: Mutex::new(None),
                 connected: AtomicBool::new(false),
                 writer: Mutex::new(Writer::default()),
+                direct: OnceLock::new(),
                 data: RwLock::new(data),
                 pending: Mutex::new(FastMap::default()),
                 next_tag: AtomicU32::new(1),
@@ -752,6 +756,7 @@ impl Client {
                 stream: stream.try_clone().ok(),
                 ..Default::default()
             }),
+            direct: OnceLock::new(),
             data: RwLock::new(data),
             pending: Mutex::new(FastMap::default()),
             next_tag: AtomicU32::new(1),
@@ -764,6 +769,9 @@ impl Client {
         stream
             .set_nonblocking(true)
             .map_err(|e| Error::new(sys::PMIX_ERR_UNREACH, e.to_string()))?;
+        // The calling threads' own handle for reading their replies (without one, every
+        // reply goes through the progress thread).
+        let reader = stream.try_clone().ok();
         let weak: Weak<Inner> = Arc::downgrade(&inner);
         let owner: reactor::ConnOwner = Arc::new(move |ctx, id, ev| {
             if let Some(i) = weak.upgrade() {
@@ -777,7 +785,15 @@ impl Client {
         // conn lock is held until the id is recorded, so no command sees it unset.
         {
             let mut conn = lock(&inner.conn);
-            *conn = Some(handle.add_conn(mio::net::UnixStream::from_std(stream), owner, rest)?);
+            let stream = mio::net::UnixStream::from_std(stream);
+            match reader {
+                Some(reader) => {
+                    let (id, d) = handle.add_conn_direct(stream, reader, owner, rest)?;
+                    *conn = Some(id);
+                    let _ = inner.direct.set(d);
+                }
+                None => *conn = Some(handle.add_conn(stream, owner, rest)?),
+            }
         }
         log::debug!("client {} connected", inner.me);
         Ok(Client { inner })
@@ -821,6 +837,11 @@ impl Client {
     /// Send a request; `f` runs on the progress thread with the reply (or
     /// `PMIX_ERR_LOST_CONNECTION`).
     fn request(&self, req: Req, f: ReplyFn) -> Result<()> {
+        self.request_tagged(req, f).map(|_| ())
+    }
+
+    /// [`Client::request`], returning the request's tag (what `wait_reply` waits for).
+    fn request_tagged(&self, req: Req, f: ReplyFn) -> Result<u32> {
         if !self.inner.connected.load(Ordering::SeqCst) {
             return Err(Error::new(
                 sys::PMIX_ERR_UNREACH,
@@ -840,7 +861,59 @@ impl Client {
             lock(&self.inner.pending).remove(&tag);
             return Err(e);
         }
-        Ok(())
+        Ok(tag)
+    }
+
+    /// Wait for the reply to the request `start` sends (`start` returns its tag, or
+    /// `None` when no reply is to come), as `reactor::wait` does, except that the
+    /// waiting thread reads the reply from the socket itself when it can
+    /// ([`reactor::DirectRead`]): the reply's handler then runs here, before this
+    /// returns, and the progress thread is not woken. The first frame that is not this
+    /// reply (an event, a notice to forget a key, another thread's reply) is given back to
+    /// the progress thread unhandled, with everything after it, and the wait goes on as
+    /// usual: frames are handled in the order they came, and callbacks stay on the
+    /// progress thread. A second thread that waits meanwhile waits as usual.
+    ///
+    /// # Errors
+    /// As `reactor::wait`.
+    fn wait_reply<T>(
+        &self,
+        call: &str,
+        timeout: Option<Duration>,
+        start: impl FnOnce(reactor::Completion<T>) -> Result<Option<u32>>,
+    ) -> Result<T> {
+        let (done, mut waiter) = reactor::prepare(call, timeout)?;
+        if let Some(tag) = start(done)? {
+            self.read_reply(tag, &mut waiter);
+        }
+        waiter.finish()
+    }
+
+    fn read_reply<T>(&self, tag: u32, waiter: &mut reactor::Waiter<T>) {
+        let Some(mut r) = self.inner.direct.get().and_then(|d| d.take()) else {
+            return;
+        };
+        if waiter.done() {
+            return; // the progress thread read it before we took over
+        }
+        if let reactor::DirectFrame::Frame(body) = r.next_frame(waiter.deadline()) {
+            match protocol::decode::<ServerMsg>(&body) {
+                Ok(ServerMsg::Reply {
+                    tag: t,
+                    status,
+                    data,
+                }) if t == tag => {
+                    // Handled before the reading is given back (`r` is dropped after
+                    // it), so that nothing the server sent after it takes effect first.
+                    let f = lock(&self.inner.pending).remove(&tag);
+                    match f {
+                        Some(f) => f(status, data),
+                        None => log::debug!("client: reply for unknown tag {}", tag),
+                    }
+                }
+                _ => r.put_back(&body),
+            }
+        }
     }
 
     fn send_only(&self, req: Req) -> Result<()> {
@@ -1138,6 +1211,13 @@ impl Client {
         if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(Started::Done);
         }
+        self.fence_request(procs, info, cb)?;
+        Ok(Started::Pending)
+    }
+
+    /// Send a fence request for `procs` (checked); `cb` runs with the reply. Returns the
+    /// request's tag.
+    fn fence_request(&self, procs: Vec<ProcId>, info: &[Info], cb: Callback<()>) -> Result<u32> {
         let req = Req::Fence {
             procs,
             collect: flag(info, keys::COLLECT_DATA),
@@ -1147,7 +1227,7 @@ impl Client {
             info: info.to_vec(),
         };
         let inner = self.inner.clone();
-        self.request(
+        self.request_tagged(
             req,
             Box::new(move |status, data| {
                 if let ReplyData::Collected(payload) = data {
@@ -1185,8 +1265,7 @@ impl Client {
                     Err(Error::new(status, "fence failed"))
                 })
             }),
-        )?;
-        Ok(Started::Pending)
+        )
     }
 
     /// `PMIx_Fence` (blocking).
@@ -1215,9 +1294,9 @@ impl Client {
         // The server's timer ends a fence with PMIX_TIMEOUT for every participant; our own
         // bound, a little later, only guards against a server that never answers.
         let bound = collective_bound(info);
-        reactor::wait(call, bound, |done| {
-            self.fence_nb(procs, info, Box::new(move |r| done.complete(r)))
-                .map(|_| ())
+        self.wait_reply(call, bound, |done| {
+            self.fence_request(procs, info, Box::new(move |r| done.complete(r)))
+                .map(Some)
         })
     }
 
@@ -1450,7 +1529,7 @@ impl Client {
         immediate: bool,
         opts: &GetOpts,
         cb: Callback<Value>,
-    ) -> Result<()> {
+    ) -> Result<u32> {
         if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
             return self.refresh_job(target, key, opts, cb);
         }
@@ -1468,7 +1547,7 @@ impl Client {
                 .unwrap_or(0),
             info: opts.info.clone(),
         };
-        self.request(
+        self.request_tagged(
             req,
             Box::new(move |status, data| {
                 if status != sys::PMIX_SUCCESS {
@@ -1537,14 +1616,14 @@ impl Client {
         key: Option<Key>,
         opts: &GetOpts,
         cb: Callback<Value>,
-    ) -> Result<()> {
+    ) -> Result<u32> {
         let me = self.clone();
         let mut plain = opts.clone();
         plain.refresh = false;
         let req = Req::JobData {
             nspace: target.nspace.clone(),
         };
-        self.request(
+        self.request_tagged(
             req,
             Box::new(move |status, data| {
                 match (status, data) {
@@ -1625,7 +1704,7 @@ impl Client {
                 target,
                 key,
                 immediate,
-            } => apply(&reactor::wait("PMIx_Get", opts.timeout, |done| {
+            } => apply(&self.wait_reply("PMIx_Get", opts.timeout, |done| {
                 self.ask(
                     target,
                     key,
@@ -1633,6 +1712,7 @@ impl Client {
                     opts,
                     Box::new(move |r| done.complete(r)),
                 )
+                .map(Some)
             })?),
         }
     }
@@ -1669,7 +1749,7 @@ impl Client {
                 target,
                 key,
                 immediate,
-            } => self.ask(target, key, immediate, opts, cb),
+            } => self.ask(target, key, immediate, opts, cb).map(|_| ()),
         }
     }
 

@@ -30,9 +30,10 @@ use std::collections::{BTreeMap, VecDeque};
 /// Connection and timer tables, looked up on every read, send and timer: the fast hasher.
 type HashMap<K, V> = FastMap<K, V>;
 use std::io::{self, Read, Write};
+use std::os::unix::io::{AsRawFd, RawFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -86,6 +87,9 @@ struct Conn {
     in_flight: bool,
     /// A throttled connection is not read while its output exceeds `pause_above`.
     paused: bool,
+    /// A connection whose reading a waiting caller may take over ([`Handle::add_conn_direct`]);
+    /// its poller registration is managed through this, never through `stream`.
+    direct: Option<Arc<DirectRead>>,
 }
 
 impl Conn {
@@ -170,7 +174,7 @@ impl Ctx {
             .register(&mut stream, tok, Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
         let dec = FrameDecoder::with_limit(opts.max_frame);
-        self.insert_conn(tok.0, stream, owner, dec, opts.pause_above);
+        self.insert_conn(tok.0, stream, owner, dec, opts.pause_above, None);
         Ok(tok.0)
     }
 
@@ -183,6 +187,7 @@ impl Ctx {
         owner: ConnOwner,
         dec: FrameDecoder,
         pause_above: Option<usize>,
+        direct: Option<Arc<DirectRead>>,
     ) {
         self.conns.insert(
             id,
@@ -196,6 +201,7 @@ impl Ctx {
                 pause_above,
                 in_flight: false,
                 paused: false,
+                direct,
             },
         );
         // Frames the other thread read already, then data that may be waiting (a frame
@@ -281,7 +287,7 @@ impl Ctx {
             if c.out_pos < c.out.len() {
                 let _ = c.stream.write(c.out.get(c.out_pos..).unwrap_or_default());
             }
-            let _ = self.registry.deregister(&mut c.stream);
+            self.unregister(&mut c);
         }
     }
 
@@ -364,12 +370,18 @@ impl Ctx {
                 let want = !c.out.is_empty();
                 if want != c.want_write {
                     c.want_write = want;
-                    let interest = if want {
-                        Interest::READABLE | Interest::WRITABLE
+                    if let Some(d) = &c.direct {
+                        let mut s = d.lock();
+                        s.want_write = want;
+                        d.apply_interest(&mut s);
                     } else {
-                        Interest::READABLE
-                    };
-                    let _ = self.registry.reregister(&mut c.stream, Token(id), interest);
+                        let interest = if want {
+                            Interest::READABLE | Interest::WRITABLE
+                        } else {
+                            Interest::READABLE
+                        };
+                        let _ = self.registry.reregister(&mut c.stream, Token(id), interest);
+                    }
                 }
             }
         }
@@ -378,9 +390,19 @@ impl Ctx {
         }
     }
 
+    /// Take a connection that is leaving the table out of the poller.
+    fn unregister(&self, c: &mut Conn) {
+        match &c.direct {
+            Some(d) => d.retire(),
+            None => {
+                let _ = self.registry.deregister(&mut c.stream);
+            }
+        }
+    }
+
     fn drop_conn(&mut self, id: ConnId, why: String) {
         if let Some(mut c) = self.conns.remove(&id) {
-            let _ = self.registry.deregister(&mut c.stream);
+            self.unregister(&mut c);
             self.pending
                 .push_back((id, c.owner, ConnEvent::Closed(why)));
         }
@@ -392,6 +414,28 @@ impl Ctx {
     /// (F5, H1 in docs/ROBUSTNESS.md); or a paused connection resumes, whose events were
     /// not acted on while it was paused.
     fn on_readable(&mut self, id: ConnId, until_empty: bool) {
+        let direct = self.conns.get(&id).and_then(|c| c.direct.clone());
+        if let Some(d) = &direct {
+            // A caller reading the connection leaves it to us when it is done (and then
+            // registers it with the poller again, which reports what arrived meanwhile);
+            // otherwise no caller may take it over until we are done here.
+            let back = {
+                let mut s = d.lock();
+                if s.taken {
+                    return;
+                }
+                s.reading = true;
+                std::mem::take(&mut s.handback)
+            };
+            if !back.is_empty() {
+                if let Some(c) = self.conns.get_mut(&id) {
+                    c.dec.push(&back);
+                }
+                if !self.extract(id, false) {
+                    return;
+                }
+            }
+        }
         // One read buffer for the thread's lifetime: zeroing 64 KiB on every wakeup was
         // most of the progress thread's work per message (docs/PERF.md).
         let mut buf = std::mem::take(&mut self.read_buf);
@@ -400,6 +444,12 @@ impl Ctx {
         }
         self.read_into(id, &mut buf, until_empty);
         self.read_buf = buf;
+        if let Some(d) = direct {
+            let partial = self.conns.get(&id).is_some_and(|c| c.dec.has_partial());
+            let mut s = d.lock();
+            s.reading = false;
+            s.partial = partial;
+        }
     }
 
     fn read_into(&mut self, id: ConnId, buf: &mut [u8], until_empty: bool) {
@@ -469,6 +519,9 @@ impl Ctx {
             match c.dec.next_frame() {
                 Ok(Some(frame)) => {
                     c.in_flight = c.pause_above.is_some();
+                    if let Some(d) = &c.direct {
+                        d.lock().in_hand += 1;
+                    }
                     self.pending
                         .push_back((id, c.owner.clone(), ConnEvent::Frame(frame)));
                 }
@@ -555,6 +608,10 @@ impl Ctx {
                     }
                 }
                 if !closed {
+                    if let Some(d) = self.conns.get(&id).and_then(|c| c.direct.as_ref()) {
+                        let mut s = d.lock();
+                        s.in_hand = s.in_hand.saturating_sub(1);
+                    }
                     self.frame_done(id);
                 }
                 continue;
@@ -647,8 +704,54 @@ impl Handle {
         self.registry
             .register(&mut stream, Token(id), Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
-        self.post(move |ctx| ctx.insert_conn(id, stream, owner, dec, None))?;
+        self.post(move |ctx| ctx.insert_conn(id, stream, owner, dec, None, None))?;
         Ok(id)
+    }
+
+    /// [`Handle::add_conn`] for a connection whose reading a caller waiting for a reply
+    /// may take over ([`DirectRead::take`]): `reader` is the caller's own handle on the
+    /// same socket (a `try_clone` of it).
+    ///
+    /// # Errors
+    /// As [`Handle::add_conn`].
+    pub fn add_conn_direct(
+        &self,
+        stream: UnixStream,
+        reader: std::os::unix::net::UnixStream,
+        owner: ConnOwner,
+        dec: FrameDecoder,
+    ) -> Result<(ConnId, Arc<DirectRead>)> {
+        let id = self.next_token.fetch_add(1, Ordering::Relaxed) + 1;
+        let d = Arc::new(DirectRead {
+            id,
+            fd: stream.as_raw_fd(),
+            handle: self.clone(),
+            st: Mutex::new(DirectState {
+                // Nobody takes the connection over before the progress thread has
+                // delivered what the handshake read past its own exchange.
+                reading: true,
+                stream: Some(reader),
+                ..Default::default()
+            }),
+        });
+        {
+            let mut s = d.lock();
+            d.apply_interest(&mut s);
+            if s.registered.is_none() {
+                return Err(Error::new(
+                    sys::PMIX_ERR_COMM_FAILURE,
+                    "register connection: the poller refused it",
+                ));
+            }
+        }
+        let d2 = d.clone();
+        if let Err(e) =
+            self.post(move |ctx| ctx.insert_conn(id, stream, owner, dec, None, Some(d2)))
+        {
+            d.retire();
+            return Err(e);
+        }
+        Ok((id, d))
     }
 
     /// [`Handle::add_conn`] for a listening socket (see [`Ctx::add_listener`]).
@@ -904,6 +1007,11 @@ fn run(
     }
     // Drop everything still registered; commands still queued are dropped unrun, which
     // completes their waiters with PMIX_ERR_NOT_AVAILABLE (see `Completion`).
+    for c in ctx.conns.values() {
+        if let Some(d) = &c.direct {
+            d.retire();
+        }
+    }
     ctx.conns.clear();
     ctx.listeners.clear();
     ctx.timers.clear();
@@ -944,6 +1052,18 @@ pub fn wait<T>(
     timeout: Option<Duration>,
     start: impl FnOnce(Completion<T>) -> Result<()>,
 ) -> Result<T> {
+    let (done, waiter) = prepare(call, timeout)?;
+    start(done)?;
+    waiter.finish()
+}
+
+/// The first half of [`wait`], for a caller that does something of its own before it
+/// sleeps (a client reading its reply itself, [`DirectRead`]): the [`Completion`] to
+/// start the operation with and the [`Waiter`] to finish with.
+///
+/// # Errors
+/// `PMIX_ERR_WOULD_BLOCK` on the progress thread, with a log line naming `call`.
+pub fn prepare<T>(call: &str, timeout: Option<Duration>) -> Result<(Completion<T>, Waiter<T>)> {
     if on_progress_thread() {
         log::warn!(
             "{}: blocking call made on the PMIx progress thread (inside a callback, event \
@@ -956,17 +1076,291 @@ pub fn wait<T>(
         ));
     }
     let (tx, rx) = channel::bounded(1);
-    start(Completion { tx })?;
-    let r = match timeout {
-        Some(d) => rx.recv_timeout(d).map_err(|e| match e {
-            RecvTimeoutError::Timeout => {
-                Error::new(sys::PMIX_ERR_TIMEOUT, format!("{} timed out", call))
-            }
-            RecvTimeoutError::Disconnected => abandoned(call),
-        }),
-        None => rx.recv().map_err(|_| abandoned(call)),
+    let waiter = Waiter {
+        call: call.to_string(),
+        rx,
+        deadline: timeout.map(|d| Instant::now() + d),
+        got: None,
     };
-    r?
+    Ok((Completion { tx }, waiter))
+}
+
+/// The waiting side of a blocking call (see [`prepare`]).
+pub struct Waiter<T> {
+    call: String,
+    rx: Receiver<Result<T>>,
+    deadline: Option<Instant>,
+    got: Option<Result<T>>,
+}
+
+impl<T> Waiter<T> {
+    /// When the wait gives up (`None`: never).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// True once the operation has completed (or was abandoned); does not sleep.
+    pub fn done(&mut self) -> bool {
+        if self.got.is_none() {
+            self.got = match self.rx.try_recv() {
+                Ok(r) => Some(r),
+                Err(channel::TryRecvError::Empty) => None,
+                Err(channel::TryRecvError::Disconnected) => Some(Err(abandoned(&self.call))),
+            };
+        }
+        self.got.is_some()
+    }
+
+    /// Sleep on the channel (no spinning) until the operation completes or the deadline
+    /// passes.
+    ///
+    /// # Errors
+    /// As [`wait`].
+    pub fn finish(mut self) -> Result<T> {
+        if let Some(r) = self.got.take() {
+            return r;
+        }
+        let call = &self.call;
+        let r = match self.deadline {
+            Some(t) => self
+                .rx
+                .recv_timeout(t.saturating_duration_since(Instant::now()))
+                .map_err(|e| match e {
+                    RecvTimeoutError::Timeout => {
+                        Error::new(sys::PMIX_ERR_TIMEOUT, format!("{} timed out", call))
+                    }
+                    RecvTimeoutError::Disconnected => abandoned(call),
+                }),
+            None => self.rx.recv().map_err(|_| abandoned(call)),
+        };
+        r?
+    }
+}
+
+/// A connection's reading, shared between the progress thread and one caller at a time
+/// that waits for a reply on it ([`Handle::add_conn_direct`]).
+///
+/// A caller that would otherwise sleep until the progress thread has read its reply and
+/// woken it reads the socket itself ([`DirectRead::take`]): one thread handoff (a
+/// cross-CPU wakeup) less per blocking request. While it reads, the socket is out of the
+/// poller (the progress thread is not woken for what the caller reads) and the progress
+/// thread leaves it alone. The caller takes only its own reply from the stream; the
+/// first frame that is anything else is given back unhandled, with everything read
+/// after it, and the caller goes back to waiting as before, so frames are still handled
+/// in order and every callback still runs on the progress thread. Giving the reading
+/// back registers the socket with the poller again, which reports data that arrived
+/// meanwhile (nothing is lost to edge-triggered polling).
+pub struct DirectRead {
+    id: ConnId,
+    /// The descriptor the poller knows the connection by (the progress thread's socket).
+    fd: RawFd,
+    handle: Handle,
+    st: Mutex<DirectState>,
+}
+
+#[derive(Default)]
+struct DirectState {
+    /// A caller reads the socket.
+    taken: bool,
+    /// The progress thread reads it (or has not taken the connection over yet).
+    reading: bool,
+    /// Frames the progress thread took from the stream and has not finished handling.
+    in_hand: usize,
+    /// The progress thread holds the start of a frame.
+    partial: bool,
+    /// Bytes a caller read and gave back, to be handled before anything read later.
+    handback: Vec<u8>,
+    /// The progress thread has output waiting for the socket to take it.
+    want_write: bool,
+    /// What the poller watches now (`None`: the socket is not registered).
+    registered: Option<Interest>,
+    /// The connection has left the progress thread's table.
+    closed: bool,
+    /// The caller's handle on the socket (with a caller while it reads).
+    stream: Option<std::os::unix::net::UnixStream>,
+    /// The caller's decoder and read buffer, kept for their capacity.
+    dec: FrameDecoder,
+    buf: Vec<u8>,
+}
+
+/// What [`DirectReader::next_frame`] found.
+#[derive(Debug)]
+pub enum DirectFrame {
+    /// One complete frame body.
+    Frame(Vec<u8>),
+    /// The deadline passed first.
+    TimedOut,
+    /// The stream ended, failed or holds a malformed frame: the progress thread deals
+    /// with it once the reading is given back.
+    Ended,
+}
+
+impl DirectRead {
+    fn lock(&self) -> MutexGuard<'_, DirectState> {
+        self.st.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Make the poller watch what the state asks for: readability unless a caller reads
+    /// (or the connection is closed), writability while output waits.
+    fn apply_interest(&self, s: &mut DirectState) {
+        let read = !s.taken && !s.closed;
+        let write = s.want_write && !s.closed;
+        let want = match (read, write) {
+            (true, true) => Some(Interest::READABLE | Interest::WRITABLE),
+            (true, false) => Some(Interest::READABLE),
+            (false, true) => Some(Interest::WRITABLE),
+            (false, false) => None,
+        };
+        if want == s.registered {
+            return;
+        }
+        let registry = &self.handle.registry;
+        let mut src = mio::unix::SourceFd(&self.fd);
+        let r = match (s.registered, want) {
+            (None, Some(i)) => registry.register(&mut src, Token(self.id), i),
+            (Some(_), Some(i)) => registry.reregister(&mut src, Token(self.id), i),
+            (Some(_), None) => registry.deregister(&mut src),
+            (None, None) => Ok(()),
+        };
+        match r {
+            Ok(()) => s.registered = want,
+            Err(e) => log::warn!(
+                "connection {}: poller registration ({:?}) failed: {}",
+                self.id,
+                want,
+                e
+            ),
+        }
+    }
+
+    /// The connection leaves the progress thread's table: out of the poller for good (the
+    /// descriptor is closed next), and the caller's handle is dropped once nobody reads
+    /// (so the peer sees the close).
+    fn retire(&self) {
+        let mut s = self.lock();
+        s.closed = true;
+        s.stream = None;
+        self.apply_interest(&mut s);
+    }
+
+    /// Take the connection's reading over, if nobody else reads it and the progress
+    /// thread holds nothing of it (no frame being handled, no partial frame, no output
+    /// waiting); `None` otherwise, and the caller waits as before. The reading goes back
+    /// to the progress thread when the reader is dropped.
+    pub fn take(self: &Arc<Self>) -> Option<DirectReader> {
+        let mut s = self.lock();
+        if s.taken
+            || s.reading
+            || s.in_hand > 0
+            || s.partial
+            || s.closed
+            || s.want_write
+            || !s.handback.is_empty()
+        {
+            return None;
+        }
+        let stream = s.stream.take()?;
+        s.taken = true;
+        self.apply_interest(&mut s);
+        if s.registered.is_some_and(|i| i.is_readable()) {
+            // Still watched by the poller: both threads would read.
+            s.taken = false;
+            s.stream = Some(stream);
+            return None;
+        }
+        Some(DirectReader {
+            d: self.clone(),
+            stream: Some(stream),
+            dec: std::mem::take(&mut s.dec),
+            buf: std::mem::take(&mut s.buf),
+            back: Vec::new(),
+        })
+    }
+}
+
+/// A caller's hold on a connection's reading (see [`DirectRead`]); dropping it gives the
+/// reading back to the progress thread.
+pub struct DirectReader {
+    d: Arc<DirectRead>,
+    stream: Option<std::os::unix::net::UnixStream>,
+    dec: FrameDecoder,
+    buf: Vec<u8>,
+    /// Frames given back ([`DirectReader::put_back`]), framed again.
+    back: Vec<u8>,
+}
+
+impl DirectReader {
+    /// The next complete frame: from what was read already, else read from the socket,
+    /// sleeping (in `poll`) until data arrives or `deadline` passes.
+    pub fn next_frame(&mut self, deadline: Option<Instant>) -> DirectFrame {
+        let Some(stream) = self.stream.as_ref() else {
+            return DirectFrame::Ended;
+        };
+        loop {
+            match self.dec.next_frame() {
+                Ok(Some(f)) => return DirectFrame::Frame(f),
+                Ok(None) => {}
+                // The bytes stay in the decoder: the progress thread meets them and closes.
+                Err(_) => return DirectFrame::Ended,
+            }
+            let left = deadline.map(|t| t.saturating_duration_since(Instant::now()));
+            if left.is_some_and(|l| l.is_zero()) {
+                return DirectFrame::TimedOut;
+            }
+            match crate::sys::wait_readable(stream, left) {
+                Ok(true) => {}
+                Ok(false) => return DirectFrame::TimedOut,
+                Err(_) => return DirectFrame::Ended,
+            }
+            if self.buf.len() < READ_CHUNK {
+                self.buf = vec![0u8; READ_CHUNK];
+            }
+            let mut s = stream;
+            match s.read(&mut self.buf) {
+                Ok(0) => return DirectFrame::Ended,
+                Ok(n) => self.dec.push(self.buf.get(..n).unwrap_or_default()),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => return DirectFrame::Ended,
+            }
+        }
+    }
+
+    /// Give back a frame [`DirectReader::next_frame`] returned: the progress thread
+    /// handles it, before anything read after it.
+    pub fn put_back(&mut self, frame: &[u8]) {
+        protocol::encode_frame_into(frame, &mut self.back);
+    }
+}
+
+impl Drop for DirectReader {
+    fn drop(&mut self) {
+        let mut rest = std::mem::take(&mut self.back);
+        rest.extend_from_slice(&self.dec.take_rest());
+        let post = {
+            let mut s = self.d.lock();
+            s.taken = false;
+            s.dec = std::mem::take(&mut self.dec);
+            s.buf = std::mem::take(&mut self.buf);
+            if !s.closed {
+                s.stream = self.stream.take();
+            }
+            let post = !rest.is_empty() && !s.closed;
+            s.handback = rest;
+            // Watched again: what arrived after our last read is reported now.
+            self.d.apply_interest(&mut s);
+            post
+        };
+        if post {
+            // Bytes read and not ours: the progress thread handles them now, even if
+            // nothing more arrives.
+            let id = self.d.id;
+            let _ = self.d.handle.post(move |ctx| ctx.poll_input(id));
+        }
+    }
 }
 
 fn abandoned(call: &str) -> Error {

@@ -1,12 +1,12 @@
 //! The reviewed `unsafe` of the engine: the few operating-system calls that the standard
 //! library does not wrap (peer credentials of a Unix socket, the effective uid/gid, the
-//! host name).
+//! host name, waiting for a descriptor to become readable).
 //!
-//! Why `unsafe` is allowed here: `libc::getsockopt`, `geteuid`, `getegid` and
-//! `gethostname` are foreign functions. Each call below passes either no pointer or a
-//! pointer to a properly sized local buffer together with that buffer's size, so the
-//! kernel never writes outside memory we own. Every `-1` result becomes an
-//! [`std::io::Error`] through `cvt`.
+//! Why `unsafe` is allowed here: `libc::getsockopt`, `geteuid`, `getegid`,
+//! `gethostname` and `poll` are foreign functions. Each call below passes either no
+//! pointer or a pointer to a properly sized local buffer together with that buffer's
+//! size (or element count), so the kernel never writes outside memory we own. Every `-1`
+//! result becomes an [`std::io::Error`] through `cvt`.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -90,6 +90,46 @@ pub fn hostname() -> String {
     }
 }
 
+/// Sleep until `fd` is readable (data, the peer's end of the stream or an error are
+/// waiting) or `timeout` has passed (`None`: no limit). True when readable. A signal
+/// that interrupts the wait ends it early with `Ok(false)` only when the time is up;
+/// otherwise the wait goes on for what is left.
+///
+/// # Errors
+/// The `poll` error (e.g. `EBADF`).
+pub fn wait_readable(fd: &impl AsRawFd, timeout: Option<std::time::Duration>) -> io::Result<bool> {
+    let deadline = timeout.map(|d| std::time::Instant::now() + d);
+    loop {
+        let ms: libc::c_int = match deadline {
+            None => -1,
+            Some(t) => {
+                let left = t.saturating_duration_since(std::time::Instant::now());
+                // Round up, so that a wait never ends before its time is up.
+                let ms = left.as_nanos().div_ceil(1_000_000);
+                ms.min(libc::c_int::MAX as u128) as libc::c_int
+            }
+        };
+        let mut p = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `p` is one live, writable `pollfd` and the count passed is 1, so the
+        // kernel reads and writes only that element.
+        match cvt(unsafe { libc::poll(&mut p, 1, ms) }) {
+            Ok(0) => {
+                if deadline.is_some_and(|t| std::time::Instant::now() < t) {
+                    continue;
+                }
+                return Ok(false);
+            }
+            Ok(_) => return Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +148,23 @@ mod tests {
     fn peer_cred_of_non_socket_fails() {
         let f = std::fs::File::open("/dev/null").unwrap();
         assert!(peer_cred(&f).is_err());
+    }
+
+    #[test]
+    fn wait_readable_sees_data_and_times_out() {
+        use std::io::Write;
+        let (mut a, b) = UnixStream::pair().unwrap();
+        let t0 = std::time::Instant::now();
+        let r = wait_readable(&b, Some(std::time::Duration::from_millis(30))).unwrap();
+        assert!(!r);
+        assert!(t0.elapsed() >= std::time::Duration::from_millis(30));
+        a.write_all(b"x").unwrap();
+        assert!(wait_readable(&b, None).unwrap());
+        drop(a);
+        // The peer's end of the stream is readable too.
+        let (a, b) = UnixStream::pair().unwrap();
+        drop(a);
+        assert!(wait_readable(&b, Some(std::time::Duration::from_secs(5))).unwrap());
     }
 
     #[test]
