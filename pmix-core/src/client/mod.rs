@@ -883,18 +883,23 @@ impl Client {
         start: impl FnOnce(reactor::Completion<T>) -> Result<Option<u32>>,
     ) -> Result<T> {
         let (done, mut waiter) = reactor::prepare(call, timeout)?;
-        if let Some(tag) = start(done)? {
-            self.read_reply(tag, &mut waiter);
+        // The reading is taken over before the request goes out: a reply that comes at
+        // once (the last arrival at a fence) would otherwise wake the progress thread.
+        let reader = self.inner.direct.get().and_then(|d| d.take());
+        if let (Some(tag), Some(r)) = (start(done)?, reader) {
+            self.read_reply(tag, r, &mut waiter);
         }
         waiter.finish()
     }
 
-    fn read_reply<T>(&self, tag: u32, waiter: &mut reactor::Waiter<T>) {
-        let Some(mut r) = self.inner.direct.get().and_then(|d| d.take()) else {
-            return;
-        };
+    fn read_reply<T>(
+        &self,
+        tag: u32,
+        mut r: reactor::DirectReader,
+        waiter: &mut reactor::Waiter<T>,
+    ) {
         if waiter.done() {
-            return; // the progress thread read it before we took over
+            return; // completed without a reply from the server
         }
         if let reactor::DirectFrame::Frame(body) = r.next_frame(waiter.deadline()) {
             match protocol::decode::<ServerMsg>(&body) {
