@@ -1142,14 +1142,15 @@ impl<T> Waiter<T> {
 ///
 /// A caller that would otherwise sleep until the progress thread has read its reply and
 /// woken it reads the socket itself ([`DirectRead::take`]): one thread handoff (a
-/// cross-CPU wakeup) less per blocking request. While it reads, the socket is out of the
-/// poller (the progress thread is not woken for what the caller reads) and the progress
-/// thread leaves it alone. The caller takes only its own reply from the stream; the
+/// cross-CPU wakeup) less per blocking request. While it reads, the poller does not watch
+/// the socket's readability (the progress thread is not woken for what the caller reads)
+/// and the progress thread leaves it alone. The caller takes only its own reply from the stream; the
 /// first frame that is anything else is given back unhandled, with everything read
 /// after it, and the caller goes back to waiting as before, so frames are still handled
 /// in order and every callback still runs on the progress thread. Giving the reading
-/// back registers the socket with the poller again, which reports data that arrived
-/// meanwhile (nothing is lost to edge-triggered polling).
+/// back makes the poller watch readability again, which reports data that arrived
+/// meanwhile (the kernel checks the socket on every change of interest: nothing is lost
+/// to edge-triggered polling).
 pub struct DirectRead {
     id: ConnId,
     /// The descriptor the poller knows the connection by (the progress thread's socket).
@@ -1200,16 +1201,25 @@ impl DirectRead {
         self.st.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Make the poller watch what the state asks for: readability unless a caller reads
-    /// (or the connection is closed), writability while output waits.
+    /// Make the poller watch what the state asks for: readability unless a caller reads,
+    /// writability while output waits, nothing once the connection is closed. While a
+    /// caller reads and no output waits, the socket stays registered for priority data
+    /// only, which a Unix stream socket never has: switching the interest
+    /// (`EPOLL_CTL_MOD`, about 1 µs for the pair here) is cheaper than removing and
+    /// adding the socket (`EPOLL_CTL_DEL` + `ADD`, 2–3.5 µs).
     fn apply_interest(&self, s: &mut DirectState) {
-        let read = !s.taken && !s.closed;
-        let write = s.want_write && !s.closed;
-        let want = match (read, write) {
-            (true, true) => Some(Interest::READABLE | Interest::WRITABLE),
-            (true, false) => Some(Interest::READABLE),
-            (false, true) => Some(Interest::WRITABLE),
-            (false, false) => None,
+        let want = if s.closed {
+            None
+        } else if s.taken {
+            Some(if s.want_write {
+                Interest::WRITABLE
+            } else {
+                Interest::PRIORITY
+            })
+        } else if s.want_write {
+            Some(Interest::READABLE | Interest::WRITABLE)
+        } else {
+            Some(Interest::READABLE)
         };
         if want == s.registered {
             return;
@@ -1263,7 +1273,7 @@ impl DirectRead {
         s.taken = true;
         self.apply_interest(&mut s);
         if s.registered.is_some_and(|i| i.is_readable()) {
-            // Still watched by the poller: both threads would read.
+            // Readability still watched by the poller: both threads would read.
             s.taken = false;
             s.stream = Some(stream);
             return None;
@@ -1350,7 +1360,7 @@ impl Drop for DirectReader {
             }
             let post = !rest.is_empty() && !s.closed;
             s.handback = rest;
-            // Watched again: what arrived after our last read is reported now.
+            // Readability watched again: what arrived after our last read is reported now.
             self.d.apply_interest(&mut s);
             post
         };
