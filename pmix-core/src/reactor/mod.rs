@@ -737,7 +737,7 @@ impl Handle {
         {
             let mut s = d.lock();
             d.apply_interest(&mut s);
-            if s.registered.is_none() {
+            if s.registered == Reg::None {
                 return Err(Error::new(
                     sys::PMIX_ERR_COMM_FAILURE,
                     "register connection: the poller refused it",
@@ -1159,6 +1159,18 @@ pub struct DirectRead {
     st: Mutex<DirectState>,
 }
 
+/// A direct connection's registration with the poller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Reg {
+    /// Not registered.
+    #[default]
+    None,
+    /// Registered, watching nothing ([`crate::sys::epoll_park`]).
+    Parked,
+    /// Registered for this.
+    Watch(Interest),
+}
+
 #[derive(Default)]
 struct DirectState {
     /// A caller reads the socket.
@@ -1173,8 +1185,8 @@ struct DirectState {
     handback: Vec<u8>,
     /// The progress thread has output waiting for the socket to take it.
     want_write: bool,
-    /// What the poller watches now (`None`: the socket is not registered).
-    registered: Option<Interest>,
+    /// What the poller watches now.
+    registered: Reg,
     /// The connection has left the progress thread's table.
     closed: bool,
     /// The caller's handle on the socket (with a caller while it reads).
@@ -1203,34 +1215,36 @@ impl DirectRead {
 
     /// Make the poller watch what the state asks for: readability unless a caller reads,
     /// writability while output waits, nothing once the connection is closed. While a
-    /// caller reads and no output waits, the socket stays registered for priority data
-    /// only, which a Unix stream socket never has: switching the interest
-    /// (`EPOLL_CTL_MOD`, about 1 µs for the pair here) is cheaper than removing and
-    /// adding the socket (`EPOLL_CTL_DEL` + `ADD`, 2–3.5 µs).
+    /// caller reads and no output waits, the socket stays registered and watches nothing
+    /// ([`crate::sys::epoll_park`]): switching the interest (`EPOLL_CTL_MOD`, about 1 µs
+    /// for the pair here) is cheaper than removing the socket and adding it back
+    /// (`EPOLL_CTL_DEL` + `ADD`, 2–3.5 µs).
     fn apply_interest(&self, s: &mut DirectState) {
         let want = if s.closed {
-            None
+            Reg::None
+        } else if s.taken && !s.want_write {
+            Reg::Parked
         } else if s.taken {
-            Some(if s.want_write {
-                Interest::WRITABLE
-            } else {
-                Interest::PRIORITY
-            })
+            Reg::Watch(Interest::WRITABLE)
         } else if s.want_write {
-            Some(Interest::READABLE | Interest::WRITABLE)
+            Reg::Watch(Interest::READABLE | Interest::WRITABLE)
         } else {
-            Some(Interest::READABLE)
+            Reg::Watch(Interest::READABLE)
         };
         if want == s.registered {
             return;
         }
         let registry = &self.handle.registry;
         let mut src = mio::unix::SourceFd(&self.fd);
+        let tok = Token(self.id);
         let r = match (s.registered, want) {
-            (None, Some(i)) => registry.register(&mut src, Token(self.id), i),
-            (Some(_), Some(i)) => registry.reregister(&mut src, Token(self.id), i),
-            (Some(_), None) => registry.deregister(&mut src),
-            (None, None) => Ok(()),
+            (Reg::None, Reg::Watch(i)) => registry.register(&mut src, tok, i),
+            (Reg::None, Reg::Parked) => registry
+                .register(&mut src, tok, Interest::READABLE)
+                .and_then(|()| crate::sys::epoll_park(&**registry, self.fd, self.id as u64)),
+            (_, Reg::Watch(i)) => registry.reregister(&mut src, tok, i),
+            (_, Reg::Parked) => crate::sys::epoll_park(&**registry, self.fd, self.id as u64),
+            (_, Reg::None) => registry.deregister(&mut src),
         };
         match r {
             Ok(()) => s.registered = want,
@@ -1272,7 +1286,7 @@ impl DirectRead {
         let stream = s.stream.take()?;
         s.taken = true;
         self.apply_interest(&mut s);
-        if s.registered.is_some_and(|i| i.is_readable()) {
+        if matches!(s.registered, Reg::Watch(i) if i.is_readable()) {
             // Readability still watched by the poller: both threads would read.
             s.taken = false;
             s.stream = Some(stream);
