@@ -30,12 +30,11 @@ pub mod iof;
 
 use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
-use crate::store::{Entry, JobData, NodeData};
+use crate::store::{Entry, JobData, NodeData, ProcTable};
 use crate::value::{Info, Key, Nspace, Pdata, ProcId, Rank, Value};
 pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 pub use iof::IofReq;
 use pmix_sys as sys;
-use std::collections::BTreeMap;
 
 /// Protocol version spoken by this library (sent in [`Hello`]). 3 added I/O forwarding
 /// ([`Req::Iof`], [`ServerMsg::Iof`]); 4 added tools ([`Hello::kind`], the identity in
@@ -355,11 +354,7 @@ impl Wire for JobData {
             l.encode(out);
         }
         encode_seq(&self.nodes, out);
-        (self.procs.len() as u32).encode(out);
-        for (r, l) in &self.procs {
-            r.encode(out);
-            l.encode(out);
-        }
+        self.procs.encode(out);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         let nspace = Nspace::decode(d)?;
@@ -369,10 +364,7 @@ impl Wire for JobData {
             .map(|s| (s.0, s.1))
             .collect();
         let nodes = decode_seq(d)?;
-        let mut procs = BTreeMap::new();
-        for s in decode_seq::<Section>(d)? {
-            procs.insert(s.0, s.1);
-        }
+        let procs = ProcTable::decode(d)?;
         Ok(JobData {
             nspace,
             job,
@@ -1329,8 +1321,14 @@ mod tests {
         };
         job.job
             .push(Info::new("pmix.job.size", Value::Uint32(4)).unwrap());
-        job.procs
-            .insert(2, vec![Info::new("pmix.lrank", Value::Uint16(2)).unwrap()]);
+        let mut b = crate::store::ProcBuilder::new(4);
+        b.add(
+            2,
+            Info::new("pmix.lrank", Value::Uint16(2)).unwrap(),
+            &job.nspace,
+        );
+        b.add(2, Info::new("x", Value::Double(0.5)).unwrap(), &job.nspace);
+        job.procs = b.finish();
         let server = p("srv", 0);
         let you = p("job", 2);
         for jobs in [vec![], vec![job.clone()]] {
@@ -1436,10 +1434,10 @@ mod tests {
                 hostname: Some("h".into()),
                 info: vec![],
             }],
-            procs: BTreeMap::new(),
+            procs: Default::default(),
         };
         jd.procs
-            .insert(1, vec![Info::new("pmix.lrank", Value::Uint16(1)).unwrap()]);
+            .extend_list(1, vec![Info::new("pmix.lrank", Value::Uint16(1)).unwrap()]);
         roundtrip(Welcome::Accepted {
             server: p("srv", 0),
             you: p("ns", 1),

@@ -655,7 +655,7 @@ fn singleton_job(me: &ProcId, host: &str) -> JobData {
             p.push(i);
         }
     }
-    jd.procs.insert(0, p);
+    jd.procs.extend_list(0, p);
     jd
 }
 
@@ -1298,7 +1298,7 @@ impl Client {
                         .get(&me.nspace)
                         .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
                     {
-                        Some(v) => found(f(v)),
+                        Some(v) => found(f(&v)),
                         None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
                     }
                 }
@@ -1403,7 +1403,7 @@ impl Client {
                 .get(&target.nspace)
                 .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
             {
-                return found(f(v));
+                return found(f(&v));
             }
         }
         // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
@@ -1425,7 +1425,7 @@ impl Client {
             .get(&target.nspace)
             .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
         {
-            return found(f(v));
+            return found(f(&v));
         }
         if opts.optional || self.is_singleton() {
             return Lookup::Fail(Error::not_found(format!(

@@ -1326,13 +1326,16 @@ impl ServerState {
                 if target.rank == sys::PMIX_RANK_WILDCARD {
                     ns.job
                         .job_value(k.as_str(), Level::Any, Some(&self.hostname))
+                        .cloned()
                 } else {
-                    ns.job.proc_value(target.rank, k.as_str(), Level::Any)
+                    ns.job
+                        .proc_value(target.rank, k.as_str(), Level::Any)
+                        .map(std::borrow::Cow::into_owned)
                 }
-                .map(|v| Info {
+                .map(|value| Info {
                     key: k.clone(),
                     flags: 0,
-                    value: v.clone(),
+                    value,
                 })
             });
             match v {
