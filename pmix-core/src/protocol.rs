@@ -38,8 +38,9 @@ use pmix_sys as sys;
 
 /// Protocol version spoken by this library (sent in [`Hello`]). 3 added I/O forwarding
 /// ([`Req::Iof`], [`ServerMsg::Iof`]); 4 added tools ([`Hello::kind`], the identity in
-/// [`Welcome::Accepted`]).
-pub const VERSION: u32 = 4;
+/// [`Welcome::Accepted`]); 5 made job data compact (the per-process table of
+/// `store::procs`, which a Welcome may name by its shared segment).
+pub const VERSION: u32 = 5;
 /// The largest frame body accepted (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
@@ -311,9 +312,27 @@ pub fn encode_welcome_accepted(server: &ProcId, you: &ProcId, jobs: &[&JobData])
     you.encode(&mut out);
     (jobs.len() as u32).encode(&mut out);
     for j in jobs {
-        j.encode(&mut out);
+        encode_job(j, &mut out, true);
     }
     out
+}
+
+/// A [`JobData`]'s encoding; `local`: for a client on this node, whose per-process table
+/// may be named by its shared segment instead of carried inline.
+fn encode_job(j: &JobData, out: &mut Vec<u8>, local: bool) {
+    j.nspace.encode(out);
+    j.job.encode(out);
+    (j.apps.len() as u32).encode(out);
+    for (n, l) in &j.apps {
+        n.encode(out);
+        l.encode(out);
+    }
+    encode_seq(&j.nodes, out);
+    if local {
+        j.procs.encode_local(out);
+    } else {
+        j.procs.encode(out);
+    }
 }
 
 impl Wire for NodeData {
@@ -346,15 +365,7 @@ impl Wire for Section {
 
 impl Wire for JobData {
     fn encode(&self, out: &mut Vec<u8>) {
-        self.nspace.encode(out);
-        self.job.encode(out);
-        (self.apps.len() as u32).encode(out);
-        for (n, l) in &self.apps {
-            n.encode(out);
-            l.encode(out);
-        }
-        encode_seq(&self.nodes, out);
-        self.procs.encode(out);
+        encode_job(self, out, false);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         let nspace = Nspace::decode(d)?;

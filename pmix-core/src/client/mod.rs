@@ -734,7 +734,14 @@ impl Client {
         };
         let (stream, server, me, jobs, rest) = handshake(&me, &path, cfg.kind)?;
         let mut data = Data::default();
-        for j in jobs {
+        // Per-process tables the server published on this node are mapped, not copied;
+        // one that cannot be mapped is asked for inline once connected.
+        let mut unmapped = Vec::new();
+        for mut j in jobs {
+            if let Err(e) = j.procs.attach() {
+                log::warn!("client {}: {}; asking for an inline copy", me, e);
+                unmapped.push(j.nspace.clone());
+            }
             data.jobs.insert(j.nspace.clone(), j);
         }
         if cfg.kind != protocol::PeerKind::Client && !data.jobs.contains_key(&me.nspace) {
@@ -780,7 +787,41 @@ impl Client {
             *conn = Some(handle.add_conn(mio::net::UnixStream::from_std(stream), owner, rest)?);
         }
         log::debug!("client {} connected", inner.me);
-        Ok(Client { inner })
+        let client = Client { inner };
+        for ns in unmapped {
+            if let Err(e) = client.fetch_job_inline(ns.clone()) {
+                // Gets of other processes' keys still reach the server; our own
+                // per-process keys are missing until a refresh succeeds.
+                log::warn!("client {}: no job data for {}: {}", client.inner.me, ns, e);
+            }
+        }
+        Ok(client)
+    }
+
+    /// Replace a namespace's job data with the server's inline copy (blocking; used when
+    /// the segment a Welcome named cannot be mapped here).
+    ///
+    /// # Errors
+    /// The request's failure (`PMIX_ERR_UNREACH`, `PMIX_ERR_TIMEOUT`, the server's status).
+    fn fetch_job_inline(&self, nspace: Nspace) -> Result<()> {
+        let inner = self.inner.clone();
+        reactor::wait("PMIx_Init", Some(HANDSHAKE_TIMEOUT), |done| {
+            self.request(
+                Req::JobData { nspace },
+                Box::new(move |status, data| {
+                    done.complete(match (status, data) {
+                        (sys::PMIX_SUCCESS, ReplyData::Job(jd)) => {
+                            inner.write().jobs.insert(jd.nspace.clone(), *jd);
+                            Ok(())
+                        }
+                        (st, _) => Err(Error::new(
+                            st,
+                            "the server sent no inline copy of the job data",
+                        )),
+                    })
+                }),
+            )
+        })
     }
 
     /// A tool that is not connected to a server (`PMIX_TOOL_DO_NOT_CONNECT`, a failed

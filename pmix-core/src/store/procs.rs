@@ -107,17 +107,36 @@ fn bad(what: &str) -> Error {
     Error::unpack(format!("process table: {}", what))
 }
 
-/// The bytes of an image: owned, or (later) a read-only view of a shared segment.
-#[derive(Debug, Clone, Default)]
-pub struct Image {
-    bytes: Arc<[u8]>,
+/// The bytes of an image: owned, or a read-only mapping of a node's shared segment.
+#[derive(Debug, Clone)]
+enum Image {
+    Owned(Arc<[u8]>),
+    Mapped(Arc<crate::sys::Mapping>),
+}
+
+impl Default for Image {
+    fn default() -> Self {
+        Image::Owned(Arc::from(Vec::new()))
+    }
 }
 
 impl Image {
-    /// The image's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Image::Owned(b) => b,
+            Image::Mapped(m) => m.bytes(),
+        }
     }
+}
+
+/// Where an image is published for the clients of this node: a file the server wrote
+/// once (see [`ProcTable::publish`]) and its length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Its length in bytes (the image's).
+    pub len: u32,
 }
 
 /// One column's place in the image.
@@ -248,11 +267,16 @@ pub struct ProcTable {
     image: Image,
     lay: Layout,
     lists: BTreeMap<Rank, Vec<Info>>,
+    /// Server: where the image is published for local clients. Client: the segment the
+    /// Welcome named, while it is not mapped yet ([`ProcTable::attach`]).
+    seg: Option<Segment>,
 }
 
 impl PartialEq for ProcTable {
     fn eq(&self, other: &Self) -> bool {
-        self.image.bytes() == other.image.bytes() && self.lists == other.lists
+        self.image.bytes() == other.image.bytes()
+            && self.lists == other.lists
+            && self.seg == other.seg
     }
 }
 
@@ -264,12 +288,108 @@ impl ProcTable {
     pub fn from_parts(image: Vec<u8>, lists: BTreeMap<Rank, Vec<Info>>) -> Result<ProcTable> {
         let lay = Layout::parse(&image)?;
         Ok(ProcTable {
-            image: Image {
-                bytes: image.into(),
-            },
+            image: Image::Owned(image.into()),
             lay,
             lists,
+            seg: None,
         })
+    }
+
+    /// Write the image to a new file at `path` (mode 0400, which must not exist yet) for
+    /// the clients of this node to map, and remember it: Welcomes then name the file
+    /// instead of carrying the image ([`ProcTable::encode_local`]). Nothing happens for an
+    /// empty image.
+    ///
+    /// # Errors
+    /// The file's creation or write error (the table is unchanged then).
+    pub fn publish(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let bytes = self.image.bytes();
+        let len = u32::try_from(bytes.len())
+            .map_err(|_| std::io::Error::other("image larger than 4 GiB"))?;
+        if len == 0 {
+            return Ok(());
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o400)
+            .open(path)?;
+        if let Err(e) = f.write_all(bytes) {
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
+        self.seg = Some(Segment {
+            path: path.to_path_buf(),
+            len,
+        });
+        Ok(())
+    }
+
+    /// The published segment (server side), or the one still to be mapped (client side).
+    pub fn segment(&self) -> Option<&Segment> {
+        self.seg.as_ref()
+    }
+
+    /// True when the Welcome named a segment that is not mapped yet.
+    pub fn needs_attach(&self) -> bool {
+        self.seg.is_some() && self.image.bytes().is_empty()
+    }
+
+    /// Map the segment the Welcome named and read the image in place.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_AVAILABLE` when the file cannot be opened or mapped, is shorter than
+    /// announced, or does not hold a well-formed image; the table is unchanged then.
+    pub fn attach(&mut self) -> Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let Some(seg) = self.seg.clone().filter(|_| self.needs_attach()) else {
+            return Ok(());
+        };
+        let fail = |what: String| {
+            Error::new(
+                sys::PMIX_ERR_NOT_AVAILABLE,
+                format!("job-data segment {}: {}", seg.path.display(), what),
+            )
+        };
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&seg.path)
+            .map_err(|e| fail(e.to_string()))?;
+        let meta = f.metadata().map_err(|e| fail(e.to_string()))?;
+        if !meta.is_file() || meta.len() != u64::from(seg.len) {
+            return Err(fail(format!("{} bytes, {} announced", meta.len(), seg.len)));
+        }
+        let m =
+            crate::sys::Mapping::map_file(&f, seg.len as usize).map_err(|e| fail(e.to_string()))?;
+        let lay = Layout::parse(m.bytes()).map_err(|e| fail(e.to_string()))?;
+        self.image = Image::Mapped(Arc::new(m));
+        self.lay = lay;
+        Ok(())
+    }
+
+    /// Encode for a client on this node: like the wire form, but naming the published
+    /// segment instead of carrying the image when there is one.
+    pub fn encode_local(&self, out: &mut Vec<u8>) {
+        match &self.seg {
+            Some(seg) if !self.image.bytes().is_empty() => {
+                FORM_SEGMENT.encode(out);
+                seg.path.to_string_lossy().into_owned().encode(out);
+                seg.len.encode(out);
+                self.encode_lists(out);
+            }
+            _ => self.encode(out),
+        }
+    }
+
+    fn encode_lists(&self, out: &mut Vec<u8>) {
+        (self.lists.len() as u32).encode(out);
+        for (r, l) in &self.lists {
+            r.encode(out);
+            l.encode(out);
+        }
     }
 
     /// The image's bytes (empty when there is no map and no column).
@@ -760,19 +880,39 @@ impl ProcBuilder {
     }
 }
 
+/// Wire forms of a table: the image inline, or the name of this node's segment.
+const FORM_INLINE: u8 = 0;
+const FORM_SEGMENT: u8 = 1;
+
+/// `u8 form` (0: `u32` length and the image; 1: segment path and `u32` length), then
+/// `u32 n` and n × (rank, infos). The plain encoding is always inline; only a Welcome to a
+/// client on this node names the segment ([`ProcTable::encode_local`]).
 impl Wire for ProcTable {
     fn encode(&self, out: &mut Vec<u8>) {
+        FORM_INLINE.encode(out);
         (self.image.bytes().len() as u32).encode(out);
         out.extend_from_slice(self.image.bytes());
-        (self.lists.len() as u32).encode(out);
-        for (r, l) in &self.lists {
-            r.encode(out);
-            l.encode(out);
-        }
+        self.encode_lists(out);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
-        let n = d.count(1)?;
-        let image = d.take(n)?.to_vec();
+        let (image, seg) = match u8::decode(d)? {
+            FORM_INLINE => {
+                let n = d.count(1)?;
+                (d.take(n)?.to_vec(), None)
+            }
+            FORM_SEGMENT => {
+                let path = String::decode(d)?;
+                let len = u32::decode(d)?;
+                (
+                    Vec::new(),
+                    Some(Segment {
+                        path: path.into(),
+                        len,
+                    }),
+                )
+            }
+            f => return Err(Error::unpack(format!("unknown process table form {}", f))),
+        };
         let mut lists = BTreeMap::new();
         let k = d.count(8)?;
         for _ in 0..k {
@@ -780,7 +920,9 @@ impl Wire for ProcTable {
             let l = Vec::<Info>::decode(d)?;
             lists.insert(r, l);
         }
-        ProcTable::from_parts(image, lists)
+        let mut t = ProcTable::from_parts(image, lists)?;
+        t.seg = seg;
+        Ok(t)
     }
 }
 
@@ -897,5 +1039,80 @@ mod tests {
             t.get(3_000_000_000, keys::LOCAL_RANK).map(Cow::into_owned),
             Some(Value::Uint16(1))
         );
+    }
+
+    #[test]
+    fn published_segment_is_mapped_and_bad_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("pmix-rs-seg-test.{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("jobdata.0");
+        let _ = std::fs::remove_file(&path);
+        let mut t = table();
+        t.publish(&path).unwrap();
+        assert!(t.publish(&path).is_err(), "never overwrites a file");
+        let mut local = Vec::new();
+        t.encode_local(&mut local);
+        let inline = crate::codec::to_bytes(&t);
+        assert!(local.len() + t.image().len() / 2 < inline.len());
+        let mut got: ProcTable = crate::codec::from_bytes(&local).unwrap();
+        assert!(got.needs_attach());
+        // Not mapped yet: list values answer, image values do not.
+        assert_eq!(
+            got.get(1, "f").map(Cow::into_owned),
+            Some(Value::Double(1.5))
+        );
+        assert_eq!(got.get(3, "dir"), None);
+        got.attach().unwrap();
+        assert!(!got.needs_attach());
+        for r in 0..5 {
+            assert_eq!(got.infos(r), t.infos(r));
+        }
+        // The plain encoding of a mapped table carries the image inline.
+        let again: ProcTable = crate::codec::from_bytes(&crate::codec::to_bytes(&got)).unwrap();
+        assert_eq!(
+            again.get(3, "dir").map(Cow::into_owned),
+            Some(Value::string("/t/3"))
+        );
+
+        let bytes = t.image().to_vec();
+        let attach_from = |content: &[u8], len: u32| {
+            let p = dir.join("bad");
+            let _ = std::fs::remove_file(&p);
+            std::fs::write(&p, content).unwrap();
+            let mut out = Vec::new();
+            FORM_SEGMENT.encode(&mut out);
+            p.to_string_lossy().into_owned().encode(&mut out);
+            len.encode(&mut out);
+            0u32.encode(&mut out);
+            let mut t: ProcTable = crate::codec::from_bytes(&out).unwrap();
+            let r = t.attach();
+            assert_eq!(
+                t.needs_attach(),
+                r.is_err(),
+                "unchanged after a failed attach"
+            );
+            r
+        };
+        let n = bytes.len() as u32;
+        assert!(attach_from(&bytes, n).is_ok());
+        let short = attach_from(&bytes[..bytes.len() - 8], n).unwrap_err();
+        assert_eq!(short.status, sys::PMIX_ERR_NOT_AVAILABLE);
+        assert!(
+            attach_from(&bytes[..bytes.len() - 8], n - 8).is_err(),
+            "header length"
+        );
+        let mut garbage = bytes.clone();
+        garbage[0] = b'X';
+        assert!(attach_from(&garbage, n).is_err());
+        assert!(attach_from(&[], 0).is_err());
+        let gone = dir.join("missing");
+        let mut out = Vec::new();
+        FORM_SEGMENT.encode(&mut out);
+        gone.to_string_lossy().into_owned().encode(&mut out);
+        n.encode(&mut out);
+        0u32.encode(&mut out);
+        let mut t2: ProcTable = crate::codec::from_bytes(&out).unwrap();
+        assert!(t2.attach().is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
