@@ -5,7 +5,7 @@
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
-use pmix_core::client::Callback;
+use pmix_core::client::{global, Callback, Client};
 use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
@@ -65,4 +65,34 @@ pub fn op_callback(
 /// The status of starting a non-blocking call (its callback runs only on success).
 pub fn started(call: &str, r: pmix_core::Result<()>) -> sys::pmix_status_t {
     status(call, r)
+}
+
+/// The frame of a blocking export: the initialised client (`PMIX_ERR_INIT` without
+/// one), `PMIX_ERR_WOULD_BLOCK` on the progress thread, then `body`, whose error becomes
+/// the export's status.
+pub fn blocking(
+    call: &str,
+    body: impl FnOnce(&Client) -> pmix_core::Result<sys::pmix_status_t>,
+) -> sys::pmix_status_t {
+    let c = match global::client() {
+        Ok(c) => c,
+        Err(e) => return e.status(),
+    };
+    if let Some(st) = would_block(call) {
+        return st;
+    }
+    body(&c).unwrap_or_else(|e| status(call, Err(e)))
+}
+
+/// The frame of a non-blocking export: the initialised client (`PMIX_ERR_INIT` without
+/// one), then `body`, which starts the call (its callback runs only when this returns
+/// `PMIX_SUCCESS`).
+pub fn nonblocking(
+    call: &str,
+    body: impl FnOnce(&Client) -> pmix_core::Result<()>,
+) -> sys::pmix_status_t {
+    match global::client() {
+        Ok(c) => started(call, body(&c)),
+        Err(e) => e.status(),
+    }
 }
