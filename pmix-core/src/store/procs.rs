@@ -161,6 +161,23 @@ struct Layout {
     node_of: usize,
     lrank: usize,
     cols: Vec<ColDesc>,
+    /// For each of [`MAP_KEYS`], the index in `cols` of a host column for it, if any (so
+    /// a Get of a key the map answers does not scan the columns).
+    map_cols: [Option<usize>; 4],
+}
+
+/// The keys the process map answers, in the order `infos` lists them.
+const MAP_KEYS: [&str; 4] = [
+    keys::HOSTNAME,
+    keys::NODEID,
+    keys::LOCAL_RANK,
+    keys::NODE_RANK,
+];
+
+/// `key`'s index in [`MAP_KEYS`].
+#[inline]
+fn map_key(key: &str) -> Option<usize> {
+    MAP_KEYS.iter().position(|k| super::same_key(k, key))
 }
 
 /// `off + n * size` lies inside `len` bytes.
@@ -213,6 +230,7 @@ impl Layout {
             node_of,
             lrank,
             cols: Vec::new(),
+            map_cols: [None; 4],
         };
         for i in 0..nnodes {
             let at = nodes + i * 8;
@@ -239,6 +257,9 @@ impl Layout {
             };
             if !fits(present, nranks.div_ceil(8), 1, len) || !fits(data, nranks, width, len) {
                 return Err(bad("a column lies outside the image"));
+            }
+            if let Some(m) = map_key(key.as_str()).and_then(|m| lay.map_cols.get_mut(m)) {
+                m.get_or_insert(i);
             }
             lay.cols.push(ColDesc {
                 key,
@@ -464,14 +485,13 @@ impl ProcTable {
     }
 
     /// What the process map says about `rank` for `key`.
-    fn map_value(&self, r: usize, key: &str) -> Option<Value> {
+    /// `m`: the key's index in [`MAP_KEYS`].
+    fn map_value(&self, r: usize, m: usize) -> Option<Value> {
         let node = self.node_of(r)?;
-        match key {
-            keys::HOSTNAME => Some(Value::String(Some(self.host_name(node)?.to_vec()))),
-            keys::NODEID => Some(Value::Uint32(node)),
-            keys::LOCAL_RANK | keys::NODE_RANK => {
-                Some(Value::Uint16(rd16(self.b(), self.lay.lrank + r * 2)?))
-            }
+        match m {
+            0 => Some(Value::String(Some(self.host_name(node)?.to_vec()))),
+            1 => Some(Value::Uint32(node)),
+            2 | 3 => Some(Value::Uint16(rd16(self.b(), self.lay.lrank + r * 2)?)),
             _ => None,
         }
     }
@@ -480,8 +500,19 @@ impl ProcTable {
     /// list, then what the process map implies.
     pub fn get(&self, rank: Rank, key: &str) -> Option<Cow<'_, Value>> {
         let r = rank as usize;
+        let mk = map_key(key);
         if r < self.lay.nranks {
-            if let Some(c) = self.lay.cols.iter().find(|c| c.key.as_str() == key) {
+            let col = match mk {
+                Some(m) => self
+                    .lay
+                    .map_cols
+                    .get(m)
+                    .copied()
+                    .flatten()
+                    .and_then(|i| self.lay.cols.get(i)),
+                None => self.lay.cols.iter().find(|c| c.key.as_str() == key),
+            };
+            if let Some(c) = col {
                 if let Some(v) = self.col_value(c, r) {
                     return Some(Cow::Owned(v));
                 }
@@ -490,7 +521,7 @@ impl ProcTable {
         if let Some(v) = self.lists.get(&rank).and_then(|l| find(l, key)) {
             return Some(Cow::Borrowed(v));
         }
-        self.map_value(r, key).map(Cow::Owned)
+        mk.and_then(|m| self.map_value(r, m)).map(Cow::Owned)
     }
 
     /// All keys of `rank`: its list, its column values, then the map's values for keys
@@ -507,16 +538,11 @@ impl ProcTable {
                 });
             }
         }
-        for k in [
-            keys::HOSTNAME,
-            keys::NODEID,
-            keys::LOCAL_RANK,
-            keys::NODE_RANK,
-        ] {
+        for (m, k) in MAP_KEYS.into_iter().enumerate() {
             if find(&out, k).is_some() {
                 continue;
             }
-            if let (Some(v), Ok(key)) = (self.map_value(r, k), Key::new(k)) {
+            if let (Some(v), Ok(key)) = (self.map_value(r, m), Key::new(k)) {
                 out.push(Info {
                     key,
                     flags: 0,
