@@ -376,7 +376,8 @@ impl ProcTable {
         };
         let f = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
+            // No symlinks; a FIFO or device named instead of the file must not block us.
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&seg.path)
             .map_err(|e| fail(e.to_string()))?;
         let meta = f.metadata().map_err(|e| fail(e.to_string()))?;
@@ -1131,6 +1132,20 @@ mod tests {
         garbage[0] = b'X';
         assert!(attach_from(&garbage, n).is_err());
         assert!(attach_from(&[], 0).is_err());
+        // A FIFO in its place is refused without blocking.
+        let fifo = dir.join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let mut out = Vec::new();
+        FORM_SEGMENT.encode(&mut out);
+        fifo.to_string_lossy().into_owned().encode(&mut out);
+        n.encode(&mut out);
+        0u32.encode(&mut out);
+        let mut t3: ProcTable = crate::codec::from_bytes(&out).unwrap();
+        assert!(t3.attach().is_err());
         let gone = dir.join("missing");
         let mut out = Vec::new();
         FORM_SEGMENT.encode(&mut out);
