@@ -1,12 +1,10 @@
 //! `PMIx_Group_construct`, `_invite`, `_join`, `_leave`, `_destruct` and their `_nb`
 //! forms.
 
-use super::ops::{blocking, infos, nonblocking, op_callback, would_block};
-use super::query::{call_info_cb, store_results};
-use super::CbData;
+use super::ops::{blocking, info_callback, infos, nonblocking, op_callback, would_block};
+use super::query::store_results;
 use crate::conv;
 use core::ffi::{c_char, c_void};
-use pmix_core::client::Callback;
 use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
@@ -37,18 +35,6 @@ unsafe fn args(
             infos(info, ninfo)?,
         ))
     }
-}
-
-/// An engine callback delivering results to a C info callback.
-fn info_callback(cb: sys::pmix_info_cbfunc_t, cbdata: *mut c_void) -> Callback<Vec<Info>> {
-    let data = CbData::new(cbdata);
-    Box::new(move |r| {
-        let Some(cb) = cb else { return };
-        match r {
-            Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
-            Err(e) => call_info_cb(cb, data, e.status(), &[]),
-        }
-    })
 }
 
 /// Build group `grp` from `procs` (collective: every member calls; added members pass

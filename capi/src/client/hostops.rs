@@ -3,8 +3,8 @@
 //! `PMIx_Heartbeat`, `PMIx_Session_control` (see `pmix_core::client::hostops`). A host
 //! without the slot makes the call fail with `PMIX_ERR_NOT_SUPPORTED`.
 
-use super::ops::{blocking, infos, nonblocking, started, would_block};
-use super::query::{call_info_cb, store_results};
+use super::ops::{blocking, info_callback, infos, nonblocking, started, would_block};
+use super::query::store_results;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
@@ -98,23 +98,6 @@ fn call_valid_cb(
         cb(st, p, n, data.get());
         conv::info_array_free(p, n);
     }
-}
-
-/// An engine callback that hands the results to a C info callback (if any).
-fn info_callback(
-    cbfunc: sys::pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_core::client::Callback<Vec<Info>> {
-    let data = CbData::new(cbdata);
-    Box::new(move |r| {
-        let Some(cb) = cbfunc else {
-            return;
-        };
-        match r {
-            Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
-            Err(e) => call_info_cb(cb, data, e.status(), &[]),
-        }
-    })
 }
 
 /// Ask the host for a credential for this process; it goes to `*credential`

@@ -2,9 +2,8 @@
 //! `pmix_core::client::Client::job_control_nb`: cleanup registrations are accepted
 //! locally, everything else goes to the host).
 
-use super::ops::{blocking, nonblocking};
-use super::query::{call_info_cb, store_results};
-use super::CbData;
+use super::ops::{blocking, info_callback, nonblocking};
+use super::query::store_results;
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::{Info, ProcId};
@@ -70,20 +69,7 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
         nonblocking("PMIx_Job_control_nb", |c| {
             // SAFETY: forwarded C contract.
             let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
-            let data = CbData::new(cbdata);
-            c.job_control_nb(
-                &t,
-                &d,
-                Box::new(move |r| {
-                    let Some(cb) = cbfunc else {
-                        return;
-                    };
-                    match r {
-                        Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
-                        Err(e) => call_info_cb(cb, data, e.status(), &[]),
-                    }
-                }),
-            )
+            c.job_control_nb(&t, &d, info_callback(cbfunc, cbdata))
         })
     })
 }

@@ -62,6 +62,19 @@ pub fn op_callback(
     })
 }
 
+/// An engine callback that hands the results to a C info callback (none: nothing runs);
+/// what it receives is freed when it returns.
+pub fn info_callback(cb: sys::pmix_info_cbfunc_t, cbdata: *mut c_void) -> Callback<Vec<Info>> {
+    let data = CbData::new(cbdata);
+    Box::new(move |r| {
+        let Some(cb) = cb else { return };
+        match r {
+            Ok(res) => super::query::call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
+            Err(e) => super::query::call_info_cb(cb, data, e.status(), &[]),
+        }
+    })
+}
+
 /// The status of starting a non-blocking call (its callback runs only on success).
 pub fn started(call: &str, r: pmix_core::Result<()>) -> sys::pmix_status_t {
     status(call, r)
