@@ -115,8 +115,26 @@ abi-examples:
 	done; \
 	[ $$n -gt 0 ] && [ $$bad -eq 0 ] && echo "ok   $$n OpenPMIx master examples compile against include/" || exit 1
 
+# The C prototype of every export, as cbindgen reads it from capi's Rust signatures
+# (tools/exports-h), compiled together with our headers: a signature that differs from
+# its declaration is a "conflicting types" error; every exported symbol must be covered.
+EXPORTS_H_BIN := $(CURDIR)/target/tools/release/exports-h
+.PHONY: abi-prototypes
+abi-prototypes: lib
+	@mkdir -p $(ABI_OUT)
+	$(CARGO) build -q --release --locked --manifest-path tools/exports-h/Cargo.toml --target-dir $(CURDIR)/target/tools
+	RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(CURDIR)/target/tools/expand $(EXPORTS_H_BIN) capi $(ABI_OUT)/exports.h
+	@printf '#include <pmix.h>\n#include <pmix_server.h>\n#include <pmix_tool.h>\n#include <pmix_cuda.h>\n#include "exports.h"\nint abi_nonempty;\n' \
+	  | $(CC) -std=c11 -Wall -Wextra -Werror -Wno-array-parameter -fsyntax-only -Iinclude -I$(ABI_OUT) -x c - \
+	  || { echo "FAIL a Rust export's signature differs from its declaration in include/"; exit 1; }
+	@nm -D --defined-only $(LIBDIR)/libpmix.so.2 | awk '$$3 ~ /^PMIx_/ {print $$3}' | sort > $(ABI_OUT)/exported.txt; \
+	grep -oE '\bPMIx_[A-Za-z0-9_]+\(' $(ABI_OUT)/exports.h | tr -d '(' | sort -u > $(ABI_OUT)/prototyped.txt; \
+	missing=$$(comm -23 $(ABI_OUT)/exported.txt $(ABI_OUT)/prototyped.txt); \
+	[ -z "$$missing" ] || { echo "FAIL exported but not seen by cbindgen: $$missing"; exit 1; }; \
+	echo "ok   $$(wc -l < $(ABI_OUT)/exported.txt) exports: Rust signatures agree with include/ (cbindgen)"
+
 CHECK_TARGETS += abi-header-check abi-headers abi-check abi-stubs-check abi-exports abi-install \
-                 abi-master-check abi-examples
+                 abi-master-check abi-examples abi-prototypes
 
 # docs/STATUS.md's per-function table matches what capi/src implements.
 .PHONY: status status-check

@@ -30,17 +30,17 @@ pub mod iof;
 
 use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
-use crate::store::{Entry, JobData, NodeData};
+use crate::store::{Entry, JobData, NodeData, ProcTable};
 use crate::value::{Info, Key, Nspace, Pdata, ProcId, Rank, Value};
 pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 pub use iof::IofReq;
 use pmix_sys as sys;
-use std::collections::BTreeMap;
 
 /// Protocol version spoken by this library (sent in [`Hello`]). 3 added I/O forwarding
 /// ([`Req::Iof`], [`ServerMsg::Iof`]); 4 added tools ([`Hello::kind`], the identity in
-/// [`Welcome::Accepted`]).
-pub const VERSION: u32 = 4;
+/// [`Welcome::Accepted`]); 5 made job data compact (the per-process table of
+/// `store::procs`, which a Welcome may name by its shared segment).
+pub const VERSION: u32 = 5;
 /// The largest frame body accepted (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
@@ -320,9 +320,27 @@ pub fn encode_welcome_accepted(server: &ProcId, you: &ProcId, jobs: &[&JobData])
     you.encode(&mut out);
     (jobs.len() as u32).encode(&mut out);
     for j in jobs {
-        j.encode(&mut out);
+        encode_job(j, &mut out, true);
     }
     out
+}
+
+/// A [`JobData`]'s encoding; `local`: for a client on this node, whose per-process table
+/// may be named by its shared segment instead of carried inline.
+fn encode_job(j: &JobData, out: &mut Vec<u8>, local: bool) {
+    j.nspace.encode(out);
+    j.job.encode(out);
+    (j.apps.len() as u32).encode(out);
+    for (n, l) in &j.apps {
+        n.encode(out);
+        l.encode(out);
+    }
+    encode_seq(&j.nodes, out);
+    if local {
+        j.procs.encode_local(out);
+    } else {
+        j.procs.encode(out);
+    }
 }
 
 impl Wire for NodeData {
@@ -355,19 +373,7 @@ impl Wire for Section {
 
 impl Wire for JobData {
     fn encode(&self, out: &mut Vec<u8>) {
-        self.nspace.encode(out);
-        self.job.encode(out);
-        (self.apps.len() as u32).encode(out);
-        for (n, l) in &self.apps {
-            n.encode(out);
-            l.encode(out);
-        }
-        encode_seq(&self.nodes, out);
-        (self.procs.len() as u32).encode(out);
-        for (r, l) in &self.procs {
-            r.encode(out);
-            l.encode(out);
-        }
+        encode_job(self, out, false);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         let nspace = Nspace::decode(d)?;
@@ -377,10 +383,7 @@ impl Wire for JobData {
             .map(|s| (s.0, s.1))
             .collect();
         let nodes = decode_seq(d)?;
-        let mut procs = BTreeMap::new();
-        for s in decode_seq::<Section>(d)? {
-            procs.insert(s.0, s.1);
-        }
+        let procs = ProcTable::decode(d)?;
         Ok(JobData {
             nspace,
             job,
@@ -1337,8 +1340,14 @@ mod tests {
         };
         job.job
             .push(Info::new("pmix.job.size", Value::Uint32(4)).unwrap());
-        job.procs
-            .insert(2, vec![Info::new("pmix.lrank", Value::Uint16(2)).unwrap()]);
+        let mut b = crate::store::ProcBuilder::new(4);
+        b.add(
+            2,
+            Info::new("pmix.lrank", Value::Uint16(2)).unwrap(),
+            &job.nspace,
+        );
+        b.add(2, Info::new("x", Value::Double(0.5)).unwrap(), &job.nspace);
+        job.procs = b.finish();
         let server = p("srv", 0);
         let you = p("job", 2);
         for jobs in [vec![], vec![job.clone()]] {
@@ -1444,10 +1453,10 @@ mod tests {
                 hostname: Some("h".into()),
                 info: vec![],
             }],
-            procs: BTreeMap::new(),
+            procs: Default::default(),
         };
         jd.procs
-            .insert(1, vec![Info::new("pmix.lrank", Value::Uint16(1)).unwrap()]);
+            .extend_list(1, vec![Info::new("pmix.lrank", Value::Uint16(1)).unwrap()]);
         roundtrip(Welcome::Accepted {
             server: p("srv", 0),
             you: p("ns", 1),

@@ -2,7 +2,10 @@
 //! the way an OpenPMIx host registers a job: job-level keys at the top level, one
 //! `PMIX_APP_INFO_ARRAY` per app, one `PMIX_NODE_INFO_ARRAY` per node and one
 //! `PMIX_PROC_INFO_ARRAY` (`PMIX_PROC_DATA`) per rank, `PMIX_RANK` first. Every value
-//! has the type the PMIx_Get page gives its key.
+//! has the type the PMIx_Get page gives its key. A process's `PMIX_HOSTNAME`,
+//! `PMIX_NODEID`, `PMIX_LOCAL_RANK` and `PMIX_NODE_RANK` are not in its array: the
+//! server answers them from `PMIX_NODE_MAP`/`PMIX_PROC_MAP` (same values, same types),
+//! without a per-process copy.
 //!
 //! Nodes: normally one (this machine). With `--nodes K` (the multi-node test bench) the
 //! ranks are placed on K simulated nodes in blocks ([`block_distribution`]), and each
@@ -338,10 +341,6 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
         let pid = *pids
             .get(i)
             .ok_or_else(|| pmix_core::Error::bad_param(format!("no pid for rank {}", p.rank)))?;
-        let node = layout
-            .nodes
-            .get(p.node)
-            .ok_or_else(|| pmix_core::Error::bad_param(format!("rank {} has no node", p.rank)))?;
         out.push(Info::new(
             PMIX_PROC_INFO_ARRAY,
             info_array(vec![
@@ -349,10 +348,6 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
                 Info::new(PMIX_GLOBAL_RANK, Value::Rank(p.rank))?,
                 Info::new(PMIX_APP_RANK, Value::Rank(p.app_rank))?,
                 Info::new(PMIX_APPNUM, Value::Uint32(p.appnum))?,
-                Info::new(PMIX_LOCAL_RANK, Value::Uint16(p.local_rank))?,
-                Info::new(PMIX_NODE_RANK, Value::Uint16(p.node_rank))?,
-                Info::new(PMIX_NODEID, Value::Uint32(node.id))?,
-                Info::new(PMIX_HOSTNAME, Value::string(&node.hostname))?,
                 Info::new(PMIX_PROCDIR, path_value(procdir))?,
                 Info::new(PMIX_REINCARNATION, Value::Uint32(0))?,
                 Info::new(PMIX_PROC_PID, Value::Pid(pid))?,
@@ -366,6 +361,7 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
 pub(crate) mod tests {
     use super::*;
     use pmix_sys as sys;
+    use pmix_sys::attrs::keys::{PMIX_LOCAL_RANK, PMIX_NODE_RANK};
 
     pub(crate) fn layout() -> Layout {
         let ns = Nspace::new("pmixrun.host.42").expect("nspace");
@@ -407,6 +403,16 @@ pub(crate) mod tests {
             .filter(|i| i.key.as_str() == key)
             .map(|i| &i.value)
             .collect()
+    }
+
+    /// What the engine answers for `key` of `rank` once `infos` are registered (the
+    /// per-process keys the maps imply are not in the registration itself).
+    fn served(l: &Layout, infos: &[Info], rank: Rank, key: &str) -> Value {
+        let mut jd = pmix_core::store::JobData::from_register(&l.nspace, infos.to_vec());
+        jd.derive("elsewhere");
+        jd.proc_value(rank, key, pmix_core::store::Level::Any)
+            .map(std::borrow::Cow::into_owned)
+            .unwrap_or_else(|| panic!("no {key} for rank {rank}"))
     }
 
     fn array(v: &Value) -> Vec<Info> {
@@ -507,9 +513,10 @@ pub(crate) mod tests {
                 one(&p, PMIX_PROC_PID),
                 &Value::Pid(10 + i32::try_from(i).expect("i"))
             );
+            assert!(get(&p, PMIX_LOCAL_RANK).is_empty(), "the map implies it");
             assert_eq!(
-                one(&p, PMIX_LOCAL_RANK),
-                &Value::Uint16(u16::try_from(i).expect("i"))
+                served(&l, &r, rank, PMIX_LOCAL_RANK),
+                Value::Uint16(u16::try_from(i).expect("i"))
             );
             assert_eq!(one(&p, PMIX_PROCDIR), &Value::string(&format!("/t/ns/{i}")));
         }
@@ -645,13 +652,13 @@ pub(crate) mod tests {
         );
         let procs = get(&r, PMIX_PROC_INFO_ARRAY);
         assert_eq!(procs.len(), 5, "every process, local or not");
-        let p1 = array(procs[1]);
-        assert_eq!(one(&p1, PMIX_HOSTNAME), &Value::string("node0"));
-        assert_eq!(one(&p1, PMIX_NODEID), &Value::Uint32(0));
-        assert_eq!(one(&p1, PMIX_LOCAL_RANK), &Value::Uint16(1));
+        assert_eq!(served(&l, &r, 1, PMIX_HOSTNAME), Value::string("node0"));
+        assert_eq!(served(&l, &r, 1, PMIX_NODEID), Value::Uint32(0));
+        assert_eq!(served(&l, &r, 1, PMIX_LOCAL_RANK), Value::Uint16(1));
+        assert_eq!(served(&l, &r, 4, PMIX_HOSTNAME), Value::string("node1"));
+        assert_eq!(served(&l, &r, 4, PMIX_NODEID), Value::Uint32(1));
+        assert_eq!(served(&l, &r, 4, PMIX_NODE_RANK), Value::Uint16(1));
         let p4 = array(procs[4]);
-        assert_eq!(one(&p4, PMIX_HOSTNAME), &Value::string("node1"));
-        assert_eq!(one(&p4, PMIX_NODE_RANK), &Value::Uint16(1));
         assert_eq!(one(&p4, PMIX_PROC_PID), &Value::Pid(14));
         assert!(registration_for(&l, &pids, 2).is_err());
     }

@@ -27,10 +27,10 @@
 #include <pmix_server.h>
 
 #include "check.h"
+#include "host.h"
 
 #define NSPACE "hchost-job"
 
-extern char **environ;
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static int n_getcred, n_valid, n_alloc, n_monitor, n_session, n_fabric, n_resblk, bad_args;
@@ -591,54 +591,13 @@ int main(int argc, char **argv)
     query_host_attrs(); /* the server process's own query */
 
     const int n = 2;
-    char host[256];
-    gethostname(host, sizeof host);
-    pmix_info_t info[3];
-    uint32_t size = n;
-    char *nmap = NULL, *pmap = NULL;
-    PMIx_generate_regex(host, &nmap);
-    PMIx_generate_ppn("0,1", &pmap);
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, nmap, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, pmap, PMIX_STRING);
-    free(nmap);
-    free(pmap);
-    pmix_nspace_t nsname;
-    PMIX_LOAD_NSPACE(nsname, NSPACE);
-    rc = PMIx_server_register_nspace(nsname, n, info, 3, NULL, NULL);
-    CHECK_RC(rc, PMIX_SUCCESS, "register_nspace");
-    for (int i = 0; i < 3; i++) {
-        PMIX_INFO_DESTRUCT(&info[i]);
-    }
-
+    host_register_nspace(NSPACE, n);
     pid_t pids[2];
     for (int i = 0; i < n; i++) {
-        pmix_proc_t p;
-        char **env = NULL;
-        PMIX_LOAD_PROCID(&p, NSPACE, (pmix_rank_t)i);
-        rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, NULL, NULL);
-        CHECK_RC(rc, PMIX_SUCCESS, "register_client");
-        for (char **e = environ; *e; e++) {
-            PMIx_Argv_append_nosize(&env, *e);
-        }
-        rc = PMIx_server_setup_fork(&p, &env);
-        CHECK_RC(rc, PMIX_SUCCESS, "setup_fork");
-        pids[i] = fork();
-        if (0 == pids[i]) {
-            char *args[] = {argv[0], (char *)mode, "client", NULL};
-            execve(argv[0], args, env);
-            _exit(127);
-        }
-        PMIx_Argv_free(env);
+        char *args[] = {argv[0], (char *)mode, "client", NULL};
+        pids[i] = host_start_client(NSPACE, (pmix_rank_t)i, args);
     }
-    int failed = 0;
-    for (int i = 0; i < n; i++) {
-        int st = 0;
-        waitpid(pids[i], &st, 0);
-        if (!WIFEXITED(st) || 0 != WEXITSTATUS(st)) {
-            failed++;
-        }
-    }
+    int failed = host_wait_clients(pids, n);
     CHECK(0 == failed, "every client passed (%d failed)", failed);
     pthread_mutex_lock(&mtx);
     if (null) {

@@ -1,10 +1,24 @@
 //! `PMIx_Connect`, `PMIx_Connect_nb`, `PMIx_Disconnect`, `PMIx_Disconnect_nb`.
 
-use super::ops::{infos, op_callback, required_procs, started, would_block};
-use super::status;
+use super::ops::{blocking, infos, nonblocking, op_callback, required_procs};
 use core::ffi::c_void;
-use pmix_core::client::global;
+use pmix_core::{Info, ProcId, Result};
 use pmix_sys as sys;
+
+/// The participants (required) and directives of a connect or disconnect.
+///
+/// # Safety
+/// `procs`/`info` are NULL or point to `nprocs`/`ninfo` readable elements.
+unsafe fn args(
+    call: &str,
+    procs: *const sys::pmix_proc_t,
+    nprocs: usize,
+    info: *const sys::pmix_info_t,
+    ninfo: usize,
+) -> Result<(Vec<ProcId>, Vec<Info>)> {
+    // SAFETY: forwarded C contract.
+    unsafe { Ok((required_procs(call, procs, nprocs)?, infos(info, ninfo)?)) }
+}
 
 /// Connect the processes in `procs` (the caller among them; a rank of
 /// `PMIX_RANK_WILDCARD` names a whole namespace; group ids are expanded). Returns once all
@@ -24,21 +38,11 @@ pub unsafe extern "C" fn PMIx_Connect(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Connect") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let args = unsafe { required_procs("PMIx_Connect", procs, nprocs) }
-            // SAFETY: as above.
-            .and_then(|p| Ok((p, unsafe { infos(info, ninfo) }?)));
-        match args {
-            Ok((p, i)) => status("PMIx_Connect", c.connect_procs(p, &i)),
-            Err(e) => e.status(),
-        }
+        blocking("PMIx_Connect", |c| {
+            // SAFETY: forwarded C contract.
+            let (p, i) = unsafe { args("PMIx_Connect", procs, nprocs, info, ninfo) }?;
+            c.connect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -62,21 +66,11 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
             // SAFETY: forwarded C contract.
             return unsafe { PMIx_Connect(procs, nprocs, info, ninfo) };
         };
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let args = unsafe { required_procs("PMIx_Connect_nb", procs, nprocs) }
-            // SAFETY: as above.
-            .and_then(|p| Ok((p, unsafe { infos(info, ninfo) }?)));
-        match args {
-            Ok((p, i)) => started(
-                "PMIx_Connect_nb",
-                c.connect_procs_nb(p, &i, op_callback("PMIx_Connect_nb", cb, cbdata)),
-            ),
-            Err(e) => e.status(),
-        }
+        nonblocking("PMIx_Connect_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (p, i) = unsafe { args("PMIx_Connect_nb", procs, nprocs, info, ninfo) }?;
+            c.connect_procs_nb(p, &i, op_callback("PMIx_Connect_nb", cb, cbdata))
+        })
     })
 }
 
@@ -95,21 +89,11 @@ pub unsafe extern "C" fn PMIx_Disconnect(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Disconnect") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let args = unsafe { required_procs("PMIx_Disconnect", procs, nprocs) }
-            // SAFETY: as above.
-            .and_then(|p| Ok((p, unsafe { infos(info, ninfo) }?)));
-        match args {
-            Ok((p, i)) => status("PMIx_Disconnect", c.disconnect_procs(p, &i)),
-            Err(e) => e.status(),
-        }
+        blocking("PMIx_Disconnect", |c| {
+            // SAFETY: forwarded C contract.
+            let (p, i) = unsafe { args("PMIx_Disconnect", procs, nprocs, info, ninfo) }?;
+            c.disconnect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -131,20 +115,10 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(
             // SAFETY: forwarded C contract.
             return unsafe { PMIx_Disconnect(procs, nprocs, info, ninfo) };
         };
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let args = unsafe { required_procs("PMIx_Disconnect_nb", procs, nprocs) }
-            // SAFETY: as above.
-            .and_then(|p| Ok((p, unsafe { infos(info, ninfo) }?)));
-        match args {
-            Ok((p, i)) => started(
-                "PMIx_Disconnect_nb",
-                c.disconnect_procs_nb(p, &i, op_callback("PMIx_Disconnect_nb", cb, cbdata)),
-            ),
-            Err(e) => e.status(),
-        }
+        nonblocking("PMIx_Disconnect_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (p, i) = unsafe { args("PMIx_Disconnect_nb", procs, nprocs, info, ninfo) }?;
+            c.disconnect_procs_nb(p, &i, op_callback("PMIx_Disconnect_nb", cb, cbdata))
+        })
     })
 }

@@ -1,12 +1,10 @@
 //! `PMIx_Group_construct`, `_invite`, `_join`, `_leave`, `_destruct` and their `_nb`
 //! forms.
 
-use super::ops::{infos, op_callback, started, would_block};
-use super::query::{call_info_cb, store_results};
-use super::{status, CbData};
+use super::ops::{blocking, info_callback, infos, nonblocking, op_callback, would_block};
+use super::query::store_results;
 use crate::conv;
 use core::ffi::{c_char, c_void};
-use pmix_core::client::{global, Callback};
 use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
@@ -39,18 +37,6 @@ unsafe fn args(
     }
 }
 
-/// An engine callback delivering results to a C info callback.
-fn info_callback(cb: sys::pmix_info_cbfunc_t, cbdata: *mut c_void) -> Callback<Vec<Info>> {
-    let data = CbData::new(cbdata);
-    Box::new(move |r| {
-        let Some(cb) = cb else { return };
-        match r {
-            Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
-            Err(e) => call_info_cb(cb, data, e.status(), &[]),
-        }
-    })
-}
-
 /// Build group `grp` from `procs` (collective: every member calls; added members pass
 /// NULL procs). Results (`PMIX_GROUP_ID`, `PMIX_GROUP_MEMBERSHIP`,
 /// `PMIX_GROUP_CONTEXT_ID`) go to `*results` (may be NULL; release with `PMIX_INFO_FREE`).
@@ -70,23 +56,13 @@ pub unsafe extern "C" fn PMIx_Group_construct(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_construct, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Group_construct") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (g, p, i) = match unsafe { args(grp, procs, nprocs, directives, ndirs) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.group_construct(&g, p, &i) {
+        blocking("PMIx_Group_construct", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, p, i) = unsafe { args(grp, procs, nprocs, directives, ndirs) }?;
+            let res = c.group_construct(&g, p, &i)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresults) },
-            Err(e) => status("PMIx_Group_construct", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresults) })
+        })
     })
 }
 
@@ -106,24 +82,16 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_construct_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if cbfunc.is_none() {
-            if let Some(st) = would_block("PMIx_Group_construct_nb") {
-                return st;
+        nonblocking("PMIx_Group_construct_nb", |c| {
+            if cbfunc.is_none() {
+                if let Some(st) = would_block("PMIx_Group_construct_nb") {
+                    return Err(pmix_core::Error::new(st, "no callback"));
+                }
             }
-        }
-        // SAFETY: forwarded C contract.
-        let (g, p, i) = match unsafe { args(grp, procs, nprocs, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        started(
-            "PMIx_Group_construct_nb",
-            c.group_construct_nb(&g, p, &i, info_callback(cbfunc, cbdata)),
-        )
+            // SAFETY: forwarded C contract.
+            let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
+            c.group_construct_nb(&g, p, &i, info_callback(cbfunc, cbdata))
+        })
     })
 }
 
@@ -145,23 +113,13 @@ pub unsafe extern "C" fn PMIx_Group_invite(
     nresult: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_invite, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Group_invite") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (g, p, i) = match unsafe { args(grp, procs, nprocs, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.group_invite(&g, p, &i) {
+        blocking("PMIx_Group_invite", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
+            let res = c.group_invite(&g, p, &i)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresult) },
-            Err(e) => status("PMIx_Group_invite", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresult) })
+        })
     })
 }
 
@@ -181,23 +139,15 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_invite_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if cbfunc.is_none() {
-            log::warn!("PMIx_Group_invite_nb: NULL cbfunc");
-            return sys::PMIX_ERR_BAD_PARAM;
-        }
-        // SAFETY: forwarded C contract.
-        let (g, p, i) = match unsafe { args(grp, procs, nprocs, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        started(
-            "PMIx_Group_invite_nb",
-            c.group_invite_nb(&g, p, &i, info_callback(cbfunc, cbdata)),
-        )
+        nonblocking("PMIx_Group_invite_nb", |c| {
+            if cbfunc.is_none() {
+                log::warn!("PMIx_Group_invite_nb: NULL cbfunc");
+                return Err(pmix_core::Error::bad_param("NULL cbfunc"));
+            }
+            // SAFETY: forwarded C contract.
+            let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
+            c.group_invite_nb(&g, p, &i, info_callback(cbfunc, cbdata))
+        })
     })
 }
 
@@ -236,23 +186,13 @@ pub unsafe extern "C" fn PMIx_Group_join(
     nresult: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Group_join") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (g, l, i) = match unsafe { join_args(grp, leader, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.group_join(&g, l.as_ref(), opt == sys::PMIX_GROUP_ACCEPT, &i) {
+        blocking("PMIx_Group_join", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
+            let res = c.group_join(&g, l.as_ref(), opt == sys::PMIX_GROUP_ACCEPT, &i)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresult) },
-            Err(e) => status("PMIx_Group_join", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresult) })
+        })
     })
 }
 
@@ -271,25 +211,12 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (g, l, i) = match unsafe { join_args(grp, leader, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        started(
-            "PMIx_Group_join_nb",
-            c.group_join_nb(
-                &g,
-                l.as_ref(),
-                opt == sys::PMIX_GROUP_ACCEPT,
-                &i,
-                info_callback(cbfunc, cbdata),
-            ),
-        )
+        nonblocking("PMIx_Group_join_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
+            let accept = opt == sys::PMIX_GROUP_ACCEPT;
+            c.group_join_nb(&g, l.as_ref(), accept, &i, info_callback(cbfunc, cbdata))
+        })
     })
 }
 
@@ -305,19 +232,11 @@ pub unsafe extern "C" fn PMIx_Group_leave(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Group_leave") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        status("PMIx_Group_leave", c.group_leave(&g, &i))
+        blocking("PMIx_Group_leave", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            c.group_leave(&g, &i).map(|()| sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -338,19 +257,11 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
             // SAFETY: forwarded C contract.
             return unsafe { PMIx_Group_leave(grp, info, ninfo) };
         };
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        started(
-            "PMIx_Group_leave_nb",
-            c.group_leave_nb(&g, &i, op_callback("PMIx_Group_leave_nb", cb, cbdata)),
-        )
+        nonblocking("PMIx_Group_leave_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            c.group_leave_nb(&g, &i, op_callback("PMIx_Group_leave_nb", cb, cbdata))
+        })
     })
 }
 
@@ -368,19 +279,11 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Group_destruct") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        status("PMIx_Group_destruct", c.group_destruct(&g, &i))
+        blocking("PMIx_Group_destruct", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            c.group_destruct(&g, &i).map(|()| sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -401,18 +304,10 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
             // SAFETY: forwarded C contract.
             return unsafe { PMIx_Group_destruct(grp, info, ninfo) };
         };
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (g, _, i) = match unsafe { args(grp, core::ptr::null(), 0, info, ninfo) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        started(
-            "PMIx_Group_destruct_nb",
-            c.group_destruct_nb(&g, &i, op_callback("PMIx_Group_destruct_nb", cb, cbdata)),
-        )
+        nonblocking("PMIx_Group_destruct_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            c.group_destruct_nb(&g, &i, op_callback("PMIx_Group_destruct_nb", cb, cbdata))
+        })
     })
 }

@@ -3,8 +3,8 @@
 //! `PMIx_Heartbeat`, `PMIx_Session_control` (see `pmix_core::client::hostops`). A host
 //! without the slot makes the call fail with `PMIX_ERR_NOT_SUPPORTED`.
 
-use super::ops::{infos, started, would_block};
-use super::query::{call_info_cb, store_results};
+use super::ops::{blocking, info_callback, infos, nonblocking, started, would_block};
+use super::query::store_results;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
@@ -100,23 +100,6 @@ fn call_valid_cb(
     }
 }
 
-/// An engine callback that hands the results to a C info callback (if any).
-fn info_callback(
-    cbfunc: sys::pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_core::client::Callback<Vec<Info>> {
-    let data = CbData::new(cbdata);
-    Box::new(move |r| {
-        let Some(cb) = cbfunc else {
-            return;
-        };
-        match r {
-            Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
-            Err(e) => call_info_cb(cb, data, e.status(), &[]),
-        }
-    })
-}
-
 /// Ask the host for a credential for this process; it goes to `*credential`
 /// (malloc'd bytes; the caller frees them, e.g. with `PMIX_BYTE_OBJECT_DESTRUCT`).
 ///
@@ -131,10 +114,6 @@ pub unsafe extern "C" fn PMIx_Get_credential(
     credential: *mut sys::pmix_byte_object_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Get_credential, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
         crate::check_null!(credential);
         // SAFETY: non-NULL, writable (C contract).
         unsafe {
@@ -143,22 +122,13 @@ pub unsafe extern "C" fn PMIx_Get_credential(
                 size: 0,
             }
         };
-        if let Some(st) = would_block("PMIx_Get_credential") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let d = match unsafe { infos(info, ninfo) } {
-            Ok(d) => d,
-            Err(e) => return e.status(),
-        };
-        match c.get_credential(&d) {
+        blocking("PMIx_Get_credential", |c| {
+            // SAFETY: forwarded C contract.
+            let (bytes, _) = c.get_credential(&unsafe { infos(info, ninfo) }?)?;
             // SAFETY: non-NULL, writable (checked above).
-            Ok((bytes, _)) => match conv::bo_to_c(&bytes, unsafe { &mut *credential }) {
-                Ok(()) => sys::PMIX_SUCCESS,
-                Err(e) => e.status(),
-            },
-            Err(e) => status("PMIx_Get_credential", Err(e)),
-        }
+            conv::bo_to_c(&bytes, unsafe { &mut *credential })?;
+            Ok(sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -176,25 +146,19 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Get_credential_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let d = match unsafe { infos(info, ninfo) } {
-            Ok(d) => d,
-            Err(e) => return e.status(),
-        };
-        let data = CbData::new(cbdata);
-        let r = c.get_credential_nb(
-            &d,
-            Box::new(move |r| {
-                if let Some(cb) = cbfunc {
-                    call_cred_cb(cb, data, r);
-                }
-            }),
-        );
-        started("PMIx_Get_credential_nb", r)
+        nonblocking("PMIx_Get_credential_nb", |c| {
+            let data = CbData::new(cbdata);
+            // SAFETY: forwarded C contract.
+            let d = unsafe { infos(info, ninfo) }?;
+            c.get_credential_nb(
+                &d,
+                Box::new(move |r| {
+                    if let Some(cb) = cbfunc {
+                        call_cred_cb(cb, data, r);
+                    }
+                }),
+            )
+        })
     })
 }
 
@@ -214,27 +178,16 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Validate_credential, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
         // SAFETY: NULL-checked out-parameters are reset first (empty answer on failure).
         unsafe { store_results(&[], results, nresults) };
-        if let Some(st) = would_block("PMIx_Validate_credential") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (b, d) = match unsafe { cred_bytes("PMIx_Validate_credential", cred) }
-            .and_then(|b| Ok((b, unsafe { infos(info, ninfo) }?)))
-        {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.validate_credential(&b, &d) {
+        blocking("PMIx_Validate_credential", |c| {
+            // SAFETY: forwarded C contract.
+            let b = unsafe { cred_bytes("PMIx_Validate_credential", cred) }?;
+            // SAFETY: forwarded C contract.
+            let res = c.validate_credential(&b, &unsafe { infos(info, ninfo) }?)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresults) },
-            Err(e) => status("PMIx_Validate_credential", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresults) })
+        })
     })
 }
 
@@ -252,28 +205,22 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Validate_credential_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (b, d) = match unsafe { cred_bytes("PMIx_Validate_credential_nb", cred) }
-            .and_then(|b| Ok((b, unsafe { infos(info, ninfo) }?)))
-        {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        let data = CbData::new(cbdata);
-        let r = c.validate_credential_nb(
-            &b,
-            &d,
-            Box::new(move |r| {
-                if let Some(cb) = cbfunc {
-                    call_valid_cb(cb, data, r);
-                }
-            }),
-        );
-        started("PMIx_Validate_credential_nb", r)
+        nonblocking("PMIx_Validate_credential_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let b = unsafe { cred_bytes("PMIx_Validate_credential_nb", cred) }?;
+            // SAFETY: forwarded C contract.
+            let d = unsafe { infos(info, ninfo) }?;
+            let data = CbData::new(cbdata);
+            c.validate_credential_nb(
+                &b,
+                &d,
+                Box::new(move |r| {
+                    if let Some(cb) = cbfunc {
+                        call_valid_cb(cb, data, r);
+                    }
+                }),
+            )
+        })
     })
 }
 
@@ -293,26 +240,15 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Allocation_request, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
         crate::check_null!(results, nresults);
         // SAFETY: both non-NULL (checked above).
         unsafe { store_results(&[], results, nresults) };
-        if let Some(st) = would_block("PMIx_Allocation_request") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let d = match unsafe { infos(info, ninfo) } {
-            Ok(d) => d,
-            Err(e) => return e.status(),
-        };
-        match c.allocate(directive, &d) {
+        blocking("PMIx_Allocation_request", |c| {
+            // SAFETY: forwarded C contract.
+            let res = c.allocate(directive, &unsafe { infos(info, ninfo) }?)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresults) },
-            Err(e) => status("PMIx_Allocation_request", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresults) })
+        })
     })
 }
 
@@ -330,17 +266,11 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Allocation_request_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let d = match unsafe { infos(info, ninfo) } {
-            Ok(d) => d,
-            Err(e) => return e.status(),
-        };
-        let r = c.allocate_nb(directive, &d, info_callback(cbfunc, cbdata));
-        started("PMIx_Allocation_request_nb", r)
+        nonblocking("PMIx_Allocation_request_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let d = unsafe { infos(info, ninfo) }?;
+            c.allocate_nb(directive, &d, info_callback(cbfunc, cbdata))
+        })
     })
 }
 
@@ -363,27 +293,16 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Process_monitor, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
         // SAFETY: NULL-checked out-parameters are reset first.
         unsafe { store_results(&[], results, nresults) };
-        if let Some(st) = would_block("PMIx_Process_monitor") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (m, d) = match unsafe { monitor_info("PMIx_Process_monitor", monitor) }
-            .and_then(|m| Ok((m, unsafe { infos(directives, ndirs) }?)))
-        {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.monitor(&m, error, &d) {
+        blocking("PMIx_Process_monitor", |c| {
+            // SAFETY: forwarded C contract.
+            let m = unsafe { monitor_info("PMIx_Process_monitor", monitor) }?;
+            // SAFETY: forwarded C contract.
+            let res = c.monitor(&m, error, &unsafe { infos(directives, ndirs) }?)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresults) },
-            Err(e) => status("PMIx_Process_monitor", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresults) })
+        })
     })
 }
 
@@ -401,19 +320,13 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Process_monitor_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (m, d) = match unsafe { monitor_info("PMIx_Process_monitor_nb", monitor) }
-            .and_then(|m| Ok((m, unsafe { infos(directives, ndirs) }?)))
-        {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        let r = c.monitor_nb(&m, error, &d, info_callback(cbfunc, cbdata));
-        started("PMIx_Process_monitor_nb", r)
+        nonblocking("PMIx_Process_monitor_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let m = unsafe { monitor_info("PMIx_Process_monitor_nb", monitor) }?;
+            // SAFETY: forwarded C contract.
+            let d = unsafe { infos(directives, ndirs) }?;
+            c.monitor_nb(&m, error, &d, info_callback(cbfunc, cbdata))
+        })
     })
 }
 
@@ -531,23 +444,15 @@ pub unsafe extern "C" fn PMIx_Resource_block(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Resource_block") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (b, u, d) =
-            match unsafe { block_args("PMIx_Resource_block", block, res, nres, info, ninfo) } {
-                Ok(x) => x,
-                Err(e) => return e.status(),
-            };
-        let r = pmix_core::reactor::wait("PMIx_Resource_block", None, |done| {
-            c.resource_block_nb(directive, b, u, &d, Box::new(move |r| done.complete(r)))
-        });
-        status("PMIx_Resource_block", r)
+        blocking("PMIx_Resource_block", |c| {
+            // SAFETY: forwarded C contract.
+            let (b, u, d) =
+                unsafe { block_args("PMIx_Resource_block", block, res, nres, info, ninfo) }?;
+            pmix_core::reactor::wait("PMIx_Resource_block", None, |done| {
+                c.resource_block_nb(directive, b, u, &d, Box::new(move |r| done.complete(r)))
+            })?;
+            Ok(sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -568,30 +473,24 @@ pub unsafe extern "C" fn PMIx_Resource_block_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (b, u, d) =
-            match unsafe { block_args("PMIx_Resource_block_nb", block, res, nres, info, ninfo) } {
-                Ok(x) => x,
-                Err(e) => return e.status(),
-            };
-        let data = CbData::new(cbdata);
-        let r = c.resource_block_nb(
-            directive,
-            b,
-            u,
-            &d,
-            Box::new(move |r| {
-                let st = status("PMIx_Resource_block_nb", r);
-                if let Some(cb) = cbfunc {
-                    // SAFETY: the caller's callback with its cbdata.
-                    unsafe { cb(st, data.get()) }
-                }
-            }),
-        );
-        started("PMIx_Resource_block_nb", r)
+        nonblocking("PMIx_Resource_block_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (b, u, d) =
+                unsafe { block_args("PMIx_Resource_block_nb", block, res, nres, info, ninfo) }?;
+            let data = CbData::new(cbdata);
+            c.resource_block_nb(
+                directive,
+                b,
+                u,
+                &d,
+                Box::new(move |r| {
+                    let st = status("PMIx_Resource_block_nb", r);
+                    if let Some(cb) = cbfunc {
+                        // SAFETY: the caller's callback with its cbdata.
+                        unsafe { cb(st, data.get()) }
+                    }
+                }),
+            )
+        })
     })
 }

@@ -2,12 +2,10 @@
 //! `pmix_core::client::Client::job_control_nb`: cleanup registrations are accepted
 //! locally, everything else goes to the host).
 
-use super::ops::{started, would_block};
-use super::query::{call_info_cb, store_results};
-use super::{status, CbData};
+use super::ops::{blocking, info_callback, nonblocking};
+use super::query::store_results;
 use crate::conv;
 use core::ffi::c_void;
-use pmix_core::client::global;
 use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
@@ -43,23 +41,13 @@ pub unsafe extern "C" fn PMIx_Job_control(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Job_control") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (t, d) = match unsafe { args(targets, ntargets, directives, ndirs) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.job_control_wait(&t, &d) {
+        blocking("PMIx_Job_control", |c| {
+            // SAFETY: forwarded C contract.
+            let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
+            let res = c.job_control_wait(&t, &d)?;
             // SAFETY: forwarded out-parameters.
-            Ok(res) => unsafe { store_results(&res, results, nresults) },
-            Err(e) => status("PMIx_Job_control", Err(e)),
-        }
+            Ok(unsafe { store_results(&res, results, nresults) })
+        })
     })
 }
 
@@ -78,29 +66,10 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control_nb, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let (t, d) = match unsafe { args(targets, ntargets, directives, ndirs) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        let data = CbData::new(cbdata);
-        let r = c.job_control_nb(
-            &t,
-            &d,
-            Box::new(move |r| {
-                let Some(cb) = cbfunc else {
-                    return;
-                };
-                match r {
-                    Ok(res) => call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
-                    Err(e) => call_info_cb(cb, data, e.status(), &[]),
-                }
-            }),
-        );
-        started("PMIx_Job_control_nb", r)
+        nonblocking("PMIx_Job_control_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
+            c.job_control_nb(&t, &d, info_callback(cbfunc, cbdata))
+        })
     })
 }

@@ -5,7 +5,7 @@
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
-use pmix_core::client::Callback;
+use pmix_core::client::{global, Callback, Client};
 use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
@@ -62,7 +62,50 @@ pub fn op_callback(
     })
 }
 
+/// An engine callback that hands the results to a C info callback (none: nothing runs);
+/// what it receives is freed when it returns.
+pub fn info_callback(cb: sys::pmix_info_cbfunc_t, cbdata: *mut c_void) -> Callback<Vec<Info>> {
+    let data = CbData::new(cbdata);
+    Box::new(move |r| {
+        let Some(cb) = cb else { return };
+        match r {
+            Ok(res) => super::query::call_info_cb(cb, data, sys::PMIX_SUCCESS, &res),
+            Err(e) => super::query::call_info_cb(cb, data, e.status(), &[]),
+        }
+    })
+}
+
 /// The status of starting a non-blocking call (its callback runs only on success).
 pub fn started(call: &str, r: pmix_core::Result<()>) -> sys::pmix_status_t {
     status(call, r)
+}
+
+/// The frame of a blocking export: the initialised client (`PMIX_ERR_INIT` without
+/// one), `PMIX_ERR_WOULD_BLOCK` on the progress thread, then `body`, whose error becomes
+/// the export's status.
+pub fn blocking(
+    call: &str,
+    body: impl FnOnce(&Client) -> pmix_core::Result<sys::pmix_status_t>,
+) -> sys::pmix_status_t {
+    let c = match global::client() {
+        Ok(c) => c,
+        Err(e) => return e.status(),
+    };
+    if let Some(st) = would_block(call) {
+        return st;
+    }
+    body(&c).unwrap_or_else(|e| status(call, Err(e)))
+}
+
+/// The frame of a non-blocking export: the initialised client (`PMIX_ERR_INIT` without
+/// one), then `body`, which starts the call (its callback runs only when this returns
+/// `PMIX_SUCCESS`).
+pub fn nonblocking(
+    call: &str,
+    body: impl FnOnce(&Client) -> pmix_core::Result<()>,
+) -> sys::pmix_status_t {
+    match global::client() {
+        Ok(c) => started(call, body(&c)),
+        Err(e) => e.status(),
+    }
 }

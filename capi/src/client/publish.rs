@@ -1,6 +1,6 @@
 //! `PMIx_Publish`, `PMIx_Lookup`, `PMIx_Unpublish` and their `_nb` forms.
 
-use super::ops::{infos, op_callback, started, would_block};
+use super::ops::{blocking, infos, nonblocking, op_callback, started, would_block};
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::{c_char, c_void};
@@ -32,19 +32,12 @@ pub unsafe extern "C" fn PMIx_Publish(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Publish, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Publish") {
-            return st;
-        }
         crate::check_null!(info);
-        // SAFETY: forwarded C contract.
-        match unsafe { infos(info, ninfo) } {
-            Ok(i) => status("PMIx_Publish", c.publish(&i)),
-            Err(e) => e.status(),
-        }
+        blocking("PMIx_Publish", |c| {
+            // SAFETY: forwarded C contract.
+            c.publish(&unsafe { infos(info, ninfo) }?)?;
+            Ok(sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -64,19 +57,12 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
             // SAFETY: forwarded C contract.
             return unsafe { PMIx_Publish(info, ninfo) };
         };
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
         crate::check_null!(info);
-        // SAFETY: forwarded C contract.
-        match unsafe { infos(info, ninfo) } {
-            Ok(i) => started(
-                "PMIx_Publish_nb",
-                c.publish_nb(&i, op_callback("PMIx_Publish_nb", cb, cbdata)),
-            ),
-            Err(e) => e.status(),
-        }
+        nonblocking("PMIx_Publish_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let i = unsafe { infos(info, ninfo) }?;
+            c.publish_nb(&i, op_callback("PMIx_Publish_nb", cb, cbdata))
+        })
     })
 }
 
@@ -226,20 +212,12 @@ pub unsafe extern "C" fn PMIx_Unpublish(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Unpublish, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Unpublish") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let k = unsafe { keys_from_c(keys) };
-        // SAFETY: forwarded C contract.
-        match unsafe { infos(info, ninfo) } {
-            Ok(i) => status("PMIx_Unpublish", c.unpublish(k, &i)),
-            Err(e) => e.status(),
-        }
+        blocking("PMIx_Unpublish", |c| {
+            // SAFETY: forwarded C contract.
+            let (k, i) = unsafe { (keys_from_c(keys), infos(info, ninfo)?) };
+            c.unpublish(k, &i)?;
+            Ok(sys::PMIX_SUCCESS)
+        })
     })
 }
 
@@ -260,19 +238,10 @@ pub unsafe extern "C" fn PMIx_Unpublish_nb(
             // SAFETY: forwarded C contract.
             return unsafe { PMIx_Unpublish(keys, info, ninfo) };
         };
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: forwarded C contract.
-        let k = unsafe { keys_from_c(keys) };
-        // SAFETY: forwarded C contract.
-        match unsafe { infos(info, ninfo) } {
-            Ok(i) => started(
-                "PMIx_Unpublish_nb",
-                c.unpublish_nb(k, &i, op_callback("PMIx_Unpublish_nb", cb, cbdata)),
-            ),
-            Err(e) => e.status(),
-        }
+        nonblocking("PMIx_Unpublish_nb", |c| {
+            // SAFETY: forwarded C contract.
+            let (k, i) = unsafe { (keys_from_c(keys), infos(info, ninfo)?) };
+            c.unpublish_nb(k, &i, op_callback("PMIx_Unpublish_nb", cb, cbdata))
+        })
     })
 }

@@ -1,6 +1,6 @@
 //! `PMIx_Spawn`, `PMIx_Spawn_nb`.
 
-use super::ops::{infos, would_block};
+use super::ops::{blocking, infos};
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::{c_char, c_void};
@@ -44,29 +44,17 @@ pub unsafe extern "C" fn PMIx_Spawn(
     nspace: *mut c_char,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Spawn, {
-        let c = match global::client() {
-            Ok(c) => c,
-            Err(e) => return e.status(),
-        };
-        if let Some(st) = would_block("PMIx_Spawn") {
-            return st;
-        }
-        // SAFETY: forwarded C contract.
-        let (i, a) = match unsafe { args("PMIx_Spawn", job_info, ninfo, apps, napps) } {
-            Ok(x) => x,
-            Err(e) => return e.status(),
-        };
-        match c.spawn(&i, a) {
-            Ok(ns) => {
-                if !nspace.is_null() {
-                    // SAFETY: a pmix_nspace_t buffer (C contract).
-                    let dst = unsafe { &mut *(nspace as *mut sys::pmix_nspace_t) };
-                    conv::load_nspace(dst, &ns);
-                }
-                sys::PMIX_SUCCESS
+        blocking("PMIx_Spawn", |c| {
+            // SAFETY: forwarded C contract.
+            let (i, a) = unsafe { args("PMIx_Spawn", job_info, ninfo, apps, napps) }?;
+            let ns = c.spawn(&i, a)?;
+            if !nspace.is_null() {
+                // SAFETY: a pmix_nspace_t buffer (C contract).
+                let dst = unsafe { &mut *(nspace as *mut sys::pmix_nspace_t) };
+                conv::load_nspace(dst, &ns);
             }
-            Err(e) => status("PMIx_Spawn", Err(e)),
-        }
+            Ok(sys::PMIX_SUCCESS)
+        })
     })
 }
 

@@ -9,7 +9,7 @@
 //! then comes through direct modex.
 
 use super::host::CHost;
-use super::upcall::{self, settle, unsupported, Call, Lent};
+use super::upcall::{self, settle, start, unsupported, Call, Lent};
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{HostDone, HostReply};
@@ -80,20 +80,17 @@ impl CHost {
         };
         let lent = Lent::new(None).procs(procs)?.info(info)?;
         let done: HostDone<()> = Box::new(move |r| done(r.map(|_| Vec::new())));
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: the lent arrays live in `call` until op_cb or settle frees them.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("connect", done, lent, |l, cbdata| unsafe {
             f(
                 l.procs,
                 l.nprocs,
                 l.info,
                 l.ninfo,
                 Some(upcall::op_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("connect", rc, call)
+        })
     }
 
     /// `disconnect` slot.
@@ -107,20 +104,17 @@ impl CHost {
             return unsupported("disconnect");
         };
         let lent = Lent::new(None).procs(procs)?.info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("disconnect", done, lent, |l, cbdata| unsafe {
             f(
                 l.procs,
                 l.nprocs,
                 l.info,
                 l.ninfo,
                 Some(upcall::op_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("disconnect", rc, call)
+        })
     }
 
     /// `spawn` slot.
@@ -135,10 +129,8 @@ impl CHost {
             return unsupported("spawn");
         };
         let lent = Lent::new(Some(requester)).info(job_info)?.apps(apps)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("spawn", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 l.info,
@@ -146,10 +138,9 @@ impl CHost {
                 l.apps,
                 l.napps,
                 Some(spawn_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("spawn", rc, call)
+        })
     }
 
     /// `publish` slot.
@@ -158,19 +149,10 @@ impl CHost {
             return unsupported("publish");
         };
         let lent = Lent::new(Some(p)).info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
-            f(
-                &l.proc_,
-                l.info,
-                l.ninfo,
-                Some(upcall::op_cb),
-                call as *mut c_void,
-            )
-        };
-        settle("publish", rc, call)
+        start("publish", done, lent, |l, cbdata| unsafe {
+            f(&l.proc_, l.info, l.ninfo, Some(upcall::op_cb), cbdata)
+        })
     }
 
     /// `lookup` slot.
@@ -185,20 +167,10 @@ impl CHost {
             return unsupported("lookup");
         };
         let lent = Lent::new(Some(p)).keys(keys)?.info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
-            f(
-                &l.proc_,
-                l.keys,
-                l.info,
-                l.ninfo,
-                Some(lookup_cb),
-                call as *mut c_void,
-            )
-        };
-        settle("lookup", rc, call)
+        start("lookup", done, lent, |l, cbdata| unsafe {
+            f(&l.proc_, l.keys, l.info, l.ninfo, Some(lookup_cb), cbdata)
+        })
     }
 
     /// `unpublish` slot.
@@ -213,20 +185,17 @@ impl CHost {
             return unsupported("unpublish");
         };
         let lent = Lent::new(Some(p)).keys(keys)?.info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("unpublish", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 l.keys,
                 l.info,
                 l.ninfo,
                 Some(upcall::op_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("unpublish", rc, call)
+        })
     }
 
     /// `query` slot.
@@ -240,19 +209,16 @@ impl CHost {
             return unsupported("query");
         };
         let lent = Lent::new(Some(p)).queries(queries)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &mut (*call).lent;
+        start("query", done, lent, |l, cbdata| unsafe {
             f(
                 &mut l.proc_,
                 l.queries,
                 l.nqueries,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("query", rc, call)
+        })
     }
 
     /// `log` slot (void in C: the host always calls back).
@@ -296,10 +262,8 @@ impl CHost {
             return unsupported("job_control");
         };
         let lent = Lent::new(Some(p)).procs(targets)?.info(directives)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("job_control", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 l.procs,
@@ -307,10 +271,9 @@ impl CHost {
                 l.info,
                 l.ninfo,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("job_control", rc, call)
+        })
     }
 
     /// `notify_event` slot: an event from a client whose range reaches beyond this
@@ -364,10 +327,8 @@ impl CHost {
             sys::PMIX_GROUP_DESTRUCT
         };
         let lent = Lent::new(None).name(Some(grp))?.procs(procs)?.info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `dyn_connect`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("group", done, lent, |l, cbdata| unsafe {
             f(
                 op,
                 l.name,
@@ -376,9 +337,8 @@ impl CHost {
                 l.info,
                 l.ninfo,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("group", rc, call)
+        })
     }
 }

@@ -4,8 +4,7 @@
 //! then).
 
 use super::host::CHost;
-use super::upcall::{self, settle, unsupported, Call, Lent};
-use core::ffi::c_void;
+use super::upcall::{self, start, unsupported, Lent};
 use pmix_core::iof::Channels;
 use pmix_core::server::{HostDone, HostReply};
 use pmix_core::{Info, ProcId, Result};
@@ -23,10 +22,8 @@ impl CHost {
             return unsupported("iof_pull");
         };
         let lent = Lent::new(None).procs(procs)?.info(directives)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: the lent arrays live in `call` until op_cb or settle frees them.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("iof_pull", done, lent, |l, cbdata| unsafe {
             f(
                 l.procs,
                 l.nprocs,
@@ -34,10 +31,9 @@ impl CHost {
                 l.ninfo,
                 channels,
                 Some(upcall::op_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("iof_pull", rc, call)
+        })
     }
 
     /// `push_stdin` slot (`bo` NULL when the pusher sent no data).
@@ -56,10 +52,8 @@ impl CHost {
             .procs(targets)?
             .info(directives)?
             .bo(data)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `iof_pull_slot`; the source and byte object live in `call` too.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("push_stdin", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 l.procs,
@@ -68,9 +62,8 @@ impl CHost {
                 l.ninfo,
                 l.bo_ptr(),
                 Some(upcall::op_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("push_stdin", rc, call)
+        })
     }
 }

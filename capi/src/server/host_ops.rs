@@ -5,7 +5,7 @@
 //! the 32-slot module with `PMIX_SERVER_MODULE_V7`).
 
 use super::host::CHost;
-use super::upcall::{self, settle, unsupported, Call, Lent};
+use super::upcall::{self, start, unsupported, Call, Lent};
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::server::{HostDone, HostReply};
@@ -90,19 +90,10 @@ impl CHost {
             return unsupported("get_credential");
         };
         let lent = Lent::new(Some(p)).info(directives)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: the lent blocks stay valid until `cred_cb` or `settle` frees them.
-        let rc = unsafe {
-            let l = &(*call).lent;
-            f(
-                &l.proc_,
-                l.info,
-                l.ninfo,
-                Some(cred_cb),
-                call as *mut c_void,
-            )
-        };
-        settle("get_credential", rc, call)
+        start("get_credential", done, lent, |l, cbdata| unsafe {
+            f(&l.proc_, l.info, l.ninfo, Some(cred_cb), cbdata)
+        })
     }
 
     /// `validate_credential` slot.
@@ -117,20 +108,10 @@ impl CHost {
             return unsupported("validate_credential");
         };
         let lent = Lent::new(Some(p)).info(directives)?.bo(Some(cred))?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
-        let rc = unsafe {
-            let l = &(*call).lent;
-            f(
-                &l.proc_,
-                &l.bo,
-                l.info,
-                l.ninfo,
-                Some(valid_cb),
-                call as *mut c_void,
-            )
-        };
-        settle("validate_credential", rc, call)
+        start("validate_credential", done, lent, |l, cbdata| unsafe {
+            f(&l.proc_, &l.bo, l.info, l.ninfo, Some(valid_cb), cbdata)
+        })
     }
 
     /// `allocate` slot.
@@ -145,20 +126,17 @@ impl CHost {
             return unsupported("allocate");
         };
         let lent = Lent::new(Some(p)).info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("allocate", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 directive,
                 l.info,
                 l.ninfo,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("allocate", rc, call)
+        })
     }
 
     /// `monitor` slot.
@@ -176,10 +154,8 @@ impl CHost {
         let lent = Lent::new(Some(p))
             .info(directives)?
             .info2(core::slice::from_ref(monitor))?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("monitor", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 l.info2,
@@ -187,10 +163,9 @@ impl CHost {
                 l.info,
                 l.ninfo,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("monitor", rc, call)
+        })
     }
 
     /// `session_control` slot (32-slot modules only).
@@ -205,20 +180,17 @@ impl CHost {
             return unsupported("session_control");
         };
         let lent = Lent::new(Some(p)).info(directives)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("session_control", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 session,
                 l.info,
                 l.ninfo,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("session_control", rc, call)
+        })
     }
 
     /// `fabric` slot.
@@ -233,20 +205,17 @@ impl CHost {
             return unsupported("fabric");
         };
         let lent = Lent::new(Some(p)).info(info)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("fabric", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 sys::pmix_fabric_operation_t::from(op),
                 l.info,
                 l.ninfo,
                 Some(upcall::info_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("fabric", rc, call)
+        })
     }
 
     /// `resource_block` slot (32-slot modules only).
@@ -263,10 +232,8 @@ impl CHost {
             return unsupported("resource_block");
         };
         let lent = Lent::new(Some(p)).info(info)?.name(block)?.units(units)?;
-        let call = Box::into_raw(Box::new(Call { done, lent }));
         // SAFETY: as for `get_credential_slot`.
-        let rc = unsafe {
-            let l = &(*call).lent;
+        start("resource_block", done, lent, |l, cbdata| unsafe {
             f(
                 &l.proc_,
                 directive,
@@ -276,9 +243,8 @@ impl CHost {
                 l.info,
                 l.ninfo,
                 Some(upcall::op_cb),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("resource_block", rc, call)
+        })
     }
 }

@@ -211,6 +211,23 @@ pub(super) fn settle<T>(
     v
 }
 
+/// Lend `lent` to the host for one upcall: `slot(lent, cbdata)` calls the module's
+/// function with the lent blocks and `cbdata` (the box the completion callback takes
+/// back); then the box is kept for that callback or taken back, as the slot's return
+/// code says ([`settle`]).
+pub(super) fn start<T>(
+    what: &str,
+    done: HostDone<T>,
+    lent: Lent,
+    slot: impl FnOnce(&mut Lent, *mut c_void) -> sys::pmix_status_t,
+) -> Result<HostReply> {
+    let call = Box::into_raw(Box::new(Call { done, lent }));
+    // SAFETY: `call` is our live box; nothing else touches it until `slot` hands its
+    // address to the host (whose callback owns it from then on, see `settle`).
+    let rc = slot(unsafe { &mut (*call).lent }, call as *mut c_void);
+    settle(what, rc, call)
+}
+
 /// Op-style completion (`pmix_op_cbfunc_t`) of a `Call<()>`.
 pub(super) unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
     crate::ffi_value!(op_cb, (), {

@@ -658,7 +658,7 @@ fn singleton_job(me: &ProcId, host: &str) -> JobData {
             p.push(i);
         }
     }
-    jd.procs.insert(0, p);
+    jd.procs.extend_list(0, p);
     jd
 }
 
@@ -738,7 +738,14 @@ impl Client {
         };
         let (stream, server, me, jobs, rest) = handshake(&me, &path, cfg.kind)?;
         let mut data = Data::default();
-        for j in jobs {
+        // Per-process tables the server published on this node are mapped, not copied;
+        // one that cannot be mapped is asked for inline once connected.
+        let mut unmapped = Vec::new();
+        for mut j in jobs {
+            if let Err(e) = j.procs.attach() {
+                log::warn!("client {}: {}; asking for an inline copy", me, e);
+                unmapped.push(j.nspace.clone());
+            }
             data.jobs.insert(j.nspace.clone(), j);
         }
         if cfg.kind != protocol::PeerKind::Client && !data.jobs.contains_key(&me.nspace) {
@@ -796,7 +803,41 @@ impl Client {
             }
         }
         log::debug!("client {} connected", inner.me);
-        Ok(Client { inner })
+        let client = Client { inner };
+        for ns in unmapped {
+            if let Err(e) = client.fetch_job_inline(ns.clone()) {
+                // Gets of other processes' keys still reach the server; our own
+                // per-process keys are missing until a refresh succeeds.
+                log::warn!("client {}: no job data for {}: {}", client.inner.me, ns, e);
+            }
+        }
+        Ok(client)
+    }
+
+    /// Replace a namespace's job data with the server's inline copy (blocking; used when
+    /// the segment a Welcome named cannot be mapped here).
+    ///
+    /// # Errors
+    /// The request's failure (`PMIX_ERR_UNREACH`, `PMIX_ERR_TIMEOUT`, the server's status).
+    fn fetch_job_inline(&self, nspace: Nspace) -> Result<()> {
+        let inner = self.inner.clone();
+        reactor::wait("PMIx_Init", Some(HANDSHAKE_TIMEOUT), |done| {
+            self.request(
+                Req::JobData { nspace },
+                Box::new(move |status, data| {
+                    done.complete(match (status, data) {
+                        (sys::PMIX_SUCCESS, ReplyData::Job(jd)) => {
+                            inner.write().jobs.insert(jd.nspace.clone(), *jd);
+                            Ok(())
+                        }
+                        (st, _) => Err(Error::new(
+                            st,
+                            "the server sent no inline copy of the job data",
+                        )),
+                    })
+                }),
+            )
+        })
     }
 
     /// A tool that is not connected to a server (`PMIX_TOOL_DO_NOT_CONNECT`, a failed
@@ -1382,7 +1423,7 @@ impl Client {
                         .get(&me.nspace)
                         .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
                     {
-                        Some(v) => found(f(v)),
+                        Some(v) => found(f(&v)),
                         None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
                     }
                 }
@@ -1487,7 +1528,7 @@ impl Client {
                 .get(&target.nspace)
                 .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
             {
-                return found(f(v));
+                return found(f(&v));
             }
         }
         // The cache does not keep scopes: a PMIX_DATA_SCOPE search goes to the server.
@@ -1509,7 +1550,7 @@ impl Client {
             .get(&target.nspace)
             .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
         {
-            return found(f(v));
+            return found(f(&v));
         }
         if opts.optional || self.is_singleton() {
             return Lookup::Fail(Error::not_found(format!(

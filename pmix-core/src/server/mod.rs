@@ -721,6 +721,27 @@ fn comm(what: &str, e: std::io::Error) -> Error {
     Error::new(sys::PMIX_ERR_COMM_FAILURE, format!("{}: {}", what, e))
 }
 
+/// The smallest per-process table published as a shared segment
+/// ([`state::JOB_SEGMENT_MIN_ENV`]); None when publication is off.
+fn segment_min() -> Option<usize> {
+    match std::env::var(state::JOB_SEGMENT_MIN_ENV) {
+        Ok(v) if v.trim() == "off" => None,
+        Ok(v) => match v.trim().parse() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                log::warn!(
+                    "{}={:?} is not a byte count or \"off\"; using {}",
+                    state::JOB_SEGMENT_MIN_ENV,
+                    v,
+                    state::JOB_SEGMENT_MIN
+                );
+                Some(state::JOB_SEGMENT_MIN)
+            }
+        },
+        Err(_) => Some(state::JOB_SEGMENT_MIN),
+    }
+}
+
 /// Remove rendezvous directories left behind by servers that no longer run.
 fn remove_stale(base: &Path) {
     let Ok(rd) = std::fs::read_dir(base) else {
@@ -819,6 +840,8 @@ impl Server {
             log::debug!("server {}: delta modex on ({})", id, modex::DELTA_MODEX_ENV);
         }
         state.set_delta_modex(delta);
+        let seg_min = segment_min();
+        state.set_segment_dir(seg_min.map(|_| dir.clone()), seg_min.unwrap_or(0));
         state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
         let shared = Arc::new(Shared {
             state: Mutex::new(state),

@@ -29,6 +29,7 @@ use crate::store::Level;
 use crate::value::{DataArray, Info, Nspace, ProcId, ProcInfo, Query, Rank, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
+use std::borrow::Cow;
 
 /// Results gathered so far for a client's queries (carried through the host upcall).
 #[derive(Debug, Default)]
@@ -192,7 +193,7 @@ impl ServerState {
             let pid = n
                 .job
                 .proc_value(r, ak::PMIX_PROC_PID, Level::Any)
-                .and_then(|v| match v {
+                .and_then(|v| match &*v {
                     Value::Pid(p) | Value::Int(p) | Value::Int32(p) => Some(*p),
                     _ => None,
                 })
@@ -200,8 +201,10 @@ impl ServerState {
             let exe = n
                 .job
                 .proc_value(r, ak::PMIX_APP_ARGV, Level::Any)
-                .and_then(|v| v.as_str())
-                .and_then(|s| s.split_whitespace().next().map(str::to_string));
+                .and_then(|v| {
+                    v.as_str()
+                        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+                });
             let state = if n.lost.contains(&r) {
                 sys::PMIX_PROC_STATE_TERM_WO_SYNC
             } else if n.gone.contains(&r) {
@@ -275,11 +278,8 @@ impl ServerState {
                 let size = n.job.job_size().unwrap_or(n.nlocal);
                 let mut hosts: Vec<String> = Vec::new();
                 for r in 0..size {
-                    if let Some(h) = n
-                        .job
-                        .proc_value(r, ak::PMIX_HOSTNAME, Level::Any)
-                        .and_then(|v| v.as_str())
-                    {
+                    let v = n.job.proc_value(r, ak::PMIX_HOSTNAME, Level::Any);
+                    if let Some(h) = v.as_deref().and_then(|v| v.as_str()) {
                         if !hosts.iter().any(|x| x == h) {
                             hosts.push(h.to_string());
                         }
@@ -297,6 +297,7 @@ impl ServerState {
                     .filter(|&r| {
                         n.job
                             .proc_value(r, ak::PMIX_HOSTNAME, Level::Any)
+                            .as_deref()
                             .and_then(|v| v.as_str())
                             == Some(host)
                     })
@@ -339,7 +340,7 @@ impl ServerState {
                 let n = self.nspaces.get(&ns)?;
                 match Self::query_proc(q) {
                     Some(p) if p.rank < sys::PMIX_RANK_VALID => {
-                        n.job.proc_value(p.rank, k, Level::Any).cloned()
+                        n.job.proc_value(p.rank, k, Level::Any).map(Cow::into_owned)
                     }
                     _ => n
                         .job

@@ -265,6 +265,39 @@ pub struct ServerState {
     pub(super) tools: tools::ToolState,
     /// Requests handed to host module slots (see `server/hostops.rs`).
     hostops: hostops::HostOpsState,
+    /// Where namespaces' per-process tables are published for local clients (None: they
+    /// travel inline in every Welcome).
+    segments: Option<Segments>,
+}
+
+/// Publication of per-process tables as files clients map (`store::procs`).
+#[derive(Debug)]
+struct Segments {
+    /// The server's private directory.
+    dir: std::path::PathBuf,
+    /// Smaller images travel inline (a mapping costs a client more than a copy).
+    min: usize,
+    /// Numbers the files (`jobdata.<n>`), so a re-registration never reuses a name.
+    next: u64,
+}
+
+/// The environment variable that sets the smallest image published as a segment (bytes;
+/// `0` publishes every non-empty one, `off` none).
+pub const JOB_SEGMENT_MIN_ENV: &str = "PMIX_RS_JOB_SEGMENT_MIN";
+/// Default of [`JOB_SEGMENT_MIN_ENV`].
+pub const JOB_SEGMENT_MIN: usize = 8192;
+
+/// Remove the file a namespace's table was published in, if any.
+fn unpublish(job: &JobData) {
+    if let Some(seg) = job.procs.segment() {
+        if let Err(e) = std::fs::remove_file(&seg.path) {
+            log::debug!(
+                "server: removing job-data segment {}: {}",
+                seg.path.display(),
+                e
+            );
+        }
+    }
 }
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
@@ -297,7 +330,14 @@ impl ServerState {
             iof: Default::default(),
             tools: Default::default(),
             hostops: Default::default(),
+            segments: None,
         }
+    }
+
+    /// Publish namespaces' per-process tables of at least `min` bytes as files in `dir`
+    /// (the server's private directory) for local clients to map; `None` turns it off.
+    pub fn set_segment_dir(&mut self, dir: Option<std::path::PathBuf>, min: usize) {
+        self.segments = dir.map(|dir| Segments { dir, min, next: 0 });
     }
 
     /// Turn delta modex on or off (see [`modex`]; the server reads
@@ -347,9 +387,24 @@ impl ServerState {
         );
         let mut job = JobData::from_register(nspace, info);
         job.derive(&self.hostname);
+        if let Some(seg) = self.segments.as_mut() {
+            if job.procs.image().len() >= seg.min.max(1) {
+                let path = seg.dir.join(format!("jobdata.{}", seg.next));
+                seg.next += 1;
+                if let Err(e) = job.procs.publish(&path) {
+                    log::warn!(
+                        "server: cannot publish {}'s job data at {}, sending it inline: {}",
+                        nspace,
+                        path.display(),
+                        e
+                    );
+                }
+            }
+        }
         let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
         let (clients, data, gone, lost, dereg) = match self.nspaces.remove(nspace) {
             Some(old) => {
+                unpublish(&old.job);
                 local.extend(old.clients.keys().copied());
                 (old.clients, old.data, old.gone, old.lost, old.dereg)
             }
@@ -585,7 +640,9 @@ impl ServerState {
 
     /// Forget a namespace (its clients' connections stay until they close).
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
-        self.nspaces.remove(nspace);
+        if let Some(old) = self.nspaces.remove(nspace) {
+            unpublish(&old.job);
+        }
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
             .partition(|(p, _, _)| &p.nspace == nspace);
@@ -1326,13 +1383,16 @@ impl ServerState {
                 if target.rank == sys::PMIX_RANK_WILDCARD {
                     ns.job
                         .job_value(k.as_str(), Level::Any, Some(&self.hostname))
+                        .cloned()
                 } else {
-                    ns.job.proc_value(target.rank, k.as_str(), Level::Any)
+                    ns.job
+                        .proc_value(target.rank, k.as_str(), Level::Any)
+                        .map(std::borrow::Cow::into_owned)
                 }
-                .map(|v| Info {
+                .map(|value| Info {
                     key: k.clone(),
                     flags: 0,
-                    value: v.clone(),
+                    value,
                 })
             });
             match v {

@@ -9,11 +9,15 @@
 //! * [`regex`] — our printable `PMIx_generate_regex`/`PMIx_generate_ppn` format and its parser.
 
 pub mod keys;
+pub mod procs;
 pub mod qualified;
 pub mod regex;
 
+pub use procs::{ProcBuilder, ProcTable};
+
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Rank, Value};
 use pmix_sys as sys;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Information about one node of a job.
@@ -38,8 +42,9 @@ pub struct JobData {
     pub apps: Vec<(u32, Vec<Info>)>,
     /// Per-node keys.
     pub nodes: Vec<NodeData>,
-    /// Per-process keys (`PMIX_PROC_DATA`), by rank.
-    pub procs: BTreeMap<Rank, Vec<Info>>,
+    /// Per-process keys (`PMIX_PROC_DATA`) and what the process map implies, by rank
+    /// (compact: see [`procs`]).
+    pub procs: ProcTable,
 }
 
 fn find<'a>(list: &'a [Info], key: &str) -> Option<&'a Value> {
@@ -162,6 +167,11 @@ impl JobData {
             nspace: nspace.clone(),
             ..Default::default()
         };
+        let nprocs = infos
+            .iter()
+            .filter(|i| i.key.as_str() == keys::PROC_DATA)
+            .count();
+        let mut procs = ProcBuilder::new(nprocs);
         for info in infos {
             match info.key.as_str() {
                 keys::PROC_DATA => match info_array(&info.value) {
@@ -169,9 +179,8 @@ impl JobData {
                         let rank = find(&list, keys::RANK).and_then(|v| v.as_u64());
                         match rank {
                             Some(r) if r <= u32::MAX as u64 => {
-                                let own = jd.procs.entry(r as u32).or_default();
                                 for i in list.into_iter().filter(|i| i.key.as_str() != keys::RANK) {
-                                    add_info(own, i, nspace);
+                                    procs.add(r as u32, i, nspace);
                                 }
                             }
                             _ => {
@@ -227,6 +236,7 @@ impl JobData {
                 _ => add_info(&mut jd.job, info, nspace),
             }
         }
+        jd.procs = procs.finish();
         jd
     }
 
@@ -260,33 +270,25 @@ impl JobData {
             keys::NODE_LIST,
             Value::string(&hosts.join(",")),
         );
-        for (nodeid, host) in hosts.iter().enumerate() {
-            let empty = Vec::new();
-            let node_ranks = ranks.get(nodeid).unwrap_or(&empty);
-            if host == local_host {
-                let peers: Vec<String> = node_ranks.iter().map(|r| r.to_string()).collect();
-                set_if_absent(
-                    &mut self.job,
-                    keys::LOCAL_PEERS,
-                    Value::string(&peers.join(",")),
-                );
-                set_if_absent(
-                    &mut self.job,
-                    keys::LOCAL_SIZE,
-                    Value::Uint32(node_ranks.len() as u32),
-                );
-                if let Some(first) = node_ranks.iter().min() {
-                    set_if_absent(&mut self.job, keys::LOCALLDR, Value::Rank(*first));
-                }
-            }
-            for (lrank, r) in node_ranks.iter().enumerate() {
-                let p = self.procs.entry(*r).or_default();
-                set_if_absent(p, keys::HOSTNAME, Value::string(host));
-                set_if_absent(p, keys::NODEID, Value::Uint32(nodeid as u32));
-                set_if_absent(p, keys::LOCAL_RANK, Value::Uint16(lrank as u16));
-                set_if_absent(p, keys::NODE_RANK, Value::Uint16(lrank as u16));
+        let local = hosts.iter().position(|h| h == local_host);
+        if let Some(node_ranks) = local.and_then(|i| ranks.get(i)) {
+            let peers: Vec<String> = node_ranks.iter().map(|r| r.to_string()).collect();
+            set_if_absent(
+                &mut self.job,
+                keys::LOCAL_PEERS,
+                Value::string(&peers.join(",")),
+            );
+            set_if_absent(
+                &mut self.job,
+                keys::LOCAL_SIZE,
+                Value::Uint32(node_ranks.len() as u32),
+            );
+            if let Some(first) = node_ranks.iter().min() {
+                set_if_absent(&mut self.job, keys::LOCALLDR, Value::Rank(*first));
             }
         }
+        // Per process: answered from the map itself (see `procs`), not stored per rank.
+        self.procs = self.procs.with_map(&hosts, &ranks);
     }
 
     /// Ranks on `host` according to the process data (`PMIX_HOSTNAME`) and, failing that,
@@ -361,30 +363,35 @@ impl JobData {
     }
 
     /// The value of `key` for process `rank`: its own data, then its node's, its app's and
-    /// the job's (reserved keys are often given only at a wider level).
-    pub fn proc_value(&self, rank: Rank, key: &str, level: Level) -> Option<&Value> {
-        let own = self.procs.get(&rank);
+    /// the job's (reserved keys are often given only at a wider level). A per-process
+    /// value may be built from the compact table, hence the `Cow`.
+    pub fn proc_value(&self, rank: Rank, key: &str, level: Level) -> Option<Cow<'_, Value>> {
         if level == Level::Any {
-            if let Some(v) = own.and_then(|l| find(l, key)) {
+            if let Some(v) = self.procs.get(rank, key) {
                 return Some(v);
             }
         }
         if matches!(level, Level::Any | Level::Node) {
-            let node = own.and_then(|l| {
-                let id = find(l, keys::NODEID).and_then(|v| v.as_u64());
-                let host = find(l, keys::HOSTNAME).and_then(|v| v.as_str());
-                self.nodes.iter().find(|n| {
-                    (id.is_some() && n.id.map(u64::from) == id)
-                        || (host.is_some() && n.hostname.as_deref() == host)
+            let id = self.procs.get(rank, keys::NODEID);
+            let id = id.as_deref().and_then(|v| v.as_u64());
+            let host = self.procs.get(rank, keys::HOSTNAME);
+            let host = host.as_deref().and_then(|v| v.as_str());
+            let node = (id.is_some() || host.is_some())
+                .then(|| {
+                    self.nodes.iter().find(|n| {
+                        (id.is_some() && n.id.map(u64::from) == id)
+                            || (host.is_some() && n.hostname.as_deref() == host)
+                    })
                 })
-            });
+                .flatten();
             if let Some(v) = node.and_then(|n| find(&n.info, key)) {
-                return Some(v);
+                return Some(Cow::Borrowed(v));
             }
         }
         if matches!(level, Level::Any | Level::App) {
-            let appnum = own
-                .and_then(|l| find(l, keys::APPNUM))
+            let appnum = self
+                .procs
+                .get(rank, keys::APPNUM)
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0) as u32;
             if let Some(v) = self
@@ -393,18 +400,18 @@ impl JobData {
                 .find(|(a, _)| *a == appnum)
                 .and_then(|(_, l)| find(l, key))
             {
-                return Some(v);
+                return Some(Cow::Borrowed(v));
             }
         }
         if matches!(level, Level::Any | Level::Job) {
-            return find(&self.job, key);
+            return find(&self.job, key).map(Cow::Borrowed);
         }
         None
     }
 
     /// All process-level keys of `rank` (for a Get with a NULL key).
     pub fn proc_infos(&self, rank: Rank) -> Vec<Info> {
-        self.procs.get(&rank).cloned().unwrap_or_default()
+        self.procs.infos(rank)
     }
 }
 
@@ -564,14 +571,17 @@ mod tests {
             jd.job_value("my.custom", Level::Any, None),
             Some(&Value::Int16(-3))
         );
-        assert_eq!(jd.proc_value(1, "x", Level::Any), Some(&Value::Double(2.5)));
-        assert_eq!(jd.proc_value(1, keys::RANK, Level::Any), None);
         assert_eq!(
-            jd.proc_value(1, keys::APP_SIZE, Level::Any),
+            jd.proc_value(1, "x", Level::Any).as_deref(),
+            Some(&Value::Double(2.5))
+        );
+        assert_eq!(jd.proc_value(1, keys::RANK, Level::Any).as_deref(), None);
+        assert_eq!(
+            jd.proc_value(1, keys::APP_SIZE, Level::Any).as_deref(),
             Some(&Value::Uint32(2))
         );
         assert_eq!(
-            jd.proc_value(0, keys::JOB_SIZE, Level::Any),
+            jd.proc_value(0, keys::JOB_SIZE, Level::Any).as_deref(),
             Some(&Value::Uint32(2))
         );
         assert_eq!(
@@ -617,7 +627,7 @@ mod tests {
         );
         let own = jd.proc_value(1, qualified::CONTAINER, Level::Any).unwrap();
         assert_eq!(
-            qualified::select(own, &Key::new("lat").unwrap(), &[want]),
+            qualified::select(&own, &Key::new("lat").unwrap(), &[want]),
             Some(Value::Int(7))
         );
     }
@@ -642,11 +652,11 @@ mod tests {
         assert_eq!(jd.local_peers(), Some(vec![1, 3]));
         assert_eq!(jd.job_size(), Some(4));
         assert_eq!(
-            jd.proc_value(2, keys::HOSTNAME, Level::Any),
+            jd.proc_value(2, keys::HOSTNAME, Level::Any).as_deref(),
             Some(&Value::string("a"))
         );
         assert_eq!(
-            jd.proc_value(3, keys::LOCAL_RANK, Level::Any),
+            jd.proc_value(3, keys::LOCAL_RANK, Level::Any).as_deref(),
             Some(&Value::Uint16(1))
         );
         assert_eq!(

@@ -1,13 +1,14 @@
 //! The reviewed `unsafe` of the engine: the few operating-system calls that the standard
 //! library does not wrap (peer credentials of a Unix socket, the effective uid/gid, the
 //! host name, waiting for a descriptor to become readable, parking a descriptor's epoll
-//! registration).
+//! registration, and a read-only file mapping: [`Mapping`]).
 //!
 //! Why `unsafe` is allowed here: `libc::getsockopt`, `geteuid`, `getegid`,
-//! `gethostname`, `poll` and `epoll_ctl` are foreign functions. Each call below passes either no
-//! pointer or a pointer to a properly sized local buffer together with that buffer's
-//! size (or element count), so the kernel never writes outside memory we own. Every `-1`
-//! result becomes an [`std::io::Error`] through `cvt`.
+//! `gethostname`, `poll` and `epoll_ctl` are foreign functions. Each of these calls passes
+//! either no pointer or a pointer to a properly sized local buffer together with that
+//! buffer's size (or element count), so the kernel never writes outside memory we own.
+//! Every `-1` result becomes an [`std::io::Error`] through `cvt`. [`Mapping`]'s `mmap`
+//! and `munmap` carry their own reasoning.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -131,6 +132,83 @@ pub fn wait_readable(fd: &impl AsRawFd, timeout: Option<std::time::Duration>) ->
     }
 }
 
+/// A whole file mapped read-only and shared (`mmap(PROT_READ, MAP_SHARED)`), seen as a
+/// byte slice; unmapped when dropped.
+///
+/// Used for the per-node job-data segments a server writes once and its clients read in
+/// place (`store::procs`). Those files are created by the server in its private (0700)
+/// directory, written completely before any client learns their name, and never written
+/// again; they are removed (not truncated) when no longer needed, which leaves existing
+/// mappings intact.
+#[derive(Debug)]
+pub struct Mapping {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value alone (no interior mutability,
+// no thread affinity); sharing `&[u8]` views of it across threads is like sharing a `Box<[u8]>`.
+unsafe impl Send for Mapping {}
+// SAFETY: as above: only shared reads of immutable bytes are possible.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /// Map the first `len` bytes of `file` read-only. The file must be at least `len`
+    /// bytes long now (checked with `fstat` first, so a short file is an error here, not
+    /// a fault later), and `len` must not be 0.
+    ///
+    /// # Errors
+    /// `InvalidData` for a short file or `len` 0; the `fstat`/`mmap` error otherwise.
+    pub fn map_file(file: &std::fs::File, len: usize) -> io::Result<Mapping> {
+        let size = file.metadata()?.len();
+        if len == 0 || (size as u128) < (len as u128) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("file is {} bytes, {} expected", size, len),
+            ));
+        }
+        // SAFETY: a fresh mapping chosen by the kernel (NULL hint), of `len` > 0 bytes of an
+        // open descriptor we only read; no existing memory is touched. The result is
+        // checked for MAP_FAILED before use.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        match std::ptr::NonNull::new(p.cast::<u8>()) {
+            Some(ptr) => Ok(Mapping { ptr, len }),
+            None => Err(io::Error::other("mmap returned NULL")),
+        }
+    }
+
+    /// The mapped bytes.
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` is the start of a live PROT_READ mapping of exactly `len` bytes
+        // (unmapped only in `drop`, which needs `&mut self`), page-aligned and non-null;
+        // the file behind it is not written after it was published (see the type's note).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` are exactly what mmap returned and mapped; no slice borrowed
+        // from `bytes()` can outlive `self`, so nothing refers to the pages any more.
+        let rc = unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+        if rc != 0 {
+            log::warn!("munmap failed: {}", io::Error::last_os_error());
+        }
+    }
+}
+
 /// Keep `fd` registered with the epoll instance `epoll` under `token`, but watching
 /// nothing (only the error and hang-up conditions the kernel always reports), with a
 /// single `EPOLL_CTL_MOD`: cheaper than removing and adding it back, and, unlike a
@@ -159,6 +237,25 @@ pub fn epoll_park(
 mod tests {
     use super::*;
     use std::os::unix::net::UnixStream;
+
+    #[test]
+    fn mapping_reads_the_file_and_refuses_short_files() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("pmix-rs-map-test.{}", std::process::id()));
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(b"hello, segment").unwrap();
+        drop(f);
+        let f = std::fs::File::open(&path).unwrap();
+        let m = Mapping::map_file(&f, 14).unwrap();
+        assert_eq!(m.bytes(), b"hello, segment");
+        let m5 = Mapping::map_file(&f, 5).unwrap();
+        assert_eq!(m5.bytes(), b"hello");
+        assert!(Mapping::map_file(&f, 15).is_err());
+        assert!(Mapping::map_file(&f, 0).is_err());
+        // Removing the file leaves the mapping readable.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(m.bytes().len(), 14);
+    }
 
     #[test]
     fn peer_cred_of_socketpair_is_ourselves() {
