@@ -1401,7 +1401,7 @@ impl Client {
                             },
                         )
                     }) {
-                    Some(v) => found(f(v)),
+                    Some(v) => found(f(&v)),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",
                         k, target.nspace
