@@ -327,6 +327,12 @@ impl JobData {
         )
     }
 
+    /// The value of `key` among the job-level keys only (the common Get).
+    #[inline]
+    pub fn job_level(&self, key: &str) -> Option<&Value> {
+        find(&self.job, key)
+    }
+
     /// The job-level value of `key` at `level`, for the application and node `sel` names:
     /// job info, then the application's, then the node's (a node value may be built from
     /// the process map, hence the `Cow`; see [`JobData::node_value`]).
