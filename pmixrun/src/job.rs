@@ -311,7 +311,10 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
         )?);
     }
 
-    // Node level: every node.
+    // Node level: every node. Its process list (PMIX_LOCAL_PEERS, PMIX_LOCAL_PROCS) is
+    // left to the process map (the engine answers those keys from it when asked), so a
+    // client does not hold one entry per process of the job; this node's lists are at
+    // job level above.
     for n in &layout.nodes {
         let count = u32::try_from(n.ranks.len()).unwrap_or(u32::MAX);
         out.push(Info::new(
@@ -321,8 +324,6 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
                 Info::new(PMIX_HOSTNAME, Value::string(&n.hostname))?,
                 Info::new(PMIX_LOCAL_SIZE, Value::Uint32(count))?,
                 Info::new(PMIX_NODE_SIZE, Value::Uint32(count))?,
-                Info::new(PMIX_LOCAL_PEERS, Value::string(&peers_list(n)))?,
-                Info::new(PMIX_LOCAL_PROCS, local_procs(layout, n))?,
                 Info::new(
                     PMIX_LOCALLDR,
                     Value::Rank(n.ranks.first().copied().unwrap_or(0)),
@@ -395,6 +396,19 @@ pub(crate) mod tests {
                     .collect(),
             },
         }
+    }
+
+    /// What the engine answers for node-level `key` of the node `host`.
+    fn served_node(l: &Layout, infos: &[Info], host: &str, key: &str) -> Value {
+        let mut jd = pmix_core::store::JobData::from_register(&l.nspace, infos.to_vec());
+        jd.derive("elsewhere");
+        let sel = pmix_core::store::Select {
+            hostname: Some(host),
+            ..Default::default()
+        };
+        jd.job_value_sel(key, pmix_core::store::Level::Node, &sel)
+            .map(std::borrow::Cow::into_owned)
+            .unwrap_or_else(|| panic!("no {key} for node {host}"))
     }
 
     fn get<'a>(infos: &'a [Info], key: &str) -> Vec<&'a Value> {
@@ -646,10 +660,27 @@ pub(crate) mod tests {
         assert_eq!(one(&r, PMIX_NUM_SLOTS), &Value::Uint32(8));
         let nodes = get(&r, PMIX_NODE_INFO_ARRAY);
         assert_eq!(nodes.len(), 2, "every node");
-        assert_eq!(
-            one(&array(nodes[0]), PMIX_LOCAL_PEERS),
-            &Value::string("0,1,2")
+        assert!(
+            get(&array(nodes[0]), PMIX_LOCAL_PEERS).is_empty(),
+            "the map implies it"
         );
+        assert_eq!(
+            served_node(&l, &r, "node0", PMIX_LOCAL_PEERS),
+            Value::string("0,1,2")
+        );
+        assert_eq!(
+            served_node(&l, &r, "node1", PMIX_LOCAL_SIZE),
+            Value::Uint32(2)
+        );
+        match served_node(&l, &r, "node0", PMIX_LOCAL_PROCS) {
+            Value::DataArray(a) => {
+                assert_eq!(a.dtype, sys::PMIX_PROC);
+                assert_eq!(a.items.len(), 3);
+            }
+            v => panic!("{v:?}"),
+        }
+        // A peer's node-level key is its own node's, not the reader's.
+        assert_eq!(served(&l, &r, 1, PMIX_LOCAL_PEERS), Value::string("0,1,2"));
         let procs = get(&r, PMIX_PROC_INFO_ARRAY);
         assert_eq!(procs.len(), 5, "every process, local or not");
         assert_eq!(served(&l, &r, 1, PMIX_HOSTNAME), Value::string("node0"));

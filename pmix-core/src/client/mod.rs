@@ -1457,35 +1457,35 @@ impl Client {
                     immediate: opts.immediate,
                 };
             };
+            if let Some(v) = key
+                .filter(|_| opts.level == Level::Any)
+                .and_then(|k| j.job_level(k.as_str()))
+            {
+                // Job-level keys first (the common case): the application and node
+                // selection below matters only when the job level lacks the key.
+                return found(f(v));
+            }
             return match key {
-                Some(k) => match (opts.level == Level::Any)
-                    // Job-level keys first (the common case): the application and node
-                    // selection below matters only when the job level lacks the key.
-                    .then(|| j.job_value_sel(k.as_str(), Level::Job, &Select::default()))
-                    .flatten()
-                    .or_else(|| {
-                        j.job_value_sel(
-                            k.as_str(),
-                            opts.level,
-                            &Select {
-                                // Default to the caller's own application when it is in
-                                // this job.
-                                appnum: opts.appnum.or_else(|| {
-                                    (target.nspace == me.nspace)
-                                        .then(|| {
-                                            j.proc_value(me.rank, keys::APPNUM, Level::Any)
-                                                .and_then(|v| v.as_u64())
-                                                .map(|v| v as u32)
-                                        })
-                                        .flatten()
-                                }),
-                                hostname: opts.hostname.as_deref(),
-                                nodeid: opts.nodeid,
-                                local_host: host,
-                            },
-                        )
-                    }) {
-                    Some(v) => found(f(v)),
+                Some(k) => match j.job_value_sel(
+                    k.as_str(),
+                    opts.level,
+                    &Select {
+                        // Default to the caller's own application when it is in this job.
+                        appnum: opts.appnum.or_else(|| {
+                            (target.nspace == me.nspace)
+                                .then(|| {
+                                    j.proc_value(me.rank, keys::APPNUM, Level::Any)
+                                        .and_then(|v| v.as_u64())
+                                        .map(|v| v as u32)
+                                })
+                                .flatten()
+                        }),
+                        hostname: opts.hostname.as_deref(),
+                        nodeid: opts.nodeid,
+                        local_host: host,
+                    },
+                ) {
+                    Some(v) => found(f(&v)),
                     None => Lookup::Fail(Error::not_found(format!(
                         "no job-level key {} for {}",
                         k, target.nspace

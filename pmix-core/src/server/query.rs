@@ -345,7 +345,7 @@ impl ServerState {
                     _ => n
                         .job
                         .job_value(k, Level::Any, Some(&self.hostname))
-                        .cloned(),
+                        .map(Cow::into_owned),
                 }
             }
         }

@@ -1383,7 +1383,7 @@ impl ServerState {
                 if target.rank == sys::PMIX_RANK_WILDCARD {
                     ns.job
                         .job_value(k.as_str(), Level::Any, Some(&self.hostname))
-                        .cloned()
+                        .map(std::borrow::Cow::into_owned)
                 } else {
                     ns.job
                         .proc_value(target.rank, k.as_str(), Level::Any)
@@ -2575,14 +2575,17 @@ mod tests {
         let job = &s.nspaces[&ns()].job;
         assert_eq!(job.job_size(), Some(2), "the namespace's own value wins");
         assert_eq!(
-            job.job_value("cluster", Level::Any, None),
+            job.job_value("cluster", Level::Any, None).as_deref(),
             Some(&Value::string("c1")),
             "an existing job sees a new resource"
         );
         let later = Nspace::new("later").unwrap();
         s.register_nspace(&later, 0, vec![]);
         assert_eq!(
-            s.nspaces[&later].job.job_value("cluster", Level::Any, None),
+            s.nspaces[&later]
+                .job
+                .job_value("cluster", Level::Any, None)
+                .as_deref(),
             Some(&Value::string("c1")),
             "a job registered later sees it"
         );

@@ -48,6 +48,8 @@ pub const LOCAL_RANK: &str = k::PMIX_LOCAL_RANK;
 pub const NODE_RANK: &str = k::PMIX_NODE_RANK;
 /// `PMIX_LOCALLDR`
 pub const LOCALLDR: &str = k::PMIX_LOCALLDR;
+/// `PMIX_LOCAL_PROCS`
+pub const LOCAL_PROCS: &str = k::PMIX_LOCAL_PROCS;
 /// `PMIX_TIMEOUT`
 pub const TIMEOUT: &str = k::PMIX_TIMEOUT;
 /// `PMIX_COLLECT_DATA`

@@ -311,7 +311,12 @@ impl JobData {
 
     /// The job-level value of `key`, looking at job info, then the info of the node whose
     /// host name is `local_host` (node data describes where the reader runs).
-    pub fn job_value(&self, key: &str, level: Level, local_host: Option<&str>) -> Option<&Value> {
+    pub fn job_value(
+        &self,
+        key: &str,
+        level: Level,
+        local_host: Option<&str>,
+    ) -> Option<Cow<'_, Value>> {
         self.job_value_sel(
             key,
             level,
@@ -322,17 +327,70 @@ impl JobData {
         )
     }
 
+    /// The value of `key` among the job-level keys only (the common Get).
+    #[inline]
+    pub fn job_level(&self, key: &str) -> Option<&Value> {
+        find(&self.job, key)
+    }
+
     /// The job-level value of `key` at `level`, for the application and node `sel` names:
-    /// job info, then the application's, then the node's.
-    pub fn job_value_sel(&self, key: &str, level: Level, sel: &Select<'_>) -> Option<&Value> {
+    /// job info, then the application's, then the node's (a node value may be built from
+    /// the process map, hence the `Cow`; see [`JobData::node_value`]).
+    pub fn job_value_sel(
+        &self,
+        key: &str,
+        level: Level,
+        sel: &Select<'_>,
+    ) -> Option<Cow<'_, Value>> {
         let app = || self.app(sel.appnum).and_then(|l| find(l, key));
-        let node = || self.node(sel).and_then(|n| find(&n.info, key));
+        let node = || self.node(sel).and_then(|n| self.node_value(n, key));
         match level {
-            Level::Any => find(&self.job, key).or_else(app).or_else(node),
-            Level::Job => find(&self.job, key),
-            Level::App => app(),
+            Level::Any => find(&self.job, key)
+                .or_else(app)
+                .map(Cow::Borrowed)
+                .or_else(node),
+            Level::Job => find(&self.job, key).map(Cow::Borrowed),
+            Level::App => app().map(Cow::Borrowed),
             Level::Node => node(),
         }
+    }
+
+    /// Node `n`'s value of `key`: what the host gave for the node or, for the keys that
+    /// list or count a node's processes (`PMIX_LOCAL_PEERS`, `PMIX_LOCAL_PROCS`,
+    /// `PMIX_LOCAL_SIZE`, `PMIX_NODE_SIZE`, `PMIX_LOCALLDR`), what the process map says.
+    /// The map is consulted only when asked, so a job's per-node process lists are not
+    /// held by every client (they add up to one entry per process of the job).
+    fn node_value<'a>(&'a self, n: &'a NodeData, key: &str) -> Option<Cow<'a, Value>> {
+        if let Some(v) = find(&n.info, key) {
+            return Some(Cow::Borrowed(v));
+        }
+        if !matches!(
+            key,
+            keys::LOCAL_PEERS
+                | keys::LOCAL_PROCS
+                | keys::LOCAL_SIZE
+                | keys::NODE_SIZE
+                | keys::LOCALLDR
+        ) {
+            return None;
+        }
+        let ranks = self.procs.map_node_ranks(n.hostname.as_deref(), n.id)?;
+        let v = match key {
+            keys::LOCAL_PEERS => {
+                let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
+                Value::string(&list.join(","))
+            }
+            keys::LOCAL_PROCS => Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_PROC,
+                items: ranks
+                    .iter()
+                    .map(|&r| Value::Proc(Some(ProcId::new(self.nspace.clone(), r))))
+                    .collect(),
+            })),
+            keys::LOCALLDR => Value::Rank(*ranks.first()?),
+            _ => Value::Uint32(ranks.len() as u32),
+        };
+        Some(Cow::Owned(v))
     }
 
     fn app(&self, appnum: Option<u32>) -> Option<&Vec<Info>> {
@@ -384,8 +442,8 @@ impl JobData {
                     })
                 })
                 .flatten();
-            if let Some(v) = node.and_then(|n| find(&n.info, key)) {
-                return Some(Cow::Borrowed(v));
+            if let Some(v) = node.and_then(|n| self.node_value(n, key)) {
+                return Some(v);
             }
         }
         if matches!(level, Level::Any | Level::App) {
@@ -564,11 +622,11 @@ mod tests {
             ],
         );
         assert_eq!(
-            jd.job_value(keys::JOB_SIZE, Level::Any, None),
+            jd.job_value(keys::JOB_SIZE, Level::Any, None).as_deref(),
             Some(&Value::Uint32(2))
         );
         assert_eq!(
-            jd.job_value("my.custom", Level::Any, None),
+            jd.job_value("my.custom", Level::Any, None).as_deref(),
             Some(&Value::Int16(-3))
         );
         assert_eq!(
@@ -585,10 +643,15 @@ mod tests {
             Some(&Value::Uint32(2))
         );
         assert_eq!(
-            jd.job_value(keys::NODE_SIZE, Level::Node, Some("h1")),
+            jd.job_value(keys::NODE_SIZE, Level::Node, Some("h1"))
+                .as_deref(),
             Some(&Value::Uint32(7))
         );
-        assert_eq!(jd.job_value(keys::JOB_SIZE, Level::Node, Some("h1")), None);
+        assert_eq!(
+            jd.job_value(keys::JOB_SIZE, Level::Node, Some("h1"))
+                .as_deref(),
+            None
+        );
     }
 
     #[test]
@@ -616,6 +679,7 @@ mod tests {
         let job = jd
             .job_value(qualified::CONTAINER, Level::Any, None)
             .unwrap();
+        let job = &*job;
         assert_eq!(
             qualified::select(job, &bw, &[want.clone()]),
             Some(Value::Int(20))
@@ -660,11 +724,11 @@ mod tests {
             Some(&Value::Uint16(1))
         );
         assert_eq!(
-            jd.job_value(keys::LOCALLDR, Level::Any, None),
+            jd.job_value(keys::LOCALLDR, Level::Any, None).as_deref(),
             Some(&Value::Rank(1))
         );
         assert_eq!(
-            jd.job_value(keys::NODE_LIST, Level::Any, None),
+            jd.job_value(keys::NODE_LIST, Level::Any, None).as_deref(),
             Some(&Value::string("a,b"))
         );
     }

@@ -497,6 +497,24 @@ impl ProcTable {
         }
     }
 
+    /// The ranks the process map places on one node, in rank order: the node named
+    /// `host`, or else the one with index `id` (`None`: no map, or no such node).
+    pub fn map_node_ranks(&self, host: Option<&str>, id: Option<u32>) -> Option<Vec<Rank>> {
+        if !self.lay.has_map {
+            return None;
+        }
+        let by_name = host.and_then(|h| {
+            (0..self.lay.nnodes as u32).find(|&n| self.host_name(n) == Some(h.as_bytes()))
+        });
+        let node = by_name.or(id.filter(|&i| (i as usize) < self.lay.nnodes))?;
+        Some(
+            (0..self.lay.nranks)
+                .filter(|&r| self.node_of(r) == Some(node))
+                .map(|r| r as Rank)
+                .collect(),
+        )
+    }
+
     /// The value of `key` for process `rank`: a host-given column value, then the rank's
     /// list, then what the process map implies.
     pub fn get(&self, rank: Rank, key: &str) -> Option<Cow<'_, Value>> {
