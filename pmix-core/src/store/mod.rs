@@ -335,7 +335,7 @@ impl JobData {
 
     /// The job-level value of `key` at `level`, for the application and node `sel` names:
     /// job info, then the application's, then the node's (a node value may be built from
-    /// the process map, hence the `Cow`; see [`JobData::node_value`]).
+    /// the process map, hence the `Cow`; see `JobData::node_value`).
     pub fn job_value_sel(
         &self,
         key: &str,

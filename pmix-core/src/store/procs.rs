@@ -2,7 +2,7 @@
 //!
 //! A namespace's per-process data used to be one list of infos per rank; at a million
 //! ranks that is hundreds of megabytes in the server and a copy of it in every client.
-//! Here most of it lives in one byte image (an [`Image`]) with a fixed, pointer-free
+//! Here most of it lives in one byte image (an `Image`) with a fixed, pointer-free
 //! layout, read in place:
 //!
 //! * the **process map** (`PMIX_NODE_MAP` + `PMIX_PROC_MAP`): a table of host names and,
