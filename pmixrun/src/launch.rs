@@ -1029,6 +1029,15 @@ impl Launcher {
                 }
             }
         }
+        if !exits.is_empty() {
+            // The server queues a rank's Connected and Finalized events before it answers
+            // its PMIx_Finalize, so they are queued by the time the process can have
+            // exited, but maybe after the last drain: drain again before judging. (The
+            // exit-verdict wait below covers only ranks already known to be connected; a
+            // rank that connected, finalized and exited since the last drain would be
+            // judged as one that never called PMIx_Init: seen with 1000 ranks under load.)
+            self.handle_events();
+        }
         for (job, rank, exit, on_request) in exits {
             log::debug!("job {job} rank {rank} ended: {exit:?}");
             if let Some(j) = self.jobs.get(job) {
