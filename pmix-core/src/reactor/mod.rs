@@ -1858,6 +1858,15 @@ mod tests {
                 .push(String::from_utf8_lossy(&b).into_owned()),
             ConnEvent::Closed(_) => g.lock().unwrap().push("closed".into()),
         });
+        let (peer, id, d) = direct_conn(h, owner);
+        (peer, id, d, got)
+    }
+
+    /// A direct connection owned by `owner`, and the peer's end of it.
+    fn direct_conn(
+        h: &Handle,
+        owner: ConnOwner,
+    ) -> (std::os::unix::net::UnixStream, ConnId, Arc<DirectRead>) {
         let (peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
         ours.set_nonblocking(true).unwrap();
         let reader = ours.try_clone().unwrap();
@@ -1869,7 +1878,7 @@ mod tests {
                 FrameDecoder::new(),
             )
             .unwrap();
-        (peer, id, d, got)
+        (peer, id, d)
     }
 
     fn take_soon(d: &Arc<DirectRead>) -> DirectReader {
@@ -1983,17 +1992,7 @@ mod tests {
                 }
             }
         });
-        let (mut peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
-        ours.set_nonblocking(true).unwrap();
-        let reader = ours.try_clone().unwrap();
-        let (_id, d) = h
-            .add_conn_direct(
-                UnixStream::from_std(ours),
-                reader,
-                owner,
-                FrameDecoder::new(),
-            )
-            .unwrap();
+        let (mut peer, _id, d) = direct_conn(&h, owner);
         drop(take_soon(&d));
         send(&mut peer, "slow");
         in_handler_rx.recv_timeout(Duration::from_secs(5)).unwrap();
