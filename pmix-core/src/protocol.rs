@@ -635,6 +635,15 @@ pub fn collected_find(payload: &[u8], c: &CollectedProc, key: &str) -> Result<Op
     Ok(None)
 }
 
+/// The tag of an encoded [`ServerMsg::Reply`] body, without decoding it (`None`: not a
+/// reply). See [`set_reply_tag`] for the layout.
+pub fn reply_tag(body: &[u8]) -> Option<u32> {
+    match body.get(..5) {
+        Some([1, t @ ..]) => Some(u32::from_le_bytes([t[0], t[1], t[2], t[3]])),
+        _ => None,
+    }
+}
+
 /// Set the tag of an encoded [`ServerMsg::Reply`] body (byte 0 is the message kind, the
 /// tag follows as a little-endian `u32`). False if `body` is not a reply.
 pub fn set_reply_tag(body: &mut [u8], tag: u32) -> bool {
@@ -1751,6 +1760,11 @@ mod tests {
         assert!(w.add(&p("ns", 2), [(&b, &x_b[..]), (&c, &one_b[..])], &[&a]));
         let mut body = w.finish().unwrap();
         assert!(set_reply_tag(&mut body, 77));
+        assert_eq!(
+            reply_tag(&body),
+            Some(77),
+            "the tag is read back without decoding"
+        );
         let ServerMsg::Reply { tag, status, data } = decode::<ServerMsg>(&body).unwrap() else {
             panic!("not a reply");
         };
@@ -1806,5 +1820,7 @@ mod tests {
             key: a,
         });
         assert!(!set_reply_tag(&mut ev, 1));
+        assert_eq!(reply_tag(&ev), None);
+        assert_eq!(reply_tag(&[1, 2]), None, "too short to hold a tag");
     }
 }

@@ -407,6 +407,16 @@ impl Inner {
         self.connected.store(false, Ordering::SeqCst);
     }
 
+    /// Hand a reply to the request waiting for it (on the progress thread, or on the
+    /// caller's thread that read it, `Client::read_reply`).
+    fn complete(&self, tag: u32, status: i32, data: ReplyData) {
+        let f = lock(&self.pending).remove(&tag);
+        match f {
+            Some(f) => f(status, data),
+            None => log::debug!("client: reply for unknown tag {}", tag),
+        }
+    }
+
     fn on_conn(&self, ctx: &mut Ctx, id: ConnId, ev: ConnEvent) {
         match ev {
             ConnEvent::Closed(why) => self.lost(&why),
@@ -417,11 +427,7 @@ impl Inner {
                         // caller wakes, so PMIx_Finalize needs no second trip to us.
                         self.disconnect(ctx);
                     }
-                    let f = lock(&self.pending).remove(&tag);
-                    match f {
-                        Some(f) => f(status, data),
-                        None => log::debug!("client: reply for unknown tag {}", tag),
-                    }
+                    self.complete(tag, status, data);
                 }
                 Ok(ServerMsg::Forget { proc_, key }) => {
                     let mut d = self.write();
@@ -943,20 +949,15 @@ impl Client {
             return; // completed without a reply from the server
         }
         if let reactor::DirectFrame::Frame(body) = r.next_frame(waiter.deadline()) {
+            // Anything but our own reply goes back undecoded.
+            if protocol::reply_tag(&body) != Some(tag) {
+                r.put_back(&body);
+                return;
+            }
             match protocol::decode::<ServerMsg>(&body) {
-                Ok(ServerMsg::Reply {
-                    tag: t,
-                    status,
-                    data,
-                }) if t == tag => {
-                    // Handled before the reading is given back (`r` is dropped after
-                    // it), so that nothing the server sent after it takes effect first.
-                    let f = lock(&self.inner.pending).remove(&tag);
-                    match f {
-                        Some(f) => f(status, data),
-                        None => log::debug!("client: reply for unknown tag {}", tag),
-                    }
-                }
+                // Handled before the reading is given back (`r` is dropped after it), so
+                // that nothing the server sent after it takes effect first.
+                Ok(ServerMsg::Reply { status, data, .. }) => self.inner.complete(tag, status, data),
                 _ => r.put_back(&body),
             }
         }
