@@ -64,7 +64,12 @@ fn call_cred_cb(
     };
     let (st, (p, n)) = match (conv::bo_to_c(&bytes, &mut bo), conv::info_array_to_c(&info)) {
         (Ok(()), Ok(x)) => (st, x),
-        (Err(e), _) | (_, Err(e)) => (e.status(), (core::ptr::null_mut(), 0)),
+        (Err(e), Ok((p, n))) => {
+            // SAFETY: the array just made; nothing else refers to it.
+            unsafe { conv::info_array_free(p, n) };
+            (e.status(), (core::ptr::null_mut(), 0))
+        }
+        (_, Err(e)) => (e.status(), (core::ptr::null_mut(), 0)),
     };
     let bop: *mut sys::pmix_byte_object_t = if st == sys::PMIX_SUCCESS {
         &mut bo
