@@ -8,7 +8,7 @@ DYN_BUILD := $(BUILD)/tests-c/dynamic
 DYN_SRCS  := $(wildcard tests-c/dynamic/*.c)
 DYN_BINS  := $(patsubst tests-c/dynamic/%.c,$(DYN_BUILD)/%,$(DYN_SRCS))
 
-$(DYN_BUILD)/%: tests-c/dynamic/%.c tests-c/dynamic/dyn.h tests-c/check.h
+$(DYN_BUILD)/%: tests-c/dynamic/%.c tests-c/dynamic/dyn.h tests-c/check.h tests-c/host.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
 

@@ -11,7 +11,7 @@ FAULTS_SRCS  := $(wildcard tests-c/faults/*.c)
 FAULTS_BINS  := $(patsubst tests-c/faults/%.c,$(FAULTS_BUILD)/%,$(FAULTS_SRCS))
 FAULTS_REPEAT ?= 1
 
-$(FAULTS_BUILD)/%: tests-c/faults/%.c tests-c/dynamic/dyn.h tests-c/check.h
+$(FAULTS_BUILD)/%: tests-c/faults/%.c tests-c/dynamic/dyn.h tests-c/check.h tests-c/host.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
 

@@ -9,7 +9,7 @@ HOSTOPS_BUILD := $(BUILD)/tests-c/hostops
 HOSTOPS_SRCS  := $(wildcard tests-c/hostops/*.c)
 HOSTOPS_BINS  := $(patsubst tests-c/hostops/%.c,$(HOSTOPS_BUILD)/%,$(HOSTOPS_SRCS))
 
-$(HOSTOPS_BUILD)/%: tests-c/hostops/%.c tests-c/check.h
+$(HOSTOPS_BUILD)/%: tests-c/hostops/%.c tests-c/check.h tests-c/host.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
 

@@ -17,7 +17,7 @@ extern char **environ;
 
 /* Register `nspace` with ranks 0..n-1 all on this host (PMIX_JOB_SIZE, PMIX_NODE_MAP,
  * PMIX_PROC_MAP built with PMIx_generate_regex/ppn). */
-static void host_register_nspace(const char *nspace, uint32_t n)
+static inline void host_register_nspace(const char *nspace, uint32_t n)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -45,7 +45,7 @@ static void host_register_nspace(const char *nspace, uint32_t n)
 
 /* Register rank `rank` of `nspace` as a client of ours and start `args[0]` with `args`
  * as that client. Returns its pid (-1 if fork failed). */
-static pid_t host_start_client(const char *nspace, pmix_rank_t rank, char *const args[])
+static inline pid_t host_start_client(const char *nspace, pmix_rank_t rank, char *const args[])
 {
     pmix_proc_t p;
     char **env = NULL;
@@ -66,7 +66,7 @@ static pid_t host_start_client(const char *nspace, pmix_rank_t rank, char *const
 }
 
 /* Wait for `n` clients; the number that did not exit with status 0. */
-static int host_wait_clients(const pid_t *pids, int n)
+static inline int host_wait_clients(const pid_t *pids, int n)
 {
     int failed = 0;
     for (int i = 0; i < n; i++) {

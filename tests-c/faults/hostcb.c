@@ -24,10 +24,9 @@
 #include <pmix_server.h>
 
 #include "check.h"
+#include "host.h"
 
 #define NSPACE "hostcb-job"
-
-extern char **environ;
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static int n_fence, n_dmodex, n_stale_completed;
@@ -180,26 +179,10 @@ int main(int argc, char **argv)
              "register_nspace");
     PMIX_INFO_FREE(info, 3);
 
-    pmix_proc_t p;
-    char **env = NULL;
-    PMIX_LOAD_PROCID(&p, NSPACE, 0);
-    CHECK_RC(PMIx_server_register_client(&p, getuid(), getgid(), NULL, NULL, NULL), PMIX_SUCCESS,
-             "register_client");
-    for (char **e = environ; *e; e++) {
-        PMIx_Argv_append_nosize(&env, *e);
-    }
-    CHECK_RC(PMIx_server_setup_fork(&p, &env), PMIX_SUCCESS, "setup_fork");
     fflush(stdout);
-    pid_t pid = fork();
-    if (0 == pid) {
-        char *args[] = {argv[0], "client", NULL};
-        execve(argv[0], args, env);
-        _exit(127);
-    }
-    PMIx_Argv_free(env);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    CHECK(WIFEXITED(st) && 0 == WEXITSTATUS(st), "the client passed (status %d)", st);
+    char *args[] = {argv[0], "client", NULL};
+    pid_t pid = host_start_client(NSPACE, 0, args);
+    CHECK(0 == host_wait_clients(&pid, 1), "the client passed");
     pthread_mutex_lock(&mtx);
     CHECK(3 == n_fence, "fence upcalls: %d", n_fence);
     CHECK(1 == n_stale_completed, "the stale completion was delivered (%d)", n_stale_completed);
