@@ -35,7 +35,7 @@ static INIT: Once = Once::new();
 /// every entry point that can start work (init functions, first helper use) calls it.
 pub fn init() {
     INIT.call_once(|| {
-        let Ok(v) = std::env::var("PMIX_DEBUG") else {
+        let Some(v) = pmix_core::params::get(pmix_core::params::PMIX_DEBUG) else {
             return;
         };
         let level = match v.to_ascii_lowercase().as_str() {

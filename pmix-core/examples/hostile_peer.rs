@@ -24,7 +24,7 @@
 use pmix_core::protocol::{
     self, FrameDecoder, Hello, PeerKind, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
-use pmix_core::{Key, Nspace, ProcId, Value};
+use pmix_core::{params, Key, Nspace, ProcId, Value};
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
@@ -73,16 +73,12 @@ struct Target {
 }
 
 fn target() -> Result<Target, String> {
-    let uri = ["41", "4", "3", "21", "2"]
-        .iter()
-        .find_map(|v| std::env::var(format!("PMIX_SERVER_URI{v}")).ok())
-        .ok_or("no PMIX_SERVER_URI* in the environment")?;
+    let uri = params::server_uri().ok_or("no PMIX_SERVER_URI* in the environment")?;
     let (server, path) = uri
         .split_once(";unix:")
         .ok_or_else(|| format!("unexpected server URI {uri}"))?;
-    let ns = std::env::var("PMIX_NAMESPACE").map_err(|_| "no PMIX_NAMESPACE")?;
-    let rank: u32 = std::env::var("PMIX_RANK")
-        .ok()
+    let ns = params::get(params::PMIX_NAMESPACE).ok_or("no PMIX_NAMESPACE")?;
+    let rank: u32 = params::get(params::PMIX_RANK)
         .and_then(|r| r.parse().ok())
         .ok_or("no PMIX_RANK")?;
     let ns = Nspace::new(ns).map_err(|e| e.to_string())?;

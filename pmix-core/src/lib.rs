@@ -9,6 +9,7 @@
 //! * [`iof`] — I/O forwarding: chunks, matching, the server's own copy of output;
 //! * [`reactor`] — the one progress thread per process (mio), the only I/O and the only
 //!   thread that runs callbacks;
+//! * [`params`] — the one table of environment parameters and the accessor every read uses;
 //! * [`sys`] — the reviewed `unsafe` (credentials, socket options, shared memory).
 #![deny(unsafe_code)]
 
@@ -20,6 +21,7 @@ pub mod error;
 pub mod event;
 pub mod fasthash;
 pub mod iof;
+pub mod params;
 pub mod protocol;
 pub mod reactor;
 pub mod rendezvous;

@@ -16,6 +16,7 @@
 //! when it finalizes.
 
 use crate::error::{Error, Result};
+use crate::params;
 use pmix_sys as sys;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -41,13 +42,14 @@ pub fn system_file(dir: &Path, host: &str) -> PathBuf {
     dir.join(format!("pmix.sys.{}", host))
 }
 
-/// A temporary directory: the directive's value, else the environment variable `var`,
+/// A temporary directory: the directive's value, else the environment parameter `var`
+/// (one of [`params::PARAMS`]),
 /// else `$TMPDIR`, else `/tmp`.
 pub fn tmpdir(given: Option<&str>, var: &str) -> PathBuf {
     given
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os(var).map(PathBuf::from))
-        .or_else(|| std::env::var_os("TMPDIR").map(PathBuf::from))
+        .or_else(|| params::get_os(var).map(PathBuf::from))
+        .or_else(|| params::get_os(params::TMPDIR).map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/tmp"))
 }
 
@@ -55,8 +57,7 @@ pub fn tmpdir(given: Option<&str>, var: &str) -> PathBuf {
 /// `var` or `$TMPDIR` gives one; otherwise `/tmp` and then `/dev/shm` (where pmixrun keeps
 /// its scratch tree when `$TMPDIR` is unset).
 pub fn search_bases(given: Option<&str>, var: &str) -> Vec<PathBuf> {
-    let named =
-        given.is_some() || std::env::var_os(var).is_some() || std::env::var_os("TMPDIR").is_some();
+    let named = given.is_some() || params::is_set(var) || params::is_set(params::TMPDIR);
     if named {
         vec![tmpdir(given, var)]
     } else {

@@ -399,3 +399,38 @@ consts! {
 /// the major version (as Open MPI does) see a release at least as new as 4.x.
 pub const PMIX_VERSION_STRING: &core::ffi::CStr =
     c"OpenPMIx 7.0.0 (pmix-rs, PMIx Standard: 5.0, Stable ABI: 0.0, Provisional ABI: 0.0)";
+
+/// The PMIx Standard version this library implements (as in [`PMIX_VERSION_STRING`]).
+pub const PMIX_STD_VERSION: &str = "5.0";
+/// The Standard's stable ABI version(s) this library provides (OpenPMIx answers it for
+/// `PMIX_QUERY_STABLE_ABI_VERSION`; ours is in [`PMIX_VERSION_STRING`]).
+pub const PMIX_STD_ABI_STABLE_VERSION: &str = "0.0";
+/// The Standard's provisional ABI version(s) this library provides.
+pub const PMIX_STD_ABI_PROVISIONAL_VERSION: &str = "0.0";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_string_names_the_same_levels() {
+        let s = PMIX_VERSION_STRING.to_str().unwrap();
+        let release =
+            format!("OpenPMIx {PMIX_VERSION_MAJOR}.{PMIX_VERSION_MINOR}.{PMIX_VERSION_RELEASE} ");
+        assert!(s.starts_with(&release), "{s}");
+        assert!(
+            s.contains(&format!("PMIx Standard: {PMIX_STD_VERSION},")),
+            "{s}"
+        );
+        assert!(
+            s.contains(&format!("Stable ABI: {PMIX_STD_ABI_STABLE_VERSION},")),
+            "{s}"
+        );
+        assert!(
+            s.contains(&format!(
+                "Provisional ABI: {PMIX_STD_ABI_PROVISIONAL_VERSION})"
+            )),
+            "{s}"
+        );
+    }
+}

@@ -29,7 +29,7 @@ use host::{Events, JobHost};
 use job::{AppLayout, Layout};
 use launch::{LaunchConfig, Launcher, RankPlan, Sinks};
 use pmix_core::server::{Server, ServerConfig};
-use pmix_core::{Nspace, ProcId};
+use pmix_core::{params, Nspace, ProcId};
 use scratch::Scratch;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -63,6 +63,8 @@ fn real_main() -> i32 {
             }
         }
     }
+    // `-x VAR` exports whatever variable the user names: not a parameter pmixrun
+    // honours, so not one of pmix_core::params.
     match cli::parse(&args, &|name| std::env::var(name).ok()) {
         Err(e) => {
             eprintln!("pmixrun: {e}\nTry 'pmixrun --help' for more information.");
@@ -195,7 +197,7 @@ fn run(opts: Options) -> i32 {
     if let Err(e) = sys::raise_fd_limit() {
         log::debug!("cannot raise the descriptor limit: {e}");
     }
-    let base = scratch_base(std::env::var_os("TMPDIR"), sys::writable_tmpfs);
+    let base = scratch_base(params::get_os(params::TMPDIR), sys::writable_tmpfs);
     let (uid, _) = sys::uid_gid();
     scratch::remove_stale(&base, uid, pid);
     let scratch = match Scratch::create(&base, uid, pid, nspace.as_str(), job::NODE_ID, first) {
@@ -411,7 +413,7 @@ impl log::Log for Logger {
 static LOGGER: Logger = Logger;
 
 fn init_logger() {
-    let Ok(v) = std::env::var("PMIX_DEBUG") else {
+    let Some(v) = params::get(params::PMIX_DEBUG) else {
         return;
     };
     let level = match v.to_ascii_lowercase().as_str() {

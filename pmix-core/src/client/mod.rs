@@ -34,6 +34,7 @@ pub mod tool;
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
+use crate::params;
 use crate::protocol::{
     self, FrameDecoder, Hello, Put, ReplyData, Req, Request, ServerMsg, Welcome,
 };
@@ -88,11 +89,9 @@ impl ClientConfig {
     /// `PMIX_ERR_BAD_PARAM` if the variables are present but malformed, or the URI is not
     /// ours (`<nspace>.<rank>;unix:<path>`).
     pub fn from_env() -> Result<ClientConfig> {
-        let ns = std::env::var("PMIX_NAMESPACE").ok();
-        let rank = std::env::var("PMIX_RANK").ok();
-        let uri = ["41", "4", "3", "21", "2"]
-            .iter()
-            .find_map(|v| std::env::var(format!("PMIX_SERVER_URI{}", v)).ok());
+        let ns = params::get(params::PMIX_NAMESPACE);
+        let rank = params::get(params::PMIX_RANK);
+        let uri = params::server_uri();
         let (Some(ns), Some(rank), Some(uri)) = (ns, rank, uri) else {
             return Ok(ClientConfig::default());
         };
@@ -730,7 +729,7 @@ impl Client {
     }
 
     fn connect_with(cfg: ClientConfig, handle: Handle) -> Result<Client> {
-        let hostname = std::env::var("PMIX_HOSTNAME").unwrap_or_else(|_| crate::sys::hostname());
+        let hostname = params::get(params::PMIX_HOSTNAME).unwrap_or_else(crate::sys::hostname);
         let Some((me, path)) = cfg.server else {
             let me = ProcId::new(
                 Nspace::new(format!("singleton.{}.{}", hostname, std::process::id()))?,
@@ -853,7 +852,7 @@ impl Client {
     /// `PMIX_ERR_OUT_OF_RESOURCE` if the progress thread cannot start.
     pub fn tool_local(me: ProcId) -> Result<Client> {
         let handle = reactor::acquire()?;
-        let hostname = std::env::var("PMIX_HOSTNAME").unwrap_or_else(|_| crate::sys::hostname());
+        let hostname = params::get(params::PMIX_HOSTNAME).unwrap_or_else(crate::sys::hostname);
         let mut data = Data::default();
         data.jobs
             .insert(me.nspace.clone(), tool_job(&me, &hostname));

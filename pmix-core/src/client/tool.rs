@@ -28,6 +28,7 @@
 
 use super::{Client, ClientConfig};
 use crate::error::{Error, Result};
+use crate::params;
 use crate::protocol::PeerKind;
 use crate::rendezvous as rv;
 use crate::value::{Info, Nspace, ProcId, Value};
@@ -149,12 +150,12 @@ impl Target {
     fn host(&self) -> String {
         self.hostname
             .clone()
-            .or_else(|| std::env::var("PMIX_HOSTNAME").ok())
+            .or_else(|| params::get(params::PMIX_HOSTNAME))
             .unwrap_or_else(crate::sys::hostname)
     }
 
     fn tmpdir(&self) -> PathBuf {
-        rv::tmpdir(self.tmpdir.as_deref(), "PMIX_SERVER_TMPDIR")
+        rv::tmpdir(self.tmpdir.as_deref(), params::PMIX_SERVER_TMPDIR)
     }
 
     /// The server's URI and whether we found it in a server's environment for us (then
@@ -169,7 +170,7 @@ impl Target {
             rv::read(&p).map_err(|e| unreach(format!("no server found: {}", e.context)))
         };
         let tmp = self.tmpdir();
-        let bases = rv::search_bases(self.tmpdir.as_deref(), "PMIX_SERVER_TMPDIR");
+        let bases = rv::search_bases(self.tmpdir.as_deref(), params::PMIX_SERVER_TMPDIR);
         let search = |p: PathBuf| {
             let name = p
                 .file_name()
@@ -199,7 +200,7 @@ impl Target {
         }
         let host = self.host();
         if self.to_system || self.system_first {
-            let dir = rv::tmpdir(self.systmpdir.as_deref(), "PMIX_SYSTEM_TMPDIR");
+            let dir = rv::tmpdir(self.systmpdir.as_deref(), params::PMIX_SYSTEM_TMPDIR);
             match from_file(rv::system_file(&dir, &host)) {
                 Ok(u) => return Ok((u, false)),
                 Err(e) if self.to_system => return Err(e),
@@ -212,10 +213,7 @@ impl Target {
         if let Some(ns) = &self.server_nspace {
             return search(rv::nspace_file(&tmp, &host, ns)).map(|u| (u, false));
         }
-        if let Some(u) = ["41", "4", "3", "21", "2"]
-            .iter()
-            .find_map(|v| std::env::var(format!("PMIX_SERVER_URI{}", v)).ok())
-        {
+        if let Some(u) = params::server_uri() {
             return Ok((u, true));
         }
         search(rv::session_file(&tmp, &host)).map(|u| (u, false))
@@ -257,8 +255,8 @@ impl ToolOptions {
             (Some(n), Some(r)) => Some(ProcId::new(Nspace::new(n)?, r)),
             (None, None) => {
                 let (en, er) = (
-                    std::env::var("PMIX_NAMESPACE").ok(),
-                    std::env::var("PMIX_RANK").ok(),
+                    params::get(params::PMIX_NAMESPACE),
+                    params::get(params::PMIX_RANK),
                 );
                 match (en, er) {
                     (Some(n), Some(r)) => {
@@ -290,7 +288,7 @@ impl ToolOptions {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` if the host name makes it too long.
 pub fn self_assigned() -> Result<ProcId> {
-    let host = std::env::var("PMIX_HOSTNAME").unwrap_or_else(|_| crate::sys::hostname());
+    let host = params::get(params::PMIX_HOSTNAME).unwrap_or_else(crate::sys::hostname);
     Ok(ProcId::new(
         Nspace::new(format!("{}:{}", host, std::process::id()))?,
         0,

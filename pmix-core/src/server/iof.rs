@@ -23,8 +23,6 @@ use std::collections::VecDeque;
 const DEFAULT_CACHE_MSGS: usize = 1024 * 1024;
 /// Bytes the cache holds at most (ours: OpenPMIx bounds only the message count).
 const CACHE_BYTES: usize = 16 << 20;
-/// The variable that sets the cache's message count, as in OpenPMIx.
-const CACHE_ENV: &str = "PMIX_MCA_pmix_max_iof_cache";
 
 /// Who registered.
 #[derive(Clone)]
@@ -54,8 +52,8 @@ pub(super) struct IofState {
 
 impl Default for IofState {
     fn default() -> Self {
-        let cache_msgs = std::env::var(CACHE_ENV)
-            .ok()
+        // The variable that sets the cache's message count, as in OpenPMIx.
+        let cache_msgs = crate::params::get(crate::params::MAX_IOF_CACHE)
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(DEFAULT_CACHE_MSGS);
         IofState {

@@ -20,8 +20,9 @@ const PIECE: usize = 4 << 20;
 /// unless the host says `PMIX_IOF_LOCAL_OUTPUT` = false at init, or the process was
 /// started by a tool that collects its output (OpenPMIx's rule).
 pub(super) fn local_output_default(info: &[Info]) -> Option<LocalOutput> {
-    let by_tool = std::env::var_os("PMIX_LAUNCHER_RNDZ_URI").is_some()
-        || std::env::var_os("PMIX_KEEPALIVE_PIPE").is_some();
+    use crate::params;
+    let by_tool = params::is_set(params::PMIX_LAUNCHER_RNDZ_URI)
+        || params::is_set(params::PMIX_KEEPALIVE_PIPE);
     iof::flag(info, ak::PMIX_IOF_LOCAL_OUTPUT)
         .unwrap_or(!by_tool)
         .then(LocalOutput::default)

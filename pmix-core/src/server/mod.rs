@@ -700,7 +700,7 @@ fn rendezvous_files(
             .find(|i| i.key.as_str() == k::PMIX_SYSTEM_TMPDIR)
             .and_then(|i| i.value.as_str());
         files.push(rv::system_file(
-            &rv::tmpdir(given, "PMIX_SYSTEM_TMPDIR"),
+            &rv::tmpdir(given, crate::params::PMIX_SYSTEM_TMPDIR),
             host,
         ));
     }
@@ -724,9 +724,9 @@ fn comm(what: &str, e: std::io::Error) -> Error {
 /// The smallest per-process table published as a shared segment
 /// ([`state::JOB_SEGMENT_MIN_ENV`]); None when publication is off.
 fn segment_min() -> Option<usize> {
-    match std::env::var(state::JOB_SEGMENT_MIN_ENV) {
-        Ok(v) if v.trim() == "off" => None,
-        Ok(v) => match v.trim().parse() {
+    match crate::params::get(state::JOB_SEGMENT_MIN_ENV) {
+        Some(v) if v.trim() == "off" => None,
+        Some(v) => match v.trim().parse() {
             Ok(n) => Some(n),
             Err(_) => {
                 log::warn!(
@@ -738,7 +738,7 @@ fn segment_min() -> Option<usize> {
                 Some(state::JOB_SEGMENT_MIN)
             }
         },
-        Err(_) => Some(state::JOB_SEGMENT_MIN),
+        None => Some(state::JOB_SEGMENT_MIN),
     }
 }
 
@@ -801,7 +801,7 @@ impl Server {
         let tmpdir = cfg
             .tmpdir
             .clone()
-            .or_else(|| std::env::var_os("TMPDIR").map(PathBuf::from))
+            .or_else(|| crate::params::get_os(crate::params::TMPDIR).map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/tmp"));
         let mut base = tmpdir.join(format!("pmix-rs.{}", crate::sys::euid()));
         let mut dir = base.join(format!("{}.{}", id.nspace, std::process::id()));
@@ -1106,7 +1106,7 @@ impl Server {
         ));
         env.push((
             "PMIX_SYSTEM_TMPDIR".into(),
-            std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into()),
+            crate::params::get(crate::params::TMPDIR).unwrap_or_else(|| "/tmp".into()),
         ));
         env.push(("PMIX_HOSTNAME".into(), host));
         Ok(env)

@@ -38,7 +38,7 @@ use pmix_sys as sys;
 use std::collections::BTreeMap;
 
 /// The environment variable (an MCA parameter read by servers) that turns delta modex on.
-pub const DELTA_MODEX_ENV: &str = "PMIX_MCA_pmix_server_fence_delta_modex";
+pub const DELTA_MODEX_ENV: &str = crate::params::DELTA_MODEX;
 
 /// Read a boolean MCA parameter value the way OpenPMIx spells them; `None` if unreadable.
 pub fn parse_bool(v: &str) -> Option<bool> {
@@ -52,8 +52,8 @@ pub fn parse_bool(v: &str) -> Option<bool> {
 /// Whether this server runs delta modex: [`DELTA_MODEX_ENV`] from its environment
 /// (default off; an unreadable value is reported and treated as off).
 pub fn delta_from_env() -> bool {
-    match std::env::var(DELTA_MODEX_ENV) {
-        Ok(v) => match parse_bool(&v) {
+    match crate::params::get(DELTA_MODEX_ENV) {
+        Some(v) => match parse_bool(&v) {
             Some(b) => b,
             None => {
                 log::warn!(
@@ -64,7 +64,7 @@ pub fn delta_from_env() -> bool {
                 false
             }
         },
-        Err(_) => false,
+        None => false,
     }
 }
 

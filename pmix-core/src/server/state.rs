@@ -283,7 +283,7 @@ struct Segments {
 
 /// The environment variable that sets the smallest image published as a segment (bytes;
 /// `0` publishes every non-empty one, `off` none).
-pub const JOB_SEGMENT_MIN_ENV: &str = "PMIX_RS_JOB_SEGMENT_MIN";
+pub const JOB_SEGMENT_MIN_ENV: &str = crate::params::JOB_SEGMENT_MIN;
 /// Default of [`JOB_SEGMENT_MIN_ENV`].
 pub const JOB_SEGMENT_MIN: usize = 8192;
 
