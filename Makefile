@@ -1,7 +1,8 @@
 # pmix-rs: make | make check | make install PREFIX=... | make run | make bench | make header
 #
 # Cargo does the building; this file only arranges the outputs the way C users expect
-# (build/lib/libpmix.so -> libpmix.so.2, build/bin/pmixrun, include/) and runs the tests.
+# (build/lib/libpmix.so -> libpmix.so.2, build/bin/pmixrun and pmix_info, include/) and
+# runs the tests.
 # Each test area lives in mk/<area>.mk and appends its targets to CHECK_TARGETS.
 
 PREFIX   ?= /usr/local
@@ -29,6 +30,7 @@ lib:
 	@cp -f $(TARGET)/libpmix.so $(LIBDIR)/libpmix.so.2
 	@ln -sf libpmix.so.2 $(LIBDIR)/libpmix.so
 	@cp -f $(TARGET)/pmixrun $(BINDIR)/pmixrun
+	@cp -f $(TARGET)/pmix_info $(BINDIR)/pmix_info
 
 include $(wildcard mk/*.mk)
 
@@ -47,6 +49,9 @@ install: lib install-python
 	ln -sf libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so
 	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0755 $(BINDIR)/pmixrun $(DESTDIR)$(PREFIX)/bin/pmixrun
+	install -m 0755 $(BINDIR)/pmix_info $(DESTDIR)$(PREFIX)/bin/pmix_info
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 docs/man/pmixrun.1 docs/man/pmix_info.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' pmix.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmix.pc
 
 clean:

@@ -41,6 +41,29 @@ use pmix_sys as sys;
 /// [`Welcome::Accepted`]); 5 made job data compact (the per-process table of
 /// `store::procs`, which a Welcome may name by its shared segment).
 pub const VERSION: u32 = 5;
+/// A client↔server wire protocol this library speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dialect {
+    /// Its name.
+    pub name: &'static str,
+    /// The version spoken.
+    pub version: u32,
+    /// The transport it runs over.
+    pub transport: &'static str,
+    /// One line about it.
+    pub about: &'static str,
+}
+
+/// Every wire protocol this library speaks (`pmix_info` lists them): a second dialect
+/// (say, OpenPMIx's own) is added here.
+pub const DIALECTS: &[Dialect] = &[Dialect {
+    name: "pmix-rs",
+    version: VERSION,
+    transport: "unix stream socket",
+    about: "length-prefixed frames of the one codec; client and server must be pmix-rs \
+            of the same protocol version",
+}];
+
 /// The largest frame body accepted (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");

@@ -28,7 +28,7 @@ mod hostops;
 pub use hostops::Credential;
 mod iof;
 mod publish;
-pub(crate) mod query;
+pub mod query;
 mod spawn;
 pub mod tool;
 

@@ -232,6 +232,53 @@ pub(crate) fn attribute_support(q: &Query) -> Vec<Info> {
     out
 }
 
+/// One attribute a function supports, as `PMIx_Query_info` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SupportedAttr {
+    /// The attribute's name (`"PMIX_TIMEOUT"`).
+    pub name: String,
+    /// Its key string (`"pmix.timeout"`).
+    pub key: String,
+    /// Its data type (`PMIX_UNDEF` for a name we do not know).
+    pub dtype: u16,
+}
+
+/// What `PMIx_Query_info` with `PMIX_QUERY_ATTRIBUTE_SUPPORT` and no qualifiers
+/// answers in this process, per function (`functions` narrows it; empty: every one),
+/// in the order of the answer. `pmix_info --attrs` prints this: it unpacks the very
+/// answer `attribute_support` builds, so the two cannot differ.
+pub fn supported_attributes(functions: &[&str]) -> Vec<(String, Vec<SupportedAttr>)> {
+    let mut keys = vec![ak::PMIX_QUERY_ATTRIBUTE_SUPPORT.as_bytes().to_vec()];
+    keys.extend(functions.iter().map(|f| f.as_bytes().to_vec()));
+    let q = Query {
+        keys: Some(keys),
+        qualifiers: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for top in attribute_support(&q) {
+        for per_fn in crate::store::info_array(&top.value).unwrap_or_default() {
+            let Value::DataArray(a) = &per_fn.value else {
+                continue;
+            };
+            let attrs = a
+                .items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Regattr(r) => Some(SupportedAttr {
+                        name: String::from_utf8_lossy(r.name.as_deref().unwrap_or_default())
+                            .into_owned(),
+                        key: r.string.as_str().to_string(),
+                        dtype: r.dtype,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            out.push((per_fn.key.as_str().to_string(), attrs));
+        }
+    }
+    out
+}
+
 /// Wrap one query's answers as `PMIX_QUERY_RESULTS` (qualifiers first).
 fn results_of(q: &Query, found: Vec<Info>) -> Option<Info> {
     let mut items = Vec::new();

@@ -59,6 +59,11 @@ pub enum HostReply {
     Completed,
 }
 
+/// The security mode a server gives its children (`PMIX_SECURITY_MODE`): the peer's
+/// uid, gid and pid come from the kernel (`SO_PEERCRED`), and a client connects only
+/// from the uid it was registered for (a tool: the server's own uid).
+pub const SECURITY_MODE: &str = "native";
+
 /// The host environment, as the server sees it. Every method has a default that answers
 /// the way OpenPMIx answers for a NULL module slot.
 pub trait Host: Send + Sync + 'static {
@@ -1098,7 +1103,7 @@ impl Server {
         for v in ["41", "4", "3", "21", "2"] {
             env.push((format!("PMIX_SERVER_URI{}", v), uri.clone()));
         }
-        env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+        env.push(("PMIX_SECURITY_MODE".into(), SECURITY_MODE.into()));
         env.push(("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()));
         env.push((
             "PMIX_SERVER_TMPDIR".into(),
