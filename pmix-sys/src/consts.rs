@@ -402,10 +402,11 @@ pub const PMIX_VERSION_STRING: &core::ffi::CStr =
 
 /// The PMIx Standard version this library implements (as in [`PMIX_VERSION_STRING`]).
 pub const PMIX_STD_VERSION: &str = "5.0";
-/// The Standard's stable ABI version(s) this library provides (OpenPMIx answers it for
-/// `PMIX_QUERY_STABLE_ABI_VERSION`; ours is in [`PMIX_VERSION_STRING`]).
+/// The Standard's stable ABI version(s) this library provides (the client's answer to
+/// `PMIX_QUERY_STABLE_ABI_VERSION`, as in OpenPMIx; also in [`PMIX_VERSION_STRING`]).
 pub const PMIX_STD_ABI_STABLE_VERSION: &str = "0.0";
-/// The Standard's provisional ABI version(s) this library provides.
+/// The Standard's provisional ABI version(s) this library provides (the answer to
+/// `PMIX_QUERY_PROVISIONAL_ABI_VERSION`).
 pub const PMIX_STD_ABI_PROVISIONAL_VERSION: &str = "0.0";
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 /* Print what PMIx_Query_info answers a client for PMIX_QUERY_ATTRIBUTE_SUPPORT, in the
  * JSON form of `pmix_info --attrs --json`: {"attributes": {function: [{"name", "key",
  * "type"}, ...]}}. Run under pmixrun -n 1; the optional argument is a comma-separated
- * list of functions (as pmix_info's --attrs FUNCS). mk/info.mk compares the two.
- * Errors go to stderr with exit status 1. */
+ * list of functions (as pmix_info's --attrs FUNCS). With the argument --abi it prints
+ * the answers to PMIX_QUERY_STABLE_ABI_VERSION and PMIX_QUERY_PROVISIONAL_ABI_VERSION
+ * instead: {"stable_abi": "...", "provisional_abi": "..."}. info_check.py compares the
+ * output with pmix_info's. Errors go to stderr with exit status 1. */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,62 @@ static const pmix_data_array_t *support_of(const pmix_info_t *res, size_t nres)
     return NULL;
 }
 
+/* The string answer to `key` inside the first PMIX_QUERY_RESULTS, or NULL. */
+static const char *string_of(const pmix_info_t *res, size_t nres, const char *key)
+{
+    for (size_t i = 0; i < nres; i++) {
+        if (!PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) ||
+            PMIX_DATA_ARRAY != res[i].value.type) {
+            continue;
+        }
+        const pmix_info_t *in = res[i].value.data.darray->array;
+        for (size_t k = 0; k < res[i].value.data.darray->size; k++) {
+            if (PMIX_CHECK_KEY(&in[k], key) && PMIX_STRING == in[k].value.type) {
+                return in[k].value.data.string;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The two ABI levels, as JSON. */
+static int print_abi(void)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIx_Argv_append_nosize(&q.keys, PMIX_QUERY_STABLE_ABI_VERSION);
+    PMIx_Argv_append_nosize(&q.keys, PMIX_QUERY_PROVISIONAL_ABI_VERSION);
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+    const char *st = string_of(res, nres, PMIX_QUERY_STABLE_ABI_VERSION);
+    const char *pr = string_of(res, nres, PMIX_QUERY_PROVISIONAL_ABI_VERSION);
+    int status = 0;
+    if (PMIX_SUCCESS != rc || NULL == st || NULL == pr) {
+        fprintf(stderr, "attr_query: ABI query: %s\n", PMIx_Error_string(rc));
+        status = 1;
+    } else {
+        printf("{\"stable_abi\": ");
+        json_string(st);
+        printf(", \"provisional_abi\": ");
+        json_string(pr);
+        printf("}\n");
+    }
+    PMIX_INFO_FREE(res, nres);
+    PMIX_QUERY_DESTRUCT(&q);
+    return status;
+}
+
+static int finalize(int status)
+{
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (PMIX_SUCCESS != rc) {
+        fprintf(stderr, "attr_query: PMIx_Finalize: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me;
@@ -72,6 +130,9 @@ int main(int argc, char **argv)
     if (PMIX_SUCCESS != rc) {
         fprintf(stderr, "attr_query: PMIx_Init: %s\n", PMIx_Error_string(rc));
         return 1;
+    }
+    if (argc > 1 && 0 == strcmp(argv[1], "--abi")) {
+        return finalize(print_abi());
     }
     pmix_query_t q;
     PMIX_QUERY_CONSTRUCT(&q);
@@ -103,10 +164,5 @@ int main(int argc, char **argv)
     }
     PMIX_INFO_FREE(res, nres);
     PMIX_QUERY_DESTRUCT(&q);
-    rc = PMIx_Finalize(NULL, 0);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "attr_query: PMIx_Finalize: %s\n", PMIx_Error_string(rc));
-        status = 1;
-    }
-    return status;
+    return finalize(status);
 }

@@ -100,6 +100,12 @@ def attrs_checks():
         check(mine == theirs, f"--attrs {arg} equals PMIx_Query_info's answer")
         fns = list(mine["attributes"])
         check(fns == funcs if funcs else len(fns) > 5, f"functions {fns}")
+    rc, out, _ = run([PMIX_INFO, "--json"])
+    lib = json.loads(out)["library"]
+    rc, out, err = run([PMIXRUN, "--timeout", "60", "-n", "1", ATTR_QUERY, "--abi"], timeout=90)
+    abi = json.loads(out) if rc == 0 else {}
+    check(abi == {"stable_abi": lib["stable_abi"], "provisional_abi": lib["provisional_abi"]},
+          f"the ABI levels are PMIx_Query_info's: {abi} ({err.strip()!r})")
     rc, out, _ = run([PMIX_INFO, "--attrs", "PMIx_Fence"])
     check(rc == 0 and out.startswith("PMIx_Fence\n") and "pmix.timeout" in out, "--attrs text")
     rc, out, err = run([PMIX_INFO, "--attrs", "PMIx_Nothing"])

@@ -2,7 +2,9 @@
 //! host part of `PMIx_Job_control` in the client.
 //!
 //! Queries of `PMIX_QUERY_ATTRIBUTE_SUPPORT` are answered here (the attributes this
-//! library honors, per client function); every other query goes to the server, which
+//! library honors, per client function), and so are queries of nothing but the ABI
+//! levels (`PMIX_QUERY_STABLE_ABI_VERSION`, `PMIX_QUERY_PROVISIONAL_ABI_VERSION`, as
+//! OpenPMIx answers them locally); every other query goes to the server, which
 //! answers from its data or asks its host (see `server/query.rs` for the keys and the
 //! `PMIX_QUERY_RESULTS` layout of the answer).
 
@@ -292,9 +294,42 @@ fn results_of(q: &Query, found: Vec<Info>) -> Option<Info> {
     info(ak::PMIX_QUERY_RESULTS, info_array(items))
 }
 
-/// Whether a query is answered by the client itself.
+/// The ABI-level keys the client answers itself, with their answers.
+const ABI_LEVELS: [(&str, &str); 2] = [
+    (
+        ak::PMIX_QUERY_STABLE_ABI_VERSION,
+        sys::PMIX_STD_ABI_STABLE_VERSION,
+    ),
+    (
+        ak::PMIX_QUERY_PROVISIONAL_ABI_VERSION,
+        sys::PMIX_STD_ABI_PROVISIONAL_VERSION,
+    ),
+];
+
+/// Whether a query is answered by the client itself: attribute support, or only ABI
+/// levels (`PMIX_QUERY_STABLE_ABI_VERSION`, `PMIX_QUERY_PROVISIONAL_ABI_VERSION`).
 fn local(q: &Query) -> bool {
-    keys_of(q).first().map(String::as_str) == Some(ak::PMIX_QUERY_ATTRIBUTE_SUPPORT)
+    let keys = keys_of(q);
+    match keys.first().map(String::as_str) {
+        Some(ak::PMIX_QUERY_ATTRIBUTE_SUPPORT) => true,
+        Some(_) => keys
+            .iter()
+            .all(|k| ABI_LEVELS.iter().any(|(abi, _)| abi == k)),
+        None => false,
+    }
+}
+
+/// The answer to a query the client answers itself (see [`local`]).
+fn local_answer(q: &Query) -> Vec<Info> {
+    let keys = keys_of(q);
+    if keys.first().map(String::as_str) == Some(ak::PMIX_QUERY_ATTRIBUTE_SUPPORT) {
+        return attribute_support(q);
+    }
+    ABI_LEVELS
+        .iter()
+        .filter(|(abi, _)| keys.iter().any(|k| k == abi))
+        .filter_map(|(abi, level)| info(abi, Value::string(level)))
+        .collect()
 }
 
 impl Client {
@@ -331,7 +366,7 @@ impl Client {
         let mut answered: Vec<Info> = Vec::new();
         let mut all_found = true;
         for q in &mine {
-            let found = attribute_support(q);
+            let found = local_answer(q);
             if found.is_empty() {
                 all_found = false;
             } else {
@@ -605,5 +640,70 @@ impl Client {
                 }))
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(keys: &[&str]) -> Query {
+        Query {
+            keys: Some(keys.iter().map(|k| k.as_bytes().to_vec()).collect()),
+            qualifiers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn abi_levels_are_answered_locally() {
+        let q = query(&[
+            ak::PMIX_QUERY_PROVISIONAL_ABI_VERSION,
+            ak::PMIX_QUERY_STABLE_ABI_VERSION,
+        ]);
+        assert!(local(&q));
+        let got: Vec<(String, Option<String>)> = local_answer(&q)
+            .into_iter()
+            .map(|i| {
+                (
+                    i.key.as_str().to_string(),
+                    i.value.as_str().map(str::to_string),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    ak::PMIX_QUERY_STABLE_ABI_VERSION.to_string(),
+                    Some(sys::PMIX_STD_ABI_STABLE_VERSION.to_string())
+                ),
+                (
+                    ak::PMIX_QUERY_PROVISIONAL_ABI_VERSION.to_string(),
+                    Some(sys::PMIX_STD_ABI_PROVISIONAL_VERSION.to_string())
+                ),
+            ]
+        );
+        // Mixed with a key only the server knows: the server answers the query.
+        assert!(!local(&query(&[
+            ak::PMIX_QUERY_STABLE_ABI_VERSION,
+            ak::PMIX_QUERY_NAMESPACES
+        ])));
+    }
+
+    #[test]
+    fn supported_attributes_are_the_support_table() {
+        let all = supported_attributes(&[]);
+        assert_eq!(all.len(), SUPPORT.len());
+        for ((f, attrs), (g, names)) in all.iter().zip(SUPPORT) {
+            assert_eq!(f, g);
+            let got: Vec<&str> = attrs.iter().map(|a| a.name.as_str()).collect();
+            assert_eq!(&got, names);
+        }
+        let get = &supported_attributes(&["PMIx_Get"])[0].1;
+        let timeout = get.iter().find(|a| a.name == "PMIX_TIMEOUT").unwrap();
+        assert_eq!(
+            (timeout.key.as_str(), timeout.dtype),
+            (ak::PMIX_TIMEOUT, sys::PMIX_INT)
+        );
     }
 }
