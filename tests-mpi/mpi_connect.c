@@ -7,7 +7,9 @@
  * mpiruns started with --ompi-server file:URIFILE of one ompi-server. The two sides may
  * also be two applications of one MPMD job (pmixrun -n 2 ./mpi_connect server N : -n 2
  * ./mpi_connect client N): each side works in the part of MPI_COMM_WORLD that has its
- * MPI_APPNUM (all of it for a job of one application). After connecting,
+ * MPI_APPNUM (all of it for a job of one application), and a barrier over
+ * MPI_COMM_WORLD puts the publish before the lookup (separate jobs must be started in
+ * that order, as tests-mpi/connect.sh does). After connecting,
  * server rank 0 sends 4242 to client rank 0, which answers 4243; the two sides merge and
  * allreduce rank+1; then they disconnect and the server unpublishes the name. */
 #include "mpitest.h"
@@ -47,9 +49,11 @@ int main(int argc, char **argv)
             printf("connect server published %s\n", name);
             fflush(stdout);
         }
+        MPI_Barrier(MPI_COMM_WORLD); /* the client's lookup comes after this */
         rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, side, &inter);
         CHECK(rc == MPI_SUCCESS, "server %d: MPI_Comm_accept", rank);
     } else {
+        MPI_Barrier(MPI_COMM_WORLD); /* in one MPMD job: after the server's publish */
         if (rank == 0) {
             rc = MPI_Lookup_name(name, MPI_INFO_NULL, port);
             CHECK(rc == MPI_SUCCESS, "client: MPI_Lookup_name %s -> %s", name, port);
