@@ -36,7 +36,8 @@
 #   OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp
 #                                 the transports a single host needs ("sm" is Open MPI 5's
 #                                 name for 4.x's "vader"); without them each rank also probes
-#                                 pml cm and btl ofi (libfabric) before falling back to the same
+#                                 pml cm and btl ofi (libfabric) before falling back to the
+#                                 same, which made hello -n 8 take 2.4 s instead of 0.2 s
 #
 # A case is bounded twice: after its SECS the stacks of every process of the case are
 # printed (gdb -batch, "thread apply all bt") and the processes are killed by pid; the
