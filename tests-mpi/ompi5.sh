@@ -17,6 +17,11 @@
 #   connect    MPI_Comm_connect/accept between the two applications of one MPMD job
 #              (pmixrun -n A mpi_connect server NAME : -n B mpi_connect client NAME), 1+1, 2+2
 #   abort      MPI_Abort(42) from the last of 4 ranks: pmixrun must exit with 42
+#   nodes      hello, ring and allreduce on pmixrun's multi-node bench: --nodes 2 -n 4 and
+#              --nodes 4 -n 8 (one server process per simulated node, host names
+#              node0..). Open MPI then sees several hosts, so btl sm cannot reach every
+#              peer and tcp carries the traffic between nodes, over loopback
+#              (OMPI_MCA_btl_tcp_if_include=lo; Open MPI leaves lo out by default)
 #   singleton  ./mpi_hello 1 with no launcher. Not in the default list: it fails today (our
 #              PMIx_Init returns SUCCESS without a server, and Open MPI 5 needs
 #              PMIX_ERR_UNREACH to know it is a singleton; see docs/STATUS.md, "Open MPI 5")
@@ -57,7 +62,7 @@ MPI_BIN=${MPI_BIN:-$ROOT/build/tests-ompi5}
 MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NPS=${NPS:-1 2 4 8}
 MAX_HANGS=${MAX_HANGS:-3}
-SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort}
+SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes}
 
 WORK=$(mktemp -d /tmp/pmix-ompi5.XXXXXX)
 LOG_DIR=${LOG_DIR:-$WORK/logs}
@@ -114,6 +119,7 @@ set_mode() {
   esac
 }
 OMPI_ENV=("OPAL_PREFIX=$VENV" OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp)
+CASE_ENV=()
 
 # Print the stacks of every process of the case (a hang), then the state of each.
 dump_stacks() {
@@ -176,7 +182,8 @@ run_case() {
   fi
   local t0 t1
   t0=$(date +%s%N)
-  timeout -s KILL $((secs + 60)) env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" MPITEST_ENV="${MODE_ENV[*]}" \
+  timeout -s KILL $((secs + 60)) env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" ${CASE_ENV[@]+"${CASE_ENV[@]}"} \
+    MPITEST_ENV="${MODE_ENV[*]}" \
     MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_EXE="$PMIXRUN" MPITEST_RUN="$RUN_ID" \
     "${cmd[@]}" </dev/null >"$log" 2>&1 &
   local job=$! deadline=$(($(date +%s) + secs))
@@ -285,6 +292,16 @@ single_host() {
         done ;;
       abort) run_case "$mode/abort-n4" 40 42 1 -n 4 "$MPI_BIN/mpi_abort" 42 ;;
       singleton) run_case "$mode/singleton" 40 0 1 --no-launcher "$MPI_BIN/mpi_hello" 1 ;;
+      nodes)
+        local prog k
+        CASE_ENV=(OMPI_MCA_btl_tcp_if_include=lo)
+        for prog in hello ring allreduce; do
+          for k in 2 4; do
+            run_case "$mode/$prog-nodes$k-n$((2 * k))" 40 0 $((2 * k)) --nodes "$k" \
+              -n $((2 * k)) "$MPI_BIN/mpi_$prog" $((2 * k))
+          done
+        done
+        CASE_ENV=() ;;
     esac
   done
 }
@@ -292,7 +309,7 @@ single_host() {
 for scen in $SCENARIOS; do
   case $scen in
     symbols) scenario_symbols ;;
-    hello | ring | allreduce | spawn | connect | abort | singleton) single_host "$scen" ;;
+    hello | ring | allreduce | spawn | connect | abort | singleton | nodes) single_host "$scen" ;;
     *) echo "ompi5.sh: unknown scenario $scen" >&2; exit 2 ;;
   esac
 done
