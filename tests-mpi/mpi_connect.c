@@ -4,7 +4,12 @@
  *   mpi_connect client NAME   looks NAME up (MPI_Lookup_name), connects
  *
  * With Open MPI the two jobs find each other through a shared name service, e.g. both
- * mpiruns started with --ompi-server file:URIFILE of one ompi-server. After connecting,
+ * mpiruns started with --ompi-server file:URIFILE of one ompi-server. The two sides may
+ * also be two applications of one MPMD job (pmixrun -n 2 ./mpi_connect server N : -n 2
+ * ./mpi_connect client N): each side works in the part of MPI_COMM_WORLD that has its
+ * MPI_APPNUM (all of it for a job of one application), and a barrier over
+ * MPI_COMM_WORLD puts the publish before the lookup (separate jobs must be started in
+ * that order, as tests-mpi/connect.sh does). After connecting,
  * server rank 0 sends 4242 to client rank 0, which answers 4243; the two sides merge and
  * allreduce rank+1; then they disconnect and the server unpublishes the name. */
 #include "mpitest.h"
@@ -13,8 +18,12 @@ int main(int argc, char **argv)
 {
     int rank = -1, size = -1;
     CHECK(MPI_Init(&argc, &argv) == MPI_SUCCESS, "MPI_Init");
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *appnum = NULL, flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+    MPI_Comm side;
+    MPI_Comm_split(MPI_COMM_WORLD, flag ? *appnum : 0, 0, &side);
+    MPI_Comm_rank(side, &rank);
+    MPI_Comm_size(side, &size);
     if (argc < 3) {
         fprintf(stderr, "usage: %s server|client NAME\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -22,7 +31,7 @@ int main(int argc, char **argv)
     int server = strcmp(argv[1], "server") == 0;
     const char *name = argv[2];
     mpitest_check_pmix(rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(side, MPI_ERRORS_RETURN);
 
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter = MPI_COMM_NULL;
@@ -36,25 +45,27 @@ int main(int argc, char **argv)
             CHECK(rc == MPI_SUCCESS, "server: MPI_Publish_name %s", name);
             /* Without a port nobody can connect: end the job now instead of hanging. */
             if (rc != MPI_SUCCESS)
-                MPI_Abort(MPI_COMM_WORLD, 3);
+                MPI_Abort(side, 3);
             printf("connect server published %s\n", name);
             fflush(stdout);
         }
-        rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        MPI_Barrier(MPI_COMM_WORLD); /* the client's lookup comes after this */
+        rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, side, &inter);
         CHECK(rc == MPI_SUCCESS, "server %d: MPI_Comm_accept", rank);
     } else {
+        MPI_Barrier(MPI_COMM_WORLD); /* in one MPMD job: after the server's publish */
         if (rank == 0) {
             rc = MPI_Lookup_name(name, MPI_INFO_NULL, port);
             CHECK(rc == MPI_SUCCESS, "client: MPI_Lookup_name %s -> %s", name, port);
             if (rc != MPI_SUCCESS)
-                MPI_Abort(MPI_COMM_WORLD, 3);
+                MPI_Abort(side, 3);
         }
-        rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, side, &inter);
         CHECK(rc == MPI_SUCCESS, "client %d: MPI_Comm_connect", rank);
     }
     if (inter == MPI_COMM_NULL) {
         printf("FAIL rank %d: no intercommunicator\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 3);
+        MPI_Abort(side, 3);
     }
 
     int rsize = -1;
@@ -90,8 +101,9 @@ int main(int argc, char **argv)
     }
 
     int bad = check_failures, anybad = 0;
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, side);
     CHECK(anybad == 0, "%s %d: no rank reported a failure", argv[1], rank);
+    MPI_Comm_free(&side);
     MPI_Finalize();
     CHECK_DONE();
 }

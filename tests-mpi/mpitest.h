@@ -4,11 +4,16 @@
  * this process and the PMIx server that hosts it, by reading /proc/<pid>/maps:
  *   - this process, and
  *   - its PMIx server: the parent when that is mpirun/orterun/orted (ranks and spawned
- *     children), else an orted child of ours (a singleton forks its own orted).
- * A process passes when Open MPI's plugin mca_pmix_ext3x.so is mapped (so PMIx is really in
- * use, not silently dropped as with LD_BIND_NOW and a missing symbol) and every mapped
- * libpmix.so* is the file named by MPITEST_PMIX_LIB (an absolute path without symlinks;
- * the driver resolves it). Without MPITEST_PMIX_LIB the paths are only printed.
+ *     children) or pmixrun (Open MPI 5 under our launcher), else an orted child of ours (an
+ *     Open MPI 4 singleton forks its own orted; an Open MPI 5 singleton has no server).
+ * A process passes when the Open MPI file that links libpmix is mapped (so PMIx is really in
+ * use, not silently dropped as with LD_BIND_NOW and a missing symbol): Open MPI 4's plugin
+ * mca_pmix_ext3x.so, or Open MPI 5's libopen-pal.so (no plugin: it links libpmix.so.2
+ * itself). And every mapped libpmix.so* must be the file named by MPITEST_PMIX_LIB (an
+ * absolute path without symlinks; the driver resolves it). Without MPITEST_PMIX_LIB the
+ * paths are only printed. pmixrun carries its PMIx server inside its own executable: it
+ * passes when every libpmix.so* it maps (LD_PRELOAD maps ours, LD_LIBRARY_PATH none) is
+ * MPITEST_PMIX_LIB and, if MPITEST_SERVER_EXE is set, /proc/<pid>/exe is that file.
  * MPITEST_ENV may list NAME=VALUE entries separated by spaces; each must be in the
  * environment of this process and of its server (proves that LD_PRELOAD, LD_LIBRARY_PATH,
  * LD_BIND_NOW or an exported PMIX_MCA_* variable reached every orted and rank). */
@@ -26,6 +31,13 @@
 #include "check.h"
 
 #define MPITEST_PATH 4096
+
+/* The file of Open MPI that links libpmix.so.2 (a prefix of its base name). */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+#define MPITEST_PMIX_USER "libopen-pal.so"
+#else
+#define MPITEST_PMIX_USER "mca_pmix_ext3x.so"
+#endif
 
 /* Read /proc/<pid>/comm into buf (without the newline); empty string on failure. */
 static void mpitest_comm(pid_t pid, char *buf, size_t len)
@@ -65,11 +77,12 @@ static pid_t mpitest_ppid_of(pid_t pid)
 static int mpitest_is_server_comm(const char *comm)
 {
     return strcmp(comm, "mpirun") == 0 || strcmp(comm, "orterun") == 0 ||
-           strcmp(comm, "mpiexec") == 0 || strcmp(comm, "orted") == 0;
+           strcmp(comm, "mpiexec") == 0 || strcmp(comm, "orted") == 0 ||
+           strcmp(comm, "pmixrun") == 0;
 }
 
 /* Scan /proc/<pid>/maps: record the libpmix.so* files mapped (distinct, comma separated)
- * and whether mca_pmix_ext3x.so is mapped. Returns 0, or -1 if maps cannot be read. */
+ * and whether MPITEST_PMIX_USER is mapped. Returns 0, or -1 if maps cannot be read. */
 static int mpitest_scan_maps(pid_t pid, char *libs, size_t libs_len, int *ext3x)
 {
     char path[64], line[MPITEST_PATH + 256];
@@ -85,7 +98,7 @@ static int mpitest_scan_maps(pid_t pid, char *libs, size_t libs_len, int *ext3x)
         if (file == NULL)
             continue;
         const char *base = strrchr(file, '/') + 1;
-        if (strcmp(base, "mca_pmix_ext3x.so") == 0)
+        if (strncmp(base, MPITEST_PMIX_USER, strlen(MPITEST_PMIX_USER)) == 0)
             *ext3x = 1;
         if (strncmp(base, "libpmix.so", 10) != 0)
             continue;
@@ -122,6 +135,20 @@ static int mpitest_env_has(pid_t pid, const char *entry)
     return 0;
 }
 
+/* pmixrun's executable is MPITEST_SERVER_EXE (an absolute path without symlinks), if set. */
+static void mpitest_check_exe(int rank, pid_t pid)
+{
+    const char *want = getenv("MPITEST_SERVER_EXE");
+    char path[64], exe[MPITEST_PATH] = "";
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t n = readlink(path, exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    printf("pmixserver rank=%d who=pmixrun pid=%d exe=%s\n", rank, (int)pid, exe);
+    if (want != NULL && want[0] != '\0')
+        CHECK(strcmp(exe, want) == 0, "rank %d: pmixrun pid %d is %s (want %s)", rank,
+              (int)pid, exe, want);
+}
+
 /* Check one process; prints "pmixlib" lines that the driver counts. */
 static void mpitest_check_one(int rank, const char *who, pid_t pid)
 {
@@ -134,8 +161,14 @@ static void mpitest_check_one(int rank, const char *who, pid_t pid)
         return;
     printf("pmixlib rank=%d who=%s pid=%d ext3x=%d lib=%s\n", rank, who, (int)pid, ext3x,
            libs[0] ? libs : "(none)");
-    CHECK(ext3x, "rank %d: %s pid %d has mca_pmix_ext3x.so mapped", rank, who, (int)pid);
-    if (want != NULL && want[0] != '\0')
+    /* pmixrun hosts its server in its own executable: no libpmix needs to be mapped. */
+    int launcher = strcmp(who, "pmixrun") == 0;
+    if (launcher)
+        mpitest_check_exe(rank, pid);
+    else
+        CHECK(ext3x, "rank %d: %s pid %d has %s mapped", rank, who, (int)pid,
+              MPITEST_PMIX_USER);
+    if (want != NULL && want[0] != '\0' && !(launcher && libs[0] == '\0'))
         CHECK(strcmp(libs, want) == 0, "rank %d: %s pid %d uses libpmix %s (want %s)", rank,
               who, (int)pid, libs[0] ? libs : "(none)", want);
     const char *env = getenv("MPITEST_ENV");
@@ -181,6 +214,11 @@ static void mpitest_check_pmix(int rank)
         mpitest_check_one(rank, comm, ppid);
         return;
     }
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+    /* An Open MPI 5 singleton starts no server: PMIx_Init runs without one. */
+    printf("pmixserver rank=%d who=none parent=%s\n", rank, comm);
+    return;
+#endif
     pid_t orted = mpitest_find_child_orted();
     CHECK(orted > 0, "rank %d: PMIx server found (parent is '%s', no orted child)", rank,
           comm);

@@ -9,6 +9,7 @@
 pub mod client;
 pub mod conv;
 pub mod cuda;
+pub mod frameworks;
 pub mod guard;
 pub mod helpers;
 pub mod logging;

