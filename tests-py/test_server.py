@@ -89,6 +89,11 @@ def test_python_host_abort_kills_the_targets():
     assert counts_of(run).get("abort") == 1, run.report()
 
 
+@needs_pmix_rs
+def test_python_host_calls_without_clients():
+    assert_host_ok(run_host("support"))
+
+
 def test_bad_module_is_refused():
     run = run_host("bad")
     fails = run.lines("FAIL")

@@ -15,6 +15,7 @@ Its exit status is the verdict. Scenarios:
          deregister_resources seen by the running clients, dmodex_request
   c      the same data exchange with 2 C clients (the client command)
   abort  2 Python clients: rank 1 aborts rank 0; the host's abort kills it
+  support  the calls that need no client (setup_application, process sets, ...)
   bad    init with a bad module, and the binding's refusals (no client)
 """
 
@@ -84,6 +85,13 @@ def clientconnected(proc, cbfunc, cbdata):
 
 def clientfinalized(proc, cbfunc, cbdata):
     count("clientfinalized", proc)
+    if SRV is not None and proc["rank"] == 0:
+        # inside an upcall (the progress thread): the blocking form is refused,
+        # the callback form works
+        seen["inside_blocking"] = SRV.register_resources([{"key": "pyhost.inside", "value": 1, "val_type": PMIX_INT}])
+        seen["inside_nb"] = SRV.register_resources([{"key": "pyhost.inside", "value": 1, "val_type": PMIX_INT}],
+                                                   lambda st, cd: count("inside_cb", {"status": st, "cbdata": cd}),
+                                                   "mine")
     cbfunc(PMIX_SUCCESS, cbdata)  # completed from inside the upcall
     return PMIX_SUCCESS
 
@@ -164,6 +172,7 @@ MODULE = {
 }
 
 pids = {}  # rank -> pid
+SRV = None  # the server, for the callables that call it
 
 
 def register_job(srv, ns, n):
@@ -247,6 +256,10 @@ def check_py_counts(n):
     check(seen.get("directmodex") and seen["directmodex"][0] == {"nspace": "pyhost-py", "rank": n},
           "directmodex asked for the remote rank (%r)" % seen.get("directmodex"))
     check(counts.get("clientfinalized") == n, "clientfinalized for each client (%r)" % counts.get("clientfinalized"))
+    check(seen.get("inside_blocking") == PMIX_ERR_WOULD_BLOCK and seen.get("inside_nb") == PMIX_SUCCESS
+          and seen.get("inside_cb") == [{"status": PMIX_SUCCESS, "cbdata": "mine"}],
+          "from inside an upcall: blocking register_resources would block, the callback form works (%r %r %r)"
+          % (seen.get("inside_blocking"), seen.get("inside_nb"), seen.get("inside_cb")))
 
 
 def check_c_counts(n):
@@ -266,13 +279,58 @@ def scenario_bad(srv):
     check(srv.register_nspace("x", 1, []) == PMIX_ERR_INIT, "register_nspace before init is PMIX_ERR_INIT")
 
 
+def scenario_support(srv):
+    """The server calls that need no client, with the status pmix-rs gives."""
+    ns = "pyhost-support"
+    rc, info = srv.setup_application(ns, [])
+    check(rc == PMIX_SUCCESS and info == [], "setup_application (%d, %r)" % (rc, info))
+    rc = srv.setup_local_support(ns, info)
+    check(rc in (PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED), "setup_local_support (%d)" % rc)
+    done = threading.Event()
+    got = []
+
+    def opcb(status, cbdata):
+        got.append((status, cbdata))
+        done.set()
+
+    rc = srv.register_nspace(ns, 2, [{"key": PMIX_JOB_SIZE, "value": 2, "val_type": PMIX_UINT32}], opcb, "nscb")
+    check(rc == PMIX_SUCCESS and done.wait(10) and got == [(PMIX_SUCCESS, "nscb")],
+          "register_nspace with a callback (%d, %r)" % (rc, got))
+    rc, env = srv.setup_fork({"nspace": ns, "rank": 1})
+    check(rc == PMIX_SUCCESS and env.get("PMIX_NAMESPACE") == ns and env.get("PMIX_RANK") == "1",
+          "setup_fork(proc) returns the variables (%d)" % rc)
+    members = [{"nspace": ns, "rank": 0}, {"nspace": ns, "rank": 1}]
+    check(srv.define_process_set(members, "pyhost-set") == PMIX_SUCCESS, "define_process_set")
+    check(srv.delete_process_set("pyhost-set") == PMIX_SUCCESS, "delete_process_set")
+    check(srv.register_attributes("PMIx_Get", [PMIX_TIMEOUT]) == PMIX_SUCCESS, "register_attributes")
+    rc, rx = srv.generate_regex2(["pyn1", "pyn2"])
+    rc2, names = srv.parse_regex2(rx) if rx else (rc, [])
+    check(rc == PMIX_SUCCESS and rc2 == PMIX_SUCCESS and names == ["pyn1", "pyn2"],
+          "generate_regex2/parse_regex2 round trip (%d %d %r %r)" % (rc, rc2, rx, names))
+    # what docs/STATUS.md lists as not supported
+    check(srv.collect_inventory([])[0] == PMIX_ERR_NOT_SUPPORTED, "collect_inventory is NOT_SUPPORTED")
+    check(srv.deliver_inventory([], []) == PMIX_ERR_NOT_SUPPORTED, "deliver_inventory is NOT_SUPPORTED")
+    check(srv.collect_job_info(members)[0] == PMIX_ERR_NOT_SUPPORTED, "collect_job_info is NOT_SUPPORTED")
+    check(srv.iof_flow_control(None, PMIX_FWD_STDIN_CHANNEL, True) == PMIX_ERR_NOT_SUPPORTED,
+          "iof_flow_control is NOT_SUPPORTED")
+    done.clear()
+    check(srv.deregister_nspace(ns, opcb, "dereg") == PMIX_SUCCESS and done.wait(10)
+          and got[-1] == (PMIX_SUCCESS, "dereg"), "deregister_nspace with a callback (%r)" % got)
+
+
 def run(scenario, cmd):
+    global SRV
     srv = PMIxServer()
     if scenario == "bad":
         scenario_bad(srv)
         return
     rc = srv.init([], MODULE)
     if not check(rc == PMIX_SUCCESS, "PMIxServer.init (%s)" % srv.error_string(rc)):
+        return
+    SRV = srv
+    if scenario == "support":
+        scenario_support(srv)
+        check(srv.finalize() == PMIX_SUCCESS, "PMIxServer.finalize")
         return
     ns = "pyhost-" + scenario
     n = {"py": 3, "c": 2, "abort": 2}[scenario]
