@@ -49,7 +49,9 @@ def assert_host_ok(run, finalized=()):
         assert "%s ok - finalize" % tag in run.stdout, "%s did not finalize\n%s" % (tag, run.report())
 
 
-needs_pmix_rs = pmix_rs_only("the host's clients are pmix-rs clients (the C client links our library)")
+# Debian's OpenPMIx 4.2.2 as the server of a Python host: its clients' PMIx_Init fails
+# here (dstore NOT-FOUND) even with an empty module; and the C client links our library
+needs_pmix_rs = pmix_rs_only("the Python host's checks pin pmix-rs's answers; not run against OpenPMIx's server")
 
 
 @needs_pmix_rs
