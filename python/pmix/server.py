@@ -28,6 +28,7 @@ blocking call returns PMIX_ERR_WOULD_BLOCK).
 
 import ctypes
 import threading
+import time
 from ctypes import byref, c_size_t, c_void_p, string_at
 
 from . import _constants as C
@@ -65,6 +66,16 @@ def _nspace(ns, what="nspace"):
 
         raise StatusError(C.PMIX_ERR_BAD_PARAM, "%s is longer than PMIX_MAX_NSLEN" % what)
     return b
+
+
+def _op_args(cbfunc, cbdata, keep, what):
+    """(C callback, C cbdata, registry key) of a server call whose callback
+    is optional: without one the call blocks until the library is done with
+    the arguments, so they need not outlive it (unlike a client ``_nb`` call
+    made with a NULL callback)."""
+    if cbfunc is None:
+        return type(OP_CB)(), None, None
+    return _cb_args(cbfunc, cbdata, keep, what, OP_CB)
 
 
 def _required_proc(proc, keep, what="proc"):
@@ -114,10 +125,14 @@ class PMIxServer(PMIxClient):
         if self._initialized_here and fn is not None:
             fn()
 
-    def _wait(self, start, what, keep=None):
+    def _wait(self, start, what, keep=None, timeout=None):
         """Run ``start(c_cbdata)`` (a call whose static C callback hands
-        registry entry ``c_cbdata`` the result) and wait for the result.
-        Returns ``(rc, result tuple or None)``."""
+        registry entry ``c_cbdata`` the result) and wait for the result, at
+        most ``timeout`` seconds if given (then PMIX_ERR_TIMEOUT; the entry,
+        and the buffers in ``keep``, stay for the late callback). Returns
+        ``(rc, result tuple or None)``."""
+        if timeout is not None:
+            timeout = float(timeout)
         if in_callback():
             return C.PMIX_ERR_WOULD_BLOCK, None
         done = threading.Event()
@@ -132,8 +147,10 @@ class PMIxServer(PMIxClient):
         if rc != C.PMIX_SUCCESS:
             registry.take(key)
             return rc, None
-        while not done.wait(1.0):
-            pass
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not done.wait(1.0 if deadline is None else max(min(1.0, deadline - time.monotonic()), 0)):
+            if deadline is not None and time.monotonic() >= deadline:
+                return C.PMIX_ERR_TIMEOUT, None
         return C.PMIX_SUCCESS, box[0]
 
     # -- lifecycle -----------------------------------------------------
@@ -185,7 +202,7 @@ class PMIxServer(PMIxClient):
         keep.append(b)
         nlocal = _int_arg("PMIx_server_register_nspace", 1, nlocalprocs, "nlocalprocs")
         info, n = info_array(dicts, keep, "dicts")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "register_nspace", OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, "register_nspace")
         return _settle(self._lib.PMIx_server_register_nspace(b, nlocal, info, n, cb, cd), key)
 
     @_api()
@@ -194,7 +211,7 @@ class PMIxServer(PMIxClient):
         keep = Keep()
         b = _nspace(ns)
         keep.append(b)
-        cb, cd, _key = _cb_args(cbfunc, cbdata, keep, "deregister_nspace", OP_CB)
+        cb, cd, _key = _op_args(cbfunc, cbdata, keep, "deregister_nspace")
         self._lib.PMIx_server_deregister_nspace(b, cb, cd)
         return C.PMIX_SUCCESS
 
@@ -205,7 +222,7 @@ class PMIxServer(PMIxClient):
         p = _required_proc(proc, keep)
         u = _int_arg("PMIx_server_register_client", 1, uid, "uid")
         g = _int_arg("PMIx_server_register_client", 2, gid, "gid")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "register_client", OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, "register_client")
         return _settle(self._lib.PMIx_server_register_client(p, u, g, None, cb, cd), key)
 
     @_api()
@@ -213,7 +230,7 @@ class PMIxServer(PMIxClient):
         """PMIx_server_deregister_client (the C call returns nothing: SUCCESS)."""
         keep = Keep()
         p = _required_proc(proc, keep)
-        cb, cd, _key = _cb_args(cbfunc, cbdata, keep, "deregister_client", OP_CB)
+        cb, cd, _key = _op_args(cbfunc, cbdata, keep, "deregister_client")
         self._lib.PMIx_server_deregister_client(p, cb, cd)
         return C.PMIX_SUCCESS
 
@@ -253,13 +270,17 @@ class PMIxServer(PMIxClient):
         self._free(addr)
 
     @_api((None, 0))
-    def dmodex_request(self, proc, dataout=None):
+    def dmodex_request(self, proc, dataout=None, timeout=None):
         """PMIx_server_dmodex_request: the data ``proc`` (a local client) has
         committed, once it has. Returns ``(rc, (bytes, size))`` as OpenPMIx's
-        bindings do; a ``dataout`` dict also receives 'bytes' and 'size'."""
+        bindings do; a ``dataout`` dict also receives 'bytes' and 'size'. The
+        library answers only once ``proc`` has committed (never for a process
+        that does not exist): ``timeout`` (seconds) bounds the wait, after
+        which the result is PMIX_ERR_TIMEOUT."""
         keep = Keep()
         p = _required_proc(proc, keep)
-        rc, got = self._wait(lambda cd: self._lib.PMIx_server_dmodex_request(p, DMODEX_CB, cd), "dmodex_request", keep)
+        rc, got = self._wait(lambda cd: self._lib.PMIx_server_dmodex_request(p, DMODEX_CB, cd), "dmodex_request",
+                             keep, timeout)
         if rc != C.PMIX_SUCCESS:
             return rc, (None, 0)
         status, data = got
@@ -293,14 +314,14 @@ class PMIxServer(PMIxClient):
         b = _nspace(ns)
         keep.append(b)
         info, n = info_array(ilist, keep, "ilist")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "setup_local_support", OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, "setup_local_support")
         return _settle(self._lib.PMIx_server_setup_local_support(b, info, n, cb, cd), key)
 
     def _resources(self, name, directives, cbfunc, cbdata):
         _check_list(directives, "directives")
         keep = Keep()
         info, n = info_array(directives, keep, "directives")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, name, OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, name)
         return _settle(getattr(self._lib, name)(info, n, cb, cd), key)
 
     @_api()
@@ -324,7 +345,7 @@ class PMIxServer(PMIxClient):
         chan = _int_arg("PMIx_server_IOF_deliver", 1, pychannel, "pychannel")
         bo = None if pydata is None else byref(byte_object(pydata, keep, "pydata"))
         info, n = info_array(pydirs, keep, "pydirs")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "iof_deliver", OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, "iof_deliver")
         return _settle(self._lib.PMIx_server_IOF_deliver(src, chan, bo, info, n, cb, cd), key)
 
     IOF_deliver = iof_deliver
@@ -340,7 +361,7 @@ class PMIxServer(PMIxClient):
         src = proc_ptr(pysrc, keep, "pysrc")
         chan = _int_arg("PMIx_server_IOF_flow_control", 1, pychannel, "pychannel")
         info, n = info_array(pydirs, keep, "pydirs")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "iof_flow_control", OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, "iof_flow_control")
         return _settle(fn(src, chan, bool(pyxoff), info, n, cb, cd), key)
 
     # -- process sets, attributes, inventory ---------------------------
@@ -392,7 +413,7 @@ class PMIxServer(PMIxClient):
         keep = Keep()
         info, n = info_array(pyinfo, keep, "pyinfo")
         dirs, nd = info_array(pydirs, keep, "pydirs")
-        cb, cd, key = _cb_args(cbfunc, cbdata, keep, "deliver_inventory", OP_CB)
+        cb, cd, key = _op_args(cbfunc, cbdata, keep, "deliver_inventory")
         return _settle(fn(info, n, dirs, nd, cb, cd), key)
 
     @_api({"bytes": b"", "size": 0})

@@ -237,7 +237,7 @@ def serve_py(srv, ns, n):
     check(wait_for(lambda: counts.get("fencenb", 0) >= 2), "the second fence reached the host")
     rc = srv.deregister_resources([{"key": PMIX_CLUSTER_ID, "value": "", "val_type": PMIX_STRING}])
     check(rc in (PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED), "deregister_resources (%d)" % rc)
-    rc, (data, size) = srv.dmodex_request({"nspace": ns, "rank": 1}, {})
+    rc, (data, size) = srv.dmodex_request({"nspace": ns, "rank": 1}, {}, timeout=20)
     check(rc == PMIX_SUCCESS and size > 0 and b"py.rank" in data,
           "dmodex_request: rank 1's committed data (%d, %d bytes)" % (rc, size))
 
@@ -302,6 +302,10 @@ def scenario_support(srv):
     rc, env = srv.setup_fork({"nspace": ns, "rank": 1})
     check(rc == PMIX_SUCCESS and env.get("PMIX_NAMESPACE") == ns and env.get("PMIX_RANK") == "1",
           "setup_fork(proc) returns the variables (%d)" % rc)
+    t0 = time.monotonic()
+    rc, dm = srv.dmodex_request({"nspace": "pyhost-nowhere", "rank": 0}, None, timeout=0.5)
+    check(rc == PMIX_ERR_TIMEOUT and dm == (None, 0) and time.monotonic() - t0 < 5,
+          "dmodex_request of a process that never commits times out (%d)" % rc)
     members = [{"nspace": ns, "rank": 0}, {"nspace": ns, "rank": 1}]
     check(srv.define_process_set(members, "pyhost-set") == PMIX_SUCCESS, "define_process_set")
     check(srv.delete_process_set("pyhost-set") == PMIX_SUCCESS, "delete_process_set")
