@@ -2,16 +2,22 @@
 and Python clients it starts itself, and the completion rules of the server
 module's upcalls (exercised directly, without the library)."""
 
+import ctypes
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
 
 from conftest import PYTHON, REPO, TIMEOUT, LIB_VERSION, Run, library, pmix_rs_only, rank_env
 
+from pmix import _callbacks as CB
 from pmix import _constants as C
+from pmix import _convert as cv
+from pmix import _lib
+from pmix import _types as T
 from pmix import _upcalls as U
 
 HOST = Path(__file__).resolve().parent / "hosts" / "pyhost.py"
@@ -157,8 +163,6 @@ def test_completion_later_from_another_thread(handlers):
     rc, calls = dispatch(h)
     assert rc == C.PMIX_SUCCESS and calls == []
     cbfunc, cbdata = saved[0]
-    import threading
-
     t = threading.Thread(target=cbfunc, args=(C.PMIX_SUCCESS, cbdata))
     t.start()
     t.join()
@@ -218,3 +222,88 @@ def test_module_keys_follow_openpmix_and_the_c_slots():
     assert rc == C.PMIX_SUCCESS and late  # slot 32: the table's length must be announced
     assert U.build_module({"listener": print})[0] == C.PMIX_ERR_BAD_PARAM
     assert U.build_module([print])[0] == C.PMIX_ERR_BAD_PARAM
+
+
+# --- the C trampolines, called as the library calls them ----------------------
+
+def trampoline(slot, handler):
+    U.install({slot: handler})
+    return U.TRAMPOLINES[slot]
+
+
+def test_fence_trampoline_hands_the_contribution_over_and_the_result_back(handlers):
+    libc = _lib.libc()
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = [ctypes.c_size_t]
+    blob = libc.malloc(7)
+    ctypes.memmove(blob, b"contrib", 7)
+    seen, got = [], []
+
+    def fence(args, cbfunc, cbdata):
+        seen.append(args)
+        return C.PMIX_SUCCESS, bytes(args["data"]) + b"+remote"
+
+    def modex_cb(status, data, ndata, cbdata, release_fn, release_cbdata):
+        got.append((status, ctypes.string_at(data, ndata), cbdata))
+        release_fn(release_cbdata)
+
+    keep = cv.Keep()
+    procs, n = cv.proc_array([{"nspace": "ns", "rank": C.PMIX_RANK_WILDCARD}], keep)
+    info, ni = cv.info_array([{"key": C.PMIX_COLLECT_DATA, "value": True, "val_type": C.PMIX_BOOL}], keep)
+    cb = T.pmix_modex_cbfunc_t(modex_cb)
+    rc = trampoline("fence_nb", fence)(ctypes.cast(procs, ctypes.c_void_p), n, ctypes.cast(info, ctypes.c_void_p),
+                                       ni, blob, 7, cb, 77)
+    assert rc == C.PMIX_SUCCESS and got == [(C.PMIX_SUCCESS, b"contrib+remote", 77)]
+    assert seen[0]["procs"] == [{"nspace": "ns", "rank": C.PMIX_RANK_WILDCARD}] and seen[0]["data"] == b"contrib"
+    assert seen[0]["directives"][0]["key"] == C.PMIX_COLLECT_DATA
+
+
+def test_lookup_spawn_query_and_tool_trampolines_return_their_results(handlers):
+    keep = cv.Keep()
+    me = cv.proc_ptr({"nspace": "ns", "rank": 1}, keep)
+    me = ctypes.cast(me, ctypes.c_void_p)
+    got = []
+    # lookup: keys in, pdata out
+    lookup_cb = T.pmix_lookup_cbfunc_t(lambda st, pd, n, cd: got.append((st, [cv.unload_pdata(pd[i]) for i in range(n)])))
+    keys = cv.argv(["k1", "k2"], keep)
+    rc = trampoline("lookup", lambda a, f, d: (C.PMIX_SUCCESS, [
+        {"proc": a["proc"], "key": k, "value": i, "val_type": C.PMIX_INT} for i, k in enumerate(a["keys"])]))(
+        me, keys, None, 0, lookup_cb, 1)
+    assert rc == C.PMIX_SUCCESS and got.pop() == (C.PMIX_SUCCESS, [
+        {"proc": {"nspace": "ns", "rank": 1}, "key": "k1", "value": 0, "val_type": C.PMIX_INT},
+        {"proc": {"nspace": "ns", "rank": 1}, "key": "k2", "value": 1, "val_type": C.PMIX_INT}])
+    # spawn: apps in, a namespace out
+    apps, napps = cv.app_array([{"cmd": "/bin/echo", "argv": ["echo", "hi"], "maxprocs": 2}], keep)
+    spawn_cb = T.pmix_spawn_cbfunc_t(lambda st, ns, cd: got.append((st, ctypes.string_at(ns))))
+    seen = []
+    rc = trampoline("spawn", lambda a, f, d: (seen.append(a["apps"]), (C.PMIX_SUCCESS, "child-ns"))[1])(
+        me, None, 0, ctypes.cast(apps, ctypes.c_void_p), napps, spawn_cb, 2)
+    assert rc == C.PMIX_SUCCESS and got.pop() == (C.PMIX_SUCCESS, b"child-ns")
+    assert seen[0][0]["cmd"] == "/bin/echo" and seen[0][0]["argv"] == ["echo", "hi"] and seen[0][0]["maxprocs"] == 2
+    # query: queries in, infos out (released through release_fn)
+    q, nq = cv.query_array([{"keys": [C.PMIX_QUERY_NAMESPACES], "qualifiers": []}], keep)
+
+    def info_cb(st, info, n, cd, release_fn, release_cbdata):
+        got.append((st, cv.unload_info_array(info, n)))
+        release_fn(release_cbdata)
+
+    icb = T.pmix_info_cbfunc_t(info_cb)
+    before = len(CB.registry)
+    rc = trampoline("query", lambda a, f, d: (C.PMIX_SUCCESS, [
+        {"key": a["queries"][0]["keys"][0], "value": "ns", "val_type": C.PMIX_STRING}]))(
+        me, ctypes.cast(q, ctypes.c_void_p), nq, icb, 3)
+    status, infos = got.pop()
+    assert rc == C.PMIX_SUCCESS and status == C.PMIX_SUCCESS and infos[0]["value"] == "ns"
+    assert len(CB.registry) == before  # the results were released
+    # tool_connected (void slot): a proc out
+    tcb = T.pmix_tool_connection_cbfunc_t(lambda st, p, cd: got.append((st, cv.unload_proc(p.contents))))
+    trampoline("tool_connected", lambda a, f, d: (C.PMIX_SUCCESS, {"nspace": "tool-ns", "rank": 0}))(None, 0, tcb, 4)
+    assert got.pop() == (C.PMIX_SUCCESS, {"nspace": "tool-ns", "rank": 0})
+
+
+def test_a_bad_result_still_completes_the_request_with_pmix_error(handlers, capsys):
+    got = []
+    spawn_cb = T.pmix_spawn_cbfunc_t(lambda st, ns, cd: got.append((st, ns)))
+    rc = trampoline("spawn", lambda a, f, d: (C.PMIX_SUCCESS, "x" * 300))(None, None, 0, None, 0, spawn_cb, 5)
+    assert rc == C.PMIX_SUCCESS and got == [(C.PMIX_ERROR, None)]
+    assert "not a valid nspace" in capsys.readouterr().err
