@@ -195,6 +195,8 @@ def test_none_or_junk_without_completing_is_pmix_error(handlers):
     assert dispatch(lambda a, f, d: None) == (C.PMIX_ERROR, [])
     assert dispatch(lambda a, f, d: "yes") == (C.PMIX_ERROR, [])
     assert dispatch(lambda a, f, d: ()) == (C.PMIX_ERROR, [])
+    assert dispatch(lambda a, f, d: 2**31) == (C.PMIX_ERROR, [])
+    assert dispatch(lambda a, f, d: True) == (C.PMIX_ERROR, [])
 
 
 def test_a_void_slot_is_always_completed(handlers):
@@ -307,3 +309,11 @@ def test_a_bad_result_still_completes_the_request_with_pmix_error(handlers, caps
     rc = trampoline("spawn", lambda a, f, d: (C.PMIX_SUCCESS, "x" * 300))(None, None, 0, None, 0, spawn_cb, 5)
     assert rc == C.PMIX_SUCCESS and got == [(C.PMIX_ERROR, None)]
     assert "not a valid nspace" in capsys.readouterr().err
+
+
+def test_a_completion_the_library_cannot_take_fails_the_request(handlers, capsys):
+    # too many results for an op slot, a status beyond C's int: still exactly one callback
+    assert dispatch(lambda a, f, d: (C.PMIX_SUCCESS, "unexpected")) == (C.PMIX_SUCCESS, [(C.PMIX_ERROR, 1234)])
+    assert dispatch(lambda a, f, d: (2**40,)) == (C.PMIX_SUCCESS, [(C.PMIX_ERROR, 1234)])
+    err = capsys.readouterr().err
+    assert "completing the publish upcall" in err and "is not a pmix_status_t" in err

@@ -115,8 +115,8 @@ def _warn(msg):
 
 
 def _status(x, what):
-    if isinstance(x, bool) or not isinstance(x, int):
-        _warn("%s: status %r is not an int; PMIX_ERROR reported instead" % (what, x))
+    if isinstance(x, bool) or not isinstance(x, int) or not -2**31 <= x < 2**31:
+        _warn("%s: status %r is not a pmix_status_t; PMIX_ERROR reported instead" % (what, x))
         return C.PMIX_ERROR
     return x
 
@@ -154,7 +154,13 @@ class Completion:
         try:
             self._finish(status, *results)
         except BaseException:
+            # the wrong number of results, a status C cannot take: the
+            # library's callback was not reached, so fail the request
             report("completing the %s upcall" % self.what)
+            try:
+                self._finish(C.PMIX_ERROR)
+            except BaseException:
+                report("failing the %s upcall" % self.what)
             return C.PMIX_ERROR
         return C.PMIX_SUCCESS
 
@@ -389,7 +395,7 @@ def _verdict(slot, comp, r):
         comp.complete(*r)
         return C.PMIX_SUCCESS
     if isinstance(r, int) and not isinstance(r, bool):
-        return r
+        return _status(r, "the %s handler" % slot)
     if r is None and comp.done:
         return C.PMIX_SUCCESS
     _warn("the %s handler returned %r: expected a status, or a (status, results) tuple; PMIX_ERROR" % (slot, r))
