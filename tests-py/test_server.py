@@ -71,6 +71,7 @@ def test_python_host_serves_python_clients():
     assert n.get("publish") == 1 and n.get("unpublish") == 1, n
     assert n.get("lookup") == 9, n  # py.pub, py.raise and py.badresult from each client
     assert n.get("iofpull", 0) >= 1 and n.get("notifyevent", 0) >= 3, n
+    assert n.get("query") == 1 and n.get("log") == 1 and n.get("jobcontrol") == 1 and n.get("directmodex", 0) >= 1, n
     assert "spawn" not in n and "abort" not in n, n
     # the raising callable's traceback, and the malformed result, were reported
     assert "RuntimeError: the host's lookup raised on purpose" in run.stderr, run.report()

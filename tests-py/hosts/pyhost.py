@@ -96,9 +96,17 @@ def clientfinalized(proc, cbfunc, cbdata):
     return PMIX_SUCCESS
 
 
+def thread_name():
+    try:
+        with open("/proc/self/task/%d/comm" % threading.get_native_id()) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def fencenb(args, cbfunc, cbdata):
     # one server: the node's contribution is everybody's, handed back at once
-    count("fencenb", {"procs": args["procs"], "ndata": len(args["data"]),
+    count("fencenb", {"procs": args["procs"], "ndata": len(args["data"]), "thread": thread_name(),
                       "collect": any(d["key"] == PMIX_COLLECT_DATA for d in args["directives"])})
     return PMIX_SUCCESS, args["data"]
 
@@ -149,6 +157,26 @@ def iofpull(args, cbfunc, cbdata):
     return (PMIX_SUCCESS,)
 
 
+def query(args, cbfunc, cbdata):
+    count("query", {"source": args["source"], "keys": [k for q in args["queries"] for k in q["keys"]]})
+    answers = [{"key": k, "value": "the host's answer to " + k, "val_type": PMIX_STRING}
+               for q in args["queries"] for k in q["keys"]]
+    return PMIX_SUCCESS, answers
+
+
+def log(args, cbfunc, cbdata):
+    # a void slot: the binding completes it with what the callable returns
+    count("log", {"source": args["source"], "data": [(d["key"], d["value"]) for d in args["data"]]})
+    return PMIX_OPERATION_SUCCEEDED
+
+
+def jobcontrol(args, cbfunc, cbdata):
+    count("jobcontrol", {"targets": args["targets"], "keys": [d["key"] for d in args["directives"]]})
+    done = [{"key": "pyhost.ctl.done", "value": len(args["targets"]), "val_type": PMIX_UINT32}]
+    threading.Timer(0.05, cbfunc, [PMIX_SUCCESS, done, cbdata]).start()
+    return PMIX_SUCCESS
+
+
 def abort(args, cbfunc, cbdata):
     count("abort", {k: args[k] for k in ("caller", "status", "msg", "targets")})
     for t in args["targets"]:
@@ -169,6 +197,9 @@ MODULE = {
     "notifyevent": notifyevent,
     "iofpull": iofpull,
     "abort": abort,
+    "query": query,
+    "log": log,
+    "jobcontrol": jobcontrol,
 }
 
 pids = {}  # rank -> pid
@@ -256,6 +287,17 @@ def check_py_counts(n):
     check(counts.get("unpublish") == 1 and "py.pub" not in published, "unpublish removed py.pub")
     evs = [e for e in seen.get("notifyevent", []) if e["code"] == EV_FROM_CLIENT]
     check(len(evs) == n, "notifyevent got every client's event (%r)" % evs)
+    check(f.get("thread") == "pmix-progress", "the callables run on the library's progress thread (%r)"
+          % f.get("thread"))
+    q = (seen.get("query") or [{}])[0]
+    check(counts.get("query") == 1 and q.get("keys") == ["pyhost.question"]
+          and q.get("source") == {"nspace": "pyhost-py", "rank": 0}, "query got rank 0's question (%r)" % q)
+    lg = (seen.get("log") or [{}])[0]
+    check(counts.get("log") == 1 and lg.get("data") == [(PMIX_LOG_STDERR, "a line for the python host")],
+          "log got rank 0's data (%r)" % lg)
+    jc = (seen.get("jobcontrol") or [{}])[0]
+    check(counts.get("jobcontrol") == 1 and jc.get("targets") == [{"nspace": "pyhost-py", "rank": n}]
+          and "pyhost.ctl" in jc.get("keys", []), "jobcontrol got rank 0's request (%r)" % jc)
     check(seen.get("directmodex") and seen["directmodex"][0] == {"nspace": "pyhost-py", "rank": n},
           "directmodex asked for the remote rank (%r)" % seen.get("directmodex"))
     check(counts.get("clientfinalized") == n, "clientfinalized for each client (%r)" % counts.get("clientfinalized"))

@@ -62,6 +62,25 @@ def _name_service(ctx):
     check_rc(foo, rc, PMIX_ERR_NOT_SUPPORTED, "spawn: not in the host's module")
 
 
+def _requests(ctx):
+    """Rank 0's query, log and job control, answered by the host's callables."""
+    foo = ctx.foo
+    rc, res = foo.query([{"keys": ["pyhost.question"], "qualifiers": []}])
+    answers = []
+    for r in res:
+        if r["key"] == PMIX_QUERY_RESULTS and isinstance(r["value"], dict):
+            answers.extend(i for i in r["value"]["array"] or [] if i["key"] == "pyhost.question")
+        elif r["key"] == "pyhost.question":
+            answers.append(r)
+    check(rc == PMIX_SUCCESS and [a["value"] for a in answers] == ["the host's answer to pyhost.question"],
+          "query answered by the host's callable (%d, %r)" % (rc, res))
+    rc = foo.log([info(PMIX_LOG_STDERR, "a line for the python host", PMIX_STRING)], [])
+    check_rc(foo, rc, PMIX_SUCCESS, "log through the host's (void) log callable")
+    rc, res = foo.job_control([{"nspace": ctx.ns, "rank": NLOCAL}], [info("pyhost.ctl", True, PMIX_BOOL)])
+    check(rc == PMIX_SUCCESS and [(r["key"], r["value"]) for r in res] == [("pyhost.ctl.done", 1)],
+          "job control completed later by the host, with its results (%d, %r)" % (rc, res))
+
+
 def _retracted(ctx):
     foo = ctx.foo
     t0 = time.monotonic()
@@ -85,6 +104,8 @@ def py(ctx):
         check_rc(foo, rc, PMIX_SUCCESS, "iof_pull of rank 0's stdout (the host's iofpull)")
     _exchange(ctx)
     _name_service(ctx)
+    if ctx.rank == 0:
+        _requests(ctx)
     _retracted(ctx)
     rc = foo.notify_event(EV_FROM_CLIENT, None, PMIX_RANGE_SESSION, [])
     check_rc(foo, rc, PMIX_SUCCESS, "notify_event beyond the node (the host's notifyevent)")
