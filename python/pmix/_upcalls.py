@@ -667,6 +667,9 @@ def build_module(fnmap):
 
 
 def install(handlers):
-    """Make ``handlers`` the functions the trampolines call."""
+    """Make ``handlers`` the functions the trampolines call; returns the
+    previous ones."""
     global _handlers
+    previous = _handlers
     _handlers = dict(handlers or {})
+    return previous

@@ -177,13 +177,15 @@ class PMIxServer(PMIxClient):
             dicts.append({"key": C.PMIX_SERVER_MODULE_V7, "value": True, "val_type": C.PMIX_BOOL})
         keep = Keep()
         info, n = info_array(dicts, keep, "dicts")
-        _upcalls.install(handlers)
+        # installed before the call (the library may call up as soon as it
+        # runs); a failed init (e.g. a second one) leaves the running server's
+        previous = _upcalls.install(handlers)
         rc = self._lib.PMIx_server_init(byref(module), info, n)
         if rc == C.PMIX_SUCCESS:
             self._module = module
             self._track()
         else:
-            _upcalls.install({})
+            _upcalls.install(previous)
         return rc
 
     def finalize(self):

@@ -377,6 +377,8 @@ def run(scenario, cmd):
     if not check(rc == PMIX_SUCCESS, "PMIxServer.init (%s)" % srv.error_string(rc)):
         return
     SRV = srv
+    rc = srv.init([], {"fencenb": lambda a, f, d: PMIX_ERR_NOT_SUPPORTED})
+    check(rc != PMIX_SUCCESS, "a second init fails (%d) and keeps the first one's module" % rc)
     if scenario == "support":
         scenario_support(srv)
         check(srv.finalize() == PMIX_SUCCESS, "PMIxServer.finalize")
