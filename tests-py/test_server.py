@@ -99,6 +99,14 @@ def test_python_host_abort_kills_the_targets():
 
 
 @needs_pmix_rs
+def test_a_python_tool_attaches_to_the_python_host():
+    run = run_host("tool")
+    assert_host_ok(run)
+    assert "[tool] ok - tool finalize" in run.stdout, run.report()
+    assert counts_of(run) == {"toolconnected": 1, "query": 1}, run.report()
+
+
+@needs_pmix_rs
 def test_python_host_calls_without_clients():
     assert_host_ok(run_host("support"))
 

@@ -16,6 +16,7 @@ Its exit status is the verdict. Scenarios:
   c      the same data exchange with 2 C clients (the client command)
   abort  2 Python clients: rank 1 aborts rank 0; the host's abort kills it
   support  the calls that need no client (setup_application, process sets, ...)
+  tool   a Python tool attaches (the host's toolconnected names it, query answers it)
   bad    init with a bad module, and the binding's refusals (no client)
 """
 
@@ -177,6 +178,12 @@ def jobcontrol(args, cbfunc, cbdata):
     return PMIX_SUCCESS
 
 
+def toolconnected(args, cbfunc, cbdata):
+    # a void slot: the identity goes back through cbfunc, here from inside
+    count("toolconnected", {"directives": [d["key"] for d in args["directives"]]})
+    cbfunc(PMIX_SUCCESS, {"nspace": "pyhost-tools", "rank": 7}, cbdata)
+
+
 def abort(args, cbfunc, cbdata):
     count("abort", {k: args[k] for k in ("caller", "status", "msg", "targets")})
     for t in args["targets"]:
@@ -200,6 +207,7 @@ MODULE = {
     "query": query,
     "log": log,
     "jobcontrol": jobcontrol,
+    "toolconnected": toolconnected,
 }
 
 pids = {}  # rank -> pid
@@ -367,20 +375,33 @@ def scenario_support(srv):
           and got[-1] == (PMIX_SUCCESS, "dereg"), "deregister_nspace with a callback (%r)" % got)
 
 
+def scenario_tool(srv):
+    """A Python tool attaches to this host by its pid (ranks/server_tool.py)."""
+    tool = os.path.join(os.path.dirname(PY_CLIENT), "server_tool.py")
+    p = subprocess.Popen([sys.executable, tool, str(os.getpid())], stdin=subprocess.DEVNULL)
+    codes = wait_clients([p])
+    check(codes == [0], "the tool passed (%r)" % codes)
+    t = (seen.get("toolconnected") or [{}])[0]
+    check(counts.get("toolconnected") == 1 and counts.get("query") == 1,
+          "toolconnected and query were called once each (%r)" % counts)
+    check(PMIX_USERID in t.get("directives", []), "toolconnected got the tool's infos (%r)" % t)
+
+
 def run(scenario, cmd):
     global SRV
     srv = PMIxServer()
     if scenario == "bad":
         scenario_bad(srv)
         return
-    rc = srv.init([], MODULE)
+    opts = [{"key": PMIX_SERVER_TOOL_SUPPORT, "value": True, "val_type": PMIX_BOOL}] if scenario == "tool" else []
+    rc = srv.init(opts, MODULE)
     if not check(rc == PMIX_SUCCESS, "PMIxServer.init (%s)" % srv.error_string(rc)):
         return
     SRV = srv
     rc = srv.init([], {"fencenb": lambda a, f, d: PMIX_ERR_NOT_SUPPORTED})
     check(rc != PMIX_SUCCESS, "a second init fails (%d) and keeps the first one's module" % rc)
-    if scenario == "support":
-        scenario_support(srv)
+    if scenario in ("support", "tool"):
+        (scenario_support if scenario == "support" else scenario_tool)(srv)
         check(srv.finalize() == PMIX_SUCCESS, "PMIxServer.finalize")
         return
     ns = "pyhost-" + scenario
