@@ -24,14 +24,21 @@ print('$(PREFIX)/lib/python%d.%d/%s' % (sys.version_info[0], sys.version_info[1]
 
 .PHONY: python-constants python-constants-check python-check python-check-debian install-python
 
+# the C client of the Python host (tests-py/hosts/pyhost.py, test_server.py)
+PY_SRV_CLIENT := $(BUILD)/tests-py/srv_client
+
+$(PY_SRV_CLIENT): tests-py/clients/srv_client.c | lib
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
+
 python-constants:
 	$(PYTHON) python/gen_constants.py --cc "$(CC)" --include "$(PMIX_PY_INCLUDE)"
 
 python-constants-check:
 	$(PYTHON) python/gen_constants.py --cc "$(CC)" --include "$(PMIX_PY_INCLUDE)" --check
 
-python-check: lib
-	PMIX_TEST_LAUNCHER=pmixrun PMIXRUN=$(PMIXRUN) PMIX_LIBRARY=$(LIBDIR)/libpmix.so.2 \
+python-check: lib $(PY_SRV_CLIENT)
+	PMIX_TEST_LAUNCHER=pmixrun PMIXRUN=$(PMIXRUN) PMIX_LIBRARY=$(LIBDIR)/libpmix.so.2 PMIX_PY_SRV_CLIENT=$(PY_SRV_CLIENT) \
 	  $(TIMEOUT) 1800 $(PMIX_PYTHON) -m pytest $(PYTEST_ARGS) tests-py
 
 python-check-debian:

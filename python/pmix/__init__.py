@@ -15,12 +15,14 @@ from . import _constants
 from ._constants import *  # noqa: F401,F403
 from ._lib import LibraryNotFound, load as load_library
 from .client import PMIxClient
+from .server import PMIxServer
 from .tool import PMIxTool
 
 __version__ = "0.1.0"
 
 __all__ = sorted(n for n in dir(_constants) if n.startswith("PMIX_")) + [
     "PMIxClient",
+    "PMIxServer",
     "PMIxTool",
     "LibraryNotFound",
     "load_library",

@@ -765,6 +765,92 @@ def units_array(units, keep, what="units"):
     return cast(arr, POINTER(pmix_resource_unit_t)), len(units)
 
 
+# --- what a server upcall receives (read-only views of the library's data) --
+def unload_proc_at(addr):
+    """The pmix_proc_t at ``addr`` as a dict (NULL -> None)."""
+    if not addr:
+        return None
+    return unload_proc(pmix_proc_t.from_address(addr))
+
+
+def unload_proc_array(addr, n):
+    """``n`` pmix_proc_t at ``addr`` as a list of dicts (NULL -> [])."""
+    if not addr or not n:
+        return []
+    return [unload_proc(p) for p in (pmix_proc_t * n).from_address(addr)]
+
+
+def unload_argv(addr):
+    """A NULL-terminated ``char **`` as a list of str (NULL -> [])."""
+    out = []
+    if not addr:
+        return out
+    i = 0
+    while True:
+        p = ctypes.c_void_p.from_address(addr + i * sizeof(ctypes.c_void_p)).value
+        if not p:
+            return out
+        out.append(read_cstr(p))
+        i += 1
+
+
+def unload_bo_at(addr):
+    """The pmix_byte_object_t at ``addr`` as {'bytes', 'size'} (NULL -> None)."""
+    if not addr:
+        return None
+    return _unload_bo(pmix_byte_object_t.from_address(addr))
+
+
+def unload_app_array(addr, n):
+    """``n`` pmix_app_t as {'cmd', 'argv', 'env', 'cwd', 'maxprocs', 'info'} dicts."""
+    if not addr or not n:
+        return []
+    out = []
+    for a in (pmix_app_t * n).from_address(addr):
+        out.append({
+            "cmd": read_cstr(a.cmd),
+            "argv": unload_argv(a.argv),
+            "env": unload_argv(a.env),
+            "cwd": read_cstr(a.cwd),
+            "maxprocs": int(a.maxprocs),
+            "info": unload_info_array(a.info, a.ninfo),
+        })
+    return out
+
+
+def unload_query_array(addr, n):
+    """``n`` pmix_query_t as {'keys': [str], 'qualifiers': [info dicts]}."""
+    if not addr or not n:
+        return []
+    return [{"keys": unload_argv(q.keys), "qualifiers": unload_info_array(q.qualifiers, q.nqual)}
+            for q in (pmix_query_t * n).from_address(addr)]
+
+
+def unload_units(addr, n):
+    """``n`` pmix_resource_unit_t as {'type', 'count'} dicts."""
+    if not addr or not n:
+        return []
+    return [{"type": int(u.type), "count": int(u.count)} for u in (pmix_resource_unit_t * n).from_address(addr)]
+
+
+def pdata_results(data, keep, what="pdata"):
+    """(array, count) of pmix_pdata_t filled from {'proc', 'key', 'value',
+    'val_type'} dicts: the answer of a lookup upcall."""
+    data = _list(data, what)
+    if not data:
+        return None, 0
+    arr = (pmix_pdata_t * len(data))()
+    for i, d in enumerate(data):
+        w = "%s[%d]" % (what, i)
+        _dict(d, w, ("key", "value", "val_type"))
+        if d.get("proc") is not None:
+            load_proc(arr[i].proc, d["proc"], w + "['proc']")
+        arr[i].key = key_bytes(d["key"], w + "['key']")
+        load_value(arr[i].value, d["value"], d["val_type"], keep, w)
+    keep.append(arr)
+    return arr, len(data)
+
+
 def byte_object(value, keep, what="credential"):
     bo = pmix_byte_object_t()
     _load_bo(bo, value, keep, what)

@@ -207,6 +207,85 @@ pmix_notification_fn_t = CFUNCTYPE(
     c_void_p,
 )
 
+pmix_modex_cbfunc_t = CFUNCTYPE(
+    None, pmix_status_t, c_void_p, c_size_t, c_void_p, pmix_release_cbfunc_t, c_void_p
+)
+pmix_tool_connection_cbfunc_t = CFUNCTYPE(None, pmix_status_t, POINTER(pmix_proc_t), c_void_p)
+pmix_dmodex_response_fn_t = CFUNCTYPE(None, pmix_status_t, c_void_p, c_size_t, c_void_p)
+pmix_setup_application_cbfunc_t = CFUNCTYPE(
+    None, pmix_status_t, POINTER(pmix_info_t), c_size_t, c_void_p, pmix_op_cbfunc_t, c_void_p
+)
+
+
+class pmix_data_buffer_t(Structure):
+    _fields_ = [
+        ("base_ptr", c_void_p),
+        ("pack_ptr", c_void_p),
+        ("unpack_ptr", c_void_p),
+        ("bytes_allocated", c_size_t),
+        ("bytes_used", c_size_t),
+    ]
+
+
+class pmix_regex2_t(Structure):
+    _fields_ = [("type", c_void_p), ("bytes", c_void_p), ("len", c_size_t)]
+
+
+# --- the server module (pmix_server.h) ------------------------------------
+# Pointer arguments the upcall trampolines read themselves are c_void_p (an
+# int or None in Python); the completion callbacks keep their C types so
+# that ctypes can call them.
+_v = c_void_p
+_sz = c_size_t
+_st = pmix_status_t
+_op = pmix_op_cbfunc_t
+_info_cb = pmix_info_cbfunc_t
+
+# slot name -> the C prototype of that slot, in the table's order
+SERVER_SLOTS = [
+    ("client_connected", CFUNCTYPE(_st, _v, _v, _op, _v)),
+    ("client_finalized", CFUNCTYPE(_st, _v, _v, _op, _v)),
+    ("abort", CFUNCTYPE(_st, _v, _v, c_int, _v, _v, _sz, _op, _v)),
+    ("fence_nb", CFUNCTYPE(_st, _v, _sz, _v, _sz, _v, _sz, pmix_modex_cbfunc_t, _v)),
+    ("direct_modex", CFUNCTYPE(_st, _v, _v, _sz, pmix_modex_cbfunc_t, _v)),
+    ("publish", CFUNCTYPE(_st, _v, _v, _sz, _op, _v)),
+    ("lookup", CFUNCTYPE(_st, _v, _v, _v, _sz, pmix_lookup_cbfunc_t, _v)),
+    ("unpublish", CFUNCTYPE(_st, _v, _v, _v, _sz, _op, _v)),
+    ("spawn", CFUNCTYPE(_st, _v, _v, _sz, _v, _sz, pmix_spawn_cbfunc_t, _v)),
+    ("connect", CFUNCTYPE(_st, _v, _sz, _v, _sz, _op, _v)),
+    ("disconnect", CFUNCTYPE(_st, _v, _sz, _v, _sz, _op, _v)),
+    ("register_events", CFUNCTYPE(_st, _v, _sz, _v, _sz, _op, _v)),
+    ("deregister_events", CFUNCTYPE(_st, _v, _sz, _op, _v)),
+    ("listener", CFUNCTYPE(_st, c_int, _v, _v)),
+    ("notify_event", CFUNCTYPE(_st, _st, _v, c_uint8, _v, _sz, _op, _v)),
+    ("query", CFUNCTYPE(_st, _v, _v, _sz, _info_cb, _v)),
+    ("tool_connected", CFUNCTYPE(None, _v, _sz, pmix_tool_connection_cbfunc_t, _v)),
+    ("log", CFUNCTYPE(None, _v, _v, _sz, _v, _sz, _op, _v)),
+    ("allocate", CFUNCTYPE(_st, _v, c_uint8, _v, _sz, _info_cb, _v)),
+    ("job_control", CFUNCTYPE(_st, _v, _v, _sz, _v, _sz, _info_cb, _v)),
+    ("monitor", CFUNCTYPE(_st, _v, _v, _st, _v, _sz, _info_cb, _v)),
+    ("get_credential", CFUNCTYPE(_st, _v, _v, _sz, pmix_credential_cbfunc_t, _v)),
+    ("validate_credential", CFUNCTYPE(_st, _v, _v, _v, _sz, pmix_validation_cbfunc_t, _v)),
+    ("iof_pull", CFUNCTYPE(_st, _v, _sz, _v, _sz, c_uint16, _op, _v)),
+    ("push_stdin", CFUNCTYPE(_st, _v, _v, _sz, _v, _sz, _v, _op, _v)),
+    ("group", CFUNCTYPE(_st, c_int, _v, _v, _sz, _v, _sz, _info_cb, _v)),
+    ("fabric", CFUNCTYPE(_st, _v, c_uint8, _v, _sz, _info_cb, _v)),
+    ("client_connected2", CFUNCTYPE(_st, _v, _v, _v, _sz, _op, _v)),
+    ("tool_connected2", CFUNCTYPE(_st, _v, _sz, pmix_tool_connection_cbfunc_t, _v)),
+    ("log2", CFUNCTYPE(_st, _v, _v, _sz, _v, _sz, _op, _v)),
+    ("session_control", CFUNCTYPE(_st, _v, c_uint32, _v, _sz, _info_cb, _v)),
+    ("resource_block", CFUNCTYPE(_st, _v, c_uint8, _v, _v, _sz, _v, _sz, _op, _v)),
+]
+SERVER_SLOT_TYPES = dict(SERVER_SLOTS)
+# OpenPMIx 4.2.2's table ends with client_connected2: the later slots are read
+# only when PMIx_server_init is told the table is complete (PMIX_SERVER_MODULE_V7)
+SERVER_SLOTS_V4 = 28
+
+
+class pmix_server_module_t(Structure):
+    _fields_ = [(name, proto) for name, proto in SERVER_SLOTS]
+
+
 
 def _offset(cls, field):
     return getattr(cls, field).offset
@@ -244,6 +323,11 @@ _LAYOUT = [
     (sizeof(pmix_resource_unit_t), 16),
     (sizeof(pmix_node_pid_t), 16),
     (_offset(pmix_node_pid_t, "pid"), 12),
+    (sizeof(pmix_data_buffer_t), 40),
+    (sizeof(pmix_regex2_t), 24),
+    (sizeof(pmix_server_module_t), 256),
+    (_offset(pmix_server_module_t, "client_connected2"), 216),
+    (_offset(pmix_server_module_t, "resource_block"), 248),
 ]
 for _got, _want in _LAYOUT:
     if _got != _want:
