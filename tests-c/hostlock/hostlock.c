@@ -13,7 +13,8 @@
  * started), so every fence and every Get of rank 1's data goes to the host. The client
  * (rank 0) runs a collecting fence, a Get of rank 1 (direct modex), publish / lookup /
  * unpublish, spawn, connect / disconnect beyond this server, a host query, log, job
- * control, allocation, get / validate credential, a plain fence and finalize. The host
+ * control, allocation, get / validate credential, a group construct beyond this server,
+ * a plain fence and finalize. The host
  * itself calls, while holding its lock, register_nspace, register_client,
  * setup_application, setup_local_support, dmodex_request, IOF_deliver, IOF_push,
  * deregister_client and deregister_nspace with callbacks that take the lock. */
@@ -374,6 +375,19 @@ static pmix_status_t h_alloc(const pmix_proc_t *p, pmix_alloc_directive_t d,
     return info_job(cb, cbd, "hostlock.alloc", "allocate's completion");
 }
 
+static pmix_status_t h_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                             size_t nprocs, const pmix_info_t dirs[], size_t ndirs,
+                             pmix_info_cbfunc_t cb, void *cbd)
+{
+    (void)op;
+    (void)grp;
+    (void)procs;
+    (void)nprocs;
+    (void)dirs;
+    (void)ndirs;
+    return info_job(cb, cbd, "hostlock.group", "group's completion");
+}
+
 static pmix_status_t h_getcred(const pmix_proc_t *p, const pmix_info_t dirs[], size_t ndirs,
                                pmix_credential_cbfunc_t cb, void *cbd)
 {
@@ -527,6 +541,12 @@ static int client(void)
              "Validate_credential");
     PMIX_INFO_FREE(res, nres);
     PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+
+    res = NULL;
+    nres = 0;
+    CHECK_RC(PMIx_Group_construct("hostlock-grp", two, 2, NULL, 0, &res, &nres), PMIX_SUCCESS,
+             "Group_construct beyond this server");
+    PMIX_INFO_FREE(res, nres);
 
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "plain Fence (host)");
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "Finalize");
@@ -682,6 +702,7 @@ static void set_module(pmix_server_module_t *m)
     m->get_credential = h_getcred;
     m->validate_credential = h_validcred;
     m->push_stdin = h_stdin;
+    m->group = h_group;
 }
 
 int main(int argc, char **argv)
