@@ -14,10 +14,10 @@
  * (rank 0) runs a collecting fence, a Get of rank 1 (direct modex), publish / lookup /
  * unpublish, spawn, connect / disconnect beyond this server, a host query, log, job
  * control, allocation, get / validate credential, a group construct beyond this server,
- * a plain fence and finalize. The host
- * itself calls, while holding its lock, register_nspace, register_client,
- * setup_application, setup_local_support, dmodex_request, IOF_deliver, IOF_push,
- * deregister_client and deregister_nspace with callbacks that take the lock. */
+ * a plain fence and finalize. The host itself calls, while holding its lock,
+ * register_nspace, register_client, setup_application, setup_local_support,
+ * dmodex_request, IOF_deliver, IOF_push, deregister_client and deregister_nspace with
+ * callbacks that take the lock. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
