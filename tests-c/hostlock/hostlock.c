@@ -443,6 +443,8 @@ static bool has_key(const pmix_info_t *res, size_t n, const char *key)
     return false;
 }
 
+static void client_dyn(const pmix_proc_t *mep, const pmix_proc_t *peerp);
+
 static int client(void)
 {
     pmix_proc_t me, peer;
@@ -469,6 +471,20 @@ static int client(void)
         v = NULL;
     }
     PMIX_LOAD_PROCID(&peer, me.nspace, 1);
+    client_dyn(&me, &peer);
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "plain Fence (host)");
+    CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "Finalize");
+    CHECK_DONE();
+}
+
+/* Everything between the collecting fence and the last one. */
+static void client_dyn(const pmix_proc_t *mep, const pmix_proc_t *peerp)
+{
+    pmix_proc_t me = *mep, peer = *peerp;
+    pmix_value_t *v = NULL;
+    pmix_info_t i1;
+    int x = 42;
+    bool t = true;
     int five = 5;
     PMIX_INFO_LOAD(&i1, PMIX_TIMEOUT, &five, PMIX_INT);
     CHECK_RC(PMIx_Get(&peer, "hostlock.theirs", &i1, 1, &v), PMIX_ERR_NOT_FOUND,
@@ -547,10 +563,6 @@ static int client(void)
     CHECK_RC(PMIx_Group_construct("hostlock-grp", two, 2, NULL, 0, &res, &nres), PMIX_SUCCESS,
              "Group_construct beyond this server");
     PMIX_INFO_FREE(res, nres);
-
-    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "plain Fence (host)");
-    CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "Finalize");
-    CHECK_DONE();
 }
 
 /* ------------------------------------------------------------ host */
