@@ -240,7 +240,12 @@ pub fn is_set(name: &str) -> bool {
 
 /// The first of the `PMIX_SERVER_URI<v>` variables that is set.
 pub fn server_uri() -> Option<String> {
-    SERVER_URIS.iter().find_map(|v| get(v))
+    server_uri_var().map(|(_, uri)| uri)
+}
+
+/// The first of the `PMIX_SERVER_URI<v>` variables that is set: its name and value.
+pub fn server_uri_var() -> Option<(&'static str, String)> {
+    SERVER_URIS.iter().find_map(|v| get(v).map(|u| (*v, u)))
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ pub unsafe extern "C" fn PMIx_Init(
                 sys::PMIX_SUCCESS
             }
             Err(e) => {
-                log::warn!("PMIx_Init: {}", e);
+                crate::logging::init_failed("PMIx_Init", &e);
                 e.status()
             }
         }

@@ -43,7 +43,7 @@ pub unsafe extern "C" fn PMIx_tool_init(
                 sys::PMIX_SUCCESS
             }
             Err(e) => {
-                log::warn!("PMIx_tool_init: {}", e);
+                crate::logging::init_failed("PMIx_tool_init", &e);
                 e.status()
             }
         }

@@ -91,15 +91,16 @@ impl ClientConfig {
     pub fn from_env() -> Result<ClientConfig> {
         let ns = params::get(params::PMIX_NAMESPACE);
         let rank = params::get(params::PMIX_RANK);
-        let uri = params::server_uri();
-        let (Some(ns), Some(rank), Some(uri)) = (ns, rank, uri) else {
+        let uri = params::server_uri_var();
+        let (Some(ns), Some(rank), Some((var, uri))) = (ns, rank, uri) else {
             return Ok(ClientConfig::default());
         };
         let rank: u32 = rank
             .trim()
             .parse()
             .map_err(|_| Error::bad_param(format!("PMIX_RANK={:?} is not a rank", rank)))?;
-        let path = parse_uri(&uri)?;
+        let path =
+            parse_uri(&uri).map_err(|e| Error::new(e.status, format!("{}: {}", var, e.context)))?;
         Ok(ClientConfig {
             server: Some((ProcId::new(Nspace::new(ns)?, rank), path)),
             ..Default::default()
@@ -604,7 +605,10 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcom
         if n == 0 {
             return Err(Error::new(
                 sys::PMIX_ERR_UNREACH,
-                "the server closed the connection during the handshake",
+                format!(
+                    "the PMIx server at {} closed the connection during the handshake",
+                    path
+                ),
             ));
         }
         dec.push(buf.get(..n).unwrap_or_default());
@@ -622,7 +626,7 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcom
         }
         Welcome::Refused { status, reason } => Err(Error::new(
             status,
-            format!("the server refused us: {}", reason),
+            format!("the PMIx server at {} refused us: {}", path, reason),
         )),
     }
 }
