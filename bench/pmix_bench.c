@@ -17,6 +17,13 @@
  * and maximum over the ranks; "finalize" is rank 0's single PMIx_Finalize. "init+finalize"
  * cycles take ITERS/20 (at least 1) cycles per repetition.
  *
+ * Order: job-level Gets; fences without data; collecting fences (each rank puts the same
+ * 10 keys c.<k> with new 64-byte values every round, commits, fences); Put/Commit loops
+ * (overwriting "a" and "b", keys p.<i> without commit); last the peer Gets (each rank puts
+ * just enough keys g.<n> that every rank reads each (peer, key) pair once). Both libraries
+ * send all of a process's committed data with each commit and collecting fence, so the
+ * loops that come first keep that data small.
+ *
  * Every value read is checked: a peer's key must hold exactly what that peer put (the
  * string names the rank, the key and the repetition), job data must be what it was at the
  * first read. Each rank counts its mismatches; rank 0 sums them over all ranks (each rank
