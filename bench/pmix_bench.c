@@ -20,9 +20,10 @@
  * Order: job-level Gets; fences without data; collecting fences (each rank puts the same
  * 10 keys c.<k> with new 64-byte values every round, commits, fences); Put/Commit loops
  * (overwriting "a" and "b", keys p.<i> without commit); last the peer Gets (each rank puts
- * just enough keys g.<n> that every rank reads each (peer, key) pair once). Both libraries
- * send all of a process's committed data with each commit and collecting fence, so the
- * loops that come first keep that data small.
+ * just enough keys g.<n> that every rank reads each (peer, key) pair once). A process's
+ * committed data travels again with each collecting fence (with new keys every round both
+ * libraries' fences slowed down round after round) and OpenPMIx's commit sends all of it,
+ * so the loops keep that data small and the peer Gets' many keys come last.
  *
  * Every value read is checked: a peer's key must hold exactly what that peer put (the
  * string names the rank, the key and the repetition), job data must be what it was at the
@@ -260,8 +261,7 @@ static void bench_fences(double *xs, double *ys)
     report("fence(no data)", xs, reps);
 
     /* The same NCOLLECT keys every round with new values, so that the data collected stays
-     * the size of one round (both libraries send all of a process's committed data at each
-     * collecting fence). Read once, after the last round: every peer's keys must hold the
+     * the size of one round (all of a process's committed data travels with each fence). Read once, after the last round: every peer's keys must hold the
      * last round's values (a peer cannot put again before this rank's next fence). */
     char key[PMIX_MAX_KEYLEN + 1], val[VAL_LEN], want[VAL_LEN];
     for (int r = 0; r < reps; r++) {
