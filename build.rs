@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
-    let script = root.join("capi").join("exports.map");
+    // CARGO_MANIFEST_DIR is capi/, the crate this script builds.
+    let script = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("exports.map");
     println!("cargo:rerun-if-changed={}", script.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpmix.so.2");
     println!(

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """make bench: pmix_bench side by side, Debian's OpenPMIx 4.2.2 against pmix-rs.
 
-Runs the same pmix_bench binary (../shared/bench/pmix_bench.c, built against Debian's
-headers) in three ways, several times each, interleaved so that load drift hits all three
+Runs the same pmix_bench binary (bench/pmix_bench.c, built against Debian's headers and
+library by mk/bench.mk) in three ways, several times each, interleaved so that load drift hits all three
 alike:
 
   debian   Open MPI 4.1.4 mpirun, LD_PRELOAD=Debian's libpmix.so.2 (server and ranks)

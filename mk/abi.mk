@@ -19,9 +19,10 @@ ABI_OUT         := $(BUILD)/abi
 ABI_REF_INC     ?= /usr/lib/x86_64-linux-gnu/pmix2/include
 ABI_SIGS        := tests-c/abi/api-master-signatures.txt
 # Optional sources of OpenPMIx master's headers/examples (facts only, never copied in):
-# a directory holding include/*.h{,.in}, or the bare git mirror.
+# a directory holding include/*.h{,.in}, or OPENPMIX_GIT=<a bare git clone of openpmix>
+# given on the command line (no default: nothing outside the clone is looked for).
 MASTER_INCLUDE  ?= /tmp/master-include
-OPENPMIX_GIT    ?= /work/.mirror/openpmix+openpmix/repo
+OPENPMIX_GIT    ?=
 GEN_HEADER      := $(CARGO) run -q -p pmix-sys --bin gen-header --
 ABI_FRAGMENTS   := pmix_status_gen.h pmix_status_deprecated_gen.h pmix_attrs_gen.h pmix_attrs_deprecated_gen.h
 ABI_HEADERS     := pmix.h pmix_common.h pmix_server.h pmix_tool.h pmix_deprecated.h pmix_version.h
@@ -84,7 +85,7 @@ define abi_master_headers
 	if [ -f $(MASTER_INCLUDE)/pmix_common.h.in ]; then \
 	  cp $(MASTER_INCLUDE)/pmix.h $(MASTER_INCLUDE)/pmix_server.h $(MASTER_INCLUDE)/pmix_tool.h \
 	     $(MASTER_INCLUDE)/pmix_deprecated.h $(MASTER_INCLUDE)/pmix_common.h.in $(MASTER_INCLUDE)/pmix_version.h.in $$d/; \
-	elif [ -d $(OPENPMIX_GIT) ]; then \
+	elif [ -n "$(OPENPMIX_GIT)" ] && [ -d "$(OPENPMIX_GIT)" ]; then \
 	  for f in pmix.h pmix_server.h pmix_tool.h pmix_deprecated.h pmix_common.h.in pmix_version.h.in; do \
 	    git --git-dir=$(OPENPMIX_GIT) show HEAD:include/$$f > $$d/$$f || exit 1; done; \
 	else exit 3; fi; \
@@ -95,7 +96,7 @@ endef
 
 abi-master-check:
 	@mkdir -p $(ABI_OUT); $(abi_master_headers) || { \
-	  [ $$? -eq 3 ] && { echo "SKIP abi-master-check: no OpenPMIx master headers ($(MASTER_INCLUDE) or $(OPENPMIX_GIT))"; exit 0; }; \
+	  [ $$? -eq 3 ] && { echo "SKIP abi-master-check: no OpenPMIx master headers ($(MASTER_INCLUDE), OPENPMIX_GIT='$(OPENPMIX_GIT)')"; exit 0; }; \
 	  echo "FAIL preparing OpenPMIx master headers"; exit 1; }; \
 	$(GEN_HEADER) --list > $(ABI_OUT)/rust-list.txt && \
 	$(PYTHON) tests-c/abi/abicheck.py --cc $(CC) --ours include --ref $(ABI_OUT)/master-inc --ref-label master \
@@ -105,7 +106,8 @@ abi-master-check:
 # examples/server.c is left out: it includes OpenPMIx's private headers (src/...), so it
 # does not build against OpenPMIx's own installed headers either.
 abi-examples:
-	@if [ ! -d $(OPENPMIX_GIT) ]; then echo "SKIP abi-examples: no OpenPMIx mirror at $(OPENPMIX_GIT)"; exit 0; fi; \
+	@if [ -z "$(OPENPMIX_GIT)" ] || [ ! -d "$(OPENPMIX_GIT)" ]; then \
+	  echo "SKIP abi-examples: no OpenPMIx git clone (OPENPMIX_GIT='$(OPENPMIX_GIT)')"; exit 0; fi; \
 	d=$(ABI_OUT)/examples; rm -rf $$d; mkdir -p $$d; \
 	for f in $$(git --git-dir=$(OPENPMIX_GIT) ls-tree --name-only HEAD examples/ | grep '\.[ch]$$'); do \
 	  git --git-dir=$(OPENPMIX_GIT) show HEAD:$$f > $$d/$$(basename $$f); done; \

@@ -12,15 +12,16 @@
 #                      for 1,000,000 processes on 10,000 nodes, no clients (bench/regex.c);
 #                      REGEX_ARGS="NODES PPN" for another size
 #
-# The shared benchmark source is ../shared/bench/pmix_bench.c beside the repository (as in
-# CI); it is compiled against Debian's headers and linked with Debian's library, and the
-# library that serves it is chosen at run time with LD_PRELOAD.
+# The client benchmark is bench/pmix_bench.c (public client API only). bench/run.py runs
+# one binary of it, compiled against Debian's headers and linked with Debian's library
+# (BENCH_DEB_BIN); the library that serves it is chosen at run time with LD_PRELOAD. It is
+# also built against our include/ and build/lib (BENCH_OUR_BIN, -Wall -Wextra -Werror),
+# which is the binary `make runtime-check` smoke-runs.
 
 BENCH_DIR      := $(BUILD)/bench
-BENCH_SHARED   ?= $(firstword $(wildcard $(CURDIR)/../shared/bench/pmix_bench.c \
-                                         $(CURDIR)/../../shared/bench/pmix_bench.c))
 BENCH_DEB_BIN  := $(BENCH_DIR)/pmix_bench.debian
-BENCH_OUR_BINS := $(BENCH_DIR)/opcount $(BENCH_DIR)/scale $(BENCH_DIR)/regex
+BENCH_OUR_BIN  := $(BENCH_DIR)/pmix_bench
+BENCH_OUR_BINS := $(BENCH_OUR_BIN) $(BENCH_DIR)/opcount $(BENCH_DIR)/scale $(BENCH_DIR)/regex
 DEBIAN_LIBPMIX ?= /usr/lib/x86_64-linux-gnu/libpmix.so.2
 BENCH_RUN_ENV   = PMIXRUN=$(PMIXRUN) OURS=$(LIBDIR)/libpmix.so.2 DEBIAN=$(DEBIAN_LIBPMIX) \
                   BENCH=$(BENCH_DEB_BIN) HELLO=$(BUILD)/tests-c/hello \
@@ -28,8 +29,7 @@ BENCH_RUN_ENV   = PMIXRUN=$(PMIXRUN) OURS=$(LIBDIR)/libpmix.so.2 DEBIAN=$(DEBIAN
 
 .PHONY: bench bench-build bench-count bench-scale bench-regex
 
-$(BENCH_DEB_BIN): $(BENCH_SHARED)
-	@test -n "$(BENCH_SHARED)" || { echo "bench: ../shared/bench/pmix_bench.c not found"; exit 1; }
+$(BENCH_DEB_BIN): bench/pmix_bench.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs pmix)
 

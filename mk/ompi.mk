@@ -8,8 +8,8 @@
 # tests-mpi/run.sh bounds each case with timeout -s KILL (a hang is a failure) and stops
 # after a few hangs. Pass OMPI_SCENARIOS="hello ring" or OMPI_MODES=preload to narrow a run.
 # ompi-check (all scenarios, spawn and connect included) is in CHECK_TARGETS: it needs root
-# (network namespaces, --allow-run-as-root), Debian's openmpi-bin and the netns recipe in
-# ../shared/netns beside the clone.
+# (network namespaces, --allow-run-as-root), Debian's openmpi-bin and iproute2; the netns
+# scenario's hosts are made and removed by tests-mpi/netns/hosts.
 
 MPICC          ?= mpicc
 OMPI_BIN       := $(BUILD)/tests-mpi

@@ -1,11 +1,11 @@
 # Runtime tests: C programs under tests-c/runtime/ run under pmixrun (tests-c/runtime/run.sh
-# holds the table of cases), plus the example job of `make run` and a pmix_bench smoke run.
+# holds the table of cases), plus the example job of `make run` and a smoke run of the
+# client benchmark bench/pmix_bench.c (built here with the scenarios' headers and library).
 #
 #   make runtime-check          build the scenarios and run them all
 #   make run                    build everything, run pmixrun -n 4 on the hello example
 #
 # RUNTIME_INCLUDE picks the headers the scenarios compile against (default: ours).
-# BENCH_SRC is ../shared/bench/pmix_bench.c beside the repository (skipped if absent).
 
 RUNTIME_INCLUDE ?= $(CURDIR)/include
 RUNTIME_LDFLAGS ?= $(LDFLAGS_C)
@@ -13,9 +13,7 @@ RT_BUILD        := $(BUILD)/tests-c/runtime
 RT_SRCS         := $(wildcard tests-c/runtime/*.c)
 RT_BINS         := $(patsubst tests-c/runtime/%.c,$(RT_BUILD)/%,$(RT_SRCS))
 HELLO_BIN       := $(BUILD)/tests-c/hello
-BENCH_SRC       ?= $(firstword $(wildcard $(CURDIR)/../shared/bench/pmix_bench.c \
-                                          $(CURDIR)/../../shared/bench/pmix_bench.c))
-BENCH_BIN       := $(if $(BENCH_SRC),$(BUILD)/bench/pmix_bench)
+RT_BENCH_BIN    := $(RT_BUILD)/pmix_bench
 RT_CFLAGS        = -I$(RUNTIME_INCLUDE) $(CFLAGS_C)
 
 $(RT_BUILD)/%: tests-c/runtime/%.c tests-c/check.h
@@ -26,15 +24,15 @@ $(HELLO_BIN): tests-c/hello.c
 	@mkdir -p $(@D)
 	$(CC) $(RT_CFLAGS) -o $@ $< $(RUNTIME_LDFLAGS)
 
-$(BUILD)/bench/pmix_bench: $(BENCH_SRC)
+$(RT_BENCH_BIN): bench/pmix_bench.c
 	@mkdir -p $(@D)
 	$(CC) -O2 $(RT_CFLAGS) -o $@ $< $(RUNTIME_LDFLAGS)
 
 .PHONY: runtime-build runtime-check run
-runtime-build: lib $(RT_BINS) $(HELLO_BIN) $(BENCH_BIN)
+runtime-build: lib $(RT_BINS) $(HELLO_BIN) $(RT_BENCH_BIN)
 
 runtime-check: runtime-build
-	PMIXRUN=$(PMIXRUN) RT=$(RT_BUILD) HELLO=$(HELLO_BIN) BENCH=$(BENCH_BIN) \
+	PMIXRUN=$(PMIXRUN) RT=$(RT_BUILD) HELLO=$(HELLO_BIN) BENCH=$(RT_BENCH_BIN) \
 	  TIMEOUT="$(TIMEOUT)" bash tests-c/runtime/run.sh
 
 run: lib $(HELLO_BIN)

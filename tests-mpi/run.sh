@@ -31,8 +31,8 @@
 # Settings (environment): PMIX_LIB (required), MPI_BIN (compiled programs, default
 # build/tests-mpi), MODES, NETNS_MODES (default "preload ldpath"), NETNS_VARIANTS (default
 # "plain async delta agent"), NETNS_PROGS (default "hello ring spawn": the programs of the
-# plain/async/delta variants; agent always runs hello), NETNS_DIR (default
-# ../shared/netns from the repository root), NETNS_PREFIX (default ompit<pid>), MAX_HANGS (3),
+# plain/async/delta variants; agent always runs hello), NETNS_PREFIX (default ompit<pid>:
+# the namespaces of the netns hosts, made and removed by tests-mpi/netns/hosts), MAX_HANGS (3),
 # LOG_DIR (kept; default a temporary directory, removed when all passed unless KEEP_LOGS=1),
 # VERBOSE=1 (print each failing log in full).
 # Exit status: 0 if every case passed.
@@ -45,11 +45,9 @@ MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NETNS_MODES=${NETNS_MODES:-preload ldpath}
 NETNS_VARIANTS=${NETNS_VARIANTS:-plain async delta agent}
 NETNS_PROGS=${NETNS_PROGS:-hello ring spawn}
-# ../shared sits beside the clone in CI; a worktree under <top>/wt/<name> finds it two up.
-if [ -z "${NETNS_DIR:-}" ]; then
-  NETNS_DIR=$ROOT/../shared/netns
-  [ -d "$NETNS_DIR" ] || [ ! -d "$ROOT/../../shared/netns" ] || NETNS_DIR=$ROOT/../../shared/netns
-fi
+# The namespace hosts of the netns scenario: `hosts up/down/exec`, and `rsh`, the agent.
+HOSTS=$ROOT/tests-mpi/netns/hosts
+RSH=$ROOT/tests-mpi/netns/rsh
 export NETNS_PREFIX=${NETNS_PREFIX:-ompit$$}
 MAX_HANGS=${MAX_HANGS:-3}
 SCENARIOS=${*:-symbols hello ring spawn connect abort singleton netns}
@@ -81,7 +79,10 @@ reap() {
 
 cleanup() {
   reap >/dev/null
-  [ "$NETNS_MADE" = 1 ] && "$NETNS_DIR/teardown.sh" "$NETNS_PREFIX"
+  if [ "$NETNS_MADE" = 1 ]; then
+    timeout -s KILL 30 "$HOSTS" down "$NETNS_PREFIX" || echo "run.sh: hosts down $NETNS_PREFIX failed" >&2
+    NETNS_MADE=0
+  fi
   if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$nfail" != 0 ] || [ "$LOG_DIR" != "$WORK/logs" ]; then
     [ "$LOG_DIR" = "$WORK/logs" ] && echo "logs kept in $LOG_DIR"
     find "$WORK" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
@@ -89,8 +90,10 @@ cleanup() {
     rm -rf "$WORK"
   fi
 }
+# Also on INT/TERM (timeout -k sends TERM first): exiting runs the EXIT trap.
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 PMIX_LIB=$(readlink -f "$PMIX_LIB")
 [ -f "$PMIX_LIB" ] || { echo "run.sh: no such library: $PMIX_LIB" >&2; exit 2; }
@@ -245,31 +248,25 @@ single_host() {
   done
 }
 
-# The mpirun of a multi-host case: mpirun runs "on" host 1 (its own UTS namespace, hostname
-# node1); netns-rsh starts orted on the other hosts, inheriting mpirun's environment
+# The mpirun of a multi-host case: mpirun runs "on" host 1 (`hosts exec node1`: its network
+# namespace, its own UTS namespace, hostname node1); tests-mpi/netns/rsh (`hosts run`) starts
+# orted on the other hosts, inheriting mpirun's environment
 # (LD_PRELOAD, LD_LIBRARY_PATH, LD_BIND_NOW, PMIX_MCA_*), which the ranks then check.
 # With "agent", the rsh agent drops the LD_* variables (as ssh would) and the orted command
 # itself carries them: --mca orte_launch_agent "env LD_PRELOAD=... orted".
 netns_mpirun() {
-  local -a rsh=(--mca plm_rsh_agent "$NETNS_DIR/netns-rsh")
+  local -a rsh=(--mca plm_rsh_agent "$RSH")
   if [ "${1:-}" = agent ]; then
     rsh=(--mca plm_rsh_agent "$ROOT/tests-mpi/rsh-clean-env"
       --mca orte_launch_agent "env ${MODE_ENV[*]} orted")
   fi
-  MPIRUN=(ip netns exec "${NETNS_PREFIX}_n1" unshare --uts /bin/sh -c 'hostname node1; exec "$@"' sh
+  MPIRUN=("$HOSTS" exec node1
     mpirun --allow-run-as-root --hostfile "$WORK/hostfile" "${rsh[@]}" --mca plm_rsh_no_tree_spawn 1
     --mca oob_tcp_if_include 10.211.0.0/24 --mca btl tcp,self --mca btl_tcp_if_include 10.211.0.0/24
     -x MPITEST_PMIX_LIB -x MPITEST_ENV "${MODE_X[@]}")
 }
 
 scenario_netns() {
-  if [ ! -x "$NETNS_DIR/netns-rsh" ]; then
-    echo "FAIL netns: no netns-rsh in $NETNS_DIR (set NETNS_DIR to shared/netns)"
-    nfail=$((nfail + 1))
-    failed+=("netns: scripts not found")
-    return
-  fi
-  NETNS_DIR=$(cd "$NETNS_DIR" && pwd)
   if ip netns list | grep -q "^${NETNS_PREFIX}_"; then
     echo "FAIL netns: namespaces ${NETNS_PREFIX}_* exist already"
     nfail=$((nfail + 1))
@@ -277,15 +274,15 @@ scenario_netns() {
     return
   fi
   NETNS_MADE=1
-  if ! timeout -s KILL 30 "$NETNS_DIR/setup.sh" 3 "$NETNS_PREFIX" >"$LOG_DIR/netns-setup.log" 2>&1; then
-    echo "FAIL netns: setup.sh failed"
+  if ! timeout -s KILL 30 "$HOSTS" up 3 "$NETNS_PREFIX" >"$LOG_DIR/netns-setup.log" 2>&1; then
+    echo "FAIL netns: hosts up 3 $NETNS_PREFIX failed"
     sed 's/^/     | /' "$LOG_DIR/netns-setup.log"
     nfail=$((nfail + 1))
-    failed+=("netns: setup.sh failed")
+    failed+=("netns: hosts up failed")
     return
   fi
   printf '10.211.0.1%d slots=2\n' 1 2 3 >"$WORK/hostfile"
-  export MPITEST_RSH=$NETNS_DIR/netns-rsh
+  export MPITEST_RSH=$RSH
   local mode variant
   local -a extra
   for mode in $NETNS_MODES; do
@@ -321,8 +318,13 @@ scenario_netns() {
       done
     done
   done
-  "$NETNS_DIR/teardown.sh" "$NETNS_PREFIX"
   NETNS_MADE=0
+  if ! timeout -s KILL 30 "$HOSTS" down "$NETNS_PREFIX" >>"$LOG_DIR/netns-setup.log" 2>&1; then
+    echo "FAIL netns: hosts down $NETNS_PREFIX failed"
+    sed 's/^/     | /' "$LOG_DIR/netns-setup.log"
+    nfail=$((nfail + 1))
+    failed+=("netns: hosts down failed")
+  fi
 }
 
 for scen in $SCENARIOS; do

@@ -5,11 +5,10 @@
 #
 # Environment (set by mk/runtime.mk):
 #   PMIXRUN   the launcher            RT      directory of the built scenarios
-#   HELLO     the example job         BENCH   pmix_bench binary ("" = skip)
+#   HELLO     the example job         BENCH   bench/pmix_bench.c, built
 #   TIMEOUT   e.g. "timeout -s KILL"
 set -u
-: "${PMIXRUN:?}" "${RT:?}" "${HELLO:?}" "${TIMEOUT:?}"
-BENCH=${BENCH:-}
+: "${PMIXRUN:?}" "${RT:?}" "${HELLO:?}" "${BENCH:?}" "${TIMEOUT:?}"
 pass=0
 fail=0
 # Jobs get pmixrun's own --timeout below the outer one, so a hung job is still cleaned
@@ -125,14 +124,10 @@ check "singleton (no launcher)" 0 ' 0 failed' 20 -- \
     env -i PATH="$PATH" HOME="${HOME:-/}" "$RT/singleton"
 check "hello example (4 ranks)" 0 '^rank 3/4 .*neighbour 0 says "hello from rank 0' 30 -- \
     "${PR[@]}" -n 4 "$HELLO"
-if [ -n "$BENCH" ]; then
-    for n in 2 8; do
-        check "pmix_bench smoke run, $n ranks, no mismatches" 0 \
-            'value mismatches over all ranks: 0$' 60 -- "${PR[@]}" -n "$n" "$BENCH" -n 20 -r 2
-    done
-else
-    echo "skip pmix_bench: shared/bench/pmix_bench.c not found"
-fi
+for n in 2 8; do
+    check "pmix_bench smoke run, $n ranks, no mismatches" 0 \
+        'value mismatches over all ranks: 0$' 60 -- "${PR[@]}" -n "$n" "$BENCH" -n 20 -r 2
+done
 
 echo "runtime: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
