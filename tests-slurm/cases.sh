@@ -1,0 +1,106 @@
+# cases.sh: the table of cases, sourced by tests-slurm/run.sh once the cluster is up.
+# Each shape is NODES:RANKS (srun -N NODES -n RANKS).
+
+# Which libpmix serves the step: the rank's parent is slurmstepd, whose maps show what
+# Slurm's plugin can run on (with ours preloaded Debian's is mapped too: the plugin still
+# dlopen()s it); PMIX_VERSION is set by the server's PMIx_server_setup_fork, so it names
+# the library that really answered the plugin's calls. (slurmstepd's /proc environ is
+# its process title, not its environment.)
+if want_group info; then
+    # shellcheck disable=SC2016
+    probe='echo "parent=$(cat /proc/$PPID/comm)";
+        grep -o "/[^ ]*libpmix\.so[^ ]*" /proc/$PPID/maps | sort -u | sed "s/^/stepd-maps=/";
+        grep -o "/[^ ]*libpmix\.so[^ ]*" /proc/self/maps | sort -u | sed "s/^/rank-maps=/";
+        echo "version=$PMIX_VERSION"'
+    if [ -n "$PMIX_LIB" ]; then
+        job "slurmstepd maps ours (preloaded), the rank only ours" 0 \
+            "^(stepd-maps=$RANK_LIB|rank-maps=$RANK_LIB)\$" 2 30 \
+            -- -N 1 -n 1 sh -c "$probe"
+        job "the step's server is ours (PMIX_VERSION from its setup_fork)" 0 \
+            "^version=$OUR_VERSION\$" 1 30 -- -N 1 -n 1 sh -c "$probe"
+    else
+        job "slurmstepd runs Debian's libpmix, no preload" 0 \
+            "^(stepd-maps=$(readlink -f /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so)|version=4\.2\..*)\$" \
+            2 30 -- -N 1 -n 1 sh -c "$probe"
+    fi
+    for s in $(shapes); do
+        job "job and node info, every peer, collecting fence (-N ${s%:*} -n ${s#*:})" 0 \
+            ' 0 failed$' "${s#*:}" 40 -- -N "${s%:*}" -n "${s#*:}" "$CLIENT" info
+    done
+fi
+
+if want_group hello; then
+    for s in $(shapes); do
+        job "hello (-N ${s%:*} -n ${s#*:})" 0 "^rank [0-9]+/${s#*:} .*neighbour" "${s#*:}" 40 \
+            -- -N "${s%:*}" -n "${s#*:}" "$HELLO"
+    done
+fi
+
+if want_group putget; then
+    for s in 1:4 $(two 2:4); do
+        for mode in collect nocollect; do
+            job "put/fence($mode)/get of every type (-N ${s%:*} -n ${s#*:})" 0 ' 0 failed$' \
+                "${s#*:}" 60 -- -N "${s%:*}" -n "${s#*:}" "$RT/put_get" "$mode"
+        done
+    done
+fi
+
+# Direct modex: a Get that waits for a key committed later (after a non-collecting fence).
+if want_group dmodex; then
+    for s in 1:3 $(two 2:4); do
+        job "direct modex, Get waits for a late commit (-N ${s%:*} -n ${s#*:})" 0 \
+            ' 0 failed$' "${s#*:}" 60 -- -N "${s%:*}" -n "${s#*:}" "$MN/dmodex_wait"
+    done
+fi
+
+# Open MPI 4.1.4 (Debian's mpicc programs), launched by srun directly.
+MPI_ENV=("MPITEST_PMIX_LIB=$RANK_LIB" OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo)
+[ -z "$PMIX_LIB" ] || MPI_ENV+=("MPITEST_ENV=LD_PRELOAD=$PMIX_LIB")
+# mpi NAME WANT PATTERN COUNT LIMIT EXTRA-ENV -- SRUN-ARGS: job with MPI_ENV (and EXTRA-ENV,
+# space-separated NAME=VALUE entries) exported to the ranks.
+mpi() {
+    local name=$1 want=$2 pattern=$3 count=$4 limit=$5 extra
+    read -r -a extra <<<"$6"
+    shift 7
+    JOB_ENV=("${MPI_ENV[@]}" "${extra[@]}")
+    job "$name" "$want" "$pattern" "$count" "$limit" -- "$@"
+    JOB_ENV=()
+}
+if want_group mpi; then
+    for s in $(shapes); do
+        n=${s#*:}
+        mpi "MPI hello/allreduce (-N ${s%:*} -n $n)" 0 "^hello rank=[0-9]+ size=$n " "$n" 60 "" \
+            -- -N "${s%:*}" -n "$n" "$MPI_BIN/mpi_hello" "$n"
+        mpi "MPI ring (-N ${s%:*} -n $n)" 0 "^ring rank=[0-9]+ size=$n\$" "$n" 60 "" \
+            -- -N "${s%:*}" -n "$n" "$MPI_BIN/mpi_ring"
+    done
+    for s in 1:4 $(two 2:4); do
+        mpi "MPI hello with async modex (-N ${s%:*} -n ${s#*:})" 0 \
+            "^hello rank=[0-9]+ size=${s#*:} " "${s#*:}" 60 \
+            "OMPI_MCA_pmix_base_async_modex=1 OMPI_MCA_pmix_base_collect_data=0" \
+            -- -N "${s%:*}" -n "${s#*:}" "$MPI_BIN/mpi_hello" "${s#*:}"
+    done
+fi
+
+if want_group abort; then
+    for s in 1:4 $(two 2:4); do
+        mpi "MPI_Abort(42) ends the step with its code (-N ${s%:*} -n ${s#*:})" 42 \
+            '^abort rank=3 code=42$' 1 30 "" -- -N "${s%:*}" -n "${s#*:}" "$MPI_BIN/mpi_abort" 42
+    done
+fi
+
+if want_group kill; then
+    for s in 1:4 $(two 2:4); do
+        job "a rank killed in a fence ends the step promptly (-N ${s%:*} -n ${s#*:})" nz \
+            'killing myself in the fence' 1 25 -- -N "${s%:*}" -n "${s#*:}" "$CLIENT" killfence
+    done
+fi
+
+if want_group timeout; then
+    job "PMIX_TIMEOUT on Get and Fence (-N 1 -n 3)" 0 ' 0 failed$' 3 30 \
+        -- -N 1 -n 3 "$CLIENT" timeout fence
+    if two_nodes; then
+        job "PMIX_TIMEOUT on a remote Get (-N 2 -n 4)" 0 ' 0 failed$' 4 30 \
+            -- -N 2 -n 4 "$CLIENT" timeout
+    fi
+fi
