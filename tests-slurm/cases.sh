@@ -82,6 +82,25 @@ if want_group mpi; then
     done
 fi
 
+if want_group timeout; then
+    job "PMIX_TIMEOUT on Get and Fence (-N 1 -n 3)" 0 ' 0 failed$' 3 30 \
+        -- -N 1 -n 3 "$CLIENT" timeout fence
+    if two_nodes; then
+        job "PMIX_TIMEOUT on a remote Get (-N 2 -n 4)" 0 ' 0 failed$' 4 30 \
+            -- -N 2 -n 4 "$CLIENT" timeout
+    fi
+fi
+
+# Slurm's plugin registers a catch-all event handler in slurmstepd that logs "Error
+# handler invoked" and kills the step: no routine job above may reach it (the server
+# must not hand its own handlers events at client connect, fence or finalize).
+hits=$(cat "$SD"/log/n[0-9]*.log 2>/dev/null | grep -c 'Error handler invoked')
+why=""
+[ "$hits" -eq 0 ] || why="$hits events reached it: $(grep -h 'Error handler invoked' \
+    "$SD"/log/n[0-9]*.log | head -n 3)"
+: >"$out"
+verdict "no event reached Slurm's catch-all handler in the routine jobs" "$why"
+
 if want_group abort; then
     for s in 1:4 $(two 2:4); do
         mpi "MPI_Abort(42) ends the step with its code (-N ${s%:*} -n ${s#*:})" 42 \
@@ -94,13 +113,4 @@ if want_group kill; then
         job "a rank killed in a fence ends the step promptly (-N ${s%:*} -n ${s#*:})" nz \
             'killing myself in the fence' 1 25 -- -N "${s%:*}" -n "${s#*:}" "$CLIENT" killfence
     done
-fi
-
-if want_group timeout; then
-    job "PMIX_TIMEOUT on Get and Fence (-N 1 -n 3)" 0 ' 0 failed$' 3 30 \
-        -- -N 1 -n 3 "$CLIENT" timeout fence
-    if two_nodes; then
-        job "PMIX_TIMEOUT on a remote Get (-N 2 -n 4)" 0 ' 0 failed$' 4 30 \
-            -- -N 2 -n 4 "$CLIENT" timeout
-    fi
 fi

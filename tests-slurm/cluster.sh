@@ -141,37 +141,36 @@ cluster_start() {
     fi
 }
 
-# Every process of ours that the daemons started: slurmstepd and job ranks carry
-# SLURM_TEST_TAG=$SD in their environment (slurmstepd from slurmd, ranks from srun).
+# Every process of ours that the daemons started: job ranks carry SLURM_TEST_TAG=$SD in
+# their environment (from srun); slurmstepd holds its node's log file under $SD open (its
+# /proc environ is its process title, setproctitle writes over it).
 tagged_pids() {
-    local f pid
-    for f in /proc/[0-9]*/environ; do
-        pid=${f#/proc/}
-        pid=${pid%/environ}
-        [ "$pid" = $$ ] && continue
-        if { tr "\0" "\n" <"$f"; } 2>/dev/null | grep -qxF "SLURM_TEST_TAG=$SD"; then
-            echo "$pid"
-        fi
-    done
+    {
+        grep -lzxF "SLURM_TEST_TAG=$SD" /proc/[0-9]*/environ
+        find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 -lname "$SD/*"
+    } 2>/dev/null | cut -d/ -f3 | sort -un | grep -vx "$$"
 }
 
-# The tagged processes that are neither the daemons nor this shell's children (srun).
+# The tagged processes that are neither the daemons (slurmscriptd is slurmctld's) nor
+# this shell's children (srun).
 job_pids() {
     local pid comm
     for pid in $(tagged_pids); do
-        comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
-        case "$comm" in slurmd | slurmctld | munged | srun | timeout | bash) continue ;; esac
+        read -r comm 2>/dev/null <"/proc/$pid/comm" || continue
+        case "$comm" in
+            slurmd | slurmctld | slurmscriptd | munged | srun | timeout | bash) continue ;;
+        esac
         echo "$pid"
     done
 }
 
-# stop_pids SIGNAL PID...: signal, then wait up to 5 s for them to go.
+# stop_pids SIGNAL PID...: signal, then wait up to 10 s for them to go.
 stop_pids() {
     local sig=$1 pid
     shift
     [ $# -gt 0 ] || return 0
     kill "-$sig" "$@" 2>/dev/null
-    for _ in $(seq 50); do
+    for _ in $(seq 100); do
         local alive=0
         for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
         [ "$alive" = 0 ] && return 0
