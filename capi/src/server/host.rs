@@ -3,7 +3,7 @@
 //! completion callback converts back and re-enters the engine (from whatever thread the
 //! host calls it on).
 
-use super::upcall::verdict;
+use super::upcall::{complete, start, take, Lent, Release};
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{global, Host, HostDone, HostReply};
@@ -27,29 +27,6 @@ fn object(p: &ProcId) -> *mut c_void {
     global::server().map(|s| s.client_object(p)).unwrap_or(0) as *mut c_void
 }
 
-/// Everything an in-flight modex-style upcall lent the host. (The fence blob is not
-/// among it: OpenPMIx's contract hands that one over; the host frees it.)
-struct ModexCall {
-    done: HostDone<Vec<u8>>,
-    procs: *mut sys::pmix_proc_t,
-    info: *mut sys::pmix_info_t,
-    ninfo: usize,
-}
-
-impl ModexCall {
-    /// Free what was lent (the host is done with it).
-    unsafe fn release(&mut self) {
-        // SAFETY: each is NULL or our malloc'd block, unused by the host from now on.
-        unsafe {
-            conv::alloc::free(self.procs);
-            conv::info_array_free(self.info, self.ninfo);
-        }
-        self.procs = core::ptr::null_mut();
-        self.info = core::ptr::null_mut();
-        self.ninfo = 0;
-    }
-}
-
 unsafe extern "C" fn modex_done(
     status: sys::pmix_status_t,
     data: *const c_char,
@@ -59,84 +36,38 @@ unsafe extern "C" fn modex_done(
     release_cbdata: *mut c_void,
 ) {
     crate::ffi_value!(modex_done, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from `fence`/`direct_modex`; the host completes once.
-        let mut call = unsafe { Box::from_raw(cbdata as *mut ModexCall) };
+        let Some(call) = (unsafe { take::<Vec<u8>>("modex", cbdata) }) else {
+            return;
+        };
         let r = if status == sys::PMIX_SUCCESS {
             if data.is_null() || ndata == 0 {
                 Ok(Vec::new())
             } else {
-                // SAFETY: the host hands `ndata` readable bytes until release_fn.
+                // SAFETY: the host hands `ndata` readable bytes until release_fn (copied
+                // now; release_fn runs later, on the progress thread).
                 Ok(unsafe { core::slice::from_raw_parts(data as *const u8, ndata) }.to_vec())
             }
         } else {
             Err(Error::new(status, "the host reported a failed collective"))
         };
-        if let Some(rf) = release_fn {
-            // SAFETY: the host's release callback with its data.
-            unsafe { rf(release_cbdata) };
-        }
-        // SAFETY: the host is done with what we lent.
-        unsafe { call.release() };
-        (call.done)(r);
+        complete(call, r, Release::new(release_fn, release_cbdata));
     })
-}
-
-struct OpCall {
-    done: HostDone<()>,
-    procs: *mut sys::pmix_proc_t,
 }
 
 unsafe extern "C" fn op_done(status: sys::pmix_status_t, cbdata: *mut c_void) {
     crate::ffi_value!(op_done, (), {
-        if cbdata.is_null() {
+        // SAFETY: our box from `abort`/`client_finalized`; the host completes once.
+        let Some(call) = (unsafe { take::<()>("abort/finalized", cbdata) }) else {
             return;
-        }
-        // SAFETY: our box from `abort`; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut OpCall) };
-        // SAFETY: our malloc'd array (or NULL).
-        unsafe { conv::alloc::free(call.procs) };
+        };
         let r = if status == sys::PMIX_SUCCESS || status == sys::PMIX_OPERATION_SUCCEEDED {
             Ok(())
         } else {
             Err(Error::new(status, "the host refused"))
         };
-        (call.done)(r);
+        complete(call, r, Release::none());
     })
-}
-
-/// Lend `procs` and `info` to the host for a modex-style upcall.
-fn lend(procs: &[ProcId], info: &[Info], done: HostDone<Vec<u8>>) -> Result<*mut ModexCall> {
-    let (p, _) = conv::proc_array_to_c(procs)?;
-    let (i, ni) = match conv::info_array_to_c(info) {
-        Ok(x) => x,
-        Err(e) => {
-            // SAFETY: our fresh block.
-            unsafe { conv::alloc::free(p) };
-            return Err(e);
-        }
-    };
-    Ok(Box::into_raw(Box::new(ModexCall {
-        done,
-        procs: p,
-        info: i,
-        ninfo: ni,
-    })))
-}
-
-/// After a modex-style upcall returned: unless the host will complete it, take the box
-/// back and free it.
-fn settle(what: &str, rc: sys::pmix_status_t, call: *mut ModexCall) -> Result<HostReply> {
-    let v = verdict(what, rc);
-    if !matches!(v, Ok(HostReply::Pending)) {
-        // SAFETY: the host will not call back; the box is still ours.
-        let mut c = unsafe { Box::from_raw(call) };
-        // SAFETY: the host is done with what we lent.
-        unsafe { c.release() };
-    }
-    v
 }
 
 impl Host for CHost {
@@ -174,19 +105,14 @@ impl Host for CHost {
         let Some(f) = self.module.client_finalized else {
             return Ok(HostReply::Completed);
         };
-        let cp = c_proc(p);
-        let call = Box::into_raw(Box::new(OpCall {
+        let obj = object(p);
+        // SAFETY: the host's upcall; the lent proc and `cbdata` stay ours until op_done.
+        start(
+            "client_finalized",
             done,
-            procs: core::ptr::null_mut(),
-        }));
-        // SAFETY: the host's upcall; `cp` outlives it and `call` stays ours until op_done.
-        let rc = unsafe { f(&cp, object(p), Some(op_done), call as *mut c_void) };
-        let v = verdict("client_finalized", rc);
-        if !matches!(v, Ok(HostReply::Pending)) {
-            // SAFETY: the host will not call back; the box is still ours.
-            drop(unsafe { Box::from_raw(call) });
-        }
-        v
+            Lent::new(Some(p)),
+            |l, cbdata| unsafe { f(&l.proc_, obj, Some(op_done), cbdata) },
+        )
     }
 
     fn abort(
@@ -200,31 +126,23 @@ impl Host for CHost {
         let Some(f) = self.module.abort else {
             return Err(Error::not_supported("host has no abort"));
         };
-        let cp = c_proc(p);
-        let (procs, n) = conv::proc_array_to_c(targets)?;
-        let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
-        let call = Box::into_raw(Box::new(OpCall { done, procs }));
-        // SAFETY: the host's upcall; `procs` stays valid until op_done frees it.
-        let rc = unsafe {
+        let obj = object(p);
+        let lent = Lent::new(Some(p))
+            .procs(targets)?
+            .name(Some(msg.replace('\0', " ").as_str()))?;
+        // SAFETY: the host's upcall; the lent blocks stay valid until op_done or settle.
+        start("abort", done, lent, |l, cbdata| unsafe {
             f(
-                &cp,
-                object(p),
+                &l.proc_,
+                obj,
                 status,
-                msg.as_ptr(),
-                procs,
-                n,
+                l.name,
+                l.procs,
+                l.nprocs,
                 Some(op_done),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        let v = verdict("abort", rc);
-        if !matches!(v, Ok(HostReply::Pending)) {
-            // SAFETY: the host will not call back; the box is still ours.
-            let c = unsafe { Box::from_raw(call) };
-            // SAFETY: our array.
-            unsafe { conv::alloc::free(c.procs) };
-        }
-        v
+        })
     }
 
     fn fence(
@@ -237,35 +155,26 @@ impl Host for CHost {
         let Some(f) = self.module.fence_nb else {
             return Err(Error::not_supported("host has no fence_nb"));
         };
+        let lent = Lent::new(None).procs(procs)?.info(info)?;
         // The blob becomes the host's (it frees it), whatever the upcall returns.
         let (blob, nblob) = if data.is_empty() {
             (core::ptr::null_mut(), 0)
         } else {
             conv::alloc::bytes_to_c(&data)?
         };
-        let call = match lend(procs, info, done) {
-            Ok(c) => c,
-            Err(e) => {
-                // SAFETY: our fresh block, never handed over.
-                unsafe { conv::alloc::free(blob) };
-                return Err(e);
-            }
-        };
-        // SAFETY: the lent arrays live in `call` until modex_done or settle frees them.
-        let rc = unsafe {
-            let c = &*call;
+        // SAFETY: the lent arrays live in the call box until modex_done or settle.
+        start("fence_nb", done, lent, |l, cbdata| unsafe {
             f(
-                c.procs,
-                procs.len(),
-                c.info,
-                c.ninfo,
+                l.procs,
+                l.nprocs,
+                l.info,
+                l.ninfo,
                 blob as *mut c_char,
                 nblob,
                 Some(modex_done),
-                call as *mut c_void,
+                cbdata,
             )
-        };
-        settle("fence_nb", rc, call)
+        })
     }
 
     fn direct_modex(
@@ -277,19 +186,11 @@ impl Host for CHost {
         let Some(f) = self.module.direct_modex else {
             return Err(Error::not_found("host has no direct_modex"));
         };
-        let call = lend(std::slice::from_ref(p), info, done)?;
+        let lent = Lent::new(None).procs(std::slice::from_ref(p))?.info(info)?;
         // SAFETY: as for `fence`.
-        let rc = unsafe {
-            let c = &*call;
-            f(
-                c.procs,
-                c.info,
-                c.ninfo,
-                Some(modex_done),
-                call as *mut c_void,
-            )
-        };
-        settle("direct_modex", rc, call)
+        start("direct_modex", done, lent, |l, cbdata| unsafe {
+            f(l.procs, l.info, l.ninfo, Some(modex_done), cbdata)
+        })
     }
 
     fn connect(

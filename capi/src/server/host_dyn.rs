@@ -9,7 +9,7 @@
 //! then comes through direct modex.
 
 use super::host::CHost;
-use super::upcall::{self, settle, start, unsupported, Call, Lent};
+use super::upcall::{self, complete, settle, start, unsupported, Call, Lent, Release};
 use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::{HostDone, HostReply};
@@ -22,11 +22,10 @@ unsafe extern "C" fn spawn_cb(
     cbdata: *mut c_void,
 ) {
     crate::ffi_value!(spawn_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from `spawn`; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Nspace>) };
+        let Some(call) = (unsafe { upcall::take::<Nspace>("spawn", cbdata) }) else {
+            return;
+        };
         let r = if status != sys::PMIX_SUCCESS {
             Err(Error::new(status, "the host could not spawn"))
         } else if nspace.is_null() {
@@ -34,12 +33,10 @@ unsafe extern "C" fn spawn_cb(
                 "the host spawned without naming the namespace",
             ))
         } else {
-            // SAFETY: a C string from the host.
+            // SAFETY: a C string from the host (copied now).
             unsafe { conv::nspace_from_ptr(nspace) }
         };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
+        complete(call, r, Release::none());
     })
 }
 
@@ -50,20 +47,17 @@ unsafe extern "C" fn lookup_cb(
     cbdata: *mut c_void,
 ) {
     crate::ffi_value!(lookup_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from `lookup`; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Pdata>>) };
+        let Some(call) = (unsafe { upcall::take::<Vec<Pdata>>("lookup", cbdata) }) else {
+            return;
+        };
         let r = if status != sys::PMIX_SUCCESS {
             Err(Error::new(status, "lookup failed at the host"))
         } else {
-            // SAFETY: the host's array of `ndata` pdata, valid during this call.
+            // SAFETY: the host's array of `ndata` pdata, valid during this call (copied).
             unsafe { conv::pdata_array_from_c(data, ndata) }
         };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
+        complete(call, r, Release::none());
     })
 }
 

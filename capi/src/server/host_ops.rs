@@ -5,7 +5,7 @@
 //! the 32-slot module with `PMIX_SERVER_MODULE_V7`).
 
 use super::host::CHost;
-use super::upcall::{self, start, unsupported, Call, Lent};
+use super::upcall::{self, complete, start, unsupported, Lent, Release};
 use crate::conv;
 use core::ffi::c_void;
 use pmix_core::server::{HostDone, HostReply};
@@ -28,11 +28,11 @@ unsafe extern "C" fn cred_cb(
     cbdata: *mut c_void,
 ) {
     crate::ffi_value!(cred_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from `get_credential`; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<(Vec<u8>, Vec<Info>)>) };
+        let Some(call) = (unsafe { upcall::take::<(Vec<u8>, Vec<Info>)>("credential", cbdata) })
+        else {
+            return;
+        };
         let r = if !ok_status(status) {
             Err(Error::new(status, "the host could not issue a credential"))
         } else {
@@ -46,9 +46,7 @@ unsafe extern "C" fn cred_cb(
             // SAFETY: the host's `ninfo` infos, valid during this call (copied).
             unsafe { conv::info_array_from_c(info, ninfo) }.map(|i| (bytes, i))
         };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
+        complete(call, r, Release::none());
     })
 }
 
@@ -59,20 +57,17 @@ unsafe extern "C" fn valid_cb(
     cbdata: *mut c_void,
 ) {
     crate::ffi_value!(valid_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from `validate_credential`; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Info>>) };
+        let Some(call) = (unsafe { upcall::take::<Vec<Info>>("validation", cbdata) }) else {
+            return;
+        };
         let r = if ok_status(status) {
             // SAFETY: the host's infos, valid during this call (the host keeps them).
             unsafe { conv::info_array_from_c(info, ninfo) }
         } else {
             Err(Error::new(status, "the host rejected the credential"))
         };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
+        complete(call, r, Release::none());
     })
 }
 

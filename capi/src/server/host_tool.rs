@@ -7,17 +7,12 @@
 //! it is, one asking for an identity is refused with `PMIX_ERR_NOT_SUPPORTED`).
 
 use super::host::CHost;
+use super::upcall::{complete, start, take, Call, Lent, Release};
 use crate::conv;
 use core::ffi::c_void;
-use pmix_core::server::{Host, HostDone};
+use pmix_core::server::{Host, HostDone, HostReply};
 use pmix_core::{Error, Info, ProcId, Result};
 use pmix_sys as sys;
-
-struct ToolCall {
-    done: HostDone<ProcId>,
-    info: *mut sys::pmix_info_t,
-    ninfo: usize,
-}
 
 unsafe extern "C" fn tool_done(
     status: sys::pmix_status_t,
@@ -25,21 +20,17 @@ unsafe extern "C" fn tool_done(
     cbdata: *mut c_void,
 ) {
     crate::ffi_value!(tool_done, (), {
-        if cbdata.is_null() {
-            log::warn!("tool_connected callback with a NULL cbdata; ignored");
-            return;
-        }
         // SAFETY: our box from `tool_connected_slot`; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut ToolCall) };
-        // SAFETY: our malloc'd infos, which the host no longer uses.
-        unsafe { conv::info_array_free(call.info, call.ninfo) };
+        let Some(call) = (unsafe { take::<ProcId>("tool_connected", cbdata) }) else {
+            return;
+        };
         let r = if status == sys::PMIX_SUCCESS || status == sys::PMIX_OPERATION_SUCCEEDED {
-            // SAFETY: NULL or a valid proc from the host (C contract).
+            // SAFETY: NULL or a valid proc from the host (C contract; copied now).
             unsafe { conv::proc_from_ptr(proc_) }
         } else {
             Err(Error::new(status, "the host refused the tool"))
         };
-        (call.done)(r);
+        complete(call, r, Release::none());
     })
 }
 
@@ -59,25 +50,29 @@ impl CHost {
         if v2.is_none() && v1.is_none() {
             return NoSlot.tool_connected(requested, info, done);
         }
-        let (i, ni) = conv::info_array_to_c(info)?;
-        let call = Box::into_raw(Box::new(ToolCall {
-            done,
-            info: i,
-            ninfo: ni,
-        }));
+        let lent = Lent::new(None).info(info)?;
         if let Some(f) = v2 {
-            // SAFETY: the host's upcall; the infos and `call` stay ours until tool_done.
-            let rc = unsafe { f(i, ni, Some(tool_done), call as *mut c_void) };
-            if rc != sys::PMIX_SUCCESS {
-                // SAFETY: the host will not call back; the box and infos are still ours.
-                let c = unsafe { Box::from_raw(call) };
-                // SAFETY: as above.
-                unsafe { conv::info_array_free(c.info, c.ninfo) };
-                return Err(Error::new(rc, "host tool_connected2 upcall failed"));
-            }
-        } else if let Some(f) = v1 {
+            // SAFETY: the host's upcall; the infos and the box stay ours until tool_done.
+            let rc = start("tool_connected2", done, lent, |l, cbdata| unsafe {
+                f(l.info, l.ninfo, Some(tool_done), cbdata)
+            });
+            // Anything but "the host will call back" ends the handshake with a refusal.
+            return match rc {
+                Ok(HostReply::Pending) => Ok(()),
+                Ok(HostReply::Completed) => Err(Error::new(
+                    sys::PMIX_OPERATION_SUCCEEDED,
+                    "host tool_connected2 upcall failed",
+                )),
+                Err(e) => Err(e),
+            };
+        }
+        if let Some(f) = v1 {
+            let call = Box::into_raw(Box::new(Call { done, lent }));
             // SAFETY: as above (this older slot returns nothing and always calls back).
-            unsafe { f(i, ni, Some(tool_done), call as *mut c_void) };
+            unsafe {
+                let l = &(*call).lent;
+                f(l.info, l.ninfo, Some(tool_done), call as *mut c_void)
+            };
         }
         Ok(())
     }

@@ -1,14 +1,22 @@
 //! What every asynchronous upcall into a C host's module shares: the C copies of its
 //! arguments lent to the host ([`Lent`], freed only once the host is done), the box that
 //! travels through the host as `cbdata` (the engine's completion plus what was lent), the
-//! reading of the slot's return code, and the two common completion callbacks (op-style
-//! and info-style).
+//! reading of the slot's return code, the two common completion callbacks (op-style
+//! and info-style), and [`complete`], the one way every completion ends.
+//!
+//! The rule (docs/DESIGN.md, "C hosts"): nothing is called back in the host from inside
+//! the host's own callback. A completion copies what it needs out of the host's buffers
+//! and returns; the host's release function, the freeing of what was lent and the
+//! engine's continuation (which may make the next upcall) run afterwards on the progress
+//! thread. A host may thus complete while holding a lock that its release function takes.
 
 use crate::conv;
 use core::ffi::{c_char, c_void};
+use pmix_core::reactor;
 use pmix_core::server::{HostDone, HostReply};
 use pmix_core::{App, Error, Info, ProcId, Query, ResourceUnit, Result};
 use pmix_sys as sys;
+use std::sync::{Arc, Mutex};
 
 /// Everything an upcall lends the host, built with the methods below (each pointer NULL
 /// or a block we made; all freed on drop).
@@ -148,6 +156,10 @@ impl Lent {
     }
 }
 
+// SAFETY: a Lent holds only blocks we malloc'd and own (no host data): it moves to the
+// progress thread once, with its completion, and is never shared.
+unsafe impl Send for Lent {}
+
 impl Drop for Lent {
     fn drop(&mut self) {
         // SAFETY: every pointer is NULL or a block we made; the host is done with them
@@ -228,21 +240,114 @@ pub(super) fn start<T>(
     settle(what, rc, call)
 }
 
+/// A host's release callback and its data, to run once the host's completion returned.
+pub(super) struct Release {
+    f: sys::pmix_release_cbfunc_t,
+    data: *mut c_void,
+}
+
+// SAFETY: only the host's function and its opaque argument, called once; OpenPMIx runs
+// release functions on its own progress thread, so hosts expect them on any thread.
+unsafe impl Send for Release {}
+
+impl Release {
+    /// No release function.
+    pub(super) fn none() -> Release {
+        Release {
+            f: None,
+            data: core::ptr::null_mut(),
+        }
+    }
+
+    /// The host's `release_fn(release_cbdata)`.
+    pub(super) fn new(f: sys::pmix_release_cbfunc_t, data: *mut c_void) -> Release {
+        Release { f, data }
+    }
+
+    fn run(self) {
+        if let Some(f) = self.f {
+            // SAFETY: the host's release callback with its own data, called once.
+            unsafe { f(self.data) };
+        }
+    }
+}
+
+/// Take back the box a completion callback receives as `cbdata` (`None`, logged, for a
+/// NULL one).
+///
+/// # Safety
+/// `cbdata` is NULL or a `Call<T>` box from [`start`] (or another upcall of this
+/// module) that the host completes once.
+pub(super) unsafe fn take<T>(what: &str, cbdata: *mut c_void) -> Option<Box<Call<T>>> {
+    if cbdata.is_null() {
+        log::warn!("host {} completion with a NULL cbdata; ignored", what);
+        return None;
+    }
+    // SAFETY: per the contract above.
+    Some(unsafe { Box::from_raw(cbdata as *mut Call<T>) })
+}
+
+/// End a host's completion: `r` was copied out of the host's buffers already; the
+/// host's `release`, the freeing of what was lent and the engine's `done(r)` run on the
+/// progress thread after the host's callback returned (never inside it, on any thread).
+pub(super) fn complete<T: Send + 'static>(call: Box<Call<T>>, r: Result<T>, release: Release) {
+    let Call { done, lent } = *call;
+    threadshift(Box::new(move || {
+        release.run();
+        drop(lent);
+        done(r);
+    }));
+}
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// Run `job` on the progress thread, never on the calling one. Once the progress thread
+/// has stopped (a completion arriving after `PMIx_server_finalize`), a short-lived thread
+/// of its own runs it instead, so the host still gets its release function called.
+pub(crate) fn threadshift(job: Job) {
+    let slot = Arc::new(Mutex::new(Some(job)));
+    let grab = |s: &Mutex<Option<Job>>| s.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let s2 = slot.clone();
+    let posted = reactor::current().is_some_and(|h| {
+        h.post(move |_| {
+            if let Some(j) = grab(&s2) {
+                j();
+            }
+        })
+        .is_ok()
+    });
+    if posted {
+        return;
+    }
+    let Some(j) = grab(&slot) else {
+        return;
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("pmix-complete".into())
+        .spawn(j)
+    {
+        log::warn!(
+            "a host completion after the progress thread stopped could not run: {}",
+            e
+        );
+    }
+}
+
+fn op_status(status: sys::pmix_status_t) -> Result<()> {
+    match status {
+        sys::PMIX_SUCCESS | sys::PMIX_OPERATION_SUCCEEDED => Ok(()),
+        e => Err(Error::new(e, "the host reported a failure")),
+    }
+}
+
 /// Op-style completion (`pmix_op_cbfunc_t`) of a `Call<()>`.
 pub(super) unsafe extern "C" fn op_cb(status: sys::pmix_status_t, cbdata: *mut c_void) {
     crate::ffi_value!(op_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from an op-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<()>) };
-        let r = match status {
-            sys::PMIX_SUCCESS | sys::PMIX_OPERATION_SUCCEEDED => Ok(()),
-            e => Err(Error::new(e, "the host reported a failure")),
+        let Some(call) = (unsafe { take::<()>("op", cbdata) }) else {
+            return;
         };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
+        complete(call, op_status(status), Release::none());
     })
 }
 
@@ -257,25 +362,17 @@ pub(super) unsafe extern "C" fn info_cb(
     release_cbdata: *mut c_void,
 ) {
     crate::ffi_value!(info_cb, (), {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: our box from an info-style upcall; the host completes once.
-        let call = unsafe { Box::from_raw(cbdata as *mut Call<Vec<Info>>) };
-        // SAFETY: the host's `ninfo` infos, valid until release_fn.
-        let got = unsafe { conv::info_array_from_c(info, ninfo) };
-        if let Some(rf) = release_fn {
-            // SAFETY: the host's release callback with its data.
-            unsafe { rf(release_cbdata) };
-        }
+        let Some(call) = (unsafe { take::<Vec<Info>>("info", cbdata) }) else {
+            return;
+        };
         let r = match status {
             sys::PMIX_SUCCESS | sys::PMIX_OPERATION_SUCCEEDED | sys::PMIX_ERR_PARTIAL_SUCCESS => {
-                got
+                // SAFETY: the host's `ninfo` infos, valid until release_fn (copied now).
+                unsafe { conv::info_array_from_c(info, ninfo) }
             }
             e => Err(Error::new(e, "the host reported a failure")),
         };
-        let Call { done, lent } = *call;
-        drop(lent);
-        done(r);
+        complete(call, r, Release::new(release_fn, release_cbdata));
     })
 }
