@@ -104,13 +104,14 @@ job() {
         why="$n lines match /$pattern/, want $count"
     fi
     # Nothing of the step may outlive srun for long.
-    if [ -z "$why" ] && ! wait_for 15 test -z "$(job_pids)"; then
+    if [ -z "$why" ] && ! wait_for 15 no_job_pids; then
         why="processes left after the step: $(job_pids | tr '\n' ' ')"
         dump_and_kill_jobs >>"$out" 2>&1
     fi
     verdict "$name" "$why"
 }
 
+no_job_pids() { [ -z "$(job_pids)" ]; }
 want_group() { [[ $GROUPS_WANTED == *" $1 "* ]]; }
 
 # The -N/-n shapes: one node always; two nodes only with our library on both sides (and

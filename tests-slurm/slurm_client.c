@@ -2,16 +2,20 @@
  *
  *   slurm_client info        job and node info against Slurm's own environment
  *                            (SLURM_PROCID, SLURM_NTASKS, SLURM_NNODES, SLURM_NODEID,
- *                            SLURM_LOCALID, SLURMD_NODENAME), every peer's node and local
- *                            rank, PMIX_LOCAL_PEERS, then Put/Commit/collecting Fence and
- *                            a Get of every peer's value
+ *                            SLURM_LOCALID, SLURMD_NODENAME), every peer's host, the local
+ *                            ranks of my node, PMIX_LOCAL_PEERS, then Put/Commit/collecting
+ *                            Fence and a Get of every peer's value
+ *   slurm_client exchange [nocollect]
+ *                            Put/Commit/Fence (collecting or not) and a Get of every
+ *                            rank's value, then a final Fence
  *   slurm_client killfence   the last rank kills itself with SIGKILL while the others
  *                            wait in a collecting fence (the step must end promptly)
  *   slurm_client timeout [fence]
  *                            rank 0 Gets a key the last rank never commits with
  *                            PMIX_TIMEOUT 1: PMIX_ERR_TIMEOUT after about a second; with
- *                            "fence" every rank but the last also calls a Fence over the
- *                            whole job with PMIX_TIMEOUT 1 (one node only)
+ *                            "fence" every rank but the last first calls a Fence over the
+ *                            whole job with PMIX_TIMEOUT 1 (one node only); without, the
+ *                            last rank commits 3 s later and all end with a Fence
  */
 #include <signal.h>
 #include <sys/time.h>
@@ -65,15 +69,15 @@ static void check_hostname(void)
     if (v) PMIX_VALUE_RELEASE(v);
 }
 
-/* PMIX_LOCAL_PEERS must list exactly the ranks whose PMIX_NODEID is mine. */
-static void check_local_peers(const long *node, uint32_t n, long mynode)
+/* PMIX_LOCAL_PEERS must list exactly the ranks on my node. */
+static void check_local_peers(const bool *mine, uint32_t n)
 {
     pmix_value_t *v = NULL;
     pmix_status_t rc = mn_get(me.nspace, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL, NULL,
                               0, &v);
     char want[1024] = "", got[1024] = "";
     for (uint32_t r = 0; r < n; r++) {
-        if (node[r] == mynode) {
+        if (mine[r]) {
             size_t l = strlen(want);
             snprintf(want + l, sizeof want - l, "%s%u", l ? "," : "", r);
         }
@@ -86,11 +90,25 @@ static void check_local_peers(const long *node, uint32_t n, long mynode)
     if (v) PMIX_VALUE_RELEASE(v);
 }
 
-static void exchange(uint32_t n)
+/* Is rank r on the node named `host` (its PMIX_HOSTNAME)? */
+static bool on_node(pmix_rank_t r, const char *host)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = mn_get(me.nspace, r, PMIX_HOSTNAME, NULL, NULL, 0, &v);
+    bool ok = PMIX_SUCCESS == rc && v && v->type == PMIX_STRING;
+    CHECK(ok, "rank %u: PMIX_HOSTNAME of rank %u: %s", me.rank, r, PMIx_Error_string(rc));
+    bool same = ok && host && 0 == strcmp(v->data.string, host);
+    if (v) PMIX_VALUE_RELEASE(v);
+    return same;
+}
+
+/* Put/Commit/Fence, then a Get of every rank's value (after a non-collecting fence the
+ * remote ones come by direct modex). */
+static void exchange(uint32_t n, bool collect)
 {
     CHECK_RC(mn_put_u32(PMIX_GLOBAL, "slurm.val", 1000 + me.rank), PMIX_SUCCESS, "Put");
     CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit");
-    CHECK_RC(mn_fence(true), PMIX_SUCCESS, "collecting Fence");
+    CHECK_RC(mn_fence(collect), PMIX_SUCCESS, collect ? "collecting Fence" : "Fence");
     uint32_t bad = 0;
     for (uint32_t r = 0; r < n; r++) {
         uint32_t got = 0;
@@ -104,6 +122,9 @@ static void exchange(uint32_t n)
     CHECK(bad == 0, "rank %u: every peer's value after the fence (%u wrong)", me.rank, bad);
 }
 
+/* Job and node info. Peers are placed by their PMIX_HOSTNAME: Slurm 22.05 registers every
+ * rank's PMIX_NODEID as the registering node's own id, and a remote rank's
+ * PMIX_LOCAL_RANK not at all, so only mine are checked. */
 static void info_case(uint32_t n)
 {
     CHECK(n == (uint32_t)env_num("SLURM_NTASKS"), "rank %u: job size %u", me.rank, n);
@@ -117,28 +138,30 @@ static void info_case(uint32_t n)
           "rank %u: local rank is SLURM_LOCALID", me.rank);
     check_hostname();
 
-    long node[256], lrank[256], count[256] = {0};
+    bool mine[256];
+    long lrank[256], count = 0;
     CHECK(n <= 256, "at most 256 ranks");
+    const char *host = getenv("SLURMD_NODENAME");
     for (uint32_t r = 0; r < n && r < 256; r++) {
-        node[r] = get_num(r, PMIX_NODEID);
-        lrank[r] = get_num(r, PMIX_LOCAL_RANK);
-        if (node[r] >= 0 && node[r] < 256) count[node[r]]++;
+        mine[r] = on_node(r, host);
+        lrank[r] = mine[r] ? get_num(r, PMIX_LOCAL_RANK) : -1;
+        count += mine[r];
     }
-    /* Local ranks on every node are 0..count-1, each once. */
+    /* Local ranks on my node are 0..count-1, each once. */
     uint32_t bad = 0;
     for (uint32_t r = 0; r < n && r < 256; r++) {
-        if (node[r] < 0 || node[r] >= nnodes || lrank[r] < 0 || lrank[r] >= count[node[r]]) {
+        if (mine[r] && (lrank[r] < 0 || lrank[r] >= count)) {
             bad++;
         }
-        for (uint32_t s = 0; s < r; s++) {
-            bad += node[s] == node[r] && lrank[s] == lrank[r];
+        for (uint32_t s = 0; mine[r] && s < r; s++) {
+            bad += mine[s] && lrank[s] == lrank[r];
         }
     }
-    CHECK(bad == 0, "rank %u: peers' node ids and local ranks consistent", me.rank);
-    CHECK(get_num(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE) == count[mynode],
-          "rank %u: local size %ld", me.rank, count[mynode]);
-    check_local_peers(node, n, mynode);
-    exchange(n);
+    CHECK(bad == 0, "rank %u: local ranks of my node's %ld ranks", me.rank, count);
+    CHECK(get_num(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE) == count, "rank %u: local size %ld",
+          me.rank, count);
+    check_local_peers(mine, n);
+    exchange(n, true);
 }
 
 static void killfence_case(uint32_t n)
@@ -181,6 +204,13 @@ static void timeout_case(uint32_t n, bool fence)
 {
     if (me.rank == n - 1) {
         sleep(fence ? 4 : 3);
+        if (!fence) {
+            /* Answers the direct modex still held for rank 0 while its node's
+             * slurmstepd is there to take the answer, then the final fence. */
+            CHECK_RC(mn_put_u32(PMIX_GLOBAL, "slurm.late", 1), PMIX_SUCCESS, "Put");
+            CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit");
+            CHECK_RC(mn_fence(false), PMIX_SUCCESS, "final Fence");
+        }
         return;
     }
     if (fence) {
@@ -195,6 +225,9 @@ static void timeout_case(uint32_t n, bool fence)
         CHECK(t > 0.8 && t < 10, "Get timed out after about 1 s (%.2f s)", t);
         if (v) PMIX_VALUE_RELEASE(v);
     }
+    if (!fence) {
+        CHECK_RC(mn_fence(false), PMIX_SUCCESS, "final Fence");
+    }
 }
 
 int main(int argc, char **argv)
@@ -206,6 +239,9 @@ int main(int argc, char **argv)
     }
     if (0 == strcmp(mode, "info")) {
         info_case(n);
+    } else if (0 == strcmp(mode, "exchange")) {
+        exchange(n, !(argc > 2 && 0 == strcmp(argv[2], "nocollect")));
+        CHECK_RC(mn_fence(false), PMIX_SUCCESS, "final Fence");
     } else if (0 == strcmp(mode, "killfence")) {
         killfence_case(n);
     } else if (0 == strcmp(mode, "timeout")) {
