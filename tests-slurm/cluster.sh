@@ -156,7 +156,7 @@ tagged_pids() {
 job_pids() {
     local pid comm
     for pid in $(tagged_pids); do
-        read -r comm 2>/dev/null <"/proc/$pid/comm" || continue
+        read -r comm 2>/dev/null <"/proc/$pid/comm" && running "$pid" || continue
         case "$comm" in
             slurmd | slurmctld | slurmscriptd | munged | srun | timeout | bash) continue ;;
         esac
@@ -164,26 +164,47 @@ job_pids() {
     done
 }
 
-# stop_pids SIGNAL PID...: signal, then wait up to 10 s for them to go.
+# Is PID a live process (a zombie waiting for init to reap it is not)?
+running() {
+    local st
+    read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+    st=${st##*) }
+    [ "${st%% *}" != Z ]
+}
+
+# stop_pids SIGNAL PID...: signal, then wait up to 3 s (SIGKILL: 5 s) for them to go.
 stop_pids() {
-    local sig=$1 pid
+    local sig=$1 pid n=30
     shift
     [ $# -gt 0 ] || return 0
+    [ "$sig" != KILL ] || n=50
     kill "-$sig" "$@" 2>/dev/null
-    for _ in $(seq 100); do
+    for _ in $(seq "$n"); do
         local alive=0
-        for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        for pid in "$@"; do running "$pid" && alive=1; done
         [ "$alive" = 0 ] && return 0
         sleep 0.1
     done
     return 1
 }
 
+# The srun processes of this run (children of this shell, tagged by their environment).
+srun_pids() {
+    local pid comm
+    for pid in $(tagged_pids); do
+        read -r comm 2>/dev/null <"/proc/$pid/comm" && [ "$comm" = srun ] && echo "$pid"
+    done
+}
+
 cluster_stop() {
     [ -n "$SD" ] || return 0
     local pids
+    # srun and the steps first (their slurmd still answers), then the daemons, then any
+    # stray process of the run.
     scancel --quiet --full --user=root >/dev/null 2>&1
-    # Steps first (their slurmd still answers), then the daemons, then any stray rank.
+    pids=$(srun_pids)
+    # shellcheck disable=SC2086
+    stop_pids TERM $pids || stop_pids KILL $pids
     pids=$(job_pids)
     # shellcheck disable=SC2086
     stop_pids TERM $pids || stop_pids KILL $pids
