@@ -49,7 +49,12 @@ verdict() {
     else
         fail=$((fail + 1))
         echo "FAIL $1: $2"
-        grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
+        # A hang's stacks in full; otherwise the end of the output.
+        if grep -q '^--- hung' "$out"; then
+            grep -v '^ok ' "$out" | sed 's/^/    | /'
+        else
+            grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
+        fi
     fi
 }
 
@@ -57,10 +62,11 @@ verdict() {
 dump_and_kill_jobs() {
     local pid
     for pid in $(job_pids); do
-        echo "=== stack of pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+        running "$pid" || continue
+        echo "=== stack of pid $pid: $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
         timeout -s KILL 20 gdb -batch -ex 'thread apply all bt' -p "$pid" 2>&1 \
             | grep -v -e '^\[New LWP' -e '^\[Thread debugging' -e '^Using host libthread' \
-            | head -n 120
+            | head -n 80
     done
     scancel --quiet --full --user=root >/dev/null 2>&1
     # shellcheck disable=SC2046
@@ -76,8 +82,10 @@ job() {
     local name=$1 want=$2 pattern=$3 count=$4 limit=$5
     shift 6
     local rc why="" pid deadline=$((SECONDS + limit))
+    # O_APPEND: srun's last words after a hang must not write over the stacks.
+    : >"$out"
     env "${JOB_ENV[@]}" "${SRUN[@]}" --mpi=pmix --time=2 --export="ALL,LD_PRELOAD=$RANK_LIB" \
-        "$@" >"$out" 2>&1 &
+        "$@" >>"$out" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then
