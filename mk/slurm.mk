@@ -9,7 +9,9 @@
 # tests-slurm/run.sh starts a private cluster (munged, slurmctld, three slurmd on loopback)
 # under a temporary directory, bounds every srun, prints the stacks of every slurmstepd and
 # rank of a hung case, and stops what it started, also on failure. It prints a "skip" line
-# and passes when slurm-wlm is not installed. SLURM_CASES="hello mpi" narrows a run.
+# and passes when slurm-wlm is not installed. SLURM_CASES="hello mpi" narrows a run
+# (groups: info hello putget dmodex mpi abort kill timeout); SLURM_TWO_NODES=0 leaves out
+# the two-node jobs.
 
 SLURM_BUILD := $(BUILD)/tests-slurm
 SLURM_CLIENT := $(SLURM_BUILD)/slurm_client

@@ -7,6 +7,11 @@
 # the library that really answered the plugin's calls. (slurmstepd's /proc environ is
 # its process title, not its environment.)
 if want_group info; then
+    srun --mpi=list >"$out" 2>&1
+    why=""
+    grep -qx $'\tpmix' "$out" || why="srun --mpi=list names no pmix plugin"
+    grep -q 'pmix_v4' "$out" || why="${why:-srun --mpi=list names no pmix_v4}"
+    verdict "srun --mpi=list offers pmix (pmix_v4)" "$why"
     # shellcheck disable=SC2016
     probe='echo "parent=$(cat /proc/$PPID/comm)";
         grep -o "/[^ ]*libpmix\.so[^ ]*" /proc/$PPID/maps | sort -u | sed "s/^/stepd-maps=/";
