@@ -38,9 +38,13 @@ pub fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
     Ok(())
 }
 
-/// `pid` as rustix's process id: `EINVAL` for 0 and negative numbers (which would
-/// name a process group or every child, never one of our ranks).
+/// `pid` as rustix's process id of one process: `EINVAL` for 0 and negative numbers
+/// (which `kill` and `waitpid` take for a process group, or every process: never one of
+/// our ranks).
 fn one_pid(pid: Pid) -> io::Result<rustix::process::Pid> {
+    if pid <= 0 {
+        return Err(Errno::INVAL.into());
+    }
     rustix::process::Pid::from_raw(pid).ok_or_else(|| Errno::INVAL.into())
 }
 
@@ -260,7 +264,9 @@ pub fn signal_pipes(signals: &[libc::c_int]) -> io::Result<SignalPipes> {
 }
 
 /// Blocks every signal while alive and restores the previous mask on drop (around
-/// `fork`, so a signal cannot run pmixrun's handler in a child).
+/// `fork`, so a signal cannot run pmixrun's handler in a child). On libc: rustix sets
+/// the signal mask only in its `unsafe` `runtime` API (for code that replaces libc),
+/// and nix would be a second wrapper crate for this one call.
 struct SignalBlock {
     old: libc::sigset_t,
 }
@@ -601,6 +607,52 @@ mod tests {
         let mut buf = [0u8; 8];
         assert_eq!(read(&r, &mut buf).expect("read"), 3);
         assert_eq!(&buf[..3], b"abc");
+    }
+
+    /// Reap `pid` (a child of this test), waiting at most 10 s.
+    fn reap(pid: Pid) -> ExitKind {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if let Some(k) = try_wait(pid).expect("waitpid") {
+                return k;
+            }
+            assert!(std::time::Instant::now() < until, "child {pid} did not end");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// A child the test reaps itself, through [`try_wait`] (what is tested), so std's
+    /// handle is dropped without `wait`.
+    #[allow(clippy::zombie_processes)]
+    fn sleeper() -> Pid {
+        let child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        Pid::try_from(child.id()).expect("pid")
+    }
+
+    #[test]
+    fn kill_sends_named_real_time_and_null_signals() {
+        let pid = sleeper();
+        assert!(try_wait(pid).expect("waitpid").is_none());
+        kill(pid, 0).expect("the null signal reaches a live child");
+        assert!(
+            kill(pid, 200).is_err(),
+            "an unknown signal number is refused"
+        );
+        assert!(
+            kill(-pid, libc::SIGTERM).is_err(),
+            "a group id is not a pid"
+        );
+        kill(pid, libc::SIGTERM).expect("SIGTERM");
+        assert_eq!(reap(pid), ExitKind::Signal(libc::SIGTERM));
+        // Reaped: gone, which is not an error; waiting for it again is.
+        kill(pid, libc::SIGTERM).expect("ESRCH is not an error");
+        assert!(try_wait(pid).is_err());
+        let pid = sleeper();
+        kill(pid, libc::SIGRTMIN()).expect("a real-time signal");
+        assert_eq!(reap(pid), ExitKind::Signal(libc::SIGRTMIN()));
     }
 
     #[test]
