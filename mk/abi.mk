@@ -95,7 +95,7 @@ define abi_master_headers
 endef
 
 abi-master-check:
-	@mkdir -p $(ABI_OUT); $(abi_master_headers) || { \
+	@mkdir -p $(ABI_OUT); ( $(abi_master_headers) ) || { \
 	  [ $$? -eq 3 ] && { echo "SKIP abi-master-check: no OpenPMIx master headers ($(MASTER_INCLUDE), OPENPMIX_GIT='$(OPENPMIX_GIT)')"; exit 0; }; \
 	  echo "FAIL preparing OpenPMIx master headers"; exit 1; }; \
 	$(GEN_HEADER) --list > $(ABI_OUT)/rust-list.txt && \
