@@ -86,7 +86,7 @@ wait_gone() {
     if kill -0 "$1" 2>/dev/null; then
         rc=999
     else
-        wait "$1"
+        wait "$1" 2>/dev/null
         rc=$?
     fi
 }
@@ -195,6 +195,7 @@ one_round() {
     tmp=$WORK/tmp$i
     out=$WORK/out$i
     mkdir -p "$tmp"
+    : >"$out"
     why=""
     victim=""
     local name="round $i: -n $n --nodes $nodes $rec $action"
