@@ -24,13 +24,18 @@ CHECK_TARGETS :=
 .PHONY: all lib check run install header bench clean rust-check
 all: lib
 
+# Each output is copied to a temporary name and renamed over the old one: a copy in place
+# (cp -f) rewrites the file that running processes have mapped, and a daemon that has
+# libpmix.so.2 preloaded (slurmd, orted) then dies of SIGBUS/SIGSEGV (docs/ROBUSTNESS.md F9).
+INSTALL_AS = cp -f $(1) $(2).tmp$$$$ && mv -f $(2).tmp$$$$ $(2)
+
 lib:
 	$(CARGO) build --$(PROFILE) --workspace
 	@mkdir -p $(LIBDIR) $(BINDIR)
-	@cp -f $(TARGET)/libpmix.so $(LIBDIR)/libpmix.so.2
+	@$(call INSTALL_AS,$(TARGET)/libpmix.so,$(LIBDIR)/libpmix.so.2)
 	@ln -sf libpmix.so.2 $(LIBDIR)/libpmix.so
-	@cp -f $(TARGET)/pmixrun $(BINDIR)/pmixrun
-	@cp -f $(TARGET)/pmix_info $(BINDIR)/pmix_info
+	@$(call INSTALL_AS,$(TARGET)/pmixrun,$(BINDIR)/pmixrun)
+	@$(call INSTALL_AS,$(TARGET)/pmix_info,$(BINDIR)/pmix_info)
 
 include $(wildcard mk/*.mk)
 

@@ -191,8 +191,10 @@ struct Job {
     /// with `abnormal_only`, `PMIX_NOTIFY_PROC_ABNORMAL_TERMINATION`: failures only).
     notify_procs: bool,
     abnormal_only: bool,
-    /// Its scratch directories (a spawned job's own; removed with the launcher).
-    _scratch: Option<Scratch>,
+    /// Its scratch directories (a spawned job's own): removed when its last rank has
+    /// been reaped (else a rank spawning again and again runs out of directory names
+    /// after 100 spawns and fills TMPDIR), at the latest with the launcher.
+    scratch: Option<Scratch>,
     /// Its end has been dealt with.
     ended: bool,
 }
@@ -340,7 +342,7 @@ impl Launcher {
             notify_end: false,
             notify_procs: false,
             abnormal_only: false,
-            _scratch: None,
+            scratch: None,
             ended: false,
         });
         let base_bytes = env_block(&self.cfg.base_env).len() + ENV_SLACK_BYTES;
@@ -982,7 +984,7 @@ impl Launcher {
             let abnormal = crate::spawn::flag(job_info, ak::PMIX_NOTIFY_PROC_ABNORMAL_TERMINATION);
             j.notify_procs = all || abnormal;
             j.abnormal_only = abnormal && !all;
-            j._scratch = plan.scratch;
+            j.scratch = plan.scratch;
         }
         let failed = match self.start_job(job, &*server) {
             Ok(f) => f,
@@ -1136,6 +1138,7 @@ impl Launcher {
                 continue;
             }
             j.ended = true;
+            j.scratch = None;
             let ns = j.layout.nspace.clone();
             if let Some(f) = self.on_job_end.as_mut() {
                 f(&ns);

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# run.sh: chaos rounds (see mk/chaos.mk). Each round starts
+#   pmixrun [--enable-recovery] [--nodes K] -n N chaosloop ITERS
+# (every rank loops over Put/Commit/Fence/Get, Connect/Disconnect; on one node rank 0 also
+# spawns), waits
+# until every rank runs, then does one seeded random thing to it:
+#   rank-kill      SIGKILL a random rank (with or without --enable-recovery): the job must
+#                  end within BOUND s with a non-zero status and pmixrun naming a failed
+#                  rank (the victim, or a survivor that exited on the error it got: a
+#                  fence/connect with the victim fails with PROC-TERM-WO-SYNC, a
+#                  disconnect after the victim left with INVALID-OPERATION)
+#   rank-stop      SIGSTOP a random rank, SIGCONT it 0.5-2 s later: the job must succeed
+#   daemon-stop    the same for a random node daemon (--nodes 2/3)
+#   daemon-kill    SIGKILL a random node daemon: the job must end within BOUND s, non-zero,
+#                  with pmixrun naming the lost node
+#   pmixrun-kill   SIGKILL pmixrun itself: every rank and daemon must be gone within BOUND s
+#   stop-timeout   SIGSTOP a rank and never resume it, under --timeout 4: pmixrun must end
+#                  the job with status 124 (a stopped process still dies of SIGKILL)
+# After every round nothing of the job may be left: no process carrying the round's
+# CHAOS_RUN marker (a scan of /proc/*/environ), and the round's private TMPDIR (where
+# pmixrun puts its scratch tree: rendezvous sockets, PMIX_NSDIR/PROCDIRs, job-data segment
+# files) must be empty. After pmixrun-kill nobody is left to remove the tree; the next
+# pmixrun in the same TMPDIR removes the trees of dead pmixruns (scratch::remove_stale),
+# so the round runs one (`pmixrun -n 1 true`) and then requires the directory empty.
+#
+# Environment: PMIXRUN, CHAOS (directory of the built programs), CHAOS_SEED (default: the
+# time; printed), CHAOS_ROUNDS (default 14), CHAOS_BOUND (default 20 s).
+# One ok/FAIL line per round, the job's output under a failing one, "N passed, M failed".
+set -u
+: "${PMIXRUN:?}" "${CHAOS:?}"
+SEED=${CHAOS_SEED:-$(date +%s)}
+ROUNDS=${CHAOS_ROUNDS:-14}
+BOUND=${CHAOS_BOUND:-20}
+ITERS=${CHAOS_ITERS:-600}
+RANDOM=$SEED
+echo "chaos: seed $SEED (rerun with CHAOS_SEED=$SEED), $ROUNDS rounds, bound $BOUND s"
+WORK=$(mktemp -d /tmp/pmix-chaos.XXXXXX)
+MARK=""
+pass=0
+fail=0
+why=""
+
+# Pids of the live processes carrying CHAOS_RUN=$MARK (never this shell).
+marked() {
+    grep -lzsx "CHAOS_RUN=$MARK" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | grep -vx "$$"
+}
+
+cleanup() {
+    local p
+    p=$(marked)
+    # shellcheck disable=SC2086
+    [ -z "$p" ] || kill -KILL $p 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+now_ms() { date +%s%3N; }
+
+# check COND MESSAGE: record the first failed condition of the round.
+check() {
+    if [ -z "$why" ] && ! eval "$1"; then
+        why=$2
+    fi
+}
+
+# The ranks of the job (not the spawned children, not pmixrun), or the node daemons.
+ranks() {
+    local p c
+    for p in $(marked); do
+        read -r c 2>/dev/null <"/proc/$p/comm" && [ "$c" = chaosloop ] || continue
+        tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "chaosloop $ITERS" && echo "$p"
+    done
+}
+daemons() {
+    local p
+    for p in $(marked); do
+        tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "--node-daemon" && echo "$p"
+    done
+}
+pick() { local a=("$@"); [ ${#a[@]} -gt 0 ] && echo "${a[RANDOM % ${#a[@]}]}"; }
+
+# wait_gone PID SECONDS: wait for PID to exit (it is our child); sets rc (or 999 if not).
+wait_gone() {
+    local deadline=$(($(now_ms) + $2 * 1000))
+    while kill -0 "$1" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+    if kill -0 "$1" 2>/dev/null; then
+        rc=999
+    else
+        wait "$1" 2>/dev/null
+        rc=$?
+    fi
+}
+
+# wait_started N SECONDS: until N ranks printed "started".
+wait_started() {
+    local i
+    for ((i = 0; i < $2 * 20; i++)); do
+        [ "$(grep -c ': started$' "$out")" -ge "$1" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# nothing_left: no marked process within 5 s, the round's TMPDIR empty.
+nothing_left() {
+    local i left
+    for ((i = 0; i < 100; i++)); do
+        left=$(marked)
+        [ -z "$left" ] && break
+        sleep 0.05
+    done
+    check '[ -z "$left" ]' "processes left behind: $(for p in $left; do
+        tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo -n "($p); "; done)"
+    if [ -n "$left" ]; then
+        # shellcheck disable=SC2086
+        kill -KILL $left 2>/dev/null
+    fi
+    check '[ -z "$(ls -A "$tmp")" ]' "left in TMPDIR: $(cd "$tmp" && find . -mindepth 1 | head -n 8 | tr '\n' ' ')"
+}
+
+# act ACTION: does it to the running job (pmixrun is $job); sets victim (a description).
+act() {
+    local v
+    case $1 in
+    rank-kill)
+        v=$(pick $(ranks))
+        victim="rank pid $v"
+        [ -n "$v" ] && kill -KILL "$v"
+        ;;
+    rank-stop | daemon-stop)
+        if [ "$1" = rank-stop ]; then v=$(pick $(ranks)); else v=$(pick $(daemons)); fi
+        victim="${1%-stop} pid $v"
+        [ -n "$v" ] || return
+        kill -STOP "$v"
+        sleep "0.$((5 + RANDOM % 5))"
+        [ $((RANDOM % 2)) = 0 ] && sleep 1
+        kill -CONT "$v"
+        ;;
+    daemon-kill)
+        v=$(pick $(daemons))
+        victim="daemon pid $v"
+        [ -n "$v" ] && kill -KILL "$v"
+        ;;
+    pmixrun-kill)
+        victim="pmixrun pid $job"
+        kill -KILL "$job"
+        ;;
+    stop-timeout)
+        v=$(pick $(ranks))
+        victim="rank pid $v (never resumed)"
+        [ -n "$v" ] && kill -STOP "$v"
+        ;;
+    esac
+}
+
+# judge ACTION: the round's verdict from rc, the time since the action and the output.
+judge() {
+    case $1 in
+    rank-kill)
+        check '[ "$rc" -ne 0 ] && [ "$rc" -ne 999 ]' "exit status $rc, want a failure"
+        # pmixrun names the first failure it sees: the killed rank, or a survivor that
+        # exited on the error its call returned (the victim is named then as well, or
+        # the job's remaining ranks are killed).
+        check 'grep -Eq "pmixrun: rank [0-9]+ (was killed by SIGKILL|exited with status)" "$out"' \
+            "pmixrun did not name a failed rank"
+        ;;
+    rank-stop | daemon-stop)
+        check '[ "$rc" -eq 0 ]' "exit status $rc, want 0 (a stopped and resumed process only runs late)"
+        check '[ "$(grep -c ": done $ITERS rounds" "$out")" -eq "$n" ]' "not every rank finished"
+        ;;
+    daemon-kill)
+        check '[ "$rc" -ne 0 ] && [ "$rc" -ne 999 ]' "exit status $rc, want a failure"
+        check 'grep -Eiq "node [0-9]+" "$out"' "pmixrun did not name the lost node"
+        ;;
+    pmixrun-kill) ;;
+    stop-timeout)
+        check '[ "$rc" -eq 124 ]' "exit status $rc, want 124 (--timeout)"
+        ;;
+    esac
+}
+
+# one_round I: a random layout and action.
+one_round() {
+    local i=$1 nodes n action rec="" tmo=60 t_act dt
+    nodes=$((1 + RANDOM % 3))
+    n=$((nodes + 3 + RANDOM % 3))
+    local acts=(rank-kill rank-stop pmixrun-kill stop-timeout)
+    [ "$nodes" -gt 1 ] && acts+=(daemon-kill daemon-stop daemon-kill)
+    action=$(pick "${acts[@]}")
+    [ "$action" = rank-kill ] && [ $((RANDOM % 2)) = 0 ] && rec=--enable-recovery
+    [ "$action" = stop-timeout ] && tmo=4
+    local spawn=""
+    [ "$nodes" = 1 ] && spawn=spawn
+    MARK=chaos-$$-$i
+    tmp=$WORK/tmp$i
+    out=$WORK/out$i
+    mkdir -p "$tmp"
+    : >"$out"
+    why=""
+    victim=""
+    local name="round $i: -n $n --nodes $nodes $rec $action"
+    # pmixrun and everything it starts carry the marker; the scratch tree goes to $tmp.
+    CHAOS_RUN=$MARK TMPDIR=$tmp "$PMIXRUN" --timeout "$tmo" $rec --nodes "$nodes" -n "$n" \
+        "$CHAOS/chaosloop" "$ITERS" $spawn >"$out" 2>&1 &
+    job=$!
+    if wait_started "$n" 30; then
+        sleep "0.$((RANDOM % 10))"
+        t_act=$(now_ms)
+        act "$action"
+        # A stopped process makes the job late, not failed: its rest may take a while.
+        case $action in
+        *-stop) wait_gone "$job" $((BOUND + 40)) ;;
+        *) wait_gone "$job" $((BOUND + (tmo < 60 ? tmo : 0))) ;;
+        esac
+        dt=$(($(now_ms) - t_act))
+        check '[ "$rc" -ne 999 ]' "the job did not end within $BOUND s of the $action"
+        judge "$action"
+    else
+        wait_gone "$job" 1
+        check 'false' "the ranks did not all start within 30 s (exit status $rc)"
+        dt=0
+    fi
+    [ "$rc" = 999 ] && kill -KILL "$job" 2>/dev/null && wait "$job" 2>/dev/null
+    if [ "$action" = pmixrun-kill ]; then
+        nothing_left_procs_only
+        TMPDIR=$tmp timeout -s KILL 20 "$PMIXRUN" -n 1 true >>"$out" 2>&1
+    fi
+    nothing_left
+    name="$name [$victim] ended ${dt} ms after, status $rc"
+    if [ -z "$why" ]; then
+        pass=$((pass + 1))
+        echo "ok   $name"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $name: $why"
+        tail -n 30 "$out" | sed 's/^/    | /'
+    fi
+    rm -rf "$tmp" "$out"
+}
+
+# After pmixrun-kill: the processes must go by themselves within BOUND s.
+nothing_left_procs_only() {
+    local i left
+    for ((i = 0; i < BOUND * 20; i++)); do
+        left=$(marked)
+        [ -z "$left" ] && return
+        sleep 0.05
+    done
+    check 'false' "$BOUND s after pmixrun was killed these still run: $(for p in $left; do
+        tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo -n "($p); "; done)"
+}
+
+# Not random: one rank spawning 112 jobs one after the other (each spawned job's scratch
+# tree must go when it ends; before, the 100th spawn failed with "no free scratch
+# directory name" and the trees stayed until the whole job ended).
+spawn_many() {
+    MARK=chaos-$$-spawn
+    tmp=$WORK/tmp-spawn
+    out=$WORK/out-spawn
+    mkdir -p "$tmp"
+    why=""
+    CHAOS_RUN=$MARK TMPDIR=$tmp timeout -s KILL 60 "$PMIXRUN" -n 1 "$CHAOS/chaosloop" 900 spawn \
+        >"$out" 2>&1
+    rc=$?
+    check '[ "$rc" -eq 0 ]' "exit status $rc, want 0"
+    nothing_left
+    if [ -z "$why" ]; then
+        pass=$((pass + 1))
+        echo "ok   one rank spawns 112 jobs in turn; nothing left"
+    else
+        fail=$((fail + 1))
+        echo "FAIL one rank spawns 112 jobs in turn: $why"
+        tail -n 10 "$out" | sed 's/^/    | /'
+    fi
+    rm -rf "$tmp" "$out"
+}
+spawn_many
+
+for ((r = 1; r <= ROUNDS; r++)); do
+    one_round "$r"
+done
+echo "chaos: $pass passed, $fail failed (seed $SEED)"
+[ "$fail" -eq 0 ]
