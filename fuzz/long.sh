@@ -2,7 +2,8 @@
 # Long libFuzzer campaign: every fuzz target for SECS seconds of wall time (default 600),
 # JOBS targets at a time (default 2), niced. Run from the fuzz/ directory (`make fuzz-long`
 # does). For each target it prints one summary line with the wall time, executions,
-# executions per second, corpus size, new units and crash/timeout artifacts, and keeps the
+# executions per second, corpus files, new units, crash/timeout artifacts and libFuzzer's
+# final coverage and in-memory corpus (entries/size), and keeps the
 # full libFuzzer log in target/long-<target>.log. Exit status 1 when any target failed.
 #
 #   SECS=600 JOBS=2 bash long.sh value_decode info_decode ...
@@ -36,14 +37,16 @@ run_one() { # target
         -print_final_stats=1 >"$log" 2>&1
     rc=$?
     end=$(date +%s)
-    local execs rate newu
-    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
-    newu=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | grep -o '[0-9]*$')
-    printf '%-15s rc=%d wall=%ds executions=%s exec/s=%s corpus=%d new_units=%s crashes=%d timeouts=%d\n' \
+    local execs rate newu done
+    execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+    rate=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
+    newu=$(grep -ao 'stat::new_units_added: *[0-9]*' "$log" | grep -o '[0-9]*$')
+    # libFuzzer's last line: "#N DONE cov: C ft: F corp: ENTRIES/SIZE ..."
+    done=$(grep -a 'DONE  *cov:' "$log" | tail -n 1 | grep -o 'cov: [0-9]* ft: [0-9]* corp: [^ ]*')
+    printf '%-15s rc=%d wall=%ds executions=%s exec/s=%s corpus_files=%d new_units=%s crashes=%d timeouts=%d %s\n' \
         "$t" "$rc" $((end - start)) "${execs:-?}" "${rate:-?}" "$(find "corpus/$t" -type f | wc -l)" \
         "${newu:-?}" $(($(count_artifacts crash "$t") - crashes0)) \
-        $(($(count_artifacts timeout "$t") - timeouts0))
+        $(($(count_artifacts timeout "$t") - timeouts0)) "${done:-}"
     [ "$rc" -eq 0 ] || { tail -40 "$log"; return 1; }
 }
 
