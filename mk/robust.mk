@@ -12,8 +12,10 @@
 #                                listed (with a reason) in tests-c/diff/allow.txt
 #   make robust-fuzz-smoke       each fuzz target for ROBUST_FUZZ_SECS (default 5) seconds (cargo-fuzz
 #                                with RUSTC_BOOTSTRAP=1 when installed, else the fuzz-fallback harness)
-#   make robust-fuzz-long        each target for ROBUST_FUZZ_LONG_SECS (default 600), niced, one
-#                                at a time; prints corpus size and executions for ROBUSTNESS.md
+#   make fuzz-long               each target for ROBUST_FUZZ_LONG_SECS (default 600) of wall time,
+#                                niced, ROBUST_FUZZ_LONG_JOBS (default 2) at a time; prints wall
+#                                time, executions, corpus size, crashes and timeouts per target
+#                                for ROBUSTNESS.md (robust-fuzz-long is the old name)
 
 ROBUST_OUT        := $(BUILD)/tests/robust
 MISUSE_SRCS       := $(wildcard tests-c/misuse/*.c)
@@ -35,7 +37,7 @@ ROBUST_FUZZ_ENGINE ?= $(if $(shell command -v cargo-fuzz 2>/dev/null),cargo-fuzz
 CARGO_FUZZ        := env RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
 .PHONY: robust-misuse robust-misuse-valgrind robust-misuse-coverage robust-diff \
-        robust-fuzz-smoke robust-fuzz-long robust-fuzz-corpus
+        robust-fuzz-smoke robust-fuzz-long fuzz-long robust-fuzz-corpus
 
 $(ROBUST_OUT)/misuse/%: tests-c/misuse/%.c tests-c/misuse/misuse.h tests-c/check.h | lib
 	@mkdir -p $(dir $@)
@@ -132,12 +134,13 @@ robust-fuzz-smoke:
 	  done; \
 	fi
 
-robust-fuzz-long:
-	@set -e; cd fuzz; $(CARGO_FUZZ) build -O; \
-	for t in $(ROBUST_FUZZ_LONG_TARGETS); do \
-	  PMIX_FUZZ_SEEDS=corpus/$$t nice -n 19 $(CARGO_FUZZ) run -O $$t corpus/$$t -- -max_total_time=$(ROBUST_FUZZ_LONG_SECS) \
-	    -print_final_stats=1 > target/long-$$t.log 2>&1 || { tail -60 target/long-$$t.log; exit 1; }; \
-	  echo "$$t: $$(grep -o 'stat::number_of_executed_units: *[0-9]*' target/long-$$t.log | grep -o '[0-9]*$$') executions, corpus $$(ls corpus/$$t | wc -l) files"; \
-	done
+# The long campaign (docs/ROBUSTNESS.md records its results): fuzz/long.sh runs every
+# target for ROBUST_FUZZ_LONG_SECS of wall time, ROBUST_FUZZ_LONG_JOBS at a time, niced.
+ROBUST_FUZZ_LONG_JOBS ?= 2
+fuzz-long:
+	cd fuzz && SECS=$(ROBUST_FUZZ_LONG_SECS) JOBS=$(ROBUST_FUZZ_LONG_JOBS) CARGO=$(CARGO) \
+	  bash long.sh $(ROBUST_FUZZ_LONG_TARGETS)
+
+robust-fuzz-long: fuzz-long
 
 CHECK_TARGETS += robust-misuse robust-misuse-valgrind robust-diff robust-fuzz-smoke
