@@ -29,7 +29,7 @@
 #
 # Settings: HARNESS_LOG (log directory; default build/test-logs/<AREA> in the clone),
 # HARNESS_ONLY (regex: run only the cases whose name matches), HARNESS_LINES (lines of
-# each dump and stack shown per process, 40), HARNESS_FRAMES (frames shown per thread, 8),
+# each dump shown per process, 40, twice that of stacks), HARNESS_FRAMES (frames shown per thread, 14),
 # HARNESS_DUMP_SIGNAL (USR2).
 # Helpers: now, elapsed T0 [T1], marked ID, HARNESS_MARK (the marker of the case being
 # run, as NAME=VALUE: for a case that starts its command with `env -i`), run_job SECS --
@@ -39,7 +39,7 @@
 HARNESS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS_LOG=${HARNESS_LOG:-$HARNESS_ROOT/build/test-logs/$AREA}
 HARNESS_LINES=${HARNESS_LINES:-40}
-HARNESS_FRAMES=${HARNESS_FRAMES:-8}
+HARNESS_FRAMES=${HARNESS_FRAMES:-14}
 HARNESS_DUMP_SIGNAL=${HARNESS_DUMP_SIGNAL:-USR2}
 HARNESS_ID=harness-$AREA-$$-$RANDOM
 HARNESS_N=0
@@ -164,7 +164,7 @@ harness_proc() {
     echo "   stacks ($st; here the first $HARNESS_FRAMES frames of each thread):"
     awk -v n="$HARNESS_FRAMES" '/^(Thread|TID) / { k = 0; print; next }
         /^#/ { if (k++ < n) print substr($0, 1, 200) }' "$st" 2>/dev/null |
-        head -n "$HARNESS_LINES" | sed 's/^/   | /'
+        head -n $((HARNESS_LINES * 2)) | sed 's/^/   | /'
 }
 
 # harness_mark: the marker of the next case, as NAME=VALUE, for a command that clears its

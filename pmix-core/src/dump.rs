@@ -329,6 +329,9 @@ pub fn parse_signal(s: &str) -> Option<i32> {
     (n > 0 && n < 65 && !forbidden.contains(&n)).then_some(n)
 }
 
+/// The write end of the wake-up socket (the signal handler's), kept for the process's life.
+static WAKE_WRITE: OnceLock<std::os::unix::net::UnixStream> = OnceLock::new();
+
 /// The read end of the wake-up socket (polled by the progress thread), once installed.
 static WAKE: OnceLock<Option<Mutex<mio::net::UnixStream>>> = OnceLock::new();
 
@@ -368,9 +371,9 @@ fn install(sig: i32) -> std::io::Result<mio::net::UnixStream> {
     let (r, w) = std::os::unix::net::UnixStream::pair()?;
     r.set_nonblocking(true)?;
     w.set_nonblocking(true)?;
-    crate::sys::install_dump_signal(sig, &w)?;
     // The write end lives as long as the process (the handler may run at any time).
-    std::mem::forget(w);
+    let w = WAKE_WRITE.get_or_init(|| w);
+    crate::sys::install_dump_signal(sig, w)?;
     Ok(mio::net::UnixStream::from_std(r))
 }
 
