@@ -12,4 +12,8 @@ check "a Get of a key nobody puts, no timeout (2 ranks)" 0 '' 6 -- \
     "$PMIXRUN" --timeout 120 -n 2 "$HANG" get
 check "a fence one rank never enters, 2 nodes (4 ranks)" 0 '' 8 -- \
     "$PMIXRUN" --timeout 120 --nodes 2 -n 4 "$HANG" fence
+# Stands in for a process whose progress thread is stuck: it catches the dump signal
+# (a shell trap) but never writes a dump.
+check "a process that catches the dump signal but writes no dump" 0 '' 3 -- \
+    bash -c 'trap "echo trapped" USR2; sleep 100 & wait; sleep 100'
 harness_end

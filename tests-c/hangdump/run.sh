@@ -14,7 +14,7 @@ inner_log=$HARNESS_LOG/inner
 
 # The inner harness's own FAIL lines are expected: nothing is rejected here.
 REJECT='' check "the harness counts the hung cases as failed" 1 \
-    '^hangdump-inner: 0 passed, 3 failed$' 150 -- \
+    '^hangdump-inner: 0 passed, 4 failed$' 150 -- \
     env HARNESS_LOG="$inner_log" PMIXRUN="$PMIXRUN" HANG="$HANG" bash "$(dirname "$0")/inner.sh"
 cp "$out" "$HARNESS_LOG/inner.out"
 
@@ -27,7 +27,7 @@ has() {
         verdict "$1" "$n lines match /$3/, want >= $2"
     fi
 }
-has "each hung case is reported as a hang" 3 '^FAIL .*: hang: still running after [0-9]+ s \(killed\)$'
+has "each hung case is reported as a hang" 4 '^FAIL .*: hang: still running after [0-9]+ s \(killed\)$'
 has "the report lists the processes of each case" 3 '# == hang report: still running after [0-9]+ s; [0-9]+ processes$'
 has "the two ranks that entered the fence are blocked in PMIx_Fence (from their dumps)" 2 \
     '#    blocked in: PMIx_Fence \(from its dump\)$'
@@ -42,6 +42,8 @@ has "stack frames are shown" 6 '#    \| #[0-9]+ +0x[0-9a-f]+ '
 has "the stacks show the blocked call" 2 '#    \| #[0-9]+ +0x[0-9a-f]+ (in )?PMIx_Fence\b'
 has "across 2 nodes, the rank on node 1 that never arrives is missing there" 1 \
     '#    \|       missing: pmixrun\.[^ ]*:3$'
+has "no dump within 1 s of the signal is reported as a progress thread not responding" 1 \
+    '#    PMIx debug dump: none within 1 s of the signal: progress thread not responding$'
 has "the full reports stay in the log directory" 3 '# \(full report: .*/hang-report\)$'
 why=""
 left=$(grep -lzs "HARNESS_CASE=harness-hangdump-inner" /proc/[0-9]*/environ 2>/dev/null | wc -l)
