@@ -67,25 +67,17 @@ SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes}
 WORK=$(mktemp -d /tmp/pmix-ompi5.XXXXXX)
 LOG_DIR=${LOG_DIR:-$WORK/logs}
 mkdir -p "$LOG_DIR"
-RUN_ID=pmixrs-ompi5-$$-$RANDOM
 npass=0 nfail=0 hangs=0
 failed=()
-
-# Pids of the processes that carry our marker variable.
-marked() {
-  grep -lzsx "MPITEST_RUN=$RUN_ID" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | grep -vx "$$"
-}
-
-# Kill every marked process; print how many there were.
-reap() {
-  local pids
-  pids=$(marked)
-  [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-  echo "$pids" | grep -c .
-}
+# The shared harness (tests-c/harness.sh): every process of a case carries its
+# HARNESS_CASE marker; a hung case gets a hang report (debug dumps of our library's
+# processes, every thread's stacks) before all of its processes are killed.
+AREA=ompi5
+HARNESS_LOG=$LOG_DIR/harness
+. "$ROOT/tests-c/harness.sh"
 
 cleanup() {
-  reap >/dev/null
+  harness_cleanup
   if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$nfail" != 0 ] || [ "$LOG_DIR" != "$WORK/logs" ]; then
     [ "$LOG_DIR" = "$WORK/logs" ] && echo "logs kept in $LOG_DIR"
     find "$WORK" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
@@ -120,20 +112,6 @@ set_mode() {
 }
 OMPI_ENV=("OPAL_PREFIX=$VENV" OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp)
 CASE_ENV=()
-
-# Print the stacks of every process of the case (a hang), then the state of each.
-dump_stacks() {
-  local pid
-  for pid in $(marked); do
-    echo "=== stack of pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null))"
-    if command -v gdb >/dev/null; then
-      timeout -s KILL 30 gdb -batch -nx -p "$pid" -ex "thread apply all bt" 2>&1 |
-        grep -E '^(Thread|#)' | head -n 120
-    else
-      echo "(gdb not installed) wchan=$(cat "/proc/$pid/wchan" 2>/dev/null)"
-    fi
-  done
-}
 
 # The lines of a log that best explain a failure.
 first_error() {
@@ -180,30 +158,17 @@ run_case() {
     failed+=("$name: skipped")
     return
   fi
-  local t0 t1
-  t0=$(date +%s%N)
-  timeout -s KILL $((secs + 60)) env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" ${CASE_ENV[@]+"${CASE_ENV[@]}"} \
+  # The harness's run_job: output in $log; a hang's report is added to the log.
+  out=$log
+  run_job "$secs" -- env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" ${CASE_ENV[@]+"${CASE_ENV[@]}"} \
     MPITEST_ENV="${MODE_ENV[*]}" \
-    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_EXE="$PMIXRUN" MPITEST_RUN="$RUN_ID" \
-    "${cmd[@]}" </dev/null >"$log" 2>&1 &
-  local job=$! deadline=$(($(date +%s) + secs))
-  while kill -0 "$job" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
-  if kill -0 "$job" 2>/dev/null; then
-    why="hang: still running after ${secs}s (stacks in the log)"
+    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_EXE="$PMIXRUN" "${cmd[@]}"
+  if [ "$HUNG" = 1 ]; then
+    why="hang: still running after ${secs}s (report in the log)"
     hangs=$((hangs + 1))
-    dump_stacks >>"$log"
-    reap >/dev/null
-    kill -KILL "$job" 2>/dev/null
+    sed 's/^/hang report: /' "$HANG_REPORT" >>"$log"
   fi
-  wait "$job"
-  rc=$?
-  t1=$(date +%s%N)
-  local i left
-  for i in 1 2 3 4 5 6 7 8 9 10; do
-    [ -z "$(marked)" ] && break
-    sleep 0.2
-  done
-  left=$(reap)
+  local left=$LEFT
   local self srv
   self=$(grep -c '^pmixlib .* who=self ' "$log")
   srv=$(grep -c '^pmixserver .* who=pmixrun ' "$log")
@@ -220,7 +185,7 @@ run_case() {
   elif [ "$left" != 0 ]; then
     why="$left processes still running after the job ended (killed)"
   fi
-  verdict "$name" "$why" "$log" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", (b-a)/1e9}')"
+  verdict "$name" "$why" "$log" "$SECS_TAKEN"
 }
 
 # The names in the dynamic symbol table of FILE: defined ones, or with "-u" imported ones.

@@ -26,7 +26,8 @@
 # mapped, and unless the mode's variables are in both environments. If PMIX_LIB is the file the
 # system loader would pick anyway, a copy is tested instead so that the proof means something.
 #
-# Every case runs under timeout -s KILL; a hang is a failure. After MAX_HANGS hangs the rest is
+# Every case runs through tests-c/harness.sh's run_job: a hang is a failure, reported (our
+# processes' debug dumps, every thread's stacks) before the case's processes are killed. After MAX_HANGS hangs the rest is
 # skipped (and counted as failed) so that a broken library cannot keep CI busy for long.
 # Settings (environment): PMIX_LIB (required), MPI_BIN (compiled programs, default
 # build/tests-mpi), MODES, NETNS_MODES (default "preload ldpath"), NETNS_VARIANTS (default
@@ -55,30 +56,21 @@ SCENARIOS=${*:-symbols hello ring spawn connect abort singleton netns}
 WORK=$(mktemp -d /tmp/pmix-ompi.XXXXXX)
 LOG_DIR=${LOG_DIR:-$WORK/logs}
 mkdir -p "$LOG_DIR"
-# Every process a case starts carries this variable; after the case, any that is still
-# alive (a hung rank, a daemonized orted) is found by it and killed by pid.
-RUN_ID=pmixrs-ompi-$$-$RANDOM
+# The shared harness (tests-c/harness.sh): every process a case starts carries its
+# HARNESS_CASE marker; a case still running at its limit gets a hang report (debug dumps
+# of our library's processes, every thread's stacks) before it is killed, and processes
+# still alive after a case (a daemonized orted) are found by the marker and killed.
+AREA=ompi
+HARNESS_LOG=$LOG_DIR/harness
+. "$ROOT/tests-c/harness.sh"
 NETNS_MADE=0
 npass=0
 nfail=0
 hangs=0
 failed=()
 
-# Pids of the processes that carry our marker (one grep over every environ file).
-marked() {
-  grep -lzsx "MPITEST_RUN=$RUN_ID" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | grep -vx "$$"
-}
-
-# Kill every marked process; print how many there were.
-reap() {
-  local pids
-  pids=$(marked)
-  [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-  echo "$pids" | grep -c .
-}
-
 cleanup() {
-  reap >/dev/null
+  harness_cleanup
   if [ "$NETNS_MADE" = 1 ]; then
     timeout -s KILL 30 "$HOSTS" down "$NETNS_PREFIX" || echo "run.sh: hosts down $NETNS_PREFIX failed" >&2
     NETNS_MADE=0
@@ -163,25 +155,16 @@ run_case() {
     failed+=("$name: skipped")
     return
   fi
-  local t0 t1 rc
-  t0=$(date +%s%N)
-  # In the background and waited for, so that bash prints no "Killed" line of its own.
-  timeout -s KILL "$secs" env "${MODE_ENV[@]}" MPITEST_ENV="${MODE_ENV[*]}" \
-    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_RUN="$RUN_ID" "$@" </dev/null >"$log" 2>&1 &
-  wait $!
-  rc=$?
-  t1=$(date +%s%N)
-  # Ranks and daemons must be gone once the job is over; allow them a moment to exit.
-  local left=0 i
-  for i in 1 2 3 4 5 6 7 8 9 10; do
-    [ -z "$(marked)" ] && break
-    sleep 0.2
-  done
-  left=$(reap)
+  # The harness's run_job: output in $log, the hang report (if any) in $HANG_REPORT;
+  # ranks and daemons still alive 2 s after the job ended are killed and counted (LEFT).
+  out=$log
+  run_job "$secs" -- env "${MODE_ENV[@]}" MPITEST_ENV="${MODE_ENV[*]}" \
+    MPITEST_PMIX_LIB="$PMIX_LIB" "$@"
+  local left=$LEFT
   local self srv
   self=$(grep -c '^pmixlib .* who=self ' "$log")
   srv=$(grep -cE '^pmix(lib|server) .* who=(mpirun|orterun|orted|orted-child|ompi-server) ' "$log")
-  if [ "$rc" = 137 ] && [ "$want" != 137 ]; then
+  if [ "$HUNG" = 1 ]; then
     why="hang: killed after ${secs}s"
     hangs=$((hangs + 1))
   elif [ "$rc" != "$want" ]; then
@@ -197,8 +180,7 @@ run_case() {
   elif [ "$left" != 0 ]; then
     why="$left processes still running after the job ended (killed)"
   fi
-  local secs_taken
-  secs_taken=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", (b-a)/1e9}')
+  local secs_taken=$SECS_TAKEN
   if [ -z "$why" ]; then
     npass=$((npass + 1))
     echo "PASS $name (${secs_taken}s)"
@@ -206,6 +188,7 @@ run_case() {
     nfail=$((nfail + 1))
     failed+=("$name: $why")
     echo "FAIL $name (${secs_taken}s): $why"
+    [ -n "$HANG_REPORT" ] && sed 's/^/     # /' "$HANG_REPORT" && echo "     # (full report: $HANG_REPORT)"
     first_error "$log" | sed 's/^/     | /'
     [ "${VERBOSE:-0}" = 1 ] && sed 's/^/     > /' "$log"
   fi

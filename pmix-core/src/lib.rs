@@ -9,6 +9,7 @@
 //! * [`iof`] — I/O forwarding: chunks, matching, the server's own copy of output;
 //! * [`reactor`] — the one progress thread per process (mio), the only I/O and the only
 //!   thread that runs callbacks;
+//! * [`dump`] — the debug dump written on a signal (recent calls, pending operations);
 //! * [`params`] — the one table of environment parameters and the accessor every read uses;
 //! * [`sys`] — the reviewed `unsafe` (credentials, socket options, shared memory).
 #![deny(unsafe_code)]
@@ -17,6 +18,7 @@ pub mod client;
 pub mod codec;
 pub mod compress;
 pub mod cuda;
+pub mod dump;
 pub mod error;
 pub mod event;
 pub mod fasthash;

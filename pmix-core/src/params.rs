@@ -81,6 +81,10 @@ pub const MAX_IOF_CACHE: &str = "PMIX_MCA_pmix_max_iof_cache";
 pub const DELTA_MODEX: &str = "PMIX_MCA_pmix_server_fence_delta_modex";
 /// `PMIX_RS_JOB_SEGMENT_MIN` (ours).
 pub const JOB_SEGMENT_MIN: &str = "PMIX_RS_JOB_SEGMENT_MIN";
+/// `PMIX_RS_DUMP_SIGNAL` (ours): the signal that asks for a debug dump.
+pub const DUMP_SIGNAL: &str = "PMIX_RS_DUMP_SIGNAL";
+/// `PMIX_RS_DUMP_DIR` (ours): where debug dumps are written.
+pub const DUMP_DIR: &str = "PMIX_RS_DUMP_DIR";
 
 use Reader::{Client, Pmixrun, Server, Tool};
 
@@ -201,6 +205,21 @@ pub const PARAMS: &[Param] = &[
         readers: &[Server],
         meaning: "smallest per-process job table (bytes) a server publishes as a shared \
                   segment for its clients to map; 0 = every one, off = none",
+    },
+    Param {
+        name: DUMP_SIGNAL,
+        default: "unset",
+        readers: &[Client, Server, Tool, Pmixrun],
+        meaning: "a signal (USR1, USR2, URG, WINCH, RTMIN+N or a number) on which the \
+                  progress thread writes a debug dump: recent blocking calls per thread, \
+                  pending requests, a server's pending fences and parked requests",
+    },
+    Param {
+        name: DUMP_DIR,
+        default: "unset (stderr)",
+        readers: &[Client, Server, Tool, Pmixrun],
+        meaning: "directory the debug dump is written to, as pmix-dump.<pid> \
+                  (see PMIX_RS_DUMP_SIGNAL); unset: stderr",
     },
 ];
 

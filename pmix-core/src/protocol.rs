@@ -756,6 +756,24 @@ pub enum Req {
     Iof(IofReq),
 }
 
+impl Req {
+    /// The request's kind, as the debug dump names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Req::Commit { .. } => "commit",
+            Req::Fence { .. } => "fence",
+            Req::Get { .. } => "get",
+            Req::JobData { .. } => "job data",
+            Req::Abort { .. } => "abort",
+            Req::Finalize => "finalize",
+            Req::Notify { .. } => "notify",
+            Req::Dyn(_) => "dynamic (connect, publish, spawn, group, query, ...)",
+            Req::Allgather { .. } => "allgather",
+            Req::Iof(_) => "iof",
+        }
+    }
+}
+
 /// A request with the tag its reply will carry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {

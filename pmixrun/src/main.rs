@@ -87,14 +87,19 @@ fn real_main() -> i32 {
 
 /// The environment every rank starts from: pmixrun's own, without the variables that
 /// tie a process to some other PMIx server (an outer job's `PMIX_*`, except the
-/// user's `PMIX_DEBUG` and `PMIX_MCA_*` settings), plus the `-x` exports.
+/// user's `PMIX_DEBUG`, `PMIX_MCA_*` and debug-dump (`PMIX_RS_DUMP_*`) settings), plus
+/// the `-x` exports.
 fn base_env(
     vars: impl Iterator<Item = (OsString, OsString)>,
     exports: &[(String, String)],
 ) -> Vec<(OsString, OsString)> {
     let keep = |k: &OsString| {
         let k = k.to_string_lossy();
-        !k.starts_with("PMIX_") || k == "PMIX_DEBUG" || k.starts_with("PMIX_MCA_")
+        !k.starts_with("PMIX_")
+            || k == "PMIX_DEBUG"
+            || k.starts_with("PMIX_MCA_")
+            || k == pmix_core::params::DUMP_SIGNAL
+            || k == pmix_core::params::DUMP_DIR
     };
     let mut env: Vec<(OsString, OsString)> = vars
         .filter(|(k, _)| keep(k))

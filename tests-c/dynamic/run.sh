@@ -1,51 +1,16 @@
 #!/usr/bin/env bash
 # run.sh: every dynamic-operation scenario under pmixrun (see mk/dynamic.mk). One ok/FAIL
 # line per case, the output of a failing case below it, and "N passed, M failed".
-# The exit status is the verdict; every command runs under $TIMEOUT, so a hang fails.
+# The exit status is the verdict; every case runs
+# through tests-c/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/dynamic.mk): PMIXRUN, DYN (directory of the built scenarios),
 # TIMEOUT (e.g. "timeout -s KILL").
 set -u
 : "${PMIXRUN:?}" "${DYN:?}" "${TIMEOUT:?}"
-pass=0
-fail=0
+AREA=dynamic
+. "$(dirname "$0")/../harness.sh"
 PR=("$PMIXRUN" --timeout 50)
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-
-now() { date +%s.%N; }
-
-verdict() {
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        tail -n 60 "$out" | sed 's/^/    | /'
-    fi
-}
-
-# check NAME WANT_STATUS PATTERN MAX_SECONDS -- COMMAND...
-check() {
-    local name=$1 want=$2 pattern=$3 max=$4
-    shift 5
-    local t0 t1 rc why=""
-    t0=$(now)
-    $TIMEOUT 60 "$@" >"$out" 2>&1
-    rc=$?
-    t1=$(now)
-    if [ "$rc" -ne "$want" ]; then
-        why="exit status $rc, want $want"
-    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out"; then
-        why="no line matches /$pattern/"
-    elif grep -q '^FAIL' "$out"; then
-        why="a check failed"
-    elif awk -v a="$t0" -v b="$t1" -v m="$max" 'BEGIN { exit !(b - a > m) }'; then
-        why="took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, limit $max s"
-    fi
-    verdict "$name" "$why"
-}
 
 # --- connect / disconnect ---
 check "connect rules within one namespace (3 ranks)" 0 ' 0 failed' 40 -- \
@@ -113,5 +78,4 @@ check "C host with NULL slots: NOT_SUPPORTED to the clients" 0 'chost.c: [0-9]+ 
 check "C host with the slots: upcalls and their answers" 0 'chost.c: [0-9]+ checks, 0 failed' 40 -- \
     "$DYN/chost" host
 
-echo "dynamic: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

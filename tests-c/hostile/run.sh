@@ -2,7 +2,8 @@
 # run.sh: hostile clients, resources and socket hygiene against a live server (see
 # mk/hostile.mk and docs/ROBUSTNESS.md). One ok/FAIL line per case, the output of a
 # failing case below it, a closing "N passed, M failed"; the exit status is the verdict.
-# Every command runs under $TIMEOUT, so a hang is a failure.
+# Every case runs through tests-c/harness.sh: a hang is a failure, reported
+# before it is killed.
 #
 # Environment (set by mk/hostile.mk):
 #   PMIXRUN  the launcher      BIN   directory of rank and host      PEER  hostile_peer
@@ -10,10 +11,7 @@
 #   HOSTILE_ONLY=regex   run only the cases whose name matches (for repeated runs)
 set -u
 : "${PMIXRUN:?}" "${BIN:?}" "${PEER:?}" "${TIMEOUT:?}"
-ONLY=${HOSTILE_ONLY:-}
-pass=0
-fail=0
-out=$(mktemp)
+HARNESS_ONLY=${HOSTILE_ONLY:-}
 # A private TMPDIR for every job (world-searchable like /tmp, so the test sees which
 # directory below it keeps other users out); the peer is copied where user nobody can
 # run it.
@@ -26,44 +24,13 @@ cp "$PEER" "$work/bin/hostile_peer"
 chmod 0755 "$work/bin/hostile_peer"
 PEER="$work/bin/hostile_peer"
 export TMPDIR="$work/tmp"
-trap 'rm -rf "$out" "$work"' EXIT
+trap 'rm -rf "$work"' EXIT
+AREA=hostile
+. "$(dirname "$0")/../harness.sh"
 PR=("$PMIXRUN" --timeout 100)
 
-now() { date +%s.%N; }
-want() { [ -z "$ONLY" ] || [[ "$1" =~ $ONLY ]]; }
+want() { want_case "$1"; }
 
-verdict() {
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
-    fi
-}
-
-# check NAME WANT_STATUS MAX_SECONDS -- COMMAND...: exit status and elapsed time; every
-# FAIL line in the output fails the case too.
-check() {
-    local name=$1 want=$2 max=$3
-    shift 4
-    want "$name" || return 0
-    local t0 t1 rc why=""
-    t0=$(now)
-    $TIMEOUT 120 "$@" >"$out" 2>&1
-    rc=$?
-    t1=$(now)
-    if [ "$rc" -ne "$want" ]; then
-        why="exit status $rc, want $want"
-    elif grep -q '^FAIL' "$out"; then
-        why="$(grep -c '^FAIL' "$out") FAIL lines"
-    elif awk -v a="$t0" -v b="$t1" -v m="$max" 'BEGIN { exit !(b - a > m) }'; then
-        why="took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, limit $max s"
-    fi
-    LAST_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-    verdict "$name ($LAST_SECS s)" "$why"
-}
 
 # at_least NAME N REGEX: the last case's output has at least N lines matching REGEX.
 at_least() {
@@ -77,7 +44,7 @@ at_least() {
 
 # Rank 0 runs hostile_peer against the job's own server (and, as root, the same as user
 # nobody); rank 1 keeps using the server. pmixrun logs each refusal (PMIX_DEBUG=warn).
-check "attacks: garbage, truncated/oversized frames, false identities, floods of connections" 0 90 -- \
+check "attacks: garbage, truncated/oversized frames, false identities, floods of connections" 0 '' 90 -- \
     env PMIX_DEBUG=warn HOSTILE_PEER="$PEER" "${PR[@]}" -n 2 "$BIN/rank" attacks
 if want "attacks"; then
     refusals=$(sed -n 's/^# refusals expected in the server.s log: at least \([0-9]*\)$/\1/p' "$out")
@@ -92,28 +59,31 @@ if want "attacks"; then
 fi
 
 # Rank 2 is hostile_peer: a legitimate client that floods its server.
-check "flood: 300 x 1 MiB replies not read, 20000 small requests; ranks 0-1 unaffected" 0 90 -- \
+check "flood: 300 x 1 MiB replies not read, 20000 small requests; ranks 0-1 unaffected" 0 '' 90 -- \
     "${PR[@]}" -n 2 "$BIN/rank" flood : -n 1 "$PEER" flood parent
 
 # An accepted client sending a message only the server may send: that connection is
 # closed (and the job fails, as for any rank that leaves without finalizing).
-check "badreq: a server-only message from a client closes that client" 1 30 -- \
+check "badreq: a server-only message from a client closes that client" 1 '' 30 -- \
     env PMIX_DEBUG=warn "${PR[@]}" -n 1 "$PEER" badreq
 at_least "badreq: logged" 1 'malformed request on connection'
 
 # A C host: a client registered for another uid is refused (the same check as the setpriv
 # case above, but without privileges).
-check "uid: a client registered for another uid is refused by a C host" 0 30 -- \
+check "uid: a client registered for another uid is refused by a C host" 0 '' 30 -- \
     env PMIX_DEBUG=warn "$BIN/host" uid
 at_least "uid: logged" 1 'but the client was registered for uid'
 
 # ---- part 5: resources -------------------------------------------------------------
 
-check "1000 Init/Finalize cycles under pmixrun (2 ranks)" 0 60 -- \
-    "${PR[@]}" -n 2 "$BIN/rank" cycles 1000
-check "1000 Init/Finalize cycles as a singleton" 0 60 -- \
-    env -u PMIX_NAMESPACE "$BIN/rank" cycles 1000
-check "C host: 10 waves of 100 short-lived clients, no growth" 0 90 -- \
+# These count descriptors before the first PMIx_Init and after the last finalize: the
+# debug dump (which the harness turns on) keeps its wake-up socket pair for the process's
+# life, so it is off here.
+check "1000 Init/Finalize cycles under pmixrun (2 ranks)" 0 '' 60 -- \
+    env -u PMIX_RS_DUMP_SIGNAL "${PR[@]}" -n 2 "$BIN/rank" cycles 1000
+check "1000 Init/Finalize cycles as a singleton" 0 '' 60 -- \
+    env -u PMIX_NAMESPACE -u PMIX_RS_DUMP_SIGNAL "$BIN/rank" cycles 1000
+check "C host: 10 waves of 100 short-lived clients, no growth" 0 '' 90 -- \
     "$BIN/host" waves 10 100
 
 # pmixrun -n 1000: pmixrun's descriptors, threads and memory sampled while it runs.
@@ -154,11 +124,11 @@ fi
 
 # ---- part 6: socket hygiene ---------------------------------------------------------
 
-check "hygiene: private rendezvous, no network socket" 0 30 -- \
+check "hygiene: private rendezvous, no network socket" 0 '' 30 -- \
     "${PR[@]}" -n 2 "$BIN/rank" hygiene
-check "hygiene under umask 000" 0 30 -- \
+check "hygiene under umask 000" 0 '' 30 -- \
     sh -c 'umask 000; exec "$@"' sh "${PR[@]}" -n 2 "$BIN/rank" hygiene
-check "hygiene with --nodes 2 (node daemons)" 0 30 -- \
+check "hygiene with --nodes 2 (node daemons)" 0 '' 30 -- \
     "${PR[@]}" --nodes 2 -n 4 "$BIN/rank" hygiene
 
 # A pmixrun SIGKILLed in the middle of a job leaves its directories behind; the next run
@@ -195,7 +165,7 @@ if want "stale"; then
         echo "# left by the SIGKILLed pmixrun $pid: $left scratch tree(s), $socks socket(s)" | tee -a "$out"
     fi
     verdict "stale: a SIGKILLed pmixrun leaves its rendezvous behind" "$why"
-    check "stale: the next pmixrun in the same TMPDIR runs" 0 30 -- \
+    check "stale: the next pmixrun in the same TMPDIR runs" 0 '' 30 -- \
         "${PR[@]}" -n 2 "$BIN/rank" hygiene
     left=$(find "$TMPDIR" -mindepth 1 -maxdepth 1 | wc -l)
     if [ "$left" -eq 0 ]; then verdict "stale: the dead run's directories were removed" ""
@@ -203,5 +173,4 @@ if want "stale"; then
     export TMPDIR="$work/tmp"
 fi
 
-echo "hostile: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

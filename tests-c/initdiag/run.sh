@@ -7,8 +7,8 @@
 # Environment (set by mk/initdiag.mk): INITDIAG (the program), PMIXRUN, TIMEOUT.
 set -u
 : "${INITDIAG:?}" "${PMIXRUN:?}" "${TIMEOUT:?}"
-pass=0
-fail=0
+AREA=initdiag
+. "$(dirname "$0")/../harness.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export PMIX_NAMESPACE=initdiag-job PMIX_RANK=0
@@ -19,29 +19,29 @@ unset PMIX_DEBUG
 expect() {
     local name=$1 pattern=$2 why=""
     shift 3
-    $TIMEOUT 30 "$@" >"$dir/out" 2>"$dir/err"
+    # stdout in $out (the harness's), stderr apart.
+    run_job 30 -- sh -c 'err=$1; shift; exec "$@" 2>"$err"' sh "$dir/err" "$@"
+    cp "$out" "$dir/out"
     local n
     n=$(grep -Ec -- "$pattern" "$dir/err")
-    if [ "$n" -ne 1 ]; then
+    if [ "$HUNG" = 1 ]; then
+        why="hang: still running after 30 s (killed)"
+    elif [ "$n" -ne 1 ]; then
         why="$n stderr lines match /$pattern/, want 1"
     elif [ "$(grep -c '^\[pmix ' "$dir/err")" -ne 1 ]; then
         why="more than one line from the library on stderr"
     elif [ "$(grep -Ec 'init: [A-Z-]+$' "$dir/out")" -ne 2 ] || grep -q 'init: SUCCESS' "$dir/out"; then
         why="the init did not fail"
     fi
-    verdict "$name" "$why"
+    verdict_io "$name" "$why"
 }
 
-verdict() {
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        sed 's/^/    | out: /' "$dir/out"
-        sed 's/^/    | err: /' "$dir/err"
+# verdict_io NAME WHY: the harness's verdict, showing stdout and stderr apart.
+verdict_io() {
+    if [ -n "$2" ]; then
+        { sed 's/^/out: /' "$dir/out"; sed 's/^/err: /' "$dir/err"; } >"$out"
     fi
+    verdict "$1" "$2"
 }
 
 PFX='^\[pmix [0-9]+\] PMIx_Init failed: '
@@ -67,14 +67,17 @@ expect "a tool whose rendezvous file does not exist" \
     "$INITDIAG" tool "file:$dir/none/rndz"
 
 # A successful init says nothing.
-$TIMEOUT 30 "$PMIXRUN" --timeout 20 -n 2 "$INITDIAG" client >"$dir/out" 2>"$dir/err"
+run_job 30 -- sh -c 'err=$1; shift; exec "$@" 2>"$err"' sh "$dir/err" \
+    "$PMIXRUN" --timeout 20 -n 2 "$INITDIAG" client
+cp "$out" "$dir/out"
 why=""
-if [ "$(grep -c 'init: SUCCESS' "$dir/out")" -ne 2 ]; then
+if [ "$HUNG" = 1 ]; then
+    why="hang: still running after 30 s (killed)"
+elif [ "$(grep -c 'init: SUCCESS' "$dir/out")" -ne 2 ]; then
     why="the inits did not succeed"
 elif [ -s "$dir/err" ]; then
     why="something was printed on stderr"
 fi
-verdict "a successful init prints nothing" "$why"
+verdict_io "a successful init prints nothing" "$why"
 
-echo "initdiag: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

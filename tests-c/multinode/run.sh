@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: the multi-node scenarios, run by pmixrun --nodes K (see mk/multinode.mk). One
 # ok/FAIL line per case, the output of a failing case below it, and a closing
-# "N passed, M failed". The exit status is the verdict; every command runs under
-# $TIMEOUT, so a hang is a failure.
+# "N passed, M failed". The exit status is the verdict; every case runs through
+# tests-c/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/multinode.mk):
 #   PMIXRUN   the launcher       MN   directory of the built multinode scenarios
@@ -10,41 +10,14 @@
 #   TIMEOUT   e.g. "timeout -s KILL"
 set -u
 : "${PMIXRUN:?}" "${MN:?}" "${RT:?}" "${HELLO:?}" "${TIMEOUT:?}"
-pass=0
-fail=0
+AREA=multinode
+. "$(dirname "$0")/../harness.sh"
 PR=("$PMIXRUN" --timeout 40)
 DELTA=PMIX_MCA_pmix_server_fence_delta_modex
-out=$(mktemp)
 out2=$(mktemp)
-trap 'rm -f "$out" "$out2"' EXIT
+trap 'rm -f "$out2"' EXIT
 # The servers' delta-modex setting comes from each case, never from the caller.
 unset "$DELTA"
-
-verdict() {
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        grep -v '^ok ' "$out" | tail -n 40 | sed 's/^/    | /'
-    fi
-}
-
-# check NAME WANT_STATUS PATTERN -- COMMAND...: exit status and a line matching PATTERN.
-check() {
-    local name=$1 want=$2 pattern=$3
-    shift 4
-    local rc why=""
-    $TIMEOUT 60 "$@" >"$out" 2>&1
-    rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        why="exit status $rc, want $want"
-    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out"; then
-        why="no line matches /$pattern/"
-    fi
-    verdict "$name" "$why"
-}
 
 # pmixrun's block placement: ranks on node i of K for N ranks.
 count() { echo $(($2 / $3 + ($1 < $2 % $3 ? 1 : 0))); }
@@ -56,22 +29,22 @@ remote_fetches() {
 }
 
 # --- the bench itself ---
-check "help documents the multi-node test bench" 0 'Multi-node test bench' -- "$PMIXRUN" --help
-check "--nodes needs a rank per node" 2 'needs at least 3 processes' -- "$PMIXRUN" --nodes 3 -n 2 true
-check "--node-env names an existing node" 2 'there is no node 2' -- \
+check "help documents the multi-node test bench" 0 'Multi-node test bench' 60 -- "$PMIXRUN" --help
+check "--nodes needs a rank per node" 2 'needs at least 3 processes' 60 -- "$PMIXRUN" --nodes 3 -n 2 true
+check "--node-env names an existing node" 2 'there is no node 2' 60 -- \
     "$PMIXRUN" --nodes 2 -n 2 --node-env 2:A=1 true
-check "ranks know their node (2 nodes, 5 ranks)" 0 'node=node1 rank=4' -- \
+check "ranks know their node (2 nodes, 5 ranks)" 0 'node=node1 rank=4' 60 -- \
     "${PR[@]}" --nodes 2 -n 5 sh -c 'echo "node=$PMIX_HOSTNAME rank=$PMIX_RANK"'
 
 # --- node-level keys ---
-check "node-level keys (2 nodes, 5 ranks)" 0 '' -- "${PR[@]}" --nodes 2 -n 5 "$MN/layout" 2
-check "node-level keys (4 nodes, 16 ranks)" 0 '' -- "${PR[@]}" --nodes 4 -n 16 "$MN/layout" 4
-check "node-level keys (3 nodes, 3 ranks)" 0 '' -- "${PR[@]}" --nodes 3 -n 3 "$MN/layout" 3
+check "node-level keys (2 nodes, 5 ranks)" 0 '' 60 -- "${PR[@]}" --nodes 2 -n 5 "$MN/layout" 2
+check "node-level keys (4 nodes, 16 ranks)" 0 '' 60 -- "${PR[@]}" --nodes 4 -n 16 "$MN/layout" 4
+check "node-level keys (3 nodes, 3 ranks)" 0 '' 60 -- "${PR[@]}" --nodes 3 -n 3 "$MN/layout" 3
 
 # --- scopes, collecting fence and direct modex ---
-check "scopes across nodes, collecting fence (2 nodes, 8 ranks)" 0 '' -- \
+check "scopes across nodes, collecting fence (2 nodes, 8 ranks)" 0 '' 60 -- \
     "${PR[@]}" --nodes 2 -n 8 "$MN/scopes" 2 collect
-check "scopes across nodes, collecting fence (4 nodes, 16 ranks)" 0 '' -- \
+check "scopes across nodes, collecting fence (4 nodes, 16 ranks)" 0 '' 60 -- \
     "${PR[@]}" --report-modex --nodes 4 -n 16 "$MN/scopes" 4 collect
 why=""
 n=$(grep -c 'direct modex' "$out")
@@ -88,12 +61,12 @@ elif [ "$got" -ne "$want" ]; then
     why="$got direct-modex requests, want $want (each node fetches each remote rank once)"
 fi
 verdict "scopes across nodes through direct modex, fetched once per node (3 nodes, 7 ranks)" "$why"
-check "a Get waits for data not yet committed on another node, bounded by PMIX_TIMEOUT" 0 '' -- \
+check "a Get waits for data not yet committed on another node, bounded by PMIX_TIMEOUT" 0 '' 60 -- \
     "${PR[@]}" --nodes 2 -n 4 "$MN/dmodex_wait"
 
 # --- deletions ---
-check "deletion across nodes (3 nodes, 6 ranks)" 0 '' -- "${PR[@]}" --nodes 3 -n 6 "$MN/deletion" 3
-check "deletion across nodes with delta modex (2 nodes, 4 ranks)" 0 '' -- \
+check "deletion across nodes (3 nodes, 6 ranks)" 0 '' 60 -- "${PR[@]}" --nodes 3 -n 6 "$MN/deletion" 3
+check "deletion across nodes with delta modex (2 nodes, 4 ranks)" 0 '' 60 -- \
     env "$DELTA=1" "${PR[@]}" --nodes 2 -n 4 "$MN/deletion" 2
 
 # --- delta modex ---
@@ -127,32 +100,31 @@ elif [ $((full)) -lt $((20 * delta)) ]; then
     why="full contribution $full bytes, delta $delta bytes: less than 20x smaller"
 fi
 verdict "delta contribution ${delta:-?} bytes vs full ${full:-?} bytes (at least 20x smaller)" "$why"
-check "servers with different delta settings fail the collecting fence with BAD_PARAM" 0 '' -- \
+check "servers with different delta settings fail the collecting fence with BAD_PARAM" 0 '' 60 -- \
     "${PR[@]}" --nodes 2 -n 4 --node-env "1:$DELTA=1" "$MN/mixed" 2
-check "same, 3 nodes, the odd one out turned off" 0 '' -- \
+check "same, 3 nodes, the odd one out turned off" 0 '' 60 -- \
     env "$DELTA=1" "${PR[@]}" --nodes 3 -n 6 --node-env "2:$DELTA=0" "$MN/mixed" 3
 
 # --- events, aborts, lost clients, the runtime scenarios across nodes ---
-check "an event reaches every node (4 nodes, 8 ranks)" 0 '' -- "${PR[@]}" --nodes 4 -n 8 "$MN/notify"
+check "an event reaches every node (4 nodes, 8 ranks)" 0 '' 60 -- "${PR[@]}" --nodes 4 -n 8 "$MN/notify"
 check "PMIx_Abort on another node kills the job with its status" 7 \
-    'rank 1 called PMIx_Abort with status 7' -- "${PR[@]}" --nodes 4 -n 4 "$RT/abort"
+    'rank 1 called PMIx_Abort with status 7' 60 -- "${PR[@]}" --nodes 4 -n 4 "$RT/abort"
 check "exit without PMIx_Finalize on another node fails the job" 1 \
-    'rank 0 called PMIx_Init but exited without calling PMIx_Finalize' -- \
+    'rank 0 called PMIx_Init but exited without calling PMIx_Finalize' 60 -- \
     "${PR[@]}" --nodes 3 -n 3 "$RT/no_finalize"
 # Rank 2 kills its node's server (the daemon's pid ends its rendezvous directory's name).
 # Either message is right: the server may die before or after its other rank (3) was set up.
 check "a node whose server dies fails the job" 1 \
-    "the PMIx server of node 1 failed|node 1's server did not answer" -- \
+    "the PMIx server of node 1 failed|node 1's server did not answer" 60 -- \
     "${PR[@]}" --nodes 2 -n 4 sh -c 'if [ "$PMIX_RANK" = 2 ]; then d=${PMIX_SERVER_URI41%/sock};
         kill -9 "${d##*.}"; fi; sleep 30'
-check "fences over subsets across nodes (3 nodes, 7 ranks)" 0 ' 0 failed' -- \
+check "fences over subsets across nodes (3 nodes, 7 ranks)" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 3 -n 7 "$RT/fence_subset"
-check "Fence_nb and Get_nb across nodes (2 nodes, 4 ranks)" 0 ' 0 failed' -- \
+check "Fence_nb and Get_nb across nodes (2 nodes, 4 ranks)" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 2 -n 4 "$RT/fence_nb"
-check "MPMD across nodes" 0 ' 0 failed' -- \
+check "MPMD across nodes" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 2 -n 2 "$RT/mpmd" 0 2 0 : -n 3 "$RT/mpmd" 1 3 2
-check "hello example (2 nodes, 4 ranks)" 0 '^rank 3/4 .*host=node1 .*neighbour 0 says "hello from rank 0' -- \
+check "hello example (2 nodes, 4 ranks)" 0 '^rank 3/4 .*host=node1 .*neighbour 0 says "hello from rank 0' 60 -- \
     "${PR[@]}" --nodes 2 -n 4 "$HELLO"
 
-echo "multinode: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

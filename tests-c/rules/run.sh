@@ -1,45 +1,22 @@
 #!/usr/bin/env bash
 # run.sh: the rule tests (see mk/rules.mk). One ok/FAIL line per case, the output of a
 # failing case below it, and a closing "rules: N passed, M failed". The exit status is
-# the verdict. Every case runs under $TIMEOUT; a hang is a failure.
+# the verdict. Every case runs through tests-c/harness.sh: a hang is a
+# failure, reported before it is killed.
 #
 # Environment (set by mk/rules.mk): PMIXRUN, RB (built programs), TIMEOUT.
-# An optional argument keeps only the cases whose name contains it.
+# An optional argument (a regex) keeps only the cases whose name matches it.
 set -u
 : "${PMIXRUN:?}" "${RB:?}" "${TIMEOUT:?}"
-only=${1:-}
-pass=0
-fail=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+AREA=rules
+HARNESS_ONLY=${1:-}
+. "$(dirname "$0")/../harness.sh"
 
 # run NAME SECS -- COMMAND...: COMMAND must exit 0 and print "N checks, 0 failed".
 run() {
     local name=$1 secs=$2
     shift 3
-    if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then
-        return
-    fi
-    local t0 t1 rc why=""
-    t0=$(date +%s.%N)
-    $TIMEOUT "$secs" "$@" >"$out" 2>&1
-    rc=$?
-    t1=$(date +%s.%N)
-    if [ "$rc" -ne 0 ]; then
-        why="exit status $rc"
-    elif ! grep -Eq ' checks, 0 failed$' "$out"; then
-        why="no '0 failed' verdict line"
-    fi
-    local dt
-    dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-        echo "ok   $name (${dt} s)"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why (${dt} s)"
-        grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
-    fi
+    check "$name" 0 ' checks, 0 failed$' "$secs" -- "$@"
 }
 
 # pr NAME NP SECS PROG ARGS...: PROG under pmixrun with NP ranks.
@@ -77,7 +54,7 @@ pr "fence: COLLECT_DATA makes data available to IMMEDIATE" 4 30 fence_collect
 pr "fence_nb: OPERATION_SUCCEEDED at once, NULL cbfunc blocks (1 rank)" 1 30 fence_nb_rules
 pr "fence_nb: OPERATION_SUCCEEDED at once, NULL cbfunc blocks (2 ranks)" 2 30 fence_nb_rules
 run "fence: singleton Fence SUCCESS, Fence_nb OPERATION_SUCCEEDED" 20 -- \
-    env -i PATH="$PATH" HOME="${HOME:-/}" "$RB/singleton_fence"
+    env -i PATH="$PATH" HOME="${HOME:-/}" "$(harness_mark)" "$RB/singleton_fence"
 
 # --- rules only a host shows (tests-c/rules/rules_host.c is its own server)
 for s in fabric qualified resources late exchange; do
@@ -87,5 +64,4 @@ done
 # --- progress-thread rule
 pr "progress thread: WOULD_BLOCK with a diagnostic, nothing done" 2 30 progress_thread
 
-echo "rules: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

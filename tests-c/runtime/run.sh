@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: every runtime scenario, run under pmixrun (see mk/runtime.mk). One ok/FAIL line
 # per case, the output of a failing case below it, and a closing "N passed, M failed".
-# The exit status is the verdict. Every command runs under $TIMEOUT, so a hang is a failure.
+# The exit status is the verdict. Every case runs through
+# tests-c/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/runtime.mk):
 #   PMIXRUN   the launcher            RT      directory of the built scenarios
@@ -9,48 +10,11 @@
 #   TIMEOUT   e.g. "timeout -s KILL"
 set -u
 : "${PMIXRUN:?}" "${RT:?}" "${HELLO:?}" "${BENCH:?}" "${TIMEOUT:?}"
-pass=0
-fail=0
+AREA=runtime
+. "$(dirname "$0")/../harness.sh"
 # Jobs get pmixrun's own --timeout below the outer one, so a hung job is still cleaned
 # up (scratch tree removed) and reported by pmixrun.
 PR=("$PMIXRUN" --timeout 50)
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-
-now() { date +%s.%N; }
-
-# verdict NAME WHY: count and print one case's result (WHY empty = passed).
-verdict() {
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        tail -n 60 "$out" | sed 's/^/    | /'
-    fi
-}
-
-# check NAME WANT_STATUS PATTERN MAX_SECONDS -- COMMAND...
-# Runs COMMAND (60 s at most), then wants its exit status, a line matching the extended
-# regular expression PATTERN (if not empty) and an elapsed time within MAX_SECONDS.
-check() {
-    local name=$1 want=$2 pattern=$3 max=$4
-    shift 5
-    local t0 t1 rc why=""
-    t0=$(now)
-    $TIMEOUT 60 "$@" >"$out" 2>&1
-    rc=$?
-    t1=$(now)
-    if [ "$rc" -ne "$want" ]; then
-        why="exit status $rc, want $want"
-    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out"; then
-        why="no line matches /$pattern/"
-    elif awk -v a="$t0" -v b="$t1" -v m="$max" 'BEGIN { exit !(b - a > m) }'; then
-        why="took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, limit $max s"
-    fi
-    verdict "$name" "$why"
-}
 
 # --- the launcher on its own (no PMIx server needed) ---
 check "help documents the options" 0 '--tag-output' 5 -- "$PMIXRUN" --help
@@ -121,7 +85,7 @@ check "exit without PMIx_Finalize fails the job" 1 \
     'rank 0 called PMIx_Init but exited without calling PMIx_Finalize' 20 -- \
     "${PR[@]}" -n 3 "$RT/no_finalize"
 check "singleton (no launcher)" 0 ' 0 failed' 20 -- \
-    env -i PATH="$PATH" HOME="${HOME:-/}" "$RT/singleton"
+    env -i PATH="$PATH" HOME="${HOME:-/}" "$(harness_mark)" "$RT/singleton"
 check "hello example (4 ranks)" 0 '^rank 3/4 .*neighbour 0 says "hello from rank 0' 30 -- \
     "${PR[@]}" -n 4 "$HELLO"
 for n in 2 8; do
@@ -129,5 +93,4 @@ for n in 2 8; do
         'value mismatches over all ranks: 0$' 60 -- "${PR[@]}" -n "$n" "$BENCH" -n 20 -r 2
 done
 
-echo "runtime: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

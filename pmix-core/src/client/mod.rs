@@ -20,6 +20,7 @@
 //! progress thread and the one wait helper.
 
 mod connect;
+mod dump;
 mod events;
 mod gather;
 pub mod global;
@@ -258,6 +259,14 @@ impl GetOpts {
 
 type ReplyFn = Box<dyn FnOnce(i32, ReplyData) + Send + 'static>;
 
+/// A request waiting for its reply: what to run with it, and, for the debug dump, what
+/// kind of request it was and when it was sent.
+struct Waiting {
+    f: ReplyFn,
+    kind: &'static str,
+    since: std::time::Instant,
+}
+
 #[derive(Default)]
 struct Data {
     jobs: FastMap<Nspace, JobData>,
@@ -338,7 +347,7 @@ struct Inner {
     /// (see `Client::wait_reply`).
     direct: OnceLock<Arc<reactor::DirectRead>>,
     data: RwLock<Data>,
-    pending: Mutex<FastMap<u32, ReplyFn>>,
+    pending: Mutex<FastMap<u32, Waiting>>,
     next_tag: AtomicU32,
     handlers: crate::event::Handlers,
     finalized: AtomicBool,
@@ -383,7 +392,7 @@ impl Inner {
         *lock(&self.conn) = None;
         lock(&self.writer).stream = None;
         let was = self.connected.swap(false, Ordering::SeqCst);
-        let waiting: Vec<ReplyFn> = lock(&self.pending).drain().map(|(_, f)| f).collect();
+        let waiting: Vec<ReplyFn> = lock(&self.pending).drain().map(|(_, w)| w.f).collect();
         for f in waiting {
             f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
         }
@@ -410,7 +419,7 @@ impl Inner {
     /// Hand a reply to the request waiting for it (on the progress thread, or on the
     /// caller's thread that read it, `Client::read_reply`).
     fn complete(&self, tag: u32, status: i32, data: ReplyData) {
-        let f = lock(&self.pending).remove(&tag);
+        let f = lock(&self.pending).remove(&tag).map(|w| w.f);
         match f {
             Some(f) => f(status, data),
             None => log::debug!("client: reply for unknown tag {}", tag),
@@ -782,6 +791,7 @@ impl Client {
             pinned: Mutex::new(HashMap::new()),
             iof: Mutex::new(Default::default()),
         });
+        crate::dump::register(crate::dump::source_of(&inner, Inner::dump));
         stream
             .set_nonblocking(true)
             .map_err(|e| Error::new(sys::PMIX_ERR_UNREACH, e.to_string()))?;
@@ -905,8 +915,10 @@ impl Client {
         if matches!(req, Req::Finalize) {
             self.inner.finalize_tag.store(tag, Ordering::SeqCst);
         }
+        let kind = req.kind();
         let body = protocol::encode(&Request { tag, req });
-        lock(&self.inner.pending).insert(tag, f);
+        let since = std::time::Instant::now();
+        lock(&self.inner.pending).insert(tag, Waiting { f, kind, since });
         if let Err(e) = self.send_frame(&body) {
             lock(&self.inner.pending).remove(&tag);
             return Err(e);
@@ -1027,7 +1039,8 @@ impl Client {
             if !sent {
                 // The connection is gone: whatever waits for a reply fails now (a
                 // request may have been queued after `lost` ran).
-                let waiting: Vec<ReplyFn> = lock(&inner.pending).drain().map(|(_, f)| f).collect();
+                let waiting: Vec<ReplyFn> =
+                    lock(&inner.pending).drain().map(|(_, w)| w.f).collect();
                 for f in waiting {
                     f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);
                 }

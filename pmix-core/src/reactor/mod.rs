@@ -63,6 +63,8 @@ pub type AcceptFn = Arc<dyn Fn(&mut Ctx, UnixStream) + Send + Sync + 'static>;
 pub type TimerId = u64;
 
 const WAKER: Token = Token(0);
+/// The debug-dump wake-up socket ([`crate::dump`]).
+const DUMP: Token = Token(usize::MAX);
 const READ_CHUNK: usize = 64 * 1024;
 
 thread_local! {
@@ -807,6 +809,7 @@ fn lock_global() -> std::sync::MutexGuard<'static, Global> {
 /// # Errors
 /// `PMIX_ERR_OUT_OF_RESOURCE` if the poller or the thread cannot be created.
 pub fn acquire() -> Result<Handle> {
+    crate::dump::install_from_env();
     let mut g = lock_global();
     if let Some(h) = g.running.as_ref().map(|r| r.handle.clone()) {
         g.users += 1;
@@ -980,6 +983,12 @@ fn run(
         stopping: false,
     };
     let mut events = Events::with_capacity(256);
+    if let Some(w) = crate::dump::wake_socket() {
+        let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = poll.registry().register(&mut *w, DUMP, Interest::READABLE) {
+            log::warn!("progress thread: cannot watch the debug-dump signal: {}", e);
+        }
+    }
     // After a round with work, look again a few times, yielding the CPU in between,
     // before sleeping in the poller (see PROGRESS_YIELDS).
     let mut spare = 0u32;
@@ -1005,6 +1014,10 @@ fn run(
         for ev in events.iter() {
             let t = ev.token();
             if t == WAKER {
+                continue;
+            }
+            if t == DUMP {
+                run_guarded("debug dump", crate::dump::on_wake);
                 continue;
             }
             if ctx.listeners.contains_key(&t.0) {
@@ -1042,6 +1055,10 @@ fn run(
     ctx.pending.clear();
     ctx.deferred.clear();
     while rx.try_recv().is_ok() {}
+    if let Some(w) = crate::dump::wake_socket() {
+        let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = poll.registry().deregister(&mut *w);
+    }
     ON_PROGRESS.with(|f| f.set(false));
 }
 
@@ -1105,6 +1122,7 @@ pub fn prepare<T>(call: &str, timeout: Option<Duration>) -> Result<(Completion<T
         rx,
         deadline: timeout.map(|d| Instant::now() + d),
         got: None,
+        _mark: crate::dump::enter(call),
     };
     Ok((Completion { tx }, waiter))
 }
@@ -1115,6 +1133,8 @@ pub struct Waiter<T> {
     rx: Receiver<Result<T>>,
     deadline: Option<Instant>,
     got: Option<Result<T>>,
+    /// This call in the debug dump's table of recent calls (returned when dropped).
+    _mark: crate::dump::CallMark,
 }
 
 impl<T> Waiter<T> {

@@ -854,6 +854,12 @@ impl Server {
             handle: handle.clone(),
             handlers: Default::default(),
         });
+        crate::dump::register(crate::dump::source_of(&shared, |sh, out| {
+            match crate::dump::try_lock_for_dump(&sh.state) {
+                Some(st) => st.dump(out),
+                None => out.push_str("server: (state locked by another thread)\n"),
+            }
+        }));
         let sh = shared.clone();
         // Registered here; the progress thread takes the listener over when it next runs
         // (no wait: clients that connect before that are accepted then).

@@ -3,6 +3,8 @@
 //! to start come out as [`Action`]s. No socket, thread or clock lives here, so tests can
 //! drive it directly; `server/mod.rs` executes the actions on the progress thread.
 
+mod dump;
+
 use super::modex::{self, FenceStats, ModexLog};
 use super::HostDone;
 use crate::error::{Error, Result};

@@ -229,6 +229,53 @@ pub fn epoll_park(
     Ok(())
 }
 
+/// The descriptor the debug-dump signal handler writes its wake-up byte to (-1: none).
+static DUMP_WAKE_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// The debug-dump signal handler: writes one byte to [`DUMP_WAKE_FD`] and nothing else.
+/// `write(2)` is async-signal-safe; `errno` is saved and restored so that the interrupted
+/// code never sees it change.
+extern "C" fn on_dump_signal(_sig: libc::c_int) {
+    let fd = DUMP_WAKE_FD.load(std::sync::atomic::Ordering::Relaxed);
+    if fd < 0 {
+        return;
+    }
+    // SAFETY: `__errno_location` returns the calling thread's errno slot, valid for the
+    // thread's life; `write` reads one byte from a live local; both are async-signal-safe.
+    unsafe {
+        let e = *libc::__errno_location();
+        let b = 1u8;
+        let _ = libc::write(fd, (&b as *const u8).cast(), 1);
+        *libc::__errno_location() = e;
+    }
+}
+
+/// Make signal `signo` write one byte to `wake_fd` (a non-blocking socket the progress
+/// thread polls) instead of its default action. `SA_RESTART`: system calls the signal
+/// interrupts are restarted, so installing it changes nothing else in the process.
+///
+/// # Errors
+/// The `sigaction` error (e.g. `EINVAL` for a signal that cannot be caught).
+pub fn install_dump_signal(signo: i32, wake_fd: &impl AsRawFd) -> io::Result<()> {
+    DUMP_WAKE_FD.store(wake_fd.as_raw_fd(), std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: `sa` is a zeroed, then filled, local `sigaction`; `sigemptyset` writes only
+    // into its `sa_mask`; the handler is an `extern "C" fn(c_int)` as `sa_handler` wants
+    // without SA_SIGINFO; the old action is not asked for (null).
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_dump_signal as extern "C" fn(libc::c_int) as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        cvt(libc::sigaction(signo, &sa, std::ptr::null_mut()))?;
+    }
+    Ok(())
+}
+
+/// The number of `SIGRTMIN` on this system (glibc reserves the first few).
+pub fn sigrtmin() -> i32 {
+    libc::SIGRTMIN()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
