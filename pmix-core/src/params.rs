@@ -82,6 +82,11 @@ pub const DELTA_MODEX: &str = "PMIX_MCA_pmix_server_fence_delta_modex";
 /// `PMIX_RS_JOB_SEGMENT_MIN` (ours).
 pub const JOB_SEGMENT_MIN: &str = "PMIX_RS_JOB_SEGMENT_MIN";
 
+/// `PMIX_RS_MAX_PARKED` (ours).
+pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
+/// `PMIX_RS_MAX_PARKED_BYTES` (ours).
+pub const MAX_PARKED_BYTES: &str = "PMIX_RS_MAX_PARKED_BYTES";
+
 use Reader::{Client, Pmixrun, Server, Tool};
 
 const URI_MEANING: &str =
@@ -201,6 +206,21 @@ pub const PARAMS: &[Param] = &[
         readers: &[Server],
         meaning: "smallest per-process job table (bytes) a server publishes as a shared \
                   segment for its clients to map; 0 = every one, off = none",
+    },
+    Param {
+        name: MAX_PARKED,
+        default: "65536",
+        readers: &[Server],
+        meaning: "how many requests a server holds unanswered for one client (Gets of \
+                  data not there yet, fences, lookups, ...); beyond it the client's \
+                  requests get PMIX_ERR_OUT_OF_RESOURCE (suffixes K, M, G)",
+    },
+    Param {
+        name: MAX_PARKED_BYTES,
+        default: "64Mi",
+        readers: &[Server],
+        meaning: "how many bytes those requests may account for (their frames plus 384 \
+                  bytes each); beyond it, as for PMIX_RS_MAX_PARKED",
     },
 ];
 

@@ -22,6 +22,8 @@ use std::time::Duration;
 
 // The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
 // own files as children of this module, so they can reach the state directly.
+#[path = "budget.rs"]
+pub mod budget;
 #[path = "connect.rs"]
 mod connect;
 #[path = "dynamic.rs"]
@@ -268,6 +270,8 @@ pub struct ServerState {
     /// Where namespaces' per-process tables are published for local clients (None: they
     /// travel inline in every Welcome).
     segments: Option<Segments>,
+    /// Requests parked per connection, and their caps (see `server/budget.rs`).
+    budget: budget::Budget,
 }
 
 /// Publication of per-process tables as files clients map (`store::procs`).
@@ -331,7 +335,25 @@ impl ServerState {
             tools: Default::default(),
             hostops: Default::default(),
             segments: None,
+            budget: Default::default(),
         }
+    }
+
+    /// Cap what each connection may have parked (see `server/budget.rs`).
+    pub fn set_request_limits(&mut self, limits: budget::Limits) {
+        self.budget.set_limits(limits);
+    }
+
+    /// Account for the replies among `actions` (of a step that served no request).
+    pub fn settle(&mut self, actions: &[Action]) {
+        if self.budget.concerns(actions) {
+            self.budget.settle(None, actions);
+        }
+    }
+
+    /// The requests parked for a connection (count, accounted bytes).
+    pub fn parked(&self, conn: ConnId) -> (usize, usize) {
+        self.budget.parked(conn)
     }
 
     /// Publish namespaces' per-process tables of at least `min` bytes as files in `dir`
@@ -951,6 +973,7 @@ impl ServerState {
     /// A connection closed (peer went away, or we closed it on a malformed frame).
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
         self.hostops_conn_gone(conn);
+        self.budget.closed(conn);
         let Some(st) = self.conns.remove(&conn) else {
             return;
         };
@@ -1046,6 +1069,25 @@ impl ServerState {
             }
             return Ok(());
         }
+        let exempt = matches!(req, Req::Finalize | Req::Abort { .. });
+        if tag != 0 && !exempt && !self.budget.admit(conn, body.len(), &me) {
+            out.push(reply(
+                conn,
+                tag,
+                sys::PMIX_ERR_OUT_OF_RESOURCE,
+                ReplyData::None,
+            ));
+            return Ok(());
+        }
+        let start = out.len();
+        self.serve(conn, tag, me, req, out);
+        let served = (tag != 0).then_some((conn, tag, body.len()));
+        self.budget.settle(served, &out[start..]);
+        Ok(())
+    }
+
+    /// Serve one decoded request of an accepted client.
+    fn serve(&mut self, conn: ConnId, tag: u32, me: ProcId, req: Req, out: &mut Vec<Action>) {
         match req {
             Req::Commit { puts } => self.commit(&me, puts, out),
             Req::Fence {
@@ -1107,7 +1149,7 @@ impl ServerState {
                 if self.is_tool(conn) {
                     // A tool is not the host's client: no host upcall, no job effects.
                     self.tool_finalize(conn, tag, out);
-                    return Ok(());
+                    return;
                 }
                 self.iof_conn_gone(conn);
                 self.dyn_finalized(&me, out);
@@ -1127,7 +1169,6 @@ impl ServerState {
                 info,
             } => self.client_notify(conn, tag, &me, status, range, info, out),
         }
-        Ok(())
     }
 
     /// Send an event to every connected client (a host's `PMIx_Notify_event`).
@@ -2476,6 +2517,53 @@ mod tests {
         let mut out = Vec::new();
         s.timer(ev, &mut out);
         assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_TIMEOUT)]);
+    }
+
+    #[test]
+    fn parked_requests_past_the_cap_are_refused_for_that_client_only() {
+        let mut s = setup(3, 3);
+        s.set_request_limits(budget::Limits {
+            count: 2,
+            bytes: 1 << 20,
+        });
+        let get = |k: &str| Req::Get {
+            target: p(0),
+            key: Some(Key::new(k).unwrap()),
+            immediate: false,
+            timeout_ms: 0,
+            info: vec![],
+        };
+        assert!(replies(&req(&mut s, 2, 1, get("x"))).is_empty());
+        assert!(replies(&req(&mut s, 2, 2, get("y"))).is_empty());
+        assert_eq!(s.parked(2).0, 2);
+        let refused = vec![(2, 3, sys::PMIX_ERR_OUT_OF_RESOURCE)];
+        assert_eq!(replies(&req(&mut s, 2, 3, get("z"))), refused);
+        // Another client parks as before; a fence (parked too) is refused for rank 1.
+        assert!(replies(&req(&mut s, 3, 1, get("x"))).is_empty());
+        let fence = fence(vec![wild()], false);
+        assert_eq!(
+            replies(&req(&mut s, 2, 4, fence)),
+            vec![(2, 4, sys::PMIX_ERR_OUT_OF_RESOURCE)]
+        );
+        // Rank 0 commits x: both Gets of x are answered, rank 1 may park again.
+        let commit = Req::Commit {
+            puts: vec![put("x", sys::PMIX_GLOBAL, 1)],
+        };
+        assert_eq!(
+            replies(&req(&mut s, 1, 0, commit)),
+            vec![(2, 1, 0), (3, 1, 0)]
+        );
+        assert_eq!(s.parked(2).0, 1);
+        assert_eq!(s.parked(3).0, 0);
+        assert!(replies(&req(&mut s, 2, 5, get("w"))).is_empty());
+        // Finalize is never refused.
+        let out = req(&mut s, 2, 6, Req::Finalize);
+        assert!(out
+            .iter()
+            .any(|a| matches!(a, Action::HostFinalized { tag: 6, .. })));
+        let mut out = Vec::new();
+        s.closed(2, &mut out);
+        assert_eq!(s.parked(2), (0, 0));
     }
 
     #[test]
