@@ -623,3 +623,59 @@ fn embedded_get_of_all_data_of_another_proc_reads_store_internal() {
         .any(|i| i.key.as_str() == "pmix.puri" && i.value == Value::string("tcp://10.0.0.2:1")));
     c.finalize().unwrap();
 }
+
+/// Slurm's plugin registers a catch-all event handler in its server process and kills the
+/// step on any event it receives: client connect, commit, fences (collecting or not),
+/// Gets and finalize must hand the server process's own handlers nothing. A server's own
+/// `notify_event` still reaches them (so the handler is really registered).
+#[test]
+fn routine_client_activity_raises_no_event_in_the_server_process() {
+    let server = Arc::new(server_with_job(
+        "quiet",
+        "job",
+        2,
+        Arc::new(RecordingHost::default()),
+    ));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    server.register_event_handler(
+        vec![],
+        Arc::new(move |ev| {
+            let _ = tx.lock().unwrap().send(ev.status);
+        }),
+    );
+    let mut threads = Vec::new();
+    for rank in 0..2u32 {
+        let server = server.clone();
+        threads.push(std::thread::spawn(move || {
+            let c = connect(&server, "job", rank).unwrap();
+            c.put(sys::PMIX_GLOBAL, key("quiet.v"), Value::Uint32(rank))
+                .unwrap();
+            c.commit().unwrap();
+            for collect in [true, false] {
+                let directives = vec![info(keys::COLLECT_DATA, Value::Bool(collect))];
+                c.fence(vec![], &directives).unwrap();
+            }
+            let peer = ProcId::new(ns("job"), 1 - rank);
+            let got = c.get(Some(&peer), Some(&key("quiet.v")), &GetOpts::default());
+            assert_eq!(got.unwrap(), Value::Uint32(1 - rank));
+            c.finalize().unwrap();
+        }));
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    let late = rx.recv_timeout(Duration::from_millis(300));
+    assert!(
+        late.is_err(),
+        "the server's own handler got event {:?}",
+        late
+    );
+    server
+        .notify_event(sys::PMIX_EVENT_JOB_END, server.id(), vec![])
+        .unwrap();
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(5)).unwrap(),
+        sys::PMIX_EVENT_JOB_END
+    );
+}

@@ -8,7 +8,7 @@ use pmix_core::{App, Info, Nspace, Pdata, ProcId, Result};
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -142,8 +142,8 @@ impl Events {
     }
 
     /// The descriptor that becomes readable when events are queued.
-    pub fn fd(&self) -> RawFd {
-        self.wake_rx.as_raw_fd()
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.wake_rx.as_fd()
     }
 }
 
@@ -462,19 +462,19 @@ mod tests {
     #[test]
     fn push_wakes_the_fd() {
         let ev = Events::new().expect("events");
-        let mut pfd = [libc::pollfd {
-            fd: ev.fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 0);
+        let ready = |ev: &Events| {
+            crate::sys::poll_readable(&[ev.fd()], 0)
+                .expect("poll")
+                .len()
+        };
+        assert_eq!(ready(&ev), 0);
         ev.push(JobEvent::Connected(ProcId::new(ns(), 0)));
-        assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 1);
+        assert_eq!(ready(&ev), 1);
         assert_eq!(ev.drain().len(), 1);
-        assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 0);
+        assert_eq!(ready(&ev), 0);
         // A quiet event waits for the next drain without waking the loop.
         ev.push_quiet(JobEvent::Finalized(ProcId::new(ns(), 0)));
-        assert_eq!(crate::sys::poll(&mut pfd, 0).expect("poll"), 0);
+        assert_eq!(ready(&ev), 0);
         assert_eq!(ev.drain().len(), 1);
     }
 }

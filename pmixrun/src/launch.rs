@@ -26,7 +26,7 @@ use pmix_core::{Info, Nspace, ProcId, Rank, Value};
 use pmix_sys::attrs::keys as ak;
 use std::ffi::OsString;
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -204,7 +204,7 @@ pub struct Launcher {
     cfg: LaunchConfig,
     sinks: Sinks,
     events: Arc<Events>,
-    signals: Option<OwnedFd>,
+    signals: Option<sys::SignalPipes>,
     /// The job whose failure is being acted on (later failures are its consequences).
     failed: Option<usize>,
     /// With recovery: the first job a rank of which failed (its status is pmixrun's).
@@ -290,7 +290,7 @@ impl Launcher {
         cfg: LaunchConfig,
         sinks: Sinks,
         events: Arc<Events>,
-        signals: Option<OwnedFd>,
+        signals: Option<sys::SignalPipes>,
     ) -> io::Result<Launcher> {
         let mut l = Launcher {
             jobs: Vec::new(),
@@ -310,9 +310,6 @@ impl Launcher {
             on_job_end: None,
             iof: None,
         };
-        if let Some(s) = &l.signals {
-            sys::set_nonblocking(s.as_raw_fd())?;
-        }
         let n = plans.len();
         l.fork_job(
             layout,
@@ -364,8 +361,8 @@ impl Launcher {
             let (err_r, err_w) = sys::pipe()?;
             let (gate_r, gate_w) = sys::pipe()?;
             let (fail_r, fail_w) = sys::pipe()?;
-            sys::set_nonblocking(out_r.as_raw_fd())?;
-            sys::set_nonblocking(err_r.as_raw_fd())?;
+            sys::set_nonblocking(&out_r)?;
+            sys::set_nonblocking(&err_r)?;
             let stdin = if job == 0 && rank == 0 && self.cfg.stdin_to_rank0 {
                 0
             } else {
@@ -1186,33 +1183,25 @@ impl Launcher {
     }
 
     fn handle_signals(&mut self) {
-        let Some(fd) = self.signals.as_ref().map(|s| s.as_raw_fd()) else {
+        let Some(sigs) = self.signals.as_ref().map(|s| s.drain()) else {
             return;
         };
-        let mut buf = [0u8; 64];
-        loop {
-            let n = match sys::read(fd, &mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            for &b in buf.iter().take(n) {
-                let sig = i32::from(b);
-                if self.jobs.get_mut(0).is_some_and(|j| j.sup.interrupted(sig)) {
-                    self.begin_kill(0);
-                } else if self.nrunning() > 0 {
-                    self.say(&format!(
-                        "received {} while the job is being killed; sending SIGKILL",
-                        crate::supervisor::signal_name(sig)
-                    ));
-                    self.kill_hard();
-                }
+        for sig in sigs {
+            if self.jobs.get_mut(0).is_some_and(|j| j.sup.interrupted(sig)) {
+                self.begin_kill(0);
+            } else if self.nrunning() > 0 {
+                self.say(&format!(
+                    "received {} while the job is being killed; sending SIGKILL",
+                    crate::supervisor::signal_name(sig)
+                ));
+                self.kill_hard();
             }
         }
     }
 
     /// Read what is ready on one output pipe; returns false at end of file.
     fn pump(
-        fd: RawFd,
+        fd: BorrowedFd<'_>,
         stream: &mut Stream,
         sink: &mut dyn Write,
         mut raw: Option<&mut Vec<u8>>,
@@ -1310,28 +1299,20 @@ impl Launcher {
             }
 
             // Wait for the next thing to happen.
-            let mut pfds: Vec<libc::pollfd> = Vec::new();
-            let pfd = |fd: RawFd| libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            pfds.push(pfd(self.events.fd()));
-            if let Some(s) = &self.signals {
-                pfds.push(pfd(s.as_raw_fd()));
-            }
+            let mut pfds: Vec<BorrowedFd<'_>> = vec![self.events.fd()];
+            pfds.extend(self.signals.iter().flat_map(|s| s.fds()));
             // A finalize the server reports for a pending exit does not wake the loop
             // (`Events::push_quiet`): look again every tick while one is pending.
             let mut need_tick = !self.exits_pending.is_empty();
             for c in &self.children {
                 if let Some(o) = &c.stdout {
-                    pfds.push(pfd(o.fd.as_raw_fd()));
+                    pfds.push(o.fd.as_fd());
                 }
                 if let Some(o) = &c.stderr {
-                    pfds.push(pfd(o.fd.as_raw_fd()));
+                    pfds.push(o.fd.as_fd());
                 }
                 match &c.pidfd {
-                    Some(p) => pfds.push(pfd(p.as_raw_fd())),
+                    Some(p) => pfds.push(p.as_fd()),
                     None if !c.reaped => need_tick = true,
                     None => {}
                 }
@@ -1353,15 +1334,15 @@ impl Launcher {
             let timeout_ms = wake.map_or(-1, |w| {
                 i32::try_from(w.as_millis().saturating_add(1)).unwrap_or(i32::MAX)
             });
-            if let Err(e) = sys::poll(&mut pfds, timeout_ms) {
-                log::warn!("poll: {e}");
-                std::thread::sleep(TICK);
-            }
-            let ready: Vec<RawFd> = pfds
-                .iter()
-                .filter(|p| p.revents != 0)
-                .map(|p| p.fd)
-                .collect();
+            let ready = match sys::poll_readable(&pfds, timeout_ms) {
+                Ok(r) => r,
+                Err(e) => {
+                    log::warn!("poll: {e}");
+                    std::thread::sleep(TICK);
+                    Vec::new()
+                }
+            };
+            drop(pfds);
             for c in &mut self.children {
                 let source = self
                     .jobs
@@ -1391,7 +1372,7 @@ impl Launcher {
                     };
                     let mut raw = Vec::new();
                     let open = Self::pump(
-                        o.fd.as_raw_fd(),
+                        o.fd.as_fd(),
                         &mut o.stream,
                         sink.as_mut(),
                         fwd.is_some().then_some(&mut raw),

@@ -8,6 +8,7 @@
 //! print and [`host`] turning the server's upcalls into events. With `--nodes K` the
 //! server part is [`node`]: one daemon per simulated node (pmixrun itself, started as
 //! `pmixrun --node-daemon`), joined by the front end.
+#![deny(unsafe_code)]
 
 mod cli;
 mod cred;
@@ -22,6 +23,7 @@ mod pubsub;
 mod scratch;
 mod spawn;
 mod supervisor;
+#[allow(unsafe_code)]
 mod sys;
 
 use cli::{Command, Options};
@@ -32,6 +34,7 @@ use pmix_core::server::{Server, ServerConfig};
 use pmix_core::{params, Nspace, ProcId};
 use scratch::Scratch;
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -217,7 +220,7 @@ fn run(opts: Options) -> i32 {
         dirs: scratch.dirs().clone(),
     };
 
-    let signals = match sys::signal_pipe(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP]) {
+    let signals = match sys::signal_pipes(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP]) {
         Ok(s) => Some(s),
         Err(e) => {
             eprintln!("pmixrun: cannot install signal handlers: {e}");
@@ -236,7 +239,7 @@ fn run(opts: Options) -> i32 {
         timeout: opts.timeout,
         grace: GRACE,
         base_env: base_env(std::env::vars_os(), &opts.exports),
-        stdin_to_rank0: !sys::isatty(0),
+        stdin_to_rank0: !std::io::stdin().is_terminal(),
         exit_verdict_wait: launch::EXIT_VERDICT_WAIT,
         recovery: opts.recovery,
     };

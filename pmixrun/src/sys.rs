@@ -1,83 +1,107 @@
-//! The operating-system calls pmixrun needs that std does not offer: fork with a
-//! launch gate, signals, process groups, pidfds, `waitpid`, `poll`. This is the only
-//! module of pmixrun with `unsafe`; every block says why it is sound.
+//! The operating-system calls pmixrun makes beyond std: fork with a launch gate,
+//! signals, process groups, pidfds, `waitpid`, `poll`. Most go through rustix (safe
+//! wrappers of the system calls) and signal-hook (the signal handlers); this is the only
+//! module of pmixrun with `unsafe` (`main.rs` denies it elsewhere), and every block says
+//! why it is sound.
 //!
 //! The launch gate: [`spawn_gated`] forks a child that waits, before `execve`, for its
 //! environment to arrive on a pipe. pmixrun forks every rank first (so it knows their
 //! pids), then registers the job with the PMIx server (pids included), asks the server
 //! for each rank's environment and only then opens the gates. Between `fork` and
 //! `execve` the child calls only async-signal-safe functions and allocates nothing: the
-//! buffers it fills were allocated by the parent before the fork.
-#![allow(unsafe_code)]
+//! buffers it fills were allocated by the parent before the fork. That is why the fork
+//! stays here on libc rather than `std::process::Command`: `Command` fixes the
+//! environment before it forks, and its `pre_exec` hook cannot hand `execve` an
+//! environment read afterwards.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicI32, Ordering};
+
+use rustix::fs::{Access, OFlags};
+use rustix::io::Errno;
+use rustix::process::{Resource, Signal, WaitOptions};
 
 /// A process id.
 pub type Pid = libc::pid_t;
 
-/// Turn a `-1` return into the current `errno` as an `io::Error`.
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
 /// A pipe whose both ends are close-on-exec: `(read end, write end)`.
 pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [-1 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid, writable array of two ints, as pipe2 requires.
-    cvt(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
-    // SAFETY: pipe2 succeeded, so both descriptors are open and owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
 }
 
 /// Put a descriptor in non-blocking mode.
-pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on any integer is memory-safe; a bad fd yields EBADF.
-    let flags = cvt(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
-    // SAFETY: as above.
-    cvt(unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) })?;
+pub fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, flags | OFlags::NONBLOCK)?;
     Ok(())
 }
 
-/// A descriptor that becomes readable when process `pid` exits (Linux ≥ 5.3).
-pub fn pidfd_open(pid: Pid) -> io::Result<OwnedFd> {
-    // SAFETY: the pidfd_open system call takes a pid and flags and returns a new
-    // descriptor or -1; it touches no memory of ours.
-    let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
+/// `pid` as rustix's process id of one process: `EINVAL` for 0 and negative numbers
+/// (which `kill` and `waitpid` take for a process group, or every process: never one of
+/// our ranks).
+fn one_pid(pid: Pid) -> io::Result<rustix::process::Pid> {
+    if pid <= 0 {
+        return Err(Errno::INVAL.into());
     }
-    let fd = RawFd::try_from(r).map_err(|_| io::Error::other("pidfd out of range"))?;
-    // SAFETY: the call succeeded and returned a fresh descriptor that we now own.
-    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-    // pidfds are created close-on-exec by the kernel.
-    Ok(owned)
+    rustix::process::Pid::from_raw(pid).ok_or_else(|| Errno::INVAL.into())
+}
+
+/// A descriptor that becomes readable when process `pid` exits (Linux ≥ 5.3).
+/// pidfds are created close-on-exec by the kernel.
+pub fn pidfd_open(pid: Pid) -> io::Result<OwnedFd> {
+    Ok(rustix::process::pidfd_open(
+        one_pid(pid)?,
+        rustix::process::PidfdFlags::empty(),
+    )?)
+}
+
+/// Send signal `sig` (0: none, only check) to process `pid` (`group`: to every process
+/// of group `pid`). `ESRCH` (already gone) is not an error.
+fn send_signal(pid: Pid, sig: libc::c_int, group: bool) -> io::Result<()> {
+    use rustix::process as rp;
+    let target = one_pid(pid)?;
+    let r = match (sig, Signal::from_named_raw(sig), group) {
+        (0, _, false) => rp::test_kill_process(target),
+        (0, _, true) => rp::test_kill_process_group(target),
+        (_, Some(s), false) => rp::kill_process(target, s),
+        (_, Some(s), true) => rp::kill_process_group(target, s),
+        // A real-time or unknown number: rustix makes a `Signal` of those only through
+        // an `unsafe` constructor whose contract forbids sending the real-time ones, so
+        // they go to the kernel as they are (it refuses what it does not know, EINVAL).
+        (_, None, false) => {
+            // SAFETY: kill only sends a signal; it touches no memory.
+            cvt(unsafe { libc::kill(pid, sig) })
+        }
+        (_, None, true) => {
+            // SAFETY: killpg only sends signals; it touches no memory.
+            cvt(unsafe { libc::killpg(pid, sig) })
+        }
+    };
+    match r {
+        Err(Errno::SRCH) => Ok(()),
+        r => Ok(r?),
+    }
+}
+
+/// `-1` from libc as the current `errno`.
+fn cvt(r: libc::c_int) -> Result<(), Errno> {
+    if r == -1 {
+        Err(Errno::from_io_error(&io::Error::last_os_error()).unwrap_or(Errno::INVAL))
+    } else {
+        Ok(())
+    }
 }
 
 /// Send `sig` to `pid`. `ESRCH` (already gone) is not an error.
 pub fn kill(pid: Pid, sig: libc::c_int) -> io::Result<()> {
-    // SAFETY: kill only sends a signal; it touches no memory.
-    match cvt(unsafe { libc::kill(pid, sig) }) {
-        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
-        r => r.map(|_| ()),
-    }
+    send_signal(pid, sig, false)
 }
 
 /// Send `sig` to every process of group `pgid`. `ESRCH` is not an error.
 pub fn killpg(pgid: Pid, sig: libc::c_int) -> io::Result<()> {
-    // SAFETY: killpg only sends signals; it touches no memory.
-    match cvt(unsafe { libc::killpg(pgid, sig) }) {
-        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
-        r => r.map(|_| ()),
-    }
+    send_signal(pgid, sig, true)
 }
 
 /// How a child ended.
@@ -91,180 +115,158 @@ pub enum ExitKind {
 
 /// Reap `pid` if it has exited; `None` while it runs.
 pub fn try_wait(pid: Pid) -> io::Result<Option<ExitKind>> {
-    let mut status: libc::c_int = 0;
-    // SAFETY: `status` is a valid place for waitpid to store the status.
-    let r = cvt(unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) })?;
-    if r == 0 {
+    let Some((_, status)) = rustix::process::waitpid(Some(one_pid(pid)?), WaitOptions::NOHANG)?
+    else {
         return Ok(None);
-    }
-    if libc::WIFEXITED(status) {
-        Ok(Some(ExitKind::Code(libc::WEXITSTATUS(status))))
-    } else if libc::WIFSIGNALED(status) {
-        Ok(Some(ExitKind::Signal(libc::WTERMSIG(status))))
+    };
+    if let Some(code) = status.exit_status() {
+        Ok(Some(ExitKind::Code(code)))
+    } else if let Some(sig) = status.terminating_signal() {
+        Ok(Some(ExitKind::Signal(sig)))
     } else {
         // Stopped/continued are not reported without WUNTRACED/WCONTINUED.
         Ok(None)
     }
 }
 
-/// Wait for `pollfds` (see `poll(2)`); EINTR counts as "nothing ready".
-pub fn poll(pollfds: &mut [libc::pollfd], timeout_ms: i32) -> io::Result<usize> {
-    let n = libc::nfds_t::try_from(pollfds.len()).map_err(|_| io::Error::other("too many fds"))?;
-    // SAFETY: the pointer and length describe a valid, writable slice of pollfd.
-    match cvt(unsafe { libc::poll(pollfds.as_mut_ptr(), n, timeout_ms) }) {
-        Ok(k) => Ok(usize::try_from(k).unwrap_or(0)),
-        Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(0),
-        Err(e) => Err(e),
+/// Wait up to `timeout_ms` milliseconds (-1: no limit) for any of `fds` to become
+/// readable (or to report an error or hang-up), and return those that did, in the order
+/// given. EINTR counts as "nothing ready".
+pub fn poll_readable(fds: &[BorrowedFd<'_>], timeout_ms: i32) -> io::Result<Vec<RawFd>> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let mut pfds: Vec<PollFd<'_>> = fds
+        .iter()
+        .map(|&fd| PollFd::from_borrowed_fd(fd, PollFlags::IN))
+        .collect();
+    let timeout = u64::try_from(timeout_ms)
+        .ok()
+        .map(|ms| Timespec::try_from(std::time::Duration::from_millis(ms)))
+        .transpose()
+        .map_err(io::Error::other)?;
+    match rustix::event::poll(&mut pfds, timeout.as_ref()) {
+        Ok(_) => {}
+        Err(Errno::INTR) => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
     }
+    Ok(pfds
+        .iter()
+        .filter(|p| !p.revents().is_empty())
+        .map(|p| p.as_fd().as_raw_fd())
+        .collect())
 }
 
-/// Read into `buf` from a raw descriptor we do not own (a pipe end kept in an
-/// `OwnedFd` elsewhere). `Ok(0)` is end of file.
-pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
-    // SAFETY: the pointer and length describe a valid, writable buffer.
-    let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(usize::try_from(r).unwrap_or(0))
+/// Read into `buf` from a descriptor. `Ok(0)` is end of file.
+pub fn read(fd: impl AsFd, buf: &mut [u8]) -> io::Result<usize> {
+    Ok(rustix::io::read(fd, buf)?)
 }
 
 /// Write all of `buf` to `fd` (blocking).
-pub fn write_all(fd: RawFd, mut buf: &[u8]) -> io::Result<()> {
+pub fn write_all(fd: impl AsFd, mut buf: &[u8]) -> io::Result<()> {
     while !buf.is_empty() {
-        // SAFETY: the pointer and length describe a valid, readable buffer.
-        let r = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
+        match rustix::io::write(&fd, buf) {
+            Ok(n) => buf = buf.get(n..).unwrap_or(&[]),
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
         }
-        let n = usize::try_from(r).unwrap_or(0);
-        buf = buf.get(n..).unwrap_or(&[]);
     }
     Ok(())
 }
 
 /// The real user and group ids of this process.
 pub fn uid_gid() -> (u32, u32) {
-    // SAFETY: getuid/getgid cannot fail and touch no memory.
-    unsafe { (libc::getuid(), libc::getgid()) }
+    (
+        rustix::process::getuid().as_raw(),
+        rustix::process::getgid().as_raw(),
+    )
 }
 
-/// Whether `fd` refers to a terminal.
-pub fn isatty(fd: RawFd) -> bool {
-    // SAFETY: isatty only inspects the descriptor.
-    unsafe { libc::isatty(fd) == 1 }
-}
-
-/// This machine's host name.
+/// This machine's host name (the node name `uname` reports, as `gethostname` does).
 pub fn hostname() -> io::Result<String> {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for `len - 1` bytes; the last byte stays NUL.
-    cvt(unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len() - 1) })?;
-    let s = CStr::from_bytes_until_nul(&buf).map_err(io::Error::other)?;
-    Ok(s.to_string_lossy().into_owned())
+    Ok(rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned())
 }
 
 /// Number of CPUs this process may run on (its affinity mask), at least 1.
 pub fn cpu_count() -> u32 {
-    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most
-    // size_of::<cpu_set_t>() bytes into it; CPU_COUNT only reads it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return 1;
-        }
-        u32::try_from(libc::CPU_COUNT(&set)).unwrap_or(1).max(1)
-    }
+    rustix::thread::sched_getaffinity(None).map_or(1, |set| set.count().max(1))
 }
 
 /// Whether `path` is a directory on a tmpfs (memory-backed) file system that this
 /// process may create entries in.
 pub fn writable_tmpfs(path: &Path) -> bool {
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+    let Ok(st) = rustix::fs::statfs(path) else {
         return false;
     };
-    // SAFETY: statfs is plain data; statfs writes at most size_of::<statfs>() bytes
-    // into it and reads the NUL-terminated path `c`.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return false;
-    }
-    // SAFETY: access only reads the NUL-terminated path.
     st.f_type == libc::TMPFS_MAGIC
-        && unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0
+        && rustix::fs::access(path, Access::WRITE_OK | Access::EXEC_OK).is_ok()
 }
 
 /// Raise the soft limit on open descriptors to the hard limit (each rank costs a few).
+/// Returns the soft limit now in force (`u64::MAX`: unlimited).
 pub fn raise_fd_limit() -> io::Result<u64> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `lim` is a valid place for getrlimit to write.
-    cvt(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) })?;
-    if lim.rlim_cur < lim.rlim_max {
-        lim.rlim_cur = lim.rlim_max;
-        // SAFETY: `lim` is a valid, initialized rlimit.
-        cvt(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) })?;
+    let mut lim = rustix::process::getrlimit(Resource::Nofile);
+    let finite = |v: Option<u64>| v.unwrap_or(u64::MAX);
+    if finite(lim.current) < finite(lim.maximum) {
+        lim.current = lim.maximum;
+        rustix::process::setrlimit(Resource::Nofile, lim)?;
     }
-    Ok(lim.rlim_cur)
+    Ok(finite(lim.current))
 }
 
 // ---------------------------------------------------------------------------------
-// Signals: a self-pipe. The handler writes the signal number as one byte.
+// Signals: one self-pipe per signal (signal-hook's handler writes one byte per delivery).
 
-static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
+/// The read ends of the pipes the handled signals are written to.
+pub struct SignalPipes {
+    pipes: Vec<(libc::c_int, OwnedFd)>,
+}
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    let fd = SIGNAL_PIPE.load(Ordering::Relaxed);
-    if fd >= 0 {
-        let b = u8::try_from(sig).unwrap_or(0);
-        // SAFETY: write(2) is async-signal-safe; `b` lives for the call. errno is
-        // saved and restored so the interrupted code does not see it change.
-        unsafe {
-            let saved = *libc::__errno_location();
-            let _ = libc::write(fd, (&b as *const u8).cast(), 1);
-            *libc::__errno_location() = saved;
+impl SignalPipes {
+    /// The descriptors to poll: each becomes readable when its signal arrives.
+    pub fn fds(&self) -> impl Iterator<Item = BorrowedFd<'_>> {
+        self.pipes.iter().map(|(_, fd)| fd.as_fd())
+    }
+
+    /// Every delivery since the last call, one entry per delivery (the signals in the
+    /// order they were given to [`signal_pipes`]). Never blocks.
+    pub fn drain(&self) -> Vec<libc::c_int> {
+        let mut got = Vec::new();
+        let mut buf = [0u8; 64];
+        for (sig, fd) in &self.pipes {
+            loop {
+                match read(fd, &mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => got.resize(got.len() + n, *sig),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
         }
+        got
     }
 }
 
-/// Route `signals` to a pipe and return its (non-blocking) read end; each byte read
-/// is one signal number. Call once per process; later calls reuse the first pipe's
-/// write end for the new signals and return a fresh read end of nothing (tests).
-pub fn signal_pipe(signals: &[libc::c_int]) -> io::Result<OwnedFd> {
-    let (r, w) = pipe()?;
-    set_nonblocking(r.as_raw_fd())?;
-    set_nonblocking(w.as_raw_fd())?;
-    // The write end lives for the rest of the process (the handler may run any time).
-    let wfd = std::mem::ManuallyDrop::new(w).as_raw_fd();
-    if SIGNAL_PIPE
-        .compare_exchange(-1, wfd, Ordering::SeqCst, Ordering::SeqCst)
-        .is_err()
-    {
-        return Err(io::Error::other("signal pipe already installed"));
-    }
+/// Route each of `signals` to a pipe of its own; the read ends are non-blocking. The
+/// handlers (signal-hook's, which keep `errno` and do only async-signal-safe work) stay
+/// installed for the rest of the process.
+pub fn signal_pipes(signals: &[libc::c_int]) -> io::Result<SignalPipes> {
+    let mut pipes = Vec::with_capacity(signals.len());
     for &sig in signals {
-        // SAFETY: a zeroed sigaction is a valid starting point; we set the handler and
-        // an empty mask. The handler only does async-signal-safe work.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
-            cvt(libc::sigaction(sig, &sa, std::ptr::null_mut()))?;
-        }
+        let (r, w) = pipe()?;
+        set_nonblocking(&r)?;
+        // signal-hook makes the write end non-blocking and owns it from now on.
+        signal_hook::low_level::pipe::register(sig, w)?;
+        pipes.push((sig, r));
     }
-    Ok(r)
+    Ok(SignalPipes { pipes })
 }
 
 /// Blocks every signal while alive and restores the previous mask on drop (around
-/// `fork`, so a signal cannot run pmixrun's handler in a child).
+/// `fork`, so a signal cannot run pmixrun's handler in a child). On libc: rustix sets
+/// the signal mask only in its `unsafe` `runtime` API (for code that replaces libc),
+/// and nix would be a second wrapper crate for this one call.
 struct SignalBlock {
     old: libc::sigset_t,
 }
@@ -414,8 +416,7 @@ pub struct ChildFds {
 /// std or pidfds), so the program inherits only its stdio.
 pub fn spawn_gated(spec: &mut ChildSpec, fds: &ChildFds, pgid: Pid) -> io::Result<Pid> {
     let _block = SignalBlock::new()?;
-    // SAFETY: getpid cannot fail.
-    let parent = unsafe { libc::getpid() };
+    let parent = rustix::process::getpid().as_raw_nonzero().get();
     let env_buf = spec.env_buf.as_mut_ptr();
     let env_cap = spec.env_buf.len();
     let env_ptrs = spec.env_ptrs.as_mut_ptr();
@@ -444,10 +445,10 @@ pub fn spawn_gated(spec: &mut ChildSpec, fds: &ChildFds, pgid: Pid) -> io::Resul
     // Parent: join the group here too, so there is no window where a signal sent to
     // the group misses the child. Errors are harmless (the child does the same).
     let group = if pgid == 0 { r } else { pgid };
-    // SAFETY: setpgid touches no memory.
-    unsafe {
-        libc::setpgid(r, group);
-    }
+    let _ = rustix::process::setpgid(
+        rustix::process::Pid::from_raw(r),
+        rustix::process::Pid::from_raw(group),
+    );
     Ok(r)
 }
 
@@ -570,7 +571,7 @@ pub fn child_launch_error(err_read: &OwnedFd) -> Option<(ChildStep, io::Error)> 
     let mut msg = [0u8; 8];
     let mut got = 0usize;
     while got < msg.len() {
-        match read(err_read.as_raw_fd(), msg.get_mut(got..).unwrap_or(&mut [])) {
+        match read(err_read, msg.get_mut(got..).unwrap_or(&mut [])) {
             Ok(0) => break,
             Ok(k) => got += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -589,8 +590,8 @@ pub fn child_launch_error(err_read: &OwnedFd) -> Option<(ChildStep, io::Error)> 
 /// Open the gate of a child: send its environment block (`NAME=value\0`...).
 pub fn open_gate(gate_write: &OwnedFd, block: &[u8]) -> io::Result<()> {
     let len = u32::try_from(block.len()).map_err(|_| io::Error::other("environment too large"))?;
-    write_all(gate_write.as_raw_fd(), &len.to_ne_bytes())?;
-    write_all(gate_write.as_raw_fd(), block)
+    write_all(gate_write, &len.to_ne_bytes())?;
+    write_all(gate_write, block)
 }
 
 #[cfg(test)]
@@ -600,13 +601,58 @@ mod tests {
     #[test]
     fn pipe_is_cloexec_and_carries_bytes() {
         let (r, w) = pipe().expect("pipe");
-        // SAFETY: fcntl F_GETFD on an open descriptor.
-        let flags = unsafe { libc::fcntl(r.as_raw_fd(), libc::F_GETFD) };
-        assert_eq!(flags & libc::FD_CLOEXEC, libc::FD_CLOEXEC);
-        write_all(w.as_raw_fd(), b"abc").expect("write");
+        let flags = rustix::io::fcntl_getfd(&r).expect("fcntl");
+        assert!(flags.contains(rustix::io::FdFlags::CLOEXEC));
+        write_all(&w, b"abc").expect("write");
         let mut buf = [0u8; 8];
-        assert_eq!(read(r.as_raw_fd(), &mut buf).expect("read"), 3);
+        assert_eq!(read(&r, &mut buf).expect("read"), 3);
         assert_eq!(&buf[..3], b"abc");
+    }
+
+    /// Reap `pid` (a child of this test), waiting at most 10 s.
+    fn reap(pid: Pid) -> ExitKind {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if let Some(k) = try_wait(pid).expect("waitpid") {
+                return k;
+            }
+            assert!(std::time::Instant::now() < until, "child {pid} did not end");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// A child the test reaps itself, through [`try_wait`] (what is tested), so std's
+    /// handle is dropped without `wait`.
+    #[allow(clippy::zombie_processes)]
+    fn sleeper() -> Pid {
+        let child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        Pid::try_from(child.id()).expect("pid")
+    }
+
+    #[test]
+    fn kill_sends_named_real_time_and_null_signals() {
+        let pid = sleeper();
+        assert!(try_wait(pid).expect("waitpid").is_none());
+        kill(pid, 0).expect("the null signal reaches a live child");
+        assert!(
+            kill(pid, 200).is_err(),
+            "an unknown signal number is refused"
+        );
+        assert!(
+            kill(-pid, libc::SIGTERM).is_err(),
+            "a group id is not a pid"
+        );
+        kill(pid, libc::SIGTERM).expect("SIGTERM");
+        assert_eq!(reap(pid), ExitKind::Signal(libc::SIGTERM));
+        // Reaped: gone, which is not an error; waiting for it again is.
+        kill(pid, libc::SIGTERM).expect("ESRCH is not an error");
+        assert!(try_wait(pid).is_err());
+        let pid = sleeper();
+        kill(pid, libc::SIGRTMIN()).expect("a real-time signal");
+        assert_eq!(reap(pid), ExitKind::Signal(libc::SIGRTMIN()));
     }
 
     #[test]

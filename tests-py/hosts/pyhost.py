@@ -37,7 +37,8 @@ WATCHDOG = float(os.environ.get("PMIX_TEST_WATCHDOG", "45"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY_CLIENT = os.path.join(os.path.dirname(HERE), "ranks", "server_client.py")
 
-EV_FROM_CLIENT = -7771  # a client notifies beyond its server (the host's notifyevent)
+EV_FROM_CLIENT = -7771
+EV_FROM_HOST = -7772  # the host notifies its clients (PMIx_Notify_event in a server process)  # a client notifies beyond its server (the host's notifyevent)
 REMOTE_NODE = "pyhost-elsewhere"
 
 _lock = threading.Lock()
@@ -276,6 +277,8 @@ def serve_py(srv, ns, n):
     check(wait_for(lambda: counts.get("fencenb", 0) >= 2), "the second fence reached the host")
     rc = srv.deregister_resources([{"key": PMIX_CLUSTER_ID, "value": "", "val_type": PMIX_STRING}])
     check(rc in (PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED), "deregister_resources (%d)" % rc)
+    rc = srv.notify_event(EV_FROM_HOST, {"nspace": ns, "rank": PMIX_RANK_WILDCARD}, PMIX_RANGE_NAMESPACE, [])
+    check(rc == PMIX_SUCCESS, "notify_event from the host to its clients (%d)" % rc)
     rc, (data, size) = srv.dmodex_request({"nspace": ns, "rank": 1}, {}, timeout=20)
     check(rc == PMIX_SUCCESS and size > 0 and b"py.rank" in data,
           "dmodex_request: rank 1's committed data (%d, %d bytes)" % (rc, size))

@@ -16,6 +16,7 @@ from common import Waiter, check, check_eq, check_rc, info, main, say
 from pmix import *  # noqa: F401,F403
 
 EV_FROM_CLIENT = -7771
+EV_FROM_HOST = -7772  # the host's PMIx_Notify_event, delivered to every client of the namespace
 NLOCAL = 3  # ranks 0-2 run here; rank 3 is on another node and never starts
 
 
@@ -97,6 +98,14 @@ def _retracted(ctx):
 def py(ctx):
     foo = ctx.foo
     _job_info(ctx)
+    hostev = Waiter()
+
+    def on_host_event(hid, status, source, infos, results):
+        hostev(status, source)
+        return (PMIX_EVENT_ACTION_COMPLETE, [])
+
+    rc, _ = foo.register_event_handler([EV_FROM_HOST], None, on_host_event)
+    check(rc == PMIX_SUCCESS, "register a handler for the host's event (%d)" % rc)
     iof = Waiter()
     if ctx.rank == 1:
         rc, iofid = foo.iof_pull([{"nspace": ctx.ns, "rank": 0}], PMIX_FWD_STDOUT_CHANNEL, None,
@@ -112,6 +121,8 @@ def py(ctx):
     if ctx.rank == 1:
         ok = iof.wait_until(lambda calls: any(b"delivered by the python host" in c[3]["bytes"] for c in calls))
         check(ok, "the host's IOF_deliver reached the pulling client")
+    ok = hostev.wait_until(lambda calls: any(c[0] == EV_FROM_HOST for c in calls))
+    check(ok, "the host's PMIx_Notify_event reached this client")
     check_rc(foo, foo.fence(None, None), PMIX_SUCCESS, "third fence")
     if ctx.rank == 0:
         check_rc(foo, foo.unpublish(["py.pub"]), PMIX_SUCCESS, "unpublish through the host")

@@ -21,6 +21,25 @@ use std::sync::Arc;
 /// Runs a completion on the progress thread of the client or server that took the call.
 type Poster = Box<dyn Fn(Box<dyn FnOnce() + Send>) -> pmix_core::Result<()>>;
 
+/// Who takes an event call in this process: the client `PMIx_Init` made, else the
+/// server (a launcher or daemon that called only `PMIx_server_init`: its handlers and
+/// its notifications belong to the server, which delivers to its clients and its own
+/// handlers), else a server's local view of itself or a singleton (`global::client`).
+enum Events {
+    Client(pmix_core::client::Client),
+    Server(Arc<pmix_core::server::Server>),
+}
+
+fn events() -> Option<Events> {
+    if let Some(c) = global::initialized_client() {
+        Some(Events::Client(c))
+    } else if let Ok(s) = server_global::server() {
+        Some(Events::Server(s))
+    } else {
+        global::client().ok().map(Events::Client)
+    }
+}
+
 /// What one handler invocation owns until the handler reports completion.
 struct EvCall {
     source: sys::pmix_proc_t,
@@ -159,18 +178,16 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             Err(e) => return e.status(),
         };
         let h = c_handler(f);
-        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
-            (
+        let (r, post): (_, Poster) = match events() {
+            Some(Events::Client(c)) => (
                 c.register_chain_handler(codes, opts, h),
                 Box::new(move |g| c.run_on_progress(g)),
-            )
-        } else if let Ok(s) = server_global::server() {
-            (
+            ),
+            Some(Events::Server(s)) => (
                 s.register_chain_handler(codes, opts, h),
                 Box::new(move |g| s.run_on_progress(g)),
-            )
-        } else {
-            return sys::PMIX_ERR_INIT;
+            ),
+            None => return sys::PMIX_ERR_INIT,
         };
         let Some(cb) = cbfunc else {
             return match r {
@@ -203,18 +220,16 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Deregister_event_handler, {
         let data = CbData::new(cbdata);
-        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
-            (
+        let (r, post): (_, Poster) = match events() {
+            Some(Events::Client(c)) => (
                 c.deregister_event_handler(evhdlr_ref),
                 Box::new(move |g| c.run_on_progress(g)),
-            )
-        } else if let Ok(s) = server_global::server() {
-            (
+            ),
+            Some(Events::Server(s)) => (
                 s.deregister_event_handler(evhdlr_ref),
                 Box::new(move |g| s.run_on_progress(g)),
-            )
-        } else {
-            return sys::PMIX_ERR_INIT;
+            ),
+            None => return sys::PMIX_ERR_INIT,
         };
         let st = status("PMIx_Deregister_event_handler", r);
         match cbfunc {
@@ -250,9 +265,9 @@ pub unsafe extern "C" fn PMIx_Notify_event(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Notify_event, {
-        if global::client().is_err() && server_global::server().is_err() {
+        let Some(target) = events() else {
             return sys::PMIX_ERR_INIT;
-        }
+        };
         if cbfunc.is_none() {
             if let Some(st) = would_block("PMIx_Notify_event") {
                 return st;
@@ -264,27 +279,26 @@ pub unsafe extern "C" fn PMIx_Notify_event(
             Err(e) => return e.status(),
         };
         let data = CbData::new(cbdata);
-        let (r, post): (_, Poster) = if let Ok(c) = global::client() {
-            (
+        let (r, post): (_, Poster) = match target {
+            Events::Client(c) => (
                 c.notify_event(status_code, range, info),
                 Box::new(move |g| c.run_on_progress(g)),
-            )
-        } else if let Ok(s) = server_global::server() {
-            let src = if source.is_null() {
-                s.id().clone()
-            } else {
-                // SAFETY: non-NULL proc (C contract).
-                match unsafe { conv::proc_from_ptr(source) } {
-                    Ok(p) => p,
-                    Err(e) => return e.status(),
-                }
-            };
-            (
-                s.notify_event_range(status_code, &src, range, info),
-                Box::new(move |g| s.run_on_progress(g)),
-            )
-        } else {
-            return sys::PMIX_ERR_INIT;
+            ),
+            Events::Server(s) => {
+                let src = if source.is_null() {
+                    s.id().clone()
+                } else {
+                    // SAFETY: non-NULL proc (C contract).
+                    match unsafe { conv::proc_from_ptr(source) } {
+                        Ok(p) => p,
+                        Err(e) => return e.status(),
+                    }
+                };
+                (
+                    s.notify_event_range(status_code, &src, range, info),
+                    Box::new(move |g| s.run_on_progress(g)),
+                )
+            }
         };
         let st = status("PMIx_Notify_event", r);
         match cbfunc {

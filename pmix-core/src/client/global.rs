@@ -216,6 +216,11 @@ pub fn initialized() -> bool {
     lock().client.is_some()
 }
 
+/// The client `PMIx_Init` made, if any (not a server's view of itself).
+pub fn initialized_client() -> Option<Client> {
+    lock().client.clone()
+}
+
 /// The current client: the one `PMIx_Init` made or, in a server process that did not
 /// call it, the server's view of itself ([`attach_server`]).
 ///

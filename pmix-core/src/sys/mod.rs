@@ -1,17 +1,25 @@
-//! The reviewed `unsafe` of the engine: the few operating-system calls that the standard
-//! library does not wrap (peer credentials of a Unix socket, the effective uid/gid, the
-//! host name, waiting for a descriptor to become readable, parking a descriptor's epoll
-//! registration, and a read-only file mapping: [`Mapping`]).
+//! The engine's operating-system calls beyond std. The effective uid/gid, the host name
+//! and waiting for a descriptor to become readable go through rustix's safe wrappers;
+//! what is left here is the reviewed `unsafe`: peer credentials of a Unix socket
+//! ([`peer_cred`]), parking a descriptor's epoll registration ([`epoll_park`]) and a
+//! read-only file mapping ([`Mapping`]).
 //!
-//! Why `unsafe` is allowed here: `libc::getsockopt`, `geteuid`, `getegid`,
-//! `gethostname`, `poll` and `epoll_ctl` are foreign functions. Each of these calls passes
-//! either no pointer or a pointer to a properly sized local buffer together with that
-//! buffer's size (or element count), so the kernel never writes outside memory we own.
-//! Every `-1` result becomes an [`std::io::Error`] through `cvt`. [`Mapping`]'s `mmap`
-//! and `munmap` carry their own reasoning.
+//! Why these stay on libc: rustix reads `SO_PEERCRED` into a credential whose pid may
+//! not be 0, but the kernel reports pid 0 for a peer outside our pid namespace (and
+//! for a socket not connected), so a hostile or containerised peer would make that
+//! read unsound; `epoll_park` is given the raw descriptor the reactor knows a connection
+//! by (the socket is owned elsewhere, and only `unsafe` makes a borrowed descriptor of
+//! a raw one); rustix's `mmap` and `munmap` are `unsafe` as well.
+//!
+//! Why `unsafe` is allowed here: `libc::getsockopt`, `epoll_ctl`, `mmap` and `munmap` are
+//! foreign functions. The first two pass either a plain integer or a pointer to a
+//! properly sized local together with its size, so the kernel never writes outside
+//! memory we own; a `-1` result becomes an [`std::io::Error`] through `cvt`.
+//! [`Mapping`]'s `mmap` and `munmap` carry their own reasoning.
 #![allow(unsafe_code)]
 
 use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::io::AsRawFd;
 
 /// Credentials of the process at the other end of a Unix-domain socket, as the kernel
@@ -66,27 +74,18 @@ pub fn peer_cred(sock: &impl AsRawFd) -> io::Result<PeerCred> {
 
 /// The effective user id of this process.
 pub fn euid() -> u32 {
-    // SAFETY: `geteuid` takes no arguments, cannot fail and touches no memory of ours.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// The effective group id of this process.
 pub fn egid() -> u32 {
-    // SAFETY: `getegid` takes no arguments, cannot fail and touches no memory of ours.
-    unsafe { libc::getegid() }
+    rustix::process::getegid().as_raw()
 }
 
-/// This machine's host name (`gethostname`), or `"localhost"` if it cannot be read.
+/// This machine's host name (the node name `uname` reports, as `gethostname` does), or
+/// `"localhost"` if it is empty or not UTF-8.
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the pointer and length describe `buf` exactly; gethostname writes at most
-    // `buf.len()` bytes.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if cvt(rc).is_err() {
-        return "localhost".to_string();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    match std::str::from_utf8(buf.get(..end).unwrap_or_default()) {
+    match rustix::system::uname().nodename().to_str() {
         Ok(s) if !s.is_empty() => s.to_string(),
         _ => "localhost".to_string(),
     }
@@ -99,26 +98,23 @@ pub fn hostname() -> String {
 ///
 /// # Errors
 /// The `poll` error (e.g. `EBADF`).
-pub fn wait_readable(fd: &impl AsRawFd, timeout: Option<std::time::Duration>) -> io::Result<bool> {
+pub fn wait_readable(fd: &impl AsFd, timeout: Option<std::time::Duration>) -> io::Result<bool> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
     let deadline = timeout.map(|d| std::time::Instant::now() + d);
     loop {
-        let ms: libc::c_int = match deadline {
-            None => -1,
+        // The kernel sleeps at least this long, so a wait never ends before its time.
+        let left = match deadline {
+            None => None,
             Some(t) => {
                 let left = t.saturating_duration_since(std::time::Instant::now());
-                // Round up, so that a wait never ends before its time is up.
-                let ms = left.as_nanos().div_ceil(1_000_000);
-                ms.min(libc::c_int::MAX as u128) as libc::c_int
+                Some(Timespec::try_from(left).unwrap_or(Timespec {
+                    tv_sec: i64::MAX,
+                    tv_nsec: 0,
+                }))
             }
         };
-        let mut p = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: `p` is one live, writable `pollfd` and the count passed is 1, so the
-        // kernel reads and writes only that element.
-        match cvt(unsafe { libc::poll(&mut p, 1, ms) }) {
+        let mut p = [PollFd::new(fd, PollFlags::IN)];
+        match rustix::event::poll(&mut p, left.as_ref()) {
             Ok(0) => {
                 if deadline.is_some_and(|t| std::time::Instant::now() < t) {
                     continue;
@@ -126,8 +122,8 @@ pub fn wait_readable(fd: &impl AsRawFd, timeout: Option<std::time::Duration>) ->
                 return Ok(false);
             }
             Ok(_) => return Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }

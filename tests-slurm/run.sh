@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# run.sh: Slurm 22.05 jobs (srun --mpi=pmix) on a private loopback cluster (cluster.sh), one
+# node and two nodes. One ok/FAIL line per case, the output of a failing case below it, and
+# a closing "N passed, M failed"; the exit status is the verdict.
+#
+# Environment (set by mk/slurm.mk):
+#   PMIX_LIB  our libpmix.so.2: preloaded in every slurmd (and so in slurmstepd) and every
+#             rank. Empty: Debian's libpmix on both sides, one-node cases only.
+#   HELLO RT MN MPI_BIN CLIENT   the programs (tests-c/hello, runtime, multinode,
+#             tests-mpi, tests-slurm/slurm_client)
+# Arguments: case groups to run (default all): info hello putget dmodex mpi abort kill
+#   timeout. A case that outlives its bound is a hang: the stacks of every slurmstepd and
+#   rank are printed (gdb), then they are killed and the case fails.
+set -u
+cd "$(dirname "$0")"
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
+    || ! command -v srun >/dev/null || ! command -v munged >/dev/null; then
+    echo "skip slurm-check: slurm-wlm or munge is not installed (apt-get install slurm-wlm munge)"
+    exit 0
+fi
+: "${HELLO:?}" "${RT:?}" "${MN:?}" "${MPI_BIN:?}" "${CLIENT:?}"
+PMIX_LIB=${PMIX_LIB-}
+DEBIAN_LIB=/usr/lib/x86_64-linux-gnu/libpmix.so.2
+PRELOAD=$PMIX_LIB
+RANK_LIB=$(readlink -f "${PMIX_LIB:-$DEBIAN_LIB}")
+JOB_ENV=()
+# The version our server puts in PMIX_VERSION of its clients.
+OUR_VERSION=$(sed -n 's/^pub const VERSION_STRING: &str = "\(.*\)";$/\1/p' \
+    ../pmix-core/src/client/mod.rs)
+: "${OUR_VERSION:?not found in pmix-core/src/client/mod.rs}"
+GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout} "
+# shellcheck source=tests-slurm/cluster.sh
+source ./cluster.sh
+
+pass=0
+fail=0
+out=$(mktemp)
+on_exit() {
+    cluster_stop
+    rm -f "$out"
+}
+trap on_exit EXIT
+trap 'echo "run.sh: interrupted"; exit 130' INT TERM
+
+verdict() {
+    if [ -z "$2" ]; then
+        pass=$((pass + 1))
+        echo "ok   $1"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $1: $2"
+        # A hang's stacks in full; otherwise the end of the output.
+        if grep -q '^--- hung' "$out"; then
+            grep -v '^ok ' "$out" | sed 's/^/    | /'
+        else
+            grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
+        fi
+    fi
+}
+
+# The stacks of every slurmstepd and rank of ours, then kill them.
+dump_and_kill_jobs() {
+    local pid
+    for pid in $(job_pids); do
+        running "$pid" || continue
+        echo "=== stack of pid $pid: $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
+        timeout -s KILL 20 gdb -batch -ex 'thread apply all bt' -p "$pid" 2>&1 \
+            | grep -v -e '^\[New LWP' -e '^\[Thread debugging' -e '^Using host libthread' \
+            | head -n 80
+    done
+    scancel --quiet --full --user=root >/dev/null 2>&1
+    # shellcheck disable=SC2046
+    stop_pids KILL $(job_pids)
+}
+
+# job NAME WANT PATTERN COUNT LIMIT -- SRUN-ARGS...
+# Runs srun --mpi=pmix SRUN-ARGS (ranks preloaded with RANK_LIB, srun's environment plus
+# the NAME=VALUE entries of JOB_ENV exported to them) for at most LIMIT seconds
+# and wants its exit status (a number, or "nz" for any failure), and COUNT lines matching
+# the extended regular expression PATTERN (COUNT 0: at least one; PATTERN empty: none).
+job() {
+    local name=$1 want=$2 pattern=$3 count=$4 limit=$5
+    shift 6
+    local rc why="" pid deadline=$((SECONDS + limit))
+    # O_APPEND: srun's last words after a hang must not write over the stacks.
+    : >"$out"
+    env "${JOB_ENV[@]}" "${SRUN[@]}" --mpi=pmix --time=2 --export="ALL,LD_PRELOAD=$RANK_LIB" \
+        "$@" >>"$out" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
+    if kill -0 "$pid" 2>/dev/null; then
+        {
+            echo "--- hung after $limit s; stacks of every slurmstepd and rank:"
+            dump_and_kill_jobs
+        } >>"$out" 2>&1
+        stop_pids TERM "$pid" || stop_pids KILL "$pid"
+        wait "$pid" 2>/dev/null
+        verdict "$name" "hung (no end within $limit s)"
+        return
+    fi
+    wait "$pid"
+    rc=$?
+    local n=0
+    [ -z "$pattern" ] || n=$(grep -Ec -- "$pattern" "$out")
+    if [ "$want" = nz ] && [ "$rc" -eq 0 ]; then
+        why="exit status 0, want a failure"
+    elif [ "$want" != nz ] && [ "$rc" -ne "$want" ]; then
+        why="exit status $rc, want $want"
+    elif [ -n "$pattern" ] && [ "$count" -eq 0 ] && [ "$n" -eq 0 ]; then
+        why="no line matches /$pattern/"
+    elif [ -n "$pattern" ] && [ "$count" -gt 0 ] && [ "$n" -ne "$count" ]; then
+        why="$n lines match /$pattern/, want $count"
+    fi
+    # Nothing of the step may outlive srun for long.
+    if [ -z "$why" ] && ! wait_for 15 no_job_pids; then
+        why="processes left after the step: $(job_pids | tr '\n' ' ')"
+        dump_and_kill_jobs >>"$out" 2>&1
+    fi
+    # Slurm's plugin now and then fails to open its own TCP connection between two
+    # slurmstepd (about one two-node job in a hundred here, its log line below): that case
+    # runs once more, said so, and counts by its second run.
+    if [ -n "$why" ] && [ -z "${JOB_RETRY:-}" ] \
+        && grep -q 'Cannot establish direct connection' "$out"; then
+        echo "note $name: $(grep -m1 'Cannot establish direct connection' "$out"); once more"
+        JOB_RETRY=1 job "$name" "$want" "$pattern" "$count" "$limit" -- "$@"
+        return
+    fi
+    verdict "$name" "$why"
+}
+
+no_job_pids() { [ -z "$(job_pids)" ]; }
+want_group() { [[ $GROUPS_WANTED == *" $1 "* ]]; }
+
+# The -N/-n shapes: one node always; two nodes only with our library on both sides (and
+# SLURM_TWO_NODES not 0).
+SHAPES_1="1:1 1:2 1:4 1:8"
+SHAPES_2="2:2 2:5 2:8"
+two_nodes() { [ -n "$PMIX_LIB" ] && [ "${SLURM_TWO_NODES:-1}" != 0 ]; }
+two() { if two_nodes; then echo "$@"; fi; }
+shapes() { echo "$SHAPES_1 $(two "$SHAPES_2")"; }
+
+if ! cluster_start; then
+    verdict "cluster starts (munged, slurmctld, 3 slurmd)" "did not start"
+    echo "slurm-check: $pass passed, $fail failed"
+    exit 1
+fi
+verdict "cluster starts (munged, slurmctld, 3 slurmd)" ""
+echo "# libpmix: slurmstepd ${PMIX_LIB:-the Debian one, no preload}, ranks $RANK_LIB"
+source ./cases.sh
+
+echo "slurm-check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
