@@ -114,6 +114,11 @@ check "parked: 100,000 Get_nb with 500-byte keys and 1 KiB infos; the 64 MiB cap
     env PMIX_DEBUG=warn "${PR[@]}" -n 3 "$BIN/parked" large 100000
 exactly "parked large: the refusal logged once" 1 'waiting for answers, the most a client may'
 
+# The job-data segment is a sealed memory file: rank 0 cannot truncate, grow or write it
+# through /proc/<pmixrun>/fd/N while ranks 1-3 read from their mappings (HC12).
+check "sealed: the job-data segment resists truncation through /proc/<server>/fd; readers unaffected" 0 60 -- \
+    env PMIX_RS_JOB_SEGMENT_MIN=0 "${PR[@]}" -n 4 "$BIN/sealed"
+
 # An accepted client sending a message only the server may send: that connection is
 # closed (and the job fails, as for any rank that leaves without finalizing).
 check "badreq: a server-only message from a client closes that client" 1 30 -- \

@@ -159,9 +159,8 @@ impl Budget {
                 self.release(*c, tag);
             }
         }
-        match request {
-            Some((conn, tag, len)) if !answered && tag != 0 => self.park(conn, tag, len),
-            _ => {}
+        if let Some((conn, tag, len)) = request.filter(|&(_, t, _)| !answered && t != 0) {
+            self.park(conn, tag, len);
         }
     }
 

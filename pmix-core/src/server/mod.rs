@@ -32,6 +32,7 @@ use crate::store::keys;
 use crate::value::{App, Info, Nspace, Pdata, ProcId, Query, Value};
 use pmix_sys as sys;
 use state::{Action, ServerState};
+use std::os::fd::AsFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -414,6 +415,10 @@ impl Shared {
             match a {
                 Action::Send(c, body) => {
                     ctx.send(c, &body);
+                }
+                Action::SendFds(c, body, fds) => {
+                    let fds: Vec<_> = fds.iter().map(|f| f.as_fd()).collect();
+                    ctx.send_with_fds(c, &body, &fds);
                 }
                 Action::Close(c) => ctx.close(c),
                 Action::Timer(after, ev) => {
@@ -858,7 +863,7 @@ impl Server {
         }
         state.set_delta_modex(delta);
         let seg_min = segment_min();
-        state.set_segment_dir(seg_min.map(|_| dir.clone()), seg_min.unwrap_or(0));
+        state.set_segments(seg_min);
         state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
         state.set_request_limits(state::budget::Limits::from_env());
         let shared = Arc::new(Shared {

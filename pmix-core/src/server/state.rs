@@ -48,6 +48,11 @@ pub use query::QueryState;
 pub enum Action {
     /// Send this frame body on a connection.
     Send(ConnId, Vec<u8>),
+    /// Send this frame body on a connection with these descriptors attached
+    /// (`SCM_RIGHTS`; a Welcome's job-data segments). Should they not go (the
+    /// connection's queue is not empty), the frame goes alone and the client asks for
+    /// inline copies.
+    SendFds(ConnId, Vec<u8>, Vec<std::sync::Arc<std::os::fd::OwnedFd>>),
     /// Close a connection (after sending what was queued).
     Close(ConnId),
     /// Call `Host::fence`; report back with [`ServerState::fence_done`] and this id.
@@ -274,14 +279,12 @@ pub struct ServerState {
     budget: budget::Budget,
 }
 
-/// Publication of per-process tables as files clients map (`store::procs`).
+/// Publication of per-process tables as sealed memory files clients map (`store::procs`).
 #[derive(Debug)]
 struct Segments {
-    /// The server's private directory.
-    dir: std::path::PathBuf,
     /// Smaller images travel inline (a mapping costs a client more than a copy).
     min: usize,
-    /// Numbers the files (`jobdata.<n>`), so a re-registration never reuses a name.
+    /// Numbers the files' names (`pmix-jobdata.<n>`, seen in `/proc/<pid>/fd`).
     next: u64,
 }
 
@@ -290,19 +293,6 @@ struct Segments {
 pub const JOB_SEGMENT_MIN_ENV: &str = crate::params::JOB_SEGMENT_MIN;
 /// Default of [`JOB_SEGMENT_MIN_ENV`].
 pub const JOB_SEGMENT_MIN: usize = 8192;
-
-/// Remove the file a namespace's table was published in, if any.
-fn unpublish(job: &JobData) {
-    if let Some(seg) = job.procs.segment() {
-        if let Err(e) = std::fs::remove_file(&seg.path) {
-            log::debug!(
-                "server: removing job-data segment {}: {}",
-                seg.path.display(),
-                e
-            );
-        }
-    }
-}
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
     Action::Send(
@@ -356,10 +346,10 @@ impl ServerState {
         self.budget.parked(conn)
     }
 
-    /// Publish namespaces' per-process tables of at least `min` bytes as files in `dir`
-    /// (the server's private directory) for local clients to map; `None` turns it off.
-    pub fn set_segment_dir(&mut self, dir: Option<std::path::PathBuf>, min: usize) {
-        self.segments = dir.map(|dir| Segments { dir, min, next: 0 });
+    /// Publish namespaces' per-process tables of at least `min` bytes as sealed memory
+    /// files handed to local clients with their Welcome; `None` turns it off.
+    pub fn set_segments(&mut self, min: Option<usize>) {
+        self.segments = min.map(|min| Segments { min, next: 0 });
     }
 
     /// Turn delta modex on or off (see [`modex`]; the server reads
@@ -411,13 +401,13 @@ impl ServerState {
         job.derive(&self.hostname);
         if let Some(seg) = self.segments.as_mut() {
             if job.procs.image().len() >= seg.min.max(1) {
-                let path = seg.dir.join(format!("jobdata.{}", seg.next));
+                let name = format!("pmix-jobdata.{}", seg.next);
                 seg.next += 1;
-                if let Err(e) = job.procs.publish(&path) {
+                if let Err(e) = job.procs.publish(&name) {
                     log::warn!(
-                        "server: cannot publish {}'s job data at {}, sending it inline: {}",
+                        "server: cannot publish {}'s job data as a sealed memory file, \
+                         sending it inline: {}",
                         nspace,
-                        path.display(),
                         e
                     );
                 }
@@ -426,7 +416,6 @@ impl ServerState {
         let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
         let (clients, data, gone, lost, dereg) = match self.nspaces.remove(nspace) {
             Some(old) => {
-                unpublish(&old.job);
                 local.extend(old.clients.keys().copied());
                 (old.clients, old.data, old.gone, old.lost, old.dereg)
             }
@@ -662,9 +651,8 @@ impl ServerState {
 
     /// Forget a namespace (its clients' connections stay until they close).
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
-        if let Some(old) = self.nspaces.remove(nspace) {
-            unpublish(&old.job);
-        }
+        // Its segment, if any, is freed once the last client that mapped it unmaps it.
+        self.nspaces.remove(nspace);
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
             .partition(|(p, _, _)| &p.nspace == nspace);
@@ -929,10 +917,13 @@ impl ServerState {
             .map(|ns| &ns.job)
             .into_iter()
             .collect();
-        out.push(Action::Send(
-            conn,
-            protocol::encode_welcome_accepted(&self.id, &proc_, &jobs),
-        ));
+        let mut fds = Vec::new();
+        let body = protocol::encode_welcome_accepted(&self.id, &proc_, &jobs, &mut fds);
+        out.push(if fds.is_empty() {
+            Action::Send(conn, body)
+        } else {
+            Action::SendFds(conn, body, fds)
+        });
         if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
             // A process that finalized and called PMIx_Init again is back.
             ns.gone.remove(&proc_.rank);
