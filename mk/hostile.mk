@@ -13,7 +13,7 @@
 #                           memory errors fail)
 
 HOSTILE_OUT      := $(BUILD)/tests/hostile
-HOSTILE_BINS     := $(HOSTILE_OUT)/rank $(HOSTILE_OUT)/host
+HOSTILE_BINS     := $(HOSTILE_OUT)/rank $(HOSTILE_OUT)/host $(HOSTILE_OUT)/parked $(HOSTILE_OUT)/sealed
 HOSTILE_PEER     := $(TARGET)/examples/hostile_peer
 HOSTILE_VALGRIND ?= valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q --trace-children=yes
 

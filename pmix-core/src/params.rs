@@ -86,6 +86,11 @@ pub const DUMP_SIGNAL: &str = "PMIX_RS_DUMP_SIGNAL";
 /// `PMIX_RS_DUMP_DIR` (ours): where debug dumps are written.
 pub const DUMP_DIR: &str = "PMIX_RS_DUMP_DIR";
 
+/// `PMIX_RS_MAX_PARKED` (ours).
+pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
+/// `PMIX_RS_MAX_PARKED_BYTES` (ours).
+pub const MAX_PARKED_BYTES: &str = "PMIX_RS_MAX_PARKED_BYTES";
+
 use Reader::{Client, Pmixrun, Server, Tool};
 
 const URI_MEANING: &str =
@@ -220,6 +225,21 @@ pub const PARAMS: &[Param] = &[
         readers: &[Client, Server, Tool, Pmixrun],
         meaning: "directory the debug dump is written to, as pmix-dump.<pid> \
                   (see PMIX_RS_DUMP_SIGNAL); unset: stderr",
+    },
+    Param {
+        name: MAX_PARKED,
+        default: "65536",
+        readers: &[Server],
+        meaning: "how many requests a server holds unanswered for one client (Gets of \
+                  data not there yet, fences, lookups, ...); beyond it the client's \
+                  requests get PMIX_ERR_OUT_OF_RESOURCE (suffixes K, M, G)",
+    },
+    Param {
+        name: MAX_PARKED_BYTES,
+        default: "64Mi",
+        readers: &[Server],
+        meaning: "how many bytes those requests may account for (their frames plus 384 \
+                  bytes each); beyond it, as for PMIX_RS_MAX_PARKED",
     },
 ];
 

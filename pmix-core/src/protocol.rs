@@ -39,8 +39,9 @@ use pmix_sys as sys;
 /// Protocol version spoken by this library (sent in [`Hello`]). 3 added I/O forwarding
 /// ([`Req::Iof`], [`ServerMsg::Iof`]); 4 added tools ([`Hello::kind`], the identity in
 /// [`Welcome::Accepted`]); 5 made job data compact (the per-process table of
-/// `store::procs`, which a Welcome may name by its shared segment).
-pub const VERSION: u32 = 5;
+/// `store::procs`, which a Welcome may name by its shared segment); 6 passes that segment
+/// as a sealed memory file's descriptor with the Welcome instead of naming a file.
+pub const VERSION: u32 = 6;
 /// A client↔server wire protocol this library speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dialect {
@@ -336,21 +337,35 @@ impl Wire for Welcome {
 /// The frame body of `Welcome::Accepted { server, you, jobs }` encoded from borrowed job data:
 /// the server sends every client of a namespace its job data, and copying it into an
 /// owned `Welcome` first (then dropping it) was most of the handshake's cost.
-pub fn encode_welcome_accepted(server: &ProcId, you: &ProcId, jobs: &[&JobData]) -> Vec<u8> {
+///
+/// A per-process table published as a sealed segment is named by the index of its
+/// descriptor, which this adds to `fds`: they must travel with the frame (`SCM_RIGHTS`).
+/// A client that does not receive them asks for inline copies (`Req::JobData`).
+pub fn encode_welcome_accepted(
+    server: &ProcId,
+    you: &ProcId,
+    jobs: &[&JobData],
+    fds: &mut Vec<std::sync::Arc<std::os::fd::OwnedFd>>,
+) -> Vec<u8> {
     let mut out = Vec::new();
     0u8.encode(&mut out);
     server.encode(&mut out);
     you.encode(&mut out);
     (jobs.len() as u32).encode(&mut out);
     for j in jobs {
-        encode_job(j, &mut out, true);
+        encode_job(j, &mut out, Some(&mut *fds));
     }
     out
 }
 
 /// A [`JobData`]'s encoding; `local`: for a client on this node, whose per-process table
-/// may be named by its shared segment instead of carried inline.
-fn encode_job(j: &JobData, out: &mut Vec<u8>, local: bool) {
+/// may be handed over as its shared segment (a descriptor added there) instead of
+/// carried inline.
+fn encode_job(
+    j: &JobData,
+    out: &mut Vec<u8>,
+    local: Option<&mut Vec<std::sync::Arc<std::os::fd::OwnedFd>>>,
+) {
     j.nspace.encode(out);
     j.job.encode(out);
     (j.apps.len() as u32).encode(out);
@@ -359,8 +374,8 @@ fn encode_job(j: &JobData, out: &mut Vec<u8>, local: bool) {
         l.encode(out);
     }
     encode_seq(&j.nodes, out);
-    if local {
-        j.procs.encode_local(out);
+    if let Some(fds) = local {
+        j.procs.encode_local(out, fds);
     } else {
         j.procs.encode(out);
     }
@@ -396,7 +411,7 @@ impl Wire for Section {
 
 impl Wire for JobData {
     fn encode(&self, out: &mut Vec<u8>) {
-        encode_job(self, out, false);
+        encode_job(self, out, None);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         let nspace = Nspace::decode(d)?;
@@ -1407,7 +1422,10 @@ mod tests {
                 you: you.clone(),
                 jobs: jobs.clone(),
             });
-            assert_eq!(encode_welcome_accepted(&server, &you, &refs), owned);
+            assert_eq!(
+                encode_welcome_accepted(&server, &you, &refs, &mut Vec::new()),
+                owned
+            );
             assert_eq!(
                 decode::<Welcome>(&owned).unwrap(),
                 Welcome::Accepted {

@@ -44,7 +44,7 @@ use crate::store::{keys, qualified, scope_searched, JobData, KvSet, Level, Reade
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 use std::time::Duration;
@@ -571,15 +571,17 @@ fn info_array(infos: Vec<Info>) -> Value {
     }))
 }
 
-/// What a server's welcome gave us: the stream, the server's id, our id, job data, and
-/// the decoder holding whatever the server sent after its Welcome (an event can follow
-/// it at once); the connection's reader continues from there.
+/// What a server's welcome gave us: the stream, the server's id, our id, job data, the
+/// decoder holding whatever the server sent after its Welcome (an event can follow it at
+/// once; the connection's reader continues from there), and the descriptors that came
+/// with the Welcome (its job-data segments).
 type Welcomed = (
     std::os::unix::net::UnixStream,
     ProcId,
     ProcId,
     Vec<JobData>,
     FrameDecoder,
+    Vec<std::os::fd::OwnedFd>,
 );
 
 /// Connect and exchange Hello/Welcome on the calling thread.
@@ -606,11 +608,12 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcom
     s.write_all(&frame).map_err(unreach)?;
     let mut dec = FrameDecoder::new();
     let mut buf = vec![0u8; 16 * 1024];
+    let mut fds = Vec::new();
     let body = loop {
         if let Some(f) = dec.next_frame()? {
             break f;
         }
-        let n = s.read(&mut buf).map_err(unreach)?;
+        let n = crate::sys::recv_with_fds(&s, &mut buf, &mut fds).map_err(unreach)?;
         if n == 0 {
             return Err(Error::new(
                 sys::PMIX_ERR_UNREACH,
@@ -631,7 +634,7 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Welcom
                     format!("the server welcomed {} but we are {}", you, me),
                 ));
             }
-            Ok((s, server, you, jobs, dec))
+            Ok((s, server, you, jobs, dec, fds))
         }
         Welcome::Refused { status, reason } => Err(Error::new(
             status,
@@ -754,18 +757,20 @@ impl Client {
             log::debug!("client: no server in the environment; singleton {}", me);
             return Ok(Self::local(me, hostname, handle, data));
         };
-        let (stream, server, me, jobs, rest) = handshake(&me, &path, cfg.kind)?;
+        let (stream, server, me, jobs, rest, fds) = handshake(&me, &path, cfg.kind)?;
         let mut data = Data::default();
         // Per-process tables the server published on this node are mapped, not copied;
-        // one that cannot be mapped is asked for inline once connected.
+        // one that cannot be mapped is asked for inline once connected. The descriptors
+        // are closed once mapped (the mappings stay).
         let mut unmapped = Vec::new();
         for mut j in jobs {
-            if let Err(e) = j.procs.attach() {
+            if let Err(e) = j.procs.attach(&fds) {
                 log::warn!("client {}: {}; asking for an inline copy", me, e);
                 unmapped.push(j.nspace.clone());
             }
             data.jobs.insert(j.nspace.clone(), j);
         }
+        drop(fds);
         if cfg.kind != protocol::PeerKind::Client && !data.jobs.contains_key(&me.nspace) {
             data.jobs
                 .insert(me.nspace.clone(), tool_job(&me, &hostname));

@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, VecDeque};
 /// Connection and timer tables, looked up on every read, send and timer: the fast hasher.
 type HashMap<K, V> = FastMap<K, V>;
 use std::io::{self, Read, Write};
+use std::os::fd::BorrowedFd;
 use std::os::unix::io::{AsRawFd, RawFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -262,6 +263,38 @@ impl Ctx {
             );
             self.drop_conn(id, format!("peer not reading: {} bytes queued", queued));
         }
+        self.conns.contains_key(&id)
+    }
+
+    /// [`Ctx::send`] with descriptors attached to the frame's first bytes (`SCM_RIGHTS`).
+    /// They go only when nothing is queued before the frame (the frame is then written
+    /// at once, as far as the socket takes it); otherwise, or when the socket refuses
+    /// them, the frame is queued alone, with a log line. Returns false if the connection
+    /// is gone.
+    pub fn send_with_fds(&mut self, id: ConnId, body: &[u8], fds: &[BorrowedFd<'_>]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return false;
+        };
+        if fds.is_empty() || c.out_pos < c.out.len() {
+            if !fds.is_empty() {
+                log::debug!("connection {}: output queued, descriptors not passed", id);
+            }
+            return self.send(id, body);
+        }
+        let mut frame = Vec::with_capacity(body.len() + 4);
+        protocol::encode_frame_into(body, &mut frame);
+        let sent = match crate::sys::send_with_fds(&c.stream, &frame, fds) {
+            Ok(n) => n,
+            Err(e) => {
+                log::debug!("connection {}: descriptors not passed: {}", id, e);
+                0
+            }
+        };
+        c.out.clear();
+        c.out_pos = 0;
+        c.out
+            .extend_from_slice(frame.get(sent..).unwrap_or_default());
+        self.flush(id);
         self.conns.contains_key(&id)
     }
 

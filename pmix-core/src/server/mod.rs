@@ -32,6 +32,7 @@ use crate::store::keys;
 use crate::value::{App, Info, Nspace, Pdata, ProcId, Query, Value};
 use pmix_sys as sys;
 use state::{Action, ServerState};
+use std::os::fd::AsFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -393,15 +394,31 @@ impl Shared {
     /// state lock is released).
     fn step(self: &Arc<Self>, ctx: &mut Ctx, f: impl FnOnce(&mut ServerState, &mut Vec<Action>)) {
         let mut out = Vec::new();
-        f(&mut self.lock(), &mut out);
-        self.exec(ctx, out);
+        {
+            let mut s = self.lock();
+            f(&mut s, &mut out);
+            s.settle(&out);
+        }
+        self.run(ctx, out);
     }
 
+    /// Carry out actions produced outside [`Shared::step`]: the replies among them are
+    /// accounted first (`server/budget.rs`).
     fn exec(self: &Arc<Self>, ctx: &mut Ctx, actions: Vec<Action>) {
+        self.lock().settle(&actions);
+        self.run(ctx, actions);
+    }
+
+    /// Carry out actions whose replies were accounted already.
+    fn run(self: &Arc<Self>, ctx: &mut Ctx, actions: Vec<Action>) {
         for a in actions {
             match a {
                 Action::Send(c, body) => {
                     ctx.send(c, &body);
+                }
+                Action::SendFds(c, body, fds) => {
+                    let fds: Vec<_> = fds.iter().map(|f| f.as_fd()).collect();
+                    ctx.send_with_fds(c, &body, &fds);
                 }
                 Action::Close(c) => ctx.close(c),
                 Action::Timer(after, ev) => {
@@ -606,7 +623,7 @@ impl Shared {
                 }
                 let mut out = Vec::new();
                 let r = self.lock().request(id, &body, &mut out);
-                self.exec(ctx, out);
+                self.run(ctx, out);
                 if let Err(e) = r {
                     log::warn!(
                         "server: malformed request on connection {}, closing it: {}",
@@ -846,8 +863,9 @@ impl Server {
         }
         state.set_delta_modex(delta);
         let seg_min = segment_min();
-        state.set_segment_dir(seg_min.map(|_| dir.clone()), seg_min.unwrap_or(0));
+        state.set_segments(seg_min);
         state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
+        state.set_request_limits(state::budget::Limits::from_env());
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
             host,
@@ -958,9 +976,13 @@ impl Server {
     /// sooner.
     fn step_here(&self, f: impl FnOnce(&mut ServerState, &mut Vec<Action>)) -> Result<()> {
         let mut out = Vec::new();
-        f(&mut self.shared.lock(), &mut out);
+        {
+            let mut s = self.shared.lock();
+            f(&mut s, &mut out);
+            s.settle(&out);
+        }
         if !out.is_empty() {
-            self.post(move |sh, ctx| sh.exec(ctx, out))?;
+            self.post(move |sh, ctx| sh.run(ctx, out))?;
         }
         Ok(())
     }

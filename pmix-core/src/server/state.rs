@@ -24,6 +24,8 @@ use std::time::Duration;
 
 // The dynamic operations (connect, spawn, publish, queries, groups, events) live in their
 // own files as children of this module, so they can reach the state directly.
+#[path = "budget.rs"]
+pub mod budget;
 #[path = "connect.rs"]
 mod connect;
 #[path = "dynamic.rs"]
@@ -48,6 +50,11 @@ pub use query::QueryState;
 pub enum Action {
     /// Send this frame body on a connection.
     Send(ConnId, Vec<u8>),
+    /// Send this frame body on a connection with these descriptors attached
+    /// (`SCM_RIGHTS`; a Welcome's job-data segments). Should they not go (the
+    /// connection's queue is not empty), the frame goes alone and the client asks for
+    /// inline copies.
+    SendFds(ConnId, Vec<u8>, Vec<std::sync::Arc<std::os::fd::OwnedFd>>),
     /// Close a connection (after sending what was queued).
     Close(ConnId),
     /// Call `Host::fence`; report back with [`ServerState::fence_done`] and this id.
@@ -270,16 +277,16 @@ pub struct ServerState {
     /// Where namespaces' per-process tables are published for local clients (None: they
     /// travel inline in every Welcome).
     segments: Option<Segments>,
+    /// Requests parked per connection, and their caps (see `server/budget.rs`).
+    budget: budget::Budget,
 }
 
-/// Publication of per-process tables as files clients map (`store::procs`).
+/// Publication of per-process tables as sealed memory files clients map (`store::procs`).
 #[derive(Debug)]
 struct Segments {
-    /// The server's private directory.
-    dir: std::path::PathBuf,
     /// Smaller images travel inline (a mapping costs a client more than a copy).
     min: usize,
-    /// Numbers the files (`jobdata.<n>`), so a re-registration never reuses a name.
+    /// Numbers the files' names (`pmix-jobdata.<n>`, seen in `/proc/<pid>/fd`).
     next: u64,
 }
 
@@ -288,19 +295,6 @@ struct Segments {
 pub const JOB_SEGMENT_MIN_ENV: &str = crate::params::JOB_SEGMENT_MIN;
 /// Default of [`JOB_SEGMENT_MIN_ENV`].
 pub const JOB_SEGMENT_MIN: usize = 8192;
-
-/// Remove the file a namespace's table was published in, if any.
-fn unpublish(job: &JobData) {
-    if let Some(seg) = job.procs.segment() {
-        if let Err(e) = std::fs::remove_file(&seg.path) {
-            log::debug!(
-                "server: removing job-data segment {}: {}",
-                seg.path.display(),
-                e
-            );
-        }
-    }
-}
 
 fn reply(conn: ConnId, tag: u32, status: i32, data: ReplyData) -> Action {
     Action::Send(
@@ -333,13 +327,31 @@ impl ServerState {
             tools: Default::default(),
             hostops: Default::default(),
             segments: None,
+            budget: Default::default(),
         }
     }
 
-    /// Publish namespaces' per-process tables of at least `min` bytes as files in `dir`
-    /// (the server's private directory) for local clients to map; `None` turns it off.
-    pub fn set_segment_dir(&mut self, dir: Option<std::path::PathBuf>, min: usize) {
-        self.segments = dir.map(|dir| Segments { dir, min, next: 0 });
+    /// Cap what each connection may have parked (see `server/budget.rs`).
+    pub fn set_request_limits(&mut self, limits: budget::Limits) {
+        self.budget.set_limits(limits);
+    }
+
+    /// Account for the replies among `actions` (of a step that served no request).
+    pub fn settle(&mut self, actions: &[Action]) {
+        if self.budget.concerns(actions) {
+            self.budget.settle(None, actions);
+        }
+    }
+
+    /// The requests parked for a connection (count, accounted bytes).
+    pub fn parked(&self, conn: ConnId) -> (usize, usize) {
+        self.budget.parked(conn)
+    }
+
+    /// Publish namespaces' per-process tables of at least `min` bytes as sealed memory
+    /// files handed to local clients with their Welcome; `None` turns it off.
+    pub fn set_segments(&mut self, min: Option<usize>) {
+        self.segments = min.map(|min| Segments { min, next: 0 });
     }
 
     /// Turn delta modex on or off (see [`modex`]; the server reads
@@ -391,13 +403,13 @@ impl ServerState {
         job.derive(&self.hostname);
         if let Some(seg) = self.segments.as_mut() {
             if job.procs.image().len() >= seg.min.max(1) {
-                let path = seg.dir.join(format!("jobdata.{}", seg.next));
+                let name = format!("pmix-jobdata.{}", seg.next);
                 seg.next += 1;
-                if let Err(e) = job.procs.publish(&path) {
+                if let Err(e) = job.procs.publish(&name) {
                     log::warn!(
-                        "server: cannot publish {}'s job data at {}, sending it inline: {}",
+                        "server: cannot publish {}'s job data as a sealed memory file, \
+                         sending it inline: {}",
                         nspace,
-                        path.display(),
                         e
                     );
                 }
@@ -406,7 +418,6 @@ impl ServerState {
         let mut local: BTreeSet<Rank> = job.local_peers().unwrap_or_default().into_iter().collect();
         let (clients, data, gone, lost, dereg) = match self.nspaces.remove(nspace) {
             Some(old) => {
-                unpublish(&old.job);
                 local.extend(old.clients.keys().copied());
                 (old.clients, old.data, old.gone, old.lost, old.dereg)
             }
@@ -642,9 +653,8 @@ impl ServerState {
 
     /// Forget a namespace (its clients' connections stay until they close).
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
-        if let Some(old) = self.nspaces.remove(nspace) {
-            unpublish(&old.job);
-        }
+        // Its segment, if any, is freed once the last client that mapped it unmaps it.
+        self.nspaces.remove(nspace);
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
             .partition(|(p, _, _)| &p.nspace == nspace);
@@ -909,10 +919,13 @@ impl ServerState {
             .map(|ns| &ns.job)
             .into_iter()
             .collect();
-        out.push(Action::Send(
-            conn,
-            protocol::encode_welcome_accepted(&self.id, &proc_, &jobs),
-        ));
+        let mut fds = Vec::new();
+        let body = protocol::encode_welcome_accepted(&self.id, &proc_, &jobs, &mut fds);
+        out.push(if fds.is_empty() {
+            Action::Send(conn, body)
+        } else {
+            Action::SendFds(conn, body, fds)
+        });
         if let Some(ns) = self.nspaces.get_mut(&proc_.nspace) {
             // A process that finalized and called PMIx_Init again is back.
             ns.gone.remove(&proc_.rank);
@@ -953,6 +966,7 @@ impl ServerState {
     /// A connection closed (peer went away, or we closed it on a malformed frame).
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
         self.hostops_conn_gone(conn);
+        self.budget.closed(conn);
         let Some(st) = self.conns.remove(&conn) else {
             return;
         };
@@ -1048,6 +1062,25 @@ impl ServerState {
             }
             return Ok(());
         }
+        let exempt = matches!(req, Req::Finalize | Req::Abort { .. });
+        if tag != 0 && !exempt && !self.budget.admit(conn, body.len(), &me) {
+            out.push(reply(
+                conn,
+                tag,
+                sys::PMIX_ERR_OUT_OF_RESOURCE,
+                ReplyData::None,
+            ));
+            return Ok(());
+        }
+        let start = out.len();
+        self.serve(conn, tag, me, req, out);
+        let served = (tag != 0).then_some((conn, tag, body.len()));
+        self.budget.settle(served, &out[start..]);
+        Ok(())
+    }
+
+    /// Serve one decoded request of an accepted client.
+    fn serve(&mut self, conn: ConnId, tag: u32, me: ProcId, req: Req, out: &mut Vec<Action>) {
         match req {
             Req::Commit { puts } => self.commit(&me, puts, out),
             Req::Fence {
@@ -1109,7 +1142,7 @@ impl ServerState {
                 if self.is_tool(conn) {
                     // A tool is not the host's client: no host upcall, no job effects.
                     self.tool_finalize(conn, tag, out);
-                    return Ok(());
+                    return;
                 }
                 self.iof_conn_gone(conn);
                 self.dyn_finalized(&me, out);
@@ -1129,7 +1162,6 @@ impl ServerState {
                 info,
             } => self.client_notify(conn, tag, &me, status, range, info, out),
         }
-        Ok(())
     }
 
     /// Send an event to every connected client (a host's `PMIx_Notify_event`).
@@ -2478,6 +2510,53 @@ mod tests {
         let mut out = Vec::new();
         s.timer(ev, &mut out);
         assert_eq!(replies(&out), vec![(2, 2, sys::PMIX_ERR_TIMEOUT)]);
+    }
+
+    #[test]
+    fn parked_requests_past_the_cap_are_refused_for_that_client_only() {
+        let mut s = setup(3, 3);
+        s.set_request_limits(budget::Limits {
+            count: 2,
+            bytes: 1 << 20,
+        });
+        let get = |k: &str| Req::Get {
+            target: p(0),
+            key: Some(Key::new(k).unwrap()),
+            immediate: false,
+            timeout_ms: 0,
+            info: vec![],
+        };
+        assert!(replies(&req(&mut s, 2, 1, get("x"))).is_empty());
+        assert!(replies(&req(&mut s, 2, 2, get("y"))).is_empty());
+        assert_eq!(s.parked(2).0, 2);
+        let refused = vec![(2, 3, sys::PMIX_ERR_OUT_OF_RESOURCE)];
+        assert_eq!(replies(&req(&mut s, 2, 3, get("z"))), refused);
+        // Another client parks as before; a fence (parked too) is refused for rank 1.
+        assert!(replies(&req(&mut s, 3, 1, get("x"))).is_empty());
+        let fence = fence(vec![wild()], false);
+        assert_eq!(
+            replies(&req(&mut s, 2, 4, fence)),
+            vec![(2, 4, sys::PMIX_ERR_OUT_OF_RESOURCE)]
+        );
+        // Rank 0 commits x: both Gets of x are answered, rank 1 may park again.
+        let commit = Req::Commit {
+            puts: vec![put("x", sys::PMIX_GLOBAL, 1)],
+        };
+        assert_eq!(
+            replies(&req(&mut s, 1, 0, commit)),
+            vec![(2, 1, 0), (3, 1, 0)]
+        );
+        assert_eq!(s.parked(2).0, 1);
+        assert_eq!(s.parked(3).0, 0);
+        assert!(replies(&req(&mut s, 2, 5, get("w"))).is_empty());
+        // Finalize is never refused.
+        let out = req(&mut s, 2, 6, Req::Finalize);
+        assert!(out
+            .iter()
+            .any(|a| matches!(a, Action::HostFinalized { tag: 6, .. })));
+        let mut out = Vec::new();
+        s.closed(2, &mut out);
+        assert_eq!(s.parked(2), (0, 0));
     }
 
     #[test]

@@ -129,14 +129,39 @@ impl Image {
     }
 }
 
-/// Where an image is published for the clients of this node: a file the server wrote
-/// once (see [`ProcTable::publish`]) and its length.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
-    /// The file.
-    pub path: std::path::PathBuf,
-    /// Its length in bytes (the image's).
-    pub len: u32,
+/// Where an image is published for the clients of this node.
+#[derive(Debug, Clone)]
+pub enum Segment {
+    /// Server side: the sealed memory file the server wrote once ([`ProcTable::publish`]);
+    /// a Welcome hands it to each local client over its socket (`SCM_RIGHTS`).
+    Sealed {
+        /// The memory file.
+        fd: Arc<std::os::fd::OwnedFd>,
+        /// Its length in bytes (the image's).
+        len: u32,
+    },
+    /// Client side: the Welcome named the descriptor it carried at this index.
+    Passed {
+        /// Index among the descriptors that came with the Welcome.
+        index: u32,
+        /// The image's length in bytes.
+        len: u32,
+    },
+}
+
+impl PartialEq for Segment {
+    fn eq(&self, other: &Self) -> bool {
+        use std::os::fd::AsRawFd;
+        match (self, other) {
+            (Segment::Sealed { fd: a, len: l }, Segment::Sealed { fd: b, len: m }) => {
+                a.as_raw_fd() == b.as_raw_fd() && l == m
+            }
+            (Segment::Passed { index: a, len: l }, Segment::Passed { index: b, len: m }) => {
+                a == b && l == m
+            }
+            _ => false,
+        }
+    }
 }
 
 /// One column's place in the image.
@@ -316,33 +341,24 @@ impl ProcTable {
         })
     }
 
-    /// Write the image to a new file at `path` (mode 0400, which must not exist yet) for
-    /// the clients of this node to map, and remember it: Welcomes then name the file
-    /// instead of carrying the image ([`ProcTable::encode_local`]). Nothing happens for an
-    /// empty image.
+    /// Publish the image as a sealed memory file ([`crate::sys::sealed_memfd`]) for the
+    /// clients of this node to map, and remember it: Welcomes then hand over the file
+    /// instead of carrying the image ([`ProcTable::encode_local`]). Nothing happens for
+    /// an empty image.
     ///
     /// # Errors
-    /// The file's creation or write error (the table is unchanged then).
-    pub fn publish(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
+    /// The memory file's creation, write or seal error (the table is unchanged then;
+    /// `ENOSYS` on a kernel without `memfd_create`).
+    pub fn publish(&mut self, name: &str) -> std::io::Result<()> {
         let bytes = self.image.bytes();
         let len = u32::try_from(bytes.len())
             .map_err(|_| std::io::Error::other("image larger than 4 GiB"))?;
         if len == 0 {
             return Ok(());
         }
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o400)
-            .open(path)?;
-        if let Err(e) = f.write_all(bytes) {
-            let _ = std::fs::remove_file(path);
-            return Err(e);
-        }
-        self.seg = Some(Segment {
-            path: path.to_path_buf(),
+        let fd = crate::sys::sealed_memfd(name, bytes)?;
+        self.seg = Some(Segment::Sealed {
+            fd: Arc::new(fd),
             len,
         });
         Ok(())
@@ -355,37 +371,40 @@ impl ProcTable {
 
     /// True when the Welcome named a segment that is not mapped yet.
     pub fn needs_attach(&self) -> bool {
-        self.seg.is_some() && self.image.bytes().is_empty()
+        matches!(self.seg, Some(Segment::Passed { .. })) && self.image.bytes().is_empty()
     }
 
-    /// Map the segment the Welcome named and read the image in place.
+    /// Map the segment the Welcome named, among the descriptors `fds` that came with it,
+    /// and read the image in place. The descriptor must be sealed against writes and
+    /// size changes ([`crate::sys::is_sealed`]) and hold exactly the announced length.
     ///
     /// # Errors
-    /// `PMIX_ERR_NOT_AVAILABLE` when the file cannot be opened or mapped, is shorter than
-    /// announced, or does not hold a well-formed image; the table is unchanged then.
-    pub fn attach(&mut self) -> Result<()> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let Some(seg) = self.seg.clone().filter(|_| self.needs_attach()) else {
+    /// `PMIX_ERR_NOT_AVAILABLE` when no such descriptor came, it is not sealed, its size
+    /// differs, it cannot be mapped or does not hold a well-formed image; the table is
+    /// unchanged then.
+    pub fn attach(&mut self, fds: &[std::os::fd::OwnedFd]) -> Result<()> {
+        let Some(Segment::Passed { index, len }) = self.seg.clone().filter(|_| self.needs_attach())
+        else {
             return Ok(());
         };
         let fail = |what: String| {
             Error::new(
                 sys::PMIX_ERR_NOT_AVAILABLE,
-                format!("job-data segment {}: {}", seg.path.display(), what),
+                format!("job-data segment (descriptor {}): {}", index, what),
             )
         };
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            // No symlinks; a FIFO or device named instead of the file must not block us.
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&seg.path)
-            .map_err(|e| fail(e.to_string()))?;
-        let meta = f.metadata().map_err(|e| fail(e.to_string()))?;
-        if !meta.is_file() || meta.len() != u64::from(seg.len) {
-            return Err(fail(format!("{} bytes, {} announced", meta.len(), seg.len)));
+        let fd = fds
+            .get(index as usize)
+            .ok_or_else(|| fail(format!("not received ({} came)", fds.len())))?;
+        if !crate::sys::is_sealed(fd) {
+            return Err(fail("not a sealed memory file".into()));
         }
-        let m =
-            crate::sys::Mapping::map_file(&f, seg.len as usize).map_err(|e| fail(e.to_string()))?;
+        let f = std::fs::File::from(fd.try_clone().map_err(|e| fail(e.to_string()))?);
+        let meta = f.metadata().map_err(|e| fail(e.to_string()))?;
+        if !meta.is_file() || meta.len() != u64::from(len) {
+            return Err(fail(format!("{} bytes, {} announced", meta.len(), len)));
+        }
+        let m = crate::sys::Mapping::map_file(&f, len as usize).map_err(|e| fail(e.to_string()))?;
         let lay = Layout::parse(m.bytes()).map_err(|e| fail(e.to_string()))?;
         self.image = Image::Mapped(Arc::new(m));
         self.lay = lay;
@@ -393,13 +412,18 @@ impl ProcTable {
     }
 
     /// Encode for a client on this node: like the wire form, but naming the published
-    /// segment instead of carrying the image when there is one.
-    pub fn encode_local(&self, out: &mut Vec<u8>) {
+    /// segment instead of carrying the image when there is one, and there is room for
+    /// its descriptor in `fds` (at most [`crate::sys::MAX_FDS`]), which travel with the
+    /// frame.
+    pub fn encode_local(&self, out: &mut Vec<u8>, fds: &mut Vec<Arc<std::os::fd::OwnedFd>>) {
         match &self.seg {
-            Some(seg) if !self.image.bytes().is_empty() => {
+            Some(Segment::Sealed { fd, len })
+                if !self.image.bytes().is_empty() && fds.len() < crate::sys::MAX_FDS =>
+            {
                 FORM_SEGMENT.encode(out);
-                seg.path.to_string_lossy().into_owned().encode(out);
-                seg.len.encode(out);
+                (fds.len() as u32).encode(out);
+                len.encode(out);
+                fds.push(fd.clone());
                 self.encode_lists(out);
             }
             _ => self.encode(out),
@@ -925,11 +949,13 @@ impl ProcBuilder {
     }
 }
 
-/// Wire forms of a table: the image inline, or the name of this node's segment.
+/// Wire forms of a table: the image inline, or this node's segment (a descriptor passed
+/// with the frame).
 const FORM_INLINE: u8 = 0;
 const FORM_SEGMENT: u8 = 1;
 
-/// `u8 form` (0: `u32` length and the image; 1: segment path and `u32` length), then
+/// `u8 form` (0: `u32` length and the image; 1: `u32` index of the segment's descriptor
+/// among those passed with the frame, and its `u32` length), then
 /// `u32 n` and n × (rank, infos). The plain encoding is always inline; only a Welcome to a
 /// client on this node names the segment ([`ProcTable::encode_local`]).
 impl Wire for ProcTable {
@@ -946,15 +972,9 @@ impl Wire for ProcTable {
                 (d.take(n)?.to_vec(), None)
             }
             FORM_SEGMENT => {
-                let path = String::decode(d)?;
+                let index = u32::decode(d)?;
                 let len = u32::decode(d)?;
-                (
-                    Vec::new(),
-                    Some(Segment {
-                        path: path.into(),
-                        len,
-                    }),
-                )
+                (Vec::new(), Some(Segment::Passed { index, len }))
             }
             f => return Err(Error::unpack(format!("unknown process table form {}", f))),
         };
@@ -1087,16 +1107,14 @@ mod tests {
     }
 
     #[test]
-    fn published_segment_is_mapped_and_bad_files_are_refused() {
-        let dir = std::env::temp_dir().join(format!("pmix-rs-seg-test.{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("jobdata.0");
-        let _ = std::fs::remove_file(&path);
+    fn published_segment_is_mapped_and_bad_descriptors_are_refused() {
+        use std::os::fd::OwnedFd;
         let mut t = table();
-        t.publish(&path).unwrap();
-        assert!(t.publish(&path).is_err(), "never overwrites a file");
+        t.publish("pmix-test-jobdata").unwrap();
         let mut local = Vec::new();
-        t.encode_local(&mut local);
+        let mut fds = Vec::new();
+        t.encode_local(&mut local, &mut fds);
+        assert_eq!(fds.len(), 1);
         let inline = crate::codec::to_bytes(&t);
         assert!(local.len() + t.image().len() / 2 < inline.len());
         let mut got: ProcTable = crate::codec::from_bytes(&local).unwrap();
@@ -1107,7 +1125,11 @@ mod tests {
             Some(Value::Double(1.5))
         );
         assert_eq!(got.get(3, "dir"), None);
-        got.attach().unwrap();
+        assert!(got.attach(&[]).is_err(), "no descriptor came");
+        assert!(got.needs_attach());
+        let passed: Vec<OwnedFd> = fds.iter().map(|f| f.try_clone().unwrap()).collect();
+        got.attach(&passed).unwrap();
+        drop(passed);
         assert!(!got.needs_attach());
         for r in 0..5 {
             assert_eq!(got.infos(r), t.infos(r));
@@ -1120,17 +1142,14 @@ mod tests {
         );
 
         let bytes = t.image().to_vec();
-        let attach_from = |content: &[u8], len: u32| {
-            let p = dir.join("bad");
-            let _ = std::fs::remove_file(&p);
-            std::fs::write(&p, content).unwrap();
+        let attach_from = |fd: OwnedFd, len: u32| {
             let mut out = Vec::new();
             FORM_SEGMENT.encode(&mut out);
-            p.to_string_lossy().into_owned().encode(&mut out);
+            0u32.encode(&mut out);
             len.encode(&mut out);
             0u32.encode(&mut out);
             let mut t: ProcTable = crate::codec::from_bytes(&out).unwrap();
-            let r = t.attach();
+            let r = t.attach(&[fd]);
             assert_eq!(
                 t.needs_attach(),
                 r.is_err(),
@@ -1138,40 +1157,26 @@ mod tests {
             );
             r
         };
+        let sealed = |b: &[u8]| crate::sys::sealed_memfd("t", b).unwrap();
         let n = bytes.len() as u32;
-        assert!(attach_from(&bytes, n).is_ok());
-        let short = attach_from(&bytes[..bytes.len() - 8], n).unwrap_err();
+        assert!(attach_from(sealed(&bytes), n).is_ok());
+        let short = attach_from(sealed(&bytes[..bytes.len() - 8]), n).unwrap_err();
         assert_eq!(short.status, sys::PMIX_ERR_NOT_AVAILABLE);
         assert!(
-            attach_from(&bytes[..bytes.len() - 8], n - 8).is_err(),
+            attach_from(sealed(&bytes[..bytes.len() - 8]), n - 8).is_err(),
             "header length"
         );
         let mut garbage = bytes.clone();
         garbage[0] = b'X';
-        assert!(attach_from(&garbage, n).is_err());
-        assert!(attach_from(&[], 0).is_err());
-        // A FIFO in its place is refused without blocking.
-        let fifo = dir.join("fifo");
-        assert!(std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success());
-        let mut out = Vec::new();
-        FORM_SEGMENT.encode(&mut out);
-        fifo.to_string_lossy().into_owned().encode(&mut out);
-        n.encode(&mut out);
-        0u32.encode(&mut out);
-        let mut t3: ProcTable = crate::codec::from_bytes(&out).unwrap();
-        assert!(t3.attach().is_err());
-        let gone = dir.join("missing");
-        let mut out = Vec::new();
-        FORM_SEGMENT.encode(&mut out);
-        gone.to_string_lossy().into_owned().encode(&mut out);
-        n.encode(&mut out);
-        0u32.encode(&mut out);
-        let mut t2: ProcTable = crate::codec::from_bytes(&out).unwrap();
-        assert!(t2.attach().is_err());
-        let _ = std::fs::remove_dir_all(&dir);
+        assert!(attach_from(sealed(&garbage), n).is_err());
+        // A file that is not sealed (it could be truncated under the mapping) is refused.
+        let path = std::env::temp_dir().join(format!("pmix-rs-seg-test.{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let plain = std::fs::File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(attach_from(plain.into(), n).is_err());
+        // Neither is a pipe.
+        let (r, _w) = std::io::pipe().unwrap();
+        assert!(attach_from(r.into(), n).is_err());
     }
 }

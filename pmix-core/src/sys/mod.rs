@@ -2,7 +2,8 @@
 //! and waiting for a descriptor to become readable go through rustix's safe wrappers;
 //! what is left here is the reviewed `unsafe`: peer credentials of a Unix socket
 //! ([`peer_cred`]), parking a descriptor's epoll registration ([`epoll_park`]) and a
-//! read-only file mapping ([`Mapping`]).
+//! read-only file mapping ([`Mapping`]). Sealed memory files ([`sealed_memfd`]) and
+//! descriptor passing ([`send_with_fds`], [`recv_with_fds`]) use rustix's safe calls.
 //!
 //! Why these stay on libc: rustix reads `SO_PEERCRED` into a credential whose pid may
 //! not be 0, but the kernel reports pid 0 for a peer outside our pid namespace (and
@@ -128,14 +129,106 @@ pub fn wait_readable(fd: &impl AsFd, timeout: Option<std::time::Duration>) -> io
     }
 }
 
+/// The most descriptors one message carries ([`send_with_fds`], [`recv_with_fds`]).
+pub const MAX_FDS: usize = 64;
+
+/// A sealed memory file holding `bytes`: `memfd_create(MFD_ALLOW_SEALING|MFD_CLOEXEC)`,
+/// written whole, then sealed against shrinking, growing, writing and further sealing,
+/// so that no process holding it (not even through `/proc/<pid>/fd`) can change it or
+/// make mappings of it fault.
+///
+/// # Errors
+/// The `memfd_create` error (`ENOSYS` on kernels without it), or the write or seal
+/// error.
+pub fn sealed_memfd(name: &str, bytes: &[u8]) -> io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{MemfdFlags, SealFlags};
+    use std::io::Write;
+    let fd = rustix::fs::memfd_create(name, MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)?;
+    let mut f = std::fs::File::from(fd);
+    f.write_all(bytes)?;
+    let all = SealFlags::SHRINK | SealFlags::GROW | SealFlags::WRITE | SealFlags::SEAL;
+    rustix::fs::fcntl_add_seals(&f, all)?;
+    Ok(f.into())
+}
+
+/// True when `fd` is sealed as [`sealed_memfd`] seals: it can neither shrink, grow nor
+/// be written.
+pub fn is_sealed(fd: &impl AsFd) -> bool {
+    use rustix::fs::SealFlags;
+    let need = SealFlags::SHRINK | SealFlags::GROW | SealFlags::WRITE;
+    rustix::fs::fcntl_get_seals(fd).is_ok_and(|s| s.contains(need))
+}
+
+/// Send `bytes` on a Unix stream socket with `fds` attached (`SCM_RIGHTS`, at most
+/// [`MAX_FDS`]); returns how many bytes went (the descriptors go with the first of them).
+///
+/// # Errors
+/// The `sendmsg` error (`WouldBlock` when nothing went); `InvalidInput` for more than
+/// [`MAX_FDS`] descriptors or no bytes.
+pub fn send_with_fds(
+    sock: &impl AsFd,
+    bytes: &[u8],
+    fds: &[std::os::fd::BorrowedFd<'_>],
+) -> io::Result<usize> {
+    use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
+    if fds.len() > MAX_FDS || bytes.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "0 bytes or too many descriptors",
+        ));
+    }
+    let mut space =
+        vec![std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(fds.len()))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !control.push(SendAncillaryMessage::ScmRights(fds)) {
+        return Err(io::Error::other("control buffer too small"));
+    }
+    let iov = [io::IoSlice::new(bytes)];
+    loop {
+        match rustix::net::sendmsg(sock, &iov, &mut control, SendFlags::NOSIGNAL) {
+            Err(rustix::io::Errno::INTR) => continue,
+            r => return r.map_err(io::Error::from),
+        }
+    }
+}
+
+/// Read from a Unix stream socket into `buf`, appending the descriptors that came with
+/// the bytes (`SCM_RIGHTS`, close-on-exec) to `fds`; returns the byte count (0: end of
+/// stream). Descriptors beyond [`MAX_FDS`] per read are lost (closed by the kernel).
+///
+/// # Errors
+/// The `recvmsg` error.
+pub fn recv_with_fds(
+    sock: &impl AsFd,
+    buf: &mut [u8],
+    fds: &mut Vec<std::os::fd::OwnedFd>,
+) -> io::Result<usize> {
+    use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
+    let mut space = vec![std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    let mut iov = [io::IoSliceMut::new(buf)];
+    let r = loop {
+        match rustix::net::recvmsg(sock, &mut iov, &mut control, RecvFlags::CMSG_CLOEXEC) {
+            Err(rustix::io::Errno::INTR) => continue,
+            r => break r?,
+        }
+    };
+    for msg in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(got) = msg {
+            fds.extend(got);
+        }
+    }
+    Ok(r.bytes)
+}
+
 /// A whole file mapped read-only and shared (`mmap(PROT_READ, MAP_SHARED)`), seen as a
 /// byte slice; unmapped when dropped.
 ///
 /// Used for the per-node job-data segments a server writes once and its clients read in
-/// place (`store::procs`). Those files are created by the server in its private (0700)
-/// directory, written completely before any client learns their name, and never written
-/// again; they are removed (not truncated) when no longer needed, which leaves existing
-/// mappings intact.
+/// place (`store::procs`). Those are sealed memory files ([`sealed_memfd`]): written
+/// completely before any client receives them, then sealed, so no process can write,
+/// shrink or grow them afterwards; a client maps one only after checking its seals
+/// ([`is_sealed`]) and its size.
 #[derive(Debug)]
 pub struct Mapping {
     ptr: std::ptr::NonNull<u8>,
@@ -298,6 +391,36 @@ mod tests {
         // Removing the file leaves the mapping readable.
         std::fs::remove_file(&path).unwrap();
         assert_eq!(m.bytes().len(), 14);
+    }
+
+    #[test]
+    fn a_sealed_memfd_cannot_change_and_travels_over_a_socket() {
+        use std::os::fd::AsFd;
+        let fd = sealed_memfd("pmix-test", b"sealed bytes").unwrap();
+        assert!(is_sealed(&fd));
+        // Not even a writable descriptor of it, from /proc as another process would
+        // open it, can truncate, grow or write it.
+        let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let eperm = |r: io::Result<()>| r.unwrap_err().raw_os_error() == Some(libc::EPERM);
+        assert!(eperm(f.set_len(0)), "shrink refused");
+        assert!(eperm(f.set_len(1 << 20)), "grow refused");
+        assert!(
+            eperm(std::io::Write::write_all(&mut &f, b"x")),
+            "write refused"
+        );
+        let (a, b) = UnixStream::pair().unwrap();
+        assert_eq!(send_with_fds(&a, b"hi", &[fd.as_fd()]).unwrap(), 2);
+        let mut buf = [0u8; 8];
+        let mut fds = Vec::new();
+        assert_eq!(recv_with_fds(&b, &mut buf, &mut fds).unwrap(), 2);
+        assert_eq!(fds.len(), 1);
+        assert!(is_sealed(&fds[0]));
+        let file = std::fs::File::from(fds.pop().unwrap());
+        let m = Mapping::map_file(&file, 12).unwrap();
+        assert_eq!(m.bytes(), b"sealed bytes");
+        // A plain file is not sealed.
+        assert!(!is_sealed(&std::fs::File::open("/dev/null").unwrap()));
     }
 
     #[test]
