@@ -74,16 +74,16 @@ check "flood: 300 x 1 MiB replies not read, 20000 small requests; ranks 0-1 unaf
 # or 64 MiB) each is refused with PMIX_ERR_OUT_OF_RESOURCE, logged once; pmixrun's VmHWM
 # stays bounded (160 MiB; ~180 MB for the first variant before the cap) while ranks 1-2
 # fence and read each other's data (HC10, HC11).
-check "parked: 1,000,000 Get_nb nobody answers; cap 64 Ki, OUT_OF_RESOURCE, ranks 1-2 unaffected" 0 120 -- \
+check "parked: 1,000,000 Get_nb nobody answers; cap 64 Ki, OUT_OF_RESOURCE, ranks 1-2 unaffected" 0 '' 120 -- \
     env PMIX_DEBUG=warn "${PR[@]}" -n 3 "$BIN/parked" small 1000000
 exactly "parked: the refusal logged once" 1 'waiting for answers, the most a client may'
-check "parked: 100,000 Get_nb with 500-byte keys and 1 KiB infos; the 64 MiB cap" 0 120 -- \
+check "parked: 100,000 Get_nb with 500-byte keys and 1 KiB infos; the 64 MiB cap" 0 '' 120 -- \
     env PMIX_DEBUG=warn "${PR[@]}" -n 3 "$BIN/parked" large 100000
 exactly "parked large: the refusal logged once" 1 'waiting for answers, the most a client may'
 
 # The job-data segment is a sealed memory file: rank 0 cannot truncate, grow or write it
 # through /proc/<pmixrun>/fd/N while ranks 1-3 read from their mappings (HC12).
-check "sealed: the job-data segment resists truncation through /proc/<server>/fd; readers unaffected" 0 60 -- \
+check "sealed: the job-data segment resists truncation through /proc/<server>/fd; readers unaffected" 0 '' 60 -- \
     env PMIX_RS_JOB_SEGMENT_MIN=0 "${PR[@]}" -n 4 "$BIN/sealed"
 
 # An accepted client sending a message only the server may send: that connection is
