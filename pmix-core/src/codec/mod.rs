@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 
+pub mod v41;
 mod wire;
 #[allow(unused_imports)]
 pub use wire::*;
