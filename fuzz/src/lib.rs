@@ -115,7 +115,11 @@ pub fn v41_decode(data: &[u8]) {
         .expect("own v41 packing rejected");
     let mut p = Packer::new();
     p.pack(&again, t).expect("re-pack of own packing failed");
-    assert_eq!(p.into_bytes(), once, "v41 pack(unpack(x)) not a fixed point");
+    assert_eq!(
+        p.into_bytes(),
+        once,
+        "v41 pack(unpack(x)) not a fixed point"
+    );
 }
 
 /// A `Value` through `pmix_value_t` and back, twice: the second trip must not change

@@ -34,7 +34,7 @@ fn corrupt(what: &str) -> Error {
 /// format (`u32::MAX` bytes or more), or would not get smaller (prefix included) — the
 /// "declined" outcome of `PMIx_Data_compress`.
 pub fn compress(input: &[u8]) -> Option<Vec<u8>> {
-    if input.len() < MIN_INPUT || u32::try_from(input.len()).map_or(true, |n| n == u32::MAX) {
+    if input.len() < MIN_INPUT || input.len() as u64 >= u32::MAX as u64 {
         return None;
     }
     let out = compress_raw(input);

@@ -77,7 +77,10 @@ static pmix_info_t *infos2(void)
     uint32_t u = 7;
     info_set(&i[0], "pmix.v41.a", "text", PMIX_STRING);
     info_set(&i[1], "pmix.v41.b", &u, PMIX_UINT32);
-    i[1].flags = PMIX_INFO_REQD;
+    /* the last element ends the array, as PMIX_INFO_CREATE marks it (our unpack sets
+     * that flag on the last element of an info array it creates; 4.2.2 keeps the
+     * packed flags) */
+    i[1].flags = PMIX_INFO_REQD | PMIX_INFO_ARRAY_END;
     return i;
 }
 
@@ -95,23 +98,24 @@ static pmix_coord_t *coords(size_t n)
     return c;
 }
 
-/* The calls the writer packs, in order. */
-static int build(call_t *c)
-{
-    int k = 0;
 #define SCALAR(T, ctype, ...)                                                          \
-    do {                                                                               \
-        ctype vals_[] = {__VA_ARGS__};                                                 \
-        memset(&c[k], 0, sizeof(call_t));                                              \
-        c[k].type = T;                                                                 \
-        c[k].n = (int) (sizeof(vals_) / sizeof(vals_[0]));                             \
-        for (int j_ = 0; j_ < c[k].n; j_++) {                                          \
-            memcpy(c[k].items[j_].raw, &vals_[j_], sizeof(ctype));                     \
-        }                                                                              \
-        k++;                                                                           \
-    } while (0)
+do {                                                                               \
+    ctype vals_[] = {__VA_ARGS__};                                                 \
+    memset(&c[k], 0, sizeof(call_t));                                              \
+    c[k].type = T;                                                                 \
+    c[k].n = (int) (sizeof(vals_) / sizeof(vals_[0]));                             \
+    for (int j_ = 0; j_ < c[k].n; j_++) {                                          \
+        memcpy(c[k].items[j_].raw, &vals_[j_], sizeof(ctype));                     \
+    }                                                                              \
+    k++;                                                                           \
+} while (0)
 #define ONE(T) (memset(&c[k], 0, sizeof(call_t)), c[k].type = T, c[k].n = 1, (void *) c[k++].items[0].raw)
 
+
+/* The scalar calls the writer packs, in order. */
+static int build_scalars(call_t *c)
+{
+    int k = 0;
     SCALAR(PMIX_BOOL, bool, true, false);
     SCALAR(PMIX_BYTE, uint8_t, 0, 255);
     SCALAR(PMIX_STRING, char *, dupstr("hello"), NULL, dupstr(""));
@@ -152,6 +156,12 @@ static int build(call_t *c)
     /* a regex other than pmix[...]/raw: crashes 4.2.2 (its preg fallback passes the
      * string where a char ** belongs) */
     SCALAR(PMIX_REGEX, char *, dupstr("pmix[n[1:0-3]]"), dupstr("raw:a,b"));
+    return k;
+}
+
+/* Then the calls of byte objects and structs. */
+static int build_structs(call_t *c, int k)
+{
     {
         pmix_byte_object_t *bo = ONE(PMIX_BYTE_OBJECT);
         bo->bytes = malloc(4);
@@ -195,6 +205,11 @@ static int build(call_t *c)
         int64_t x = -99;
         PMIX_VALUE_LOAD(&pd->value, &x, PMIX_INT64);
     }
+    return k;
+}
+
+static int build_more(call_t *c, int k)
+{
     {
         pmix_app_t *a = ONE(PMIX_APP);
         a->cmd = dupstr("a.out");
@@ -283,8 +298,11 @@ static int build(call_t *c)
         db->unpack_ptr = db->base_ptr;
     }
     return k;
-#undef ONE
-#undef SCALAR
+}
+
+static int build(call_t *c)
+{
+    return build_more(c, build_structs(c, build_scalars(c)));
 }
 
 /* Pack the items of one call; slot i of the call is item i, contiguous for the C

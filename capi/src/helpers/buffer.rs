@@ -129,7 +129,9 @@ pub unsafe extern "C" fn PMIx_Data_pack(
 /// Decode the next pack call's items of type `t` and the number of bytes they span.
 fn decode_record(bytes: &[u8], t: pmix_data_type_t) -> Result<(Vec<Value>, usize)> {
     let mut u = Unpacker::new(bytes);
-    let items = u.unpack(t).inspect_err(|e| log::warn!("PMIx_Data_unpack: {}", e))?;
+    let items = u
+        .unpack(t)
+        .inspect_err(|e| log::warn!("PMIx_Data_unpack: {}", e))?;
     Ok((items, u.position()))
 }
 

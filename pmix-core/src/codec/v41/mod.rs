@@ -146,7 +146,20 @@ impl Packer {
         let n = i32::try_from(items.len()).map_err(|_| Error::bad_param("too many items"))?;
         let start = self.buf.len();
         self.int(n as i64);
-        let r = items.iter().try_for_each(|v| {
+        let r = self.seq(items, t, true);
+        if r.is_err() {
+            self.buf.truncate(start);
+        }
+        r
+    }
+    /// `items` of type `t` back to back, as one OpenPMIx pack of that many items: a
+    /// `pid_t` run carries one type tag for the whole run (`empty_tag`: even when empty,
+    /// as a top-level pack does).
+    pub fn seq(&mut self, items: &[Value], t: u16, empty_tag: bool) -> Result<()> {
+        if t == sys::PMIX_PID && (empty_tag || !items.is_empty()) {
+            self.dtype(PID_TAG);
+        }
+        items.iter().try_for_each(|v| {
             if v.dtype() != t {
                 return Err(Error::bad_param(format!(
                     "item of type {} in a pack of type {}",
@@ -154,14 +167,16 @@ impl Packer {
                     t
                 )));
             }
-            self.elem(v)
-        });
-        if r.is_err() {
-            self.buf.truncate(start);
-        }
-        r
+            match v {
+                Value::Pid(x) => {
+                    self.uint(*x as u32 as u64);
+                    Ok(())
+                }
+                _ => self.elem(v),
+            }
+        })
     }
-    /// One element of its own type, without a tag.
+    /// One element of its own type, without a tag (a `pid_t` gets its own tag).
     pub fn elem(&mut self, v: &Value) -> Result<()> {
         types::pack_elem(self, v)
     }
@@ -271,7 +286,10 @@ impl<'a> Unpacker<'a> {
     pub fn checked(&mut self, n: u64, min: usize) -> Result<usize> {
         let left = self.remaining() as u64;
         if n.saturating_mul(min.max(1) as u64) > left {
-            return Err(past_end(format!("count {} exceeds the {} bytes left", n, left)));
+            return Err(past_end(format!(
+                "count {} exceeds the {} bytes left",
+                n, left
+            )));
         }
         Ok(n as usize)
     }
@@ -304,7 +322,19 @@ impl<'a> Unpacker<'a> {
     /// One top-level pack call of type `t`: the `INT32` count, then the items.
     pub fn unpack(&mut self, t: u16) -> Result<Vec<Value>> {
         let n = self.count_int(1)?;
+        self.seq(t, n, true)
+    }
+    /// `n` items of type `t` back to back (see [`Packer::seq`]); `n` must already be
+    /// checked against the input.
+    pub fn seq(&mut self, t: u16, n: usize, empty_tag: bool) -> Result<Vec<Value>> {
         let mut out = Vec::with_capacity(n);
+        if t == sys::PMIX_PID && (empty_tag || n > 0) {
+            let tag = self.u16()?;
+            for _ in 0..n {
+                out.push(Value::Pid(types::pid_as(self, tag)?));
+            }
+            return Ok(out);
+        }
         for _ in 0..n {
             out.push(self.elem(t)?);
         }

@@ -27,6 +27,11 @@ fn bytes_match_openpmix_4_2_2() {
     assert_eq!(packed(&[v], sys::PMIX_VALUE), [0x02, 0x04, 0xac, 0x02]);
     // pid_t always carries its type tag (UINT32)
     assert_eq!(packed(&[Value::Pid(7)], sys::PMIX_PID), [0x02, 0x0e, 0x07]);
+    // … one tag for a whole pack of them
+    assert_eq!(
+        packed(&[Value::Pid(1), Value::Pid(2)], sys::PMIX_PID),
+        [0x04, 0x0e, 0x01, 0x02]
+    );
     // UINT travels as a signed INT32
     assert_eq!(
         packed(&[Value::Uint(u32::MAX)], sys::PMIX_UINT),
@@ -36,7 +41,10 @@ fn bytes_match_openpmix_4_2_2() {
         packed(&[Value::Rank(sys::PMIX_RANK_WILDCARD)], sys::PMIX_PROC_RANK),
         [0x02, 0xfe, 0xff, 0xff, 0xff, 0x0f]
     );
-    assert_eq!(packed(&[Value::Double(1.5)], sys::PMIX_DOUBLE)[2..], *b"1.500000\0");
+    assert_eq!(
+        packed(&[Value::Double(1.5)], sys::PMIX_DOUBLE)[2..],
+        *b"1.500000\0"
+    );
 }
 
 #[test]
@@ -249,11 +257,15 @@ fn what_cannot_travel_is_refused_cleanly() {
         sys::PMIX_ERR_NOT_SUPPORTED
     );
     assert_eq!(
-        p.pack(&[Value::Undef], sys::PMIX_UNDEF).unwrap_err().status(),
+        p.pack(&[Value::Undef], sys::PMIX_UNDEF)
+            .unwrap_err()
+            .status(),
         sys::PMIX_ERR_UNKNOWN_DATA_TYPE
     );
     assert_eq!(
-        p.pack(&[Value::Bool(true)], sys::PMIX_INT).unwrap_err().status(),
+        p.pack(&[Value::Bool(true)], sys::PMIX_INT)
+            .unwrap_err()
+            .status(),
         sys::PMIX_ERR_BAD_PARAM
     );
     assert!(p.as_bytes().is_empty(), "nothing appended on error");
@@ -276,7 +288,9 @@ fn truncations_and_hostile_input_fail_without_panic() {
     let b = packed(&[v], sys::PMIX_DATA_ARRAY);
     for cut in 0..b.len() {
         assert!(
-            Unpacker::new(&b[..cut]).unpack(sys::PMIX_DATA_ARRAY).is_err(),
+            Unpacker::new(&b[..cut])
+                .unpack(sys::PMIX_DATA_ARRAY)
+                .is_err(),
             "cut {}",
             cut
         );

@@ -89,7 +89,10 @@ fn regex(p: &mut Packer, b: &[u8]) -> Result<()> {
 fn hwloc(p: &mut Packer, o: &Opaque, what: &str) -> Result<()> {
     if let Some(src) = &o.source {
         if !src.to_ascii_lowercase().starts_with(b"hwloc") {
-            return Err(Error::not_supported(format!("{} source is not hwloc", what)));
+            return Err(Error::not_supported(format!(
+                "{} source is not hwloc",
+                what
+            )));
         }
     }
     if o.ptr != 0 {
@@ -107,7 +110,8 @@ fn pack_struct(p: &mut Packer, v: &Value) -> Result<()> {
     match v {
         V::Proc(id) => proc_(
             p,
-            id.as_ref().unwrap_or(&ProcId::new(Nspace::default(), sys::PMIX_RANK_UNDEF)),
+            id.as_ref()
+                .unwrap_or(&ProcId::new(Nspace::default(), sys::PMIX_RANK_UNDEF)),
         ),
         V::App(a) => {
             p.cstring(&a.cmd);
@@ -136,18 +140,22 @@ fn pack_struct(p: &mut Packer, v: &Value) -> Result<()> {
             p.dtype(a.dtype);
             p.size(a.items.len());
             if a.dtype != sys::PMIX_UNDEF {
-                for it in &a.items {
-                    if it.dtype() != a.dtype {
-                        return Err(Error::bad_param("data array element of another type"));
-                    }
-                    pack_elem(p, it)?;
-                }
+                p.seq(&a.items, a.dtype, false)?;
             }
         }
         V::Query(q) => {
             argv(p, &q.keys);
             infos(p, &q.qualifiers)?;
         }
+        _ => pack_fabric(p, v)?,
+    }
+    Ok(())
+}
+
+/// The smaller structs: environment, fabric and device descriptions, hwloc objects.
+fn pack_fabric(p: &mut Packer, v: &Value) -> Result<()> {
+    use Value as V;
+    match v {
         V::Envar(e) => {
             p.cstring(&e.envar);
             p.cstring(&e.value);
@@ -252,6 +260,11 @@ fn key(s: CString) -> Result<Key> {
 
 fn u_pid(u: &mut Unpacker<'_>) -> Result<i32> {
     let tag = u.u16()?;
+    pid_as(u, tag)
+}
+
+/// A `pid_t` value packed as type `tag`.
+pub(super) fn pid_as(u: &mut Unpacker<'_>, tag: u16) -> Result<i32> {
     Ok(match tag {
         sys::PMIX_UINT32 => u.u32()? as i32,
         sys::PMIX_INT32 => u.i32()?,
@@ -399,10 +412,7 @@ fn unpack_struct(u: &mut Unpacker<'_>, t: u16) -> Result<Value> {
             let mut items = Vec::new();
             if dtype != sys::PMIX_UNDEF && n > 0 {
                 let n = u.checked(n as u64, 1)?;
-                items.reserve(n);
-                for _ in 0..n {
-                    items.push(u.elem(dtype)?);
-                }
+                items = u.seq(dtype, n, false)?;
             }
             V::DataArray(Box::new(DataArray { dtype, items }))
         }
@@ -410,6 +420,14 @@ fn unpack_struct(u: &mut Unpacker<'_>, t: u16) -> Result<Value> {
             keys: u_argv(u)?,
             qualifiers: u_infos(u)?,
         })),
+        _ => unpack_fabric(u, t)?,
+    })
+}
+
+/// The smaller structs (see [`pack_fabric`]).
+fn unpack_fabric(u: &mut Unpacker<'_>, t: u16) -> Result<Value> {
+    use Value as V;
+    Ok(match t {
         sys::PMIX_ENVAR => V::Envar(Envar {
             envar: u.string()?,
             value: u.string()?,
