@@ -6,8 +6,11 @@
 //! * [`value_decode`] / [`info_decode`]: whatever decodes re-encodes to exactly the
 //!   input bytes (the codec is canonical), and the value survives a trip through the
 //!   C structs (`capi::conv`) with a stable normal form; nothing leaks.
-//! * [`decompress`]: decoded output has exactly the declared length; any input
-//!   compresses and decompresses back to itself.
+//! * [`decompress`]: decoded output (zlib, OpenPMIx's framing) has exactly the declared
+//!   length; any input compresses and decompresses back to itself.
+//! * [`v41_decode`]: the OpenPMIx v4.1 decoder (`codec::v41`) with any type: whatever
+//!   decodes packs again, and that packing decodes to the same items and packs to the
+//!   same bytes.
 //! * [`data_unpack`]: `PMIx_Data_unpack` through the C ABI with any requested type and
 //!   capacity returns a status, leaves the buffer and `*max` consistent, hands out
 //!   data that `PMIx_Data_pack` re-packs to a stable normal form, and leaks nothing.
@@ -34,6 +37,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("info_decode", info_decode),
     ("decompress", decompress),
     ("data_unpack", data_unpack),
+    ("v41_decode", v41_decode),
     ("frame_decode", frame_decode),
     ("message_decode", message_decode),
     ("blob_decode", blob_decode),
@@ -85,6 +89,37 @@ pub fn decompress(data: &[u8]) {
         assert!(c.len() < data.len());
         assert_eq!(compress::decompress(&c).expect("own output rejected"), data);
     }
+}
+
+/// Input: type selector, then v4.1 bytes. A successful decode packs again (unless the
+/// items hold something that cannot travel, which the packer refuses cleanly), and
+/// that packing is a fixed point.
+pub fn v41_decode(data: &[u8]) {
+    use pmix_core::codec::v41::{Packer, Unpacker};
+    let [sel, payload @ ..] = data else {
+        return;
+    };
+    let t = requested_type(*sel);
+    let mut u = Unpacker::new(payload);
+    let Ok(items) = u.unpack(t) else {
+        return;
+    };
+    assert!(u.position() <= payload.len());
+    let mut p = Packer::new();
+    if p.pack(&items, t).is_err() {
+        return;
+    }
+    let once = p.into_bytes();
+    let again = Unpacker::new(&once)
+        .unpack(t)
+        .expect("own v41 packing rejected");
+    let mut p = Packer::new();
+    p.pack(&again, t).expect("re-pack of own packing failed");
+    assert_eq!(
+        p.into_bytes(),
+        once,
+        "v41 pack(unpack(x)) not a fixed point"
+    );
 }
 
 /// A `Value` through `pmix_value_t` and back, twice: the second trip must not change
@@ -469,7 +504,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
                 compress::compress_raw(b""),
                 compress::compress_raw(b"abcabcabcabcabc"),
                 compress::compress(&text).expect("compressible"),
-                b"PXZ1".to_vec(),
+                vec![0x10, 0, 0, 0, 0x78, 0xda],
             ]
         }
         "data_unpack" => {
@@ -490,6 +525,16 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
                 }
             }
             out.push([&[sys::PMIX_BOOL as u8, 1][..], &multi].concat());
+            out
+        }
+        "v41_decode" => {
+            let mut out = Vec::new();
+            for v in values.iter().filter(|v| **v != Value::Undef) {
+                let mut p = pmix_core::codec::v41::Packer::new();
+                if p.pack(&[v.clone(), v.clone()], v.dtype()).is_ok() {
+                    out.push([&[v.dtype() as u8][..], p.as_bytes()].concat());
+                }
+            }
             out
         }
         other => runtime::seeds(other),

@@ -53,7 +53,8 @@ int main(void)
 
     n = 1;
     rc = PMIx_Data_unpack(NULL, buf, so, &n, PMIX_STRING);
-    CHECK(PMIX_ERR_TYPE_MISMATCH == rc && 0 == n, "type mismatch detected (%d)", rc);
+    /* v41 bytes carry no types (as in OpenPMIx): uint32s read as strings fail */
+    CHECK(PMIX_SUCCESS != rc && 0 == n, "unpack as the wrong type fails (%d)", rc);
     n = 3;
     rc = PMIx_Data_unpack(NULL, buf, uo, &n, PMIX_UINT32);
     CHECK(PMIX_SUCCESS == rc && 3 == n && 3 == uo[2], "unpack uint32[3] after a mismatch");

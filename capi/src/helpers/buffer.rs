@@ -3,19 +3,21 @@
 //! `PMIx_Data_compress/decompress`.
 //!
 //! A buffer's payload (`base_ptr`, `bytes_allocated`) comes from libc malloc and is
-//! owned by the buffer; `PMIx_Data_buffer_destruct`/`release` free it. Each
-//! `PMIx_Data_pack` call appends one record: the data type (`u16`), the number of
-//! items (`u32`) and the items encoded with `pmix-core`'s codec (each a typed
-//! [`Value`]). `PMIx_Data_unpack` checks the type (`PMIX_ERR_TYPE_MISMATCH`) and
-//! decodes the whole record before touching `dest` or the unpack pointer, so a
-//! truncated or corrupt buffer yields an error and leaves everything unchanged.
+//! owned by the buffer; `PMIx_Data_buffer_destruct`/`release` free it. The payload is
+//! in OpenPMIx's bfrops v4.1 byte format ([`pmix_core::codec::v41`]), non-described
+//! like 4.2.2's default, so bytes unloaded here load and unpack in OpenPMIx and back:
+//! each `PMIx_Data_pack` call appends an `INT32` count and the items.
+//! `PMIx_Data_unpack` decodes the whole call before touching `dest` or the unpack
+//! pointer, so a truncated or corrupt buffer yields an error and leaves everything
+//! unchanged. As in OpenPMIx, the bytes carry no type: unpacking with another type
+//! than was packed reads them as that type (usually an error, never a crash).
 
 use super::value::datum_from_c;
 use crate::conv::{self, alloc};
 use crate::{check_null, ffi_status, ffi_value};
 use core::ffi::{c_char, c_void};
-use pmix_core::codec::{Decoder, Wire};
-use pmix_core::{Error, Result, Value};
+use pmix_core::codec::v41::{Packer, Unpacker};
+use pmix_core::{Result, Value};
 use pmix_sys::*;
 
 /// Size of one `dest`/`src` slot of `PMIx_Data_pack`/`unpack` for type `t` (regexes
@@ -85,9 +87,8 @@ unsafe fn pack_items(src: *const c_void, n: usize, t: pmix_data_type_t) -> Resul
     Ok(out)
 }
 
-/// Append `num_vals` items of `type_` read from `src` to the buffer (see the module
-/// documentation for the record format). `target` is ignored: every peer uses this
-/// library's format.
+/// Append `num_vals` items of `type_` read from `src` to the buffer in the v4.1 byte
+/// format. `target` is ignored: every peer gets the same format.
 ///
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` (NULL buffer, NULL `src` with items, negative
@@ -115,36 +116,23 @@ pub unsafe extern "C" fn PMIx_Data_pack(
             Ok(v) => v,
             Err(e) => return e.status(),
         };
-        let mut rec = Vec::new();
-        type_.encode(&mut rec);
-        (n as u32).encode(&mut rec);
-        for v in &items {
-            v.encode(&mut rec);
+        let mut p = Packer::new();
+        if let Err(e) = p.pack(&items, type_) {
+            log::warn!("PMIx_Data_pack: {}", e);
+            return e.status();
         }
         // SAFETY: an initialised buffer (C contract).
-        crate::guard::status_of(unsafe { append(&mut *buffer, &rec) })
+        crate::guard::status_of(unsafe { append(&mut *buffer, p.as_bytes()) })
     })
 }
 
-/// Decode the next record: its items and the number of bytes it spans.
+/// Decode the next pack call's items of type `t` and the number of bytes they span.
 fn decode_record(bytes: &[u8], t: pmix_data_type_t) -> Result<(Vec<Value>, usize)> {
-    let mut d = Decoder::new(bytes);
-    let rt = u16::decode(&mut d)?;
-    if rt != t {
-        log::warn!("PMIx_Data_unpack: next item has type {}, not {}", rt, t);
-        return Err(Error::new(PMIX_ERR_TYPE_MISMATCH, "type mismatch"));
-    }
-    let n = d.count(2)?;
-    // reserve only what a few items cost: the count is not proven until they decode
-    let mut items = Vec::with_capacity(n.min(1024));
-    for _ in 0..n {
-        let v = Value::decode(&mut d)?;
-        if v.dtype() != t {
-            return Err(Error::unpack("record holds an item of another type"));
-        }
-        items.push(v);
-    }
-    Ok((items, d.position()))
+    let mut u = Unpacker::new(bytes);
+    let items = u
+        .unpack(t)
+        .inspect_err(|e| log::warn!("PMIx_Data_unpack: {}", e))?;
+    Ok((items, u.position()))
 }
 
 /// Write `v` into unpack slot `p` of type `t`.
@@ -168,8 +156,8 @@ unsafe fn unpack_item(v: &Value, p: *mut u8, t: pmix_data_type_t) -> Result<()> 
 /// malloc'd and belong to the caller. `source` is ignored.
 ///
 /// # Returns
-/// `PMIX_SUCCESS`; `PMIX_ERR_TYPE_MISMATCH` when the next item has another type;
-/// `PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER` when nothing is left;
+/// `PMIX_SUCCESS`; `PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER` when nothing is left (or
+/// the next pack call is cut short);
 /// `PMIX_ERR_UNPACK_INADEQUATE_SPACE` when `*max_num_values` is 0, or smaller than
 /// the record (the first `*max_num_values` items are delivered and the rest of the
 /// record is skipped); `PMIX_ERR_UNPACK_FAILURE` for truncated/corrupt data;
@@ -596,8 +584,27 @@ mod tests {
                 .into_iter()
                 .filter(|v| matches!(v, Value::DataArray(_))),
         );
-        all.retain(|v| !matches!(v, Value::Regex(_) | Value::Undef));
+        all.retain(|v| !matches!(v, Value::Regex(_) | Value::Undef) && carried(v));
         all
+    }
+
+    /// True when the v4.1 format carries `v` whole: not pointers (a sentinel travels),
+    /// hwloc objects, a process's exit code, or floats beyond six decimals.
+    fn carried(v: &Value) -> bool {
+        match v {
+            Value::Pointer(p) => *p == 0,
+            Value::Topo(o) | Value::Cpuset(o) => o.ptr == 0,
+            Value::ProcInfo(i) => i.exit_code == 0,
+            Value::Float(x) => (*x as f64 * 1e6).fract() == 0.0,
+            Value::Double(x) => (x * 1e6).fract() == 0.0,
+            Value::DataArray(a) => a.items.iter().all(carried),
+            Value::Value(x) => carried(x),
+            Value::Info(i) => carried(&i.value),
+            Value::Pdata(d) => carried(&d.value),
+            Value::App(a) => a.info.iter().all(|i| carried(&i.value)),
+            Value::Query(q) => q.qualifiers.iter().all(|i| carried(&i.value)),
+            _ => true,
+        }
     }
 
     fn empty_buffer() -> pmix_data_buffer_t {
@@ -678,7 +685,7 @@ mod tests {
     }
 
     #[test]
-    fn type_mismatch_and_short_storage() {
+    fn wrong_type_and_short_storage() {
         let mut buf = empty_buffer();
         pack(
             &mut buf,
@@ -686,8 +693,10 @@ mod tests {
             &[Value::Uint32(1), Value::Uint32(2), Value::Uint32(3)],
         );
         pack(&mut buf, PMIX_STRING, &[Value::string("after")]);
+        // the bytes carry no type: three UINT32 read as strings fail (a negative
+        // length) and leave the buffer where it was
         let (rc, got) = unpack(&mut buf, PMIX_STRING, 1);
-        assert_eq!(rc, PMIX_ERR_TYPE_MISMATCH);
+        assert_eq!(rc, PMIX_ERR_UNPACK_FAILURE);
         assert!(got.is_empty());
         let (rc, got) = unpack(&mut buf, PMIX_UINT32, 2);
         assert_eq!(rc, PMIX_ERR_UNPACK_INADEQUATE_SPACE);

@@ -1,6 +1,6 @@
-//! The one codec: how every engine type becomes bytes and back. The wire protocol
-//! between clients and servers, the fence/dmodex blobs handed to hosts, and
-//! `PMIx_Data_pack`/`unpack` all use it.
+//! The engine's codec: how every engine type becomes bytes and back. The wire protocol
+//! between clients and servers and the fence/dmodex blobs handed to hosts use it;
+//! `PMIx_Data_pack`/`unpack` use OpenPMIx's byte format instead ([`v41`]).
 //!
 //! Encoding is little-endian and self-describing where a type code is needed (a
 //! [`Value`](crate::value::Value) carries its `u16` data type). Decoding never panics and
@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 
+pub mod v41;
 mod wire;
 #[allow(unused_imports)]
 pub use wire::*;
