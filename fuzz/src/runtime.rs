@@ -191,10 +191,11 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 Action::HostLost(p) => eprintln!("lost {}", p),
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
                 Action::IofLocal(_, id, c) => eprintln!("iof local {} {} bytes", id, c.data.len()),
+                Action::SendFds(c, _, fds) => eprintln!("send conn {} with {} fds", c, fds.len()),
             }
         }
         match a {
-            Action::Send(_, body) => {
+            Action::Send(_, body) | Action::SendFds(_, body, _) => {
                 // a reply, event or welcome: it must decode on the client side
                 let ok = protocol::decode::<ServerMsg>(&body).is_ok()
                     || protocol::decode::<Welcome>(&body).is_ok();
