@@ -13,35 +13,9 @@ impl Launcher {
     pub(super) fn handle_events(&mut self) {
         for ev in self.events.drain() {
             match ev {
-                JobEvent::Connected(p) => {
-                    let Some(j) = self.job_of(&p.nspace) else {
-                        continue;
-                    };
-                    if self
-                        .jobs
-                        .get_mut(j)
-                        .is_some_and(|x| x.sup.connected(p.rank))
-                    {
-                        self.begin_kill(j);
-                    }
-                }
-                JobEvent::Finalized(p) => {
-                    if let Some(j) = self.job_of(&p.nspace) {
-                        if let Some(x) = self.jobs.get_mut(j) {
-                            x.sup.finalized(p.rank);
-                        }
-                        self.settle_exit(j, p.rank);
-                    }
-                }
-                JobEvent::Lost(p) => {
-                    if let Some(j) = self.job_of(&p.nspace) {
-                        if let Some(x) = self.jobs.get_mut(j) {
-                            x.sup.conn_closed(p.rank);
-                        }
-                        self.lost.push((j, p.rank, Instant::now() + LOST_GRACE));
-                        self.settle_exit(j, p.rank);
-                    }
-                }
+                JobEvent::Connected(p) => self.on_connected(&p),
+                JobEvent::Finalized(p) => self.on_finalized(&p),
+                JobEvent::Lost(p) => self.on_lost(&p),
                 JobEvent::Abort {
                     proc_,
                     status,
@@ -110,6 +84,43 @@ impl Launcher {
                     }
                 }
             }
+        }
+    }
+
+    /// A rank connected to the server: ranks of its job that already exited 0 without
+    /// finalizing can no longer be waited for, and fail the job.
+    fn on_connected(&mut self, p: &ProcId) {
+        let Some(j) = self.job_of(&p.nspace) else {
+            return;
+        };
+        if self
+            .jobs
+            .get_mut(j)
+            .is_some_and(|x| x.sup.connected(p.rank))
+        {
+            self.begin_kill(j);
+        }
+    }
+
+    /// A rank called `PMIx_Finalize`: its exit, if already seen, can be judged.
+    fn on_finalized(&mut self, p: &ProcId) {
+        if let Some(j) = self.job_of(&p.nspace) {
+            if let Some(x) = self.jobs.get_mut(j) {
+                x.sup.finalized(p.rank);
+            }
+            self.settle_exit(j, p.rank);
+        }
+    }
+
+    /// A rank's connection closed: it fails the job unless the rank exits within
+    /// [`LOST_GRACE`] (then its exit is what is reported).
+    fn on_lost(&mut self, p: &ProcId) {
+        if let Some(j) = self.job_of(&p.nspace) {
+            if let Some(x) = self.jobs.get_mut(j) {
+                x.sup.conn_closed(p.rank);
+            }
+            self.lost.push((j, p.rank, Instant::now() + LOST_GRACE));
+            self.settle_exit(j, p.rank);
         }
     }
 
