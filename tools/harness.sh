@@ -167,7 +167,7 @@ stacks_of() {
 # harness_proc PID DIR ASKED: one process's part of the hang report.
 harness_proc() {
     local p=$1 dir=$2 asked=" $3 " dump=$2/pmix-dump.$1 st=$2/stacks.$1
-    echo "-- pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-300)"
+    echo "-- pid $p: $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | cut -c1-300)"
     echo "   blocked in: $(blocked_in "$dump" "$st")"
     if [ -s "$dump" ]; then
         echo "   PMIx debug dump ($dump):"
