@@ -97,7 +97,7 @@ wait_started() {
     return 1
 }
 
-# report_and_kill WHEN: the harness's hang report of the round's processes (into the
+# report_and_kill SECS: the harness's hang report of the round's processes (into the
 # round's log directory; verdict prints it), then SIGKILL them.
 report_and_kill() {
     local dir=$HARNESS_LOG/${MARK##*.}
@@ -118,7 +118,7 @@ nothing_left() {
     done
     expect '[ -z "$left" ]' "processes left behind: $(for p in $left; do
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo -n "($p); "; done)"
-    [ -z "$left" ] || report_and_kill "5 (left behind after the job ended)"
+    [ -z "$left" ] || report_and_kill 5
     expect '[ -z "$(ls -A "$tmp")" ]' "left in TMPDIR: $(cd "$tmp" && find . -mindepth 1 | head -n 8 | tr '\n' ' ')"
 }
 
@@ -230,7 +230,7 @@ one_round() {
         dt=0
     fi
     if [ "$rc" = 999 ]; then
-        report_and_kill "$BOUND (the bound after the $action)"
+        report_and_kill "$BOUND"
         kill -KILL "$job" 2>/dev/null
         wait "$job" 2>/dev/null
     fi
@@ -265,7 +265,7 @@ nothing_left_procs_only() {
     done
     expect 'false' "$BOUND s after pmixrun was killed these still run: $(for p in $left; do
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo -n "($p); "; done)"
-    report_and_kill "$BOUND (after pmixrun was killed)"
+    report_and_kill "$BOUND"
 }
 
 # Not random: one rank spawning 112 jobs one after the other (each spawned job's scratch
