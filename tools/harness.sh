@@ -15,7 +15,8 @@
 # A case still running after SECS seconds is a hang. Before it is killed, every process
 # of the case is found (each carries HARNESS_CASE=<id> in its environment: the one
 # mechanism, also for daemons that left the process tree), and
-#   1. each process that catches the dump signal (SigCgt in /proc/PID/status) is sent it:
+#   1. each process that catches the dump signal (SigCgt in /proc/PID/status) is sent it
+#      (not a launcher that forwards signals to its tasks: HARNESS_NO_DUMP, "srun"):
 #      pmix-rs processes (PMIX_RS_DUMP_SIGNAL is set for every case) write their debug dump
 #      to the case's log directory; a dump that does not come within 1 s means the
 #      process's progress thread is not responding;
@@ -80,6 +81,15 @@ catches() {
     [ -n "$mask" ] && (((0x$mask >> ($2 - 1)) & 1))
 }
 
+# forwards PID: true if PID is a launcher that passes signals on to its job (its command
+# name is in HARNESS_NO_DUMP, default "srun"): it is not sent the dump signal, which
+# would reach (and kill) the tasks whose stacks are about to be taken.
+forwards() {
+    local c
+    read -r c 2>/dev/null <"/proc/$1/comm" || return 1
+    [[ " ${HARNESS_NO_DUMP:-srun} " == *" $c "* ]]
+}
+
 # blocked_in DUMP STACKS: the PMIx call a process is blocked in.
 blocked_in() {
     local c
@@ -112,7 +122,7 @@ hang_report() {
     signo=$(harness_signo "$HARNESS_DUMP_SIGNAL")
     local -a asked=()
     for p in $pids; do
-        if catches "$p" "$signo"; then
+        if catches "$p" "$signo" && ! forwards "$p"; then
             kill -"$signo" "$p" 2>/dev/null && asked+=("$p")
         fi
     done
@@ -175,7 +185,7 @@ harness_proc() {
     elif [[ "$asked" == *" $p "* ]]; then
         echo "   PMIx debug dump: none within 1 s of the signal: progress thread not responding"
     else
-        echo "   PMIx debug dump: none (the process does not catch SIG$HARNESS_DUMP_SIGNAL: not a pmix-rs process, or the library is not active)"
+        echo "   PMIx debug dump: none (the process does not catch SIG$HARNESS_DUMP_SIGNAL: not a pmix-rs process, or the library is not active; or it forwards signals: not sent)"
     fi
     echo "   stacks ($st; here the first $HARNESS_FRAMES frames of each thread):"
     awk -v n="$HARNESS_FRAMES" '/^(Thread|TID) / { k = 0; print; next }
