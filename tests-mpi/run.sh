@@ -26,8 +26,9 @@
 # mapped, and unless the mode's variables are in both environments. If PMIX_LIB is the file the
 # system loader would pick anyway, a copy is tested instead so that the proof means something.
 #
-# Every case runs through tests-c/harness.sh's run_job: a hang is a failure, reported (our
-# processes' debug dumps, every thread's stacks) before the case's processes are killed. After MAX_HANGS hangs the rest is
+# Every case runs through tools/harness.sh's run_job (by tests-mpi/lib.sh, shared with
+# ompi5.sh): a hang is a failure, reported (our processes' debug dumps, every thread's
+# stacks) before the case's processes are killed. After MAX_HANGS hangs the rest is
 # skipped (and counted as failed) so that a broken library cannot keep CI busy for long.
 # Settings (environment): PMIX_LIB (required), MPI_BIN (compiled programs, default
 # build/tests-mpi), MODES, NETNS_MODES (default "preload ldpath"), NETNS_VARIANTS (default
@@ -50,45 +51,20 @@ NETNS_PROGS=${NETNS_PROGS:-hello ring spawn}
 HOSTS=$ROOT/tests-mpi/netns/hosts
 RSH=$ROOT/tests-mpi/netns/rsh
 export NETNS_PREFIX=${NETNS_PREFIX:-ompit$$}
-MAX_HANGS=${MAX_HANGS:-3}
 SCENARIOS=${*:-symbols hello ring spawn connect abort singleton netns}
-
-WORK=$(mktemp -d /tmp/pmix-ompi.XXXXXX)
-LOG_DIR=${LOG_DIR:-$WORK/logs}
-mkdir -p "$LOG_DIR"
-# The shared harness (tests-c/harness.sh): every process a case starts carries its
-# HARNESS_CASE marker; a case still running at its limit gets a hang report (debug dumps
-# of our library's processes, every thread's stacks) before it is killed, and processes
-# still alive after a case (a daemonized orted) are found by the marker and killed.
-AREA=ompi
-HARNESS_LOG=$LOG_DIR/harness
-. "$ROOT/tests-c/harness.sh"
 NETNS_MADE=0
-npass=0
-nfail=0
-hangs=0
-failed=()
 
-cleanup() {
-  harness_cleanup
+# shellcheck source=tests-mpi/lib.sh
+. "$ROOT/tests-mpi/lib.sh"
+mpi_begin ompi
+# mpi_cleanup's part for the netns hosts.
+mpi_cleanup_more() {
   if [ "$NETNS_MADE" = 1 ]; then
     timeout -s KILL 30 "$HOSTS" down "$NETNS_PREFIX" || echo "run.sh: hosts down $NETNS_PREFIX failed" >&2
     NETNS_MADE=0
   fi
-  if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$nfail" != 0 ] || [ "$LOG_DIR" != "$WORK/logs" ]; then
-    [ "$LOG_DIR" = "$WORK/logs" ] && echo "logs kept in $LOG_DIR"
-    find "$WORK" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
-  else
-    rm -rf "$WORK"
-  fi
 }
-# Also on INT/TERM (timeout -k sends TERM first): exiting runs the EXIT trap.
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
-PMIX_LIB=$(readlink -f "$PMIX_LIB")
-[ -f "$PMIX_LIB" ] || { echo "run.sh: no such library: $PMIX_LIB" >&2; exit 2; }
 sys_lib=$(ldconfig -p | awk '/libpmix\.so\.2 .*x86-64/ {print $NF; exit}')
 if [ -n "$sys_lib" ] && [ "$(readlink -f "$sys_lib")" = "$PMIX_LIB" ]; then
   mkdir -p "$WORK/syscopy"
@@ -96,50 +72,12 @@ if [ -n "$sys_lib" ] && [ "$(readlink -f "$sys_lib")" = "$PMIX_LIB" ]; then
   echo "note: $PMIX_LIB is the system default; testing a copy, $WORK/syscopy/libpmix.so.2"
   PMIX_LIB=$WORK/syscopy/libpmix.so.2
 fi
-LDDIR=$WORK/ldpath
-mkdir -p "$LDDIR"
-ln -s "$PMIX_LIB" "$LDDIR/libpmix.so.2"
+mpi_lddir
 echo "testing $PMIX_LIB; logs in $LOG_DIR"
-
-# set_mode MODE [NAME=VALUE...]: the environment of a mode, plus extra exported variables.
-set_mode() {
-  MODE=$1
-  shift
-  MODE_ENV=()
-  MODE_X=()
-  case $MODE in
-    preload*) MODE_ENV+=("LD_PRELOAD=$PMIX_LIB") MODE_X+=(-x LD_PRELOAD) ;;
-    ldpath*) MODE_ENV+=("LD_LIBRARY_PATH=$LDDIR") MODE_X+=(-x LD_LIBRARY_PATH) ;;
-    *) echo "run.sh: unknown mode $MODE" >&2; exit 2 ;;
-  esac
-  case $MODE in
-    *+bindnow) MODE_ENV+=(LD_BIND_NOW=1) MODE_X+=(-x LD_BIND_NOW) ;;
-  esac
-  local kv
-  for kv in "$@"; do MODE_ENV+=("$kv") MODE_X+=(-x "${kv%%=*}"); done
-}
 
 # The mpirun of a single-host case, in the current mode.
 mpirun_cmd() {
   MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x MPITEST_PMIX_LIB -x MPITEST_ENV "${MODE_X[@]}")
-}
-
-# The lines of a log that best explain a failure: loader and crash messages first, then
-# failed checks, then other error lines; the tail of the log if none of these.
-first_error() {
-  local out
-  out=$({
-    grep -E 'undefined symbol|symbol lookup error|Segmentation|core dumped|panicked' "$1"
-    grep -E '^FAIL' "$1"
-    grep -v '^ok ' "$1" | grep -E 'rror|PMIx|PMIX|not found|Not found|failed'
-  } | awk '!seen[$0]++' | head -n 4)
-  if [ -n "$out" ]; then
-    echo "$out"
-  elif [ -s "$1" ]; then
-    tail -n 4 "$1"
-  else
-    echo "(no output at all; tests-mpi/pmix-calls.sh shows the last PMIx_* call of each process)"
-  fi
 }
 
 # run_case NAME SECS WANT_RC MIN_PROCS NEED_ORTED CMD...
@@ -148,63 +86,31 @@ first_error() {
 run_case() {
   local name=$1 secs=$2 want=$3 nproc=$4 orted=$5
   shift 5
-  local log=$LOG_DIR/${name//\//_}.log why=""
-  if [ "$hangs" -ge "$MAX_HANGS" ]; then
-    echo "SKIP $name (after $hangs hangs)"
-    nfail=$((nfail + 1))
-    failed+=("$name: skipped")
-    return
+  mpi_case "$name" "$secs" "$want" "$nproc" -- env "${MODE_ENV[@]}" \
+    MPITEST_ENV="${MODE_ENV[*]}" MPITEST_PMIX_LIB="$PMIX_LIB" "$@" || return 0
+  if [ -z "$WHY" ] && ! grep -qE '^pmix(lib|server) .* who=(mpirun|orterun|orted|orted-child|ompi-server) ' "$out"; then
+    WHY="no PMIx server (mpirun/orted) proved its libpmix"
+  elif [ -z "$WHY" ] && [ "$orted" = 1 ] && ! grep -q '^pmixlib .* who=orted ' "$out"; then
+    WHY="no orted proved its libpmix"
   fi
-  # The harness's run_job: output in $log, the hang report (if any) in $HANG_REPORT;
-  # ranks and daemons still alive 2 s after the job ended are killed and counted (LEFT).
-  out=$log
-  run_job "$secs" -- env "${MODE_ENV[@]}" MPITEST_ENV="${MODE_ENV[*]}" \
-    MPITEST_PMIX_LIB="$PMIX_LIB" "$@"
-  local left=$LEFT
-  local self srv
-  self=$(grep -c '^pmixlib .* who=self ' "$log")
-  srv=$(grep -cE '^pmix(lib|server) .* who=(mpirun|orterun|orted|orted-child|ompi-server) ' "$log")
-  if [ "$HUNG" = 1 ]; then
-    why="hang: killed after ${secs}s"
-    hangs=$((hangs + 1))
-  elif [ "$rc" != "$want" ]; then
-    why="exit status $rc, want $want"
-  elif grep -q '^FAIL' "$log"; then
-    why="$(grep -c '^FAIL' "$log") failed checks"
-  elif [ "$self" -lt "$nproc" ]; then
-    why="only $self of $nproc processes proved their libpmix"
-  elif [ "$srv" -lt 1 ]; then
-    why="no PMIx server (mpirun/orted) proved its libpmix"
-  elif [ "$orted" = 1 ] && ! grep -q '^pmixlib .* who=orted ' "$log"; then
-    why="no orted proved its libpmix"
-  elif [ "$left" != 0 ]; then
-    why="$left processes still running after the job ended (killed)"
-  fi
-  local secs_taken=$SECS_TAKEN
-  if [ -z "$why" ]; then
-    npass=$((npass + 1))
-    echo "PASS $name (${secs_taken}s)"
-  else
-    nfail=$((nfail + 1))
-    failed+=("$name: $why")
-    echo "FAIL $name (${secs_taken}s): $why"
-    [ -n "$HANG_REPORT" ] && sed 's/^/     # /' "$HANG_REPORT" && echo "     # (full report: $HANG_REPORT)"
-    first_error "$log" | sed 's/^/     | /'
-    [ "${VERBOSE:-0}" = 1 ] && sed 's/^/     > /' "$log"
-  fi
+  mpi_verdict "$name"
 }
 
 scenario_symbols() {
-  local log=$LOG_DIR/symbols.log
-  if "$ROOT/tests-mpi/symbols.sh" "$PMIX_LIB" >"$log" 2>&1; then
-    npass=$((npass + 1))
-    echo "PASS symbols ($(tail -n 1 "$log"))"
+  out=$LOG_DIR/symbols.log
+  HANG_REPORT=""
+  if "$ROOT/tests-mpi/symbols.sh" "$PMIX_LIB" >"$out" 2>&1; then
+    verdict "symbols ($(tail -n 1 "$out"))" ""
   else
-    nfail=$((nfail + 1))
-    failed+=("symbols: $(grep -c '^missing' "$log") missing")
-    echo "FAIL symbols"
-    sed 's/^/     | /' "$log" | tail -n 60
+    HARNESS_EXPLAIN="tail -n 60" verdict "symbols" "$(grep -c '^missing' "$out") missing"
   fi
+}
+
+# A failure of the run itself (not of a case): counted and listed as one.
+setup_failed() {
+  out=$LOG_DIR/netns-setup.log
+  HANG_REPORT=""
+  HARNESS_EXPLAIN=cat verdict "netns" "$1"
 }
 
 single_host() {
@@ -251,17 +157,13 @@ netns_mpirun() {
 
 scenario_netns() {
   if ip netns list | grep -q "^${NETNS_PREFIX}_"; then
-    echo "FAIL netns: namespaces ${NETNS_PREFIX}_* exist already"
-    nfail=$((nfail + 1))
-    failed+=("netns: namespaces exist already")
+    : >"$LOG_DIR/netns-setup.log"
+    setup_failed "namespaces ${NETNS_PREFIX}_* exist already"
     return
   fi
   NETNS_MADE=1
   if ! timeout -s KILL 30 "$HOSTS" up 3 "$NETNS_PREFIX" >"$LOG_DIR/netns-setup.log" 2>&1; then
-    echo "FAIL netns: hosts up 3 $NETNS_PREFIX failed"
-    sed 's/^/     | /' "$LOG_DIR/netns-setup.log"
-    nfail=$((nfail + 1))
-    failed+=("netns: hosts up failed")
+    setup_failed "hosts up 3 $NETNS_PREFIX failed"
     return
   fi
   printf '10.211.0.1%d slots=2\n' 1 2 3 >"$WORK/hostfile"
@@ -303,10 +205,7 @@ scenario_netns() {
   done
   NETNS_MADE=0
   if ! timeout -s KILL 30 "$HOSTS" down "$NETNS_PREFIX" >>"$LOG_DIR/netns-setup.log" 2>&1; then
-    echo "FAIL netns: hosts down $NETNS_PREFIX failed"
-    sed 's/^/     | /' "$LOG_DIR/netns-setup.log"
-    nfail=$((nfail + 1))
-    failed+=("netns: hosts down failed")
+    setup_failed "hosts down $NETNS_PREFIX failed"
   fi
 }
 
@@ -319,6 +218,4 @@ for scen in $SCENARIOS; do
   esac
 done
 
-echo "== $npass passed, $nfail failed (library $PMIX_LIB)"
-for f in "${failed[@]}"; do echo "   $f"; done
-[ "$nfail" = 0 ]
+mpi_end "library $PMIX_LIB"

@@ -9,8 +9,10 @@
 #   HELLO RT MN MPI_BIN CLIENT   the programs (tests-c/hello, runtime, multinode,
 #             tests-mpi, tests-slurm/slurm_client)
 # Arguments: case groups to run (default all): info hello putget dmodex mpi abort kill
-#   timeout. A case that outlives its bound is a hang: the stacks of every slurmstepd and
-#   rank are printed (gdb), then they are killed and the case fails.
+#   timeout. Every case runs through the shared harness (tools/harness.sh): a case that
+#   outlives its bound is a hang; the harness's report (debug dumps of our processes,
+#   every thread's stacks of srun, every slurmstepd and rank) is printed, then they are
+#   killed and the case fails.
 set -u
 cd "$(dirname "$0")"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
@@ -31,43 +33,19 @@ OUR_VERSION=$(sed -n 's/^pub const VERSION_STRING: &str = "\(.*\)";$/\1/p' \
 GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout} "
 # shellcheck source=tests-slurm/cluster.sh
 source ./cluster.sh
+AREA=slurm
+# shellcheck source=tools/harness.sh
+. ../tools/harness.sh
 
-pass=0
-fail=0
-out=$(mktemp)
 on_exit() {
     cluster_stop
-    rm -f "$out"
+    harness_cleanup
 }
 trap on_exit EXIT
 trap 'echo "run.sh: interrupted"; exit 130' INT TERM
 
-verdict() {
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        # A hang's stacks in full; otherwise the end of the output.
-        if grep -q '^--- hung' "$out"; then
-            grep -v '^ok ' "$out" | sed 's/^/    | /'
-        else
-            grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
-        fi
-    fi
-}
-
-# The stacks of every slurmstepd and rank of ours, then kill them.
-dump_and_kill_jobs() {
-    local pid
-    for pid in $(job_pids); do
-        running "$pid" || continue
-        echo "=== stack of pid $pid: $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
-        timeout -s KILL 20 gdb -batch -ex 'thread apply all bt' -p "$pid" 2>&1 \
-            | grep -v -e '^\[New LWP' -e '^\[Thread debugging' -e '^Using host libthread' \
-            | head -n 80
-    done
+# Kill every slurmstepd and rank of ours (after a hang: the harness has their stacks).
+kill_jobs() {
     scancel --quiet --full --user=root >/dev/null 2>&1
     # shellcheck disable=SC2046
     stop_pids KILL $(job_pids)
@@ -81,25 +59,18 @@ dump_and_kill_jobs() {
 job() {
     local name=$1 want=$2 pattern=$3 count=$4 limit=$5
     shift 6
-    local rc why="" pid deadline=$((SECONDS + limit))
-    # O_APPEND: srun's last words after a hang must not write over the stacks.
-    : >"$out"
-    env "${JOB_ENV[@]}" "${SRUN[@]}" --mpi=pmix --time=2 --export="ALL,LD_PRELOAD=$RANK_LIB" \
-        "$@" >>"$out" 2>&1 &
-    pid=$!
-    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
-    if kill -0 "$pid" 2>/dev/null; then
-        {
-            echo "--- hung after $limit s; stacks of every slurmstepd and rank:"
-            dump_and_kill_jobs
-        } >>"$out" 2>&1
-        stop_pids TERM "$pid" || stop_pids KILL "$pid"
-        wait "$pid" 2>/dev/null
+    local why=""
+    # The harness's run_job: srun and the ranks carry the case's marker (--export=ALL);
+    # the slurmstepds do not (job_pids finds them): after a hang all of them get the
+    # report and are killed. Ranks may outlive srun for 15 s before counting as left.
+    HARNESS_EXTRA_PIDS=job_pids HARNESS_LINGER=15 run_job "$limit" -- \
+        env "${JOB_ENV[@]}" "${SRUN[@]}" --mpi=pmix --time=2 \
+        --export="ALL,LD_PRELOAD=$RANK_LIB" "$@"
+    if [ "$HUNG" = 1 ]; then
+        kill_jobs
         verdict "$name" "hung (no end within $limit s)"
         return
     fi
-    wait "$pid"
-    rc=$?
     local n=0
     [ -z "$pattern" ] || n=$(grep -Ec -- "$pattern" "$out")
     if [ "$want" = nz ] && [ "$rc" -eq 0 ]; then
@@ -111,10 +82,16 @@ job() {
     elif [ -n "$pattern" ] && [ "$count" -gt 0 ] && [ "$n" -ne "$count" ]; then
         why="$n lines match /$pattern/, want $count"
     fi
-    # Nothing of the step may outlive srun for long.
-    if [ -z "$why" ] && ! wait_for 15 no_job_pids; then
+    # Nothing of the step may outlive srun for long: its ranks (the harness counted and
+    # killed those still running 15 s after srun), its slurmstepds.
+    if [ -z "$why" ] && [ "$LEFT" != 0 ]; then
+        why="$LEFT ranks still running 15 s after the step (killed)"
+    elif [ -z "$why" ] && ! wait_for 15 no_job_pids; then
         why="processes left after the step: $(job_pids | tr '\n' ' ')"
-        dump_and_kill_jobs >>"$out" 2>&1
+        mkdir -p "$CASE_DIR"
+        HARNESS_EXTRA_PIDS=job_pids hang_report none "$CASE_DIR" "15 (after srun ended)"
+        HANG_REPORT=$CASE_DIR/hang-report
+        kill_jobs
     fi
     # Slurm's plugin now and then fails to open its own TCP connection between two
     # slurmstepd (about one two-node job in a hundred here, its log line below): that case
@@ -141,12 +118,11 @@ shapes() { echo "$SHAPES_1 $(two "$SHAPES_2")"; }
 
 if ! cluster_start; then
     verdict "cluster starts (munged, slurmctld, 3 slurmd)" "did not start"
-    echo "slurm-check: $pass passed, $fail failed"
+    harness_end
     exit 1
 fi
 verdict "cluster starts (munged, slurmctld, 3 slurmd)" ""
 echo "# libpmix: slurmstepd ${PMIX_LIB:-the Debian one, no preload}, ranks $RANK_LIB"
 source ./cases.sh
 
-echo "slurm-check: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

@@ -285,19 +285,9 @@ pub fn parse(
                     }
                     pset = Some(v);
                 }
-                "--tag-output" => {
-                    if inline.is_some() {
-                        return Err(UsageError("--tag-output takes no value".into()));
-                    }
-                    opts.tag_output = true
-                }
+                "--tag-output" | "--enable-recovery" | "--disable-recovery" | "--report-modex"
+                | "--no-tools" => set_flag(&mut opts, opt, inline)?,
                 "--timeout" => opts.timeout = Some(parse_timeout(&value(opt)?)?),
-                "--enable-recovery" | "--disable-recovery" => {
-                    if inline.is_some() {
-                        return Err(UsageError(format!("{opt} takes no value")));
-                    }
-                    opts.recovery = opt == "--enable-recovery";
-                }
                 "-x" => {
                     let e = parse_export(&value(opt)?, lookup)?;
                     opts.exports.retain(|(n, _)| *n != e.0);
@@ -305,18 +295,6 @@ pub fn parse(
                 }
                 "--nodes" => opts.nodes = parse_count(opt, &value(opt)?)?,
                 "--node-env" => opts.node_env.push(parse_node_env(&value(opt)?)?),
-                "--report-modex" => {
-                    if inline.is_some() {
-                        return Err(UsageError("--report-modex takes no value".into()));
-                    }
-                    opts.report_modex = true
-                }
-                "--no-tools" => {
-                    if inline.is_some() {
-                        return Err(UsageError("--no-tools takes no value".into()));
-                    }
-                    opts.no_tools = true
-                }
                 ":" => return Err(UsageError("':' with no program before it".into())),
                 w if w.starts_with('-') && w.len() > 1 => {
                     return Err(UsageError(format!("unknown option '{w}'")));
@@ -324,16 +302,7 @@ pub fn parse(
                 _ => break word.clone(),
             }
         };
-        let mut app_args = Vec::new();
-        let mut more = false;
-        while let Some(word) = args.get(i) {
-            i += 1;
-            if word == ":" {
-                more = true;
-                break;
-            }
-            app_args.push(word.clone());
-        }
+        let (app_args, more) = program_args(args, &mut i);
         opts.apps.push(AppSpec {
             nprocs: nprocs.unwrap_or(1),
             program,
@@ -345,6 +314,40 @@ pub fn parse(
             break;
         }
     }
+    check_sizes(&opts)?;
+    Ok(Command::Run(opts))
+}
+
+/// The program's arguments from `args[*i]` up to the next `:` (which is consumed);
+/// also whether an application follows.
+fn program_args(args: &[String], i: &mut usize) -> (Vec<String>, bool) {
+    let mut app_args = Vec::new();
+    while let Some(word) = args.get(*i) {
+        *i += 1;
+        if word == ":" {
+            return (app_args, true);
+        }
+        app_args.push(word.clone());
+    }
+    (app_args, false)
+}
+
+/// A flag (an option without a value) that applies to the whole command line.
+fn set_flag(opts: &mut Options, opt: &str, inline: Option<&str>) -> Result<(), UsageError> {
+    if inline.is_some() {
+        return Err(UsageError(format!("{opt} takes no value")));
+    }
+    match opt {
+        "--tag-output" => opts.tag_output = true,
+        "--report-modex" => opts.report_modex = true,
+        "--no-tools" => opts.no_tools = true,
+        _ => opts.recovery = opt == "--enable-recovery",
+    }
+    Ok(())
+}
+
+/// The limits on the whole job: ranks, nodes, and nodes that `--node-env` names.
+fn check_sizes(opts: &Options) -> Result<(), UsageError> {
     let total: u64 = opts.apps.iter().map(|a| u64::from(a.nprocs)).sum();
     if total > u64::from(MAX_RANKS) {
         return Err(UsageError(format!(
@@ -369,7 +372,7 @@ pub fn parse(
             opts.nodes - 1
         )));
     }
-    Ok(Command::Run(opts))
+    Ok(())
 }
 
 /// Upper bound on the job size (ranks below `PMIX_RANK_VALID`, and a sane fd budget).

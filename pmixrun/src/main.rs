@@ -150,42 +150,11 @@ fn run(opts: Options) -> i32 {
             return 1;
         }
     };
-    let path_var = std::env::var_os("PATH");
-
     // Lay the job out: programs resolved before anything is started.
-    let mut apps = Vec::new();
-    let mut plans = Vec::new();
-    let mut first = 0u32;
-    for (appnum, app) in (0u32..).zip(&opts.apps) {
-        let Some(prog) = launch::resolve_program(&app.program, path_var.as_deref()) else {
-            if app.program.contains('/') {
-                eprintln!("pmixrun: {}: not an executable file", app.program);
-            } else {
-                eprintln!("pmixrun: {}: command not found", app.program);
-            }
-            return 127;
-        };
-        // The rank changes directory before exec, so relative paths must not depend on it.
-        let prog = absolute(&prog, &cwd);
-        let wdir = app.wdir.as_ref().map(|w| absolute(Path::new(w), &cwd));
-        let mut argv = vec![app.program.clone()];
-        argv.extend(app.args.iter().cloned());
-        for _ in 0..app.nprocs {
-            plans.push(RankPlan {
-                path: prog.clone(),
-                argv: argv.iter().map(OsString::from).collect(),
-                wdir: wdir.clone(),
-            });
-        }
-        apps.push(AppLayout {
-            appnum,
-            first,
-            size: app.nprocs,
-            argv,
-            wdir: wdir.unwrap_or_else(|| cwd.clone()),
-        });
-        first += app.nprocs;
-    }
+    let (apps, plans, first) = match plan_apps(&opts, &cwd) {
+        Ok(p) => p,
+        Err(status) => return status,
+    };
 
     let hostname = match sys::hostname() {
         Ok(h) => h,
@@ -266,6 +235,62 @@ fn run(opts: Options) -> i32 {
         return status;
     }
 
+    let status = serve_one_node(&layout, &opts, &scratch, launcher, events);
+    drop(scratch);
+    status
+}
+
+/// The ranks' plans and the applications' layout, programs resolved against `PATH`
+/// before anything starts; `Err` is pmixrun's exit status (127: a program not found),
+/// said on stderr.
+fn plan_apps(opts: &Options, cwd: &Path) -> Result<(Vec<AppLayout>, Vec<RankPlan>, u32), i32> {
+    let path_var = std::env::var_os("PATH");
+    let mut apps = Vec::new();
+    let mut plans = Vec::new();
+    let mut first = 0u32;
+    for (appnum, app) in (0u32..).zip(&opts.apps) {
+        let Some(prog) = launch::resolve_program(&app.program, path_var.as_deref()) else {
+            if app.program.contains('/') {
+                eprintln!("pmixrun: {}: not an executable file", app.program);
+            } else {
+                eprintln!("pmixrun: {}: command not found", app.program);
+            }
+            return Err(127);
+        };
+        // The rank changes directory before exec, so relative paths must not depend on it.
+        let prog = absolute(&prog, cwd);
+        let wdir = app.wdir.as_ref().map(|w| absolute(Path::new(w), cwd));
+        let mut argv = vec![app.program.clone()];
+        argv.extend(app.args.iter().cloned());
+        for _ in 0..app.nprocs {
+            plans.push(RankPlan {
+                path: prog.clone(),
+                argv: argv.iter().map(OsString::from).collect(),
+                wdir: wdir.clone(),
+            });
+        }
+        apps.push(AppLayout {
+            appnum,
+            first,
+            size: app.nprocs,
+            argv,
+            wdir: wdir.unwrap_or_else(|| cwd.to_path_buf()),
+        });
+        first += app.nprocs;
+    }
+    Ok((apps, plans, first))
+}
+
+/// The one-node job: start the PMIx server, register and release the ranks, supervise
+/// them to their end, then close the server; returns pmixrun's exit status.
+fn serve_one_node(
+    layout: &Layout,
+    opts: &Options,
+    scratch: &Scratch,
+    mut launcher: Launcher,
+    events: Arc<Events>,
+) -> i32 {
+    let nspace = layout.nspace.clone();
     let server_id = match Nspace::new(format!("{nspace}.server")) {
         Ok(n) => ProcId::new(n, 0),
         Err(e) => {
@@ -273,29 +298,9 @@ fn run(opts: Options) -> i32 {
             return 1;
         }
     };
-    // The server must call this node by the name the job was registered with.
-    // pmixrun writes the ranks' output itself; the server only forwards it to pullers.
-    let server_info = match (
-        pmix_core::Info::new(
-            keys::PMIX_HOSTNAME,
-            pmix_core::Value::string(&layout.hostname),
-        ),
-        pmix_core::Info::new(
-            pmix_sys::attrs::keys::PMIX_IOF_LOCAL_OUTPUT,
-            pmix_core::Value::Bool(false),
-        ),
-    ) {
-        (Ok(h), Ok(l)) => {
-            let mut v = vec![h, l];
-            if !opts.no_tools {
-                v.extend(pmix_core::Info::new(
-                    pmix_sys::attrs::keys::PMIX_SERVER_TOOL_SUPPORT,
-                    pmix_core::Value::Bool(true),
-                ));
-            }
-            v
-        }
-        (Err(e), _) | (_, Err(e)) => {
+    let server_info = match server_info(layout, opts) {
+        Ok(v) => v,
+        Err(e) => {
             eprintln!("pmixrun: cannot describe the server: {e}");
             return 1;
         }
@@ -340,14 +345,37 @@ fn run(opts: Options) -> i32 {
     launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
     let status = launcher.run(&*server);
     launcher.finish(&*server);
+    // The launcher holds a reference to the server (for spawns): it goes first.
     drop(launcher);
     // pmixrun exits next: the server's progress thread is not waited for.
     match Arc::try_unwrap(server) {
         Ok(s) => s.finalize_at_exit(),
         Err(s) => s.close_now(),
     }
-    drop(scratch);
     status
+}
+
+/// The server's own attributes: this node's name as the job was registered with it,
+/// no local output (pmixrun writes the ranks' output itself; the server only forwards it
+/// to pullers), and tool support unless `--no-tools`.
+fn server_info(layout: &Layout, opts: &Options) -> pmix_core::Result<Vec<pmix_core::Info>> {
+    let mut v = vec![
+        pmix_core::Info::new(
+            keys::PMIX_HOSTNAME,
+            pmix_core::Value::string(&layout.hostname),
+        )?,
+        pmix_core::Info::new(
+            pmix_sys::attrs::keys::PMIX_IOF_LOCAL_OUTPUT,
+            pmix_core::Value::Bool(false),
+        )?,
+    ];
+    if !opts.no_tools {
+        v.extend(pmix_core::Info::new(
+            pmix_sys::attrs::keys::PMIX_SERVER_TOOL_SUPPORT,
+            pmix_core::Value::Bool(true),
+        ));
+    }
+    Ok(v)
 }
 
 /// The multi-node bench: start a daemon per node, register and release the ranks

@@ -32,6 +32,31 @@ fn text(b: &Option<Vec<u8>>) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// An app's argv as text (empty when it gives none).
+fn argv_of(app: &App) -> Vec<String> {
+    app.argv
+        .as_ref()
+        .map(|v| {
+            v.iter()
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `NAME=VALUE` entries of an app's environment (others are left out).
+fn env_of(app: &App) -> Vec<(String, String)> {
+    app.env
+        .iter()
+        .flatten()
+        .filter_map(|e| {
+            let s = String::from_utf8_lossy(e).into_owned();
+            s.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
 /// Lay out `apps` as namespace `nspace`.
 ///
 /// # Errors
@@ -51,15 +76,7 @@ pub fn plan(
     let mut ranks = Vec::new();
     let mut next = 0u32;
     for (appnum, app) in (0u32..).zip(apps) {
-        let argv: Vec<String> = app
-            .argv
-            .as_ref()
-            .map(|v| {
-                v.iter()
-                    .map(|a| String::from_utf8_lossy(a).into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let argv = argv_of(app);
         let Some(cmd) = text(&app.cmd).or_else(|| argv.first().cloned()) else {
             return Err(Error::bad_param(format!("app {appnum} names no command")));
         };
@@ -69,16 +86,7 @@ pub fn plan(
             .ok_or_else(|| {
                 Error::bad_param(format!("app {appnum} asks for {} processes", app.maxprocs))
             })?;
-        let env: Vec<(String, String)> = app
-            .env
-            .iter()
-            .flatten()
-            .filter_map(|e| {
-                let s = String::from_utf8_lossy(e).into_owned();
-                s.split_once('=')
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-            })
-            .collect();
+        let env = env_of(app);
         let app_path: Option<OsString> = env
             .iter()
             .find(|(k, _)| k == "PATH")

@@ -8,7 +8,9 @@
 # expected exit status is not 0. UBSan reports go to stderr (the combined runtime ignores
 # log_path for them) and abort the program, so the case fails on its exit status
 # (SIGABRT, 134), which no case expects. One ok/FAIL line per case and
-# "asan: N passed, M failed".
+# "asan: N passed, M failed". Every case runs through the shared harness (tools/harness.sh):
+# a case still running at its bound is a hang, reported (dumps, every thread's stacks)
+# before it is killed.
 #
 # Environment (set by mk/asan.mk): PMIXRUN, AB (the sanitized build), TIMEOUT.
 # An optional argument keeps only the groups whose name contains it
@@ -17,10 +19,9 @@ set -u
 : "${PMIXRUN:?}" "${AB:?}" "${TIMEOUT:?}"
 only=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
-pass=0
-fail=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+AREA=asan
+. "$here/../../tools/harness.sh"
+trap harness_cleanup EXIT
 reports=$AB/reports
 rm -rf "$reports" "$AB/controls"
 mkdir -p "$reports" "$AB/controls" "$AB/tool/empty"
@@ -37,43 +38,24 @@ sanitize_env() { # LOGDIR
 
 want() { [ -z "$only" ] || [[ "$1" == *"$only"* ]]; }
 
-verdict() { # NAME WHY
-    if [ -z "$2" ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1: $2"
-        grep -v '^ok ' "$out" | tail -n 40 | sed 's/^/    | /'
-    fi
-}
-
 # prog NAME SECS -- COMMAND...: must exit 0, print no FAIL line and a "0 failed" verdict
-# when it prints a verdict at all.
+# when it prints a verdict at all (the harness's check).
 prog() {
-    local name=$1 secs=$2 rc why=""
+    local name=$1 secs=$2
     shift 3
-    $TIMEOUT "$secs" "$@" >"$out" 2>&1
-    rc=$?
-    if [ "$rc" -ne 0 ]; then
-        why="exit status $rc"
-    elif grep -aq '^FAIL' "$out"; then
-        why="a check failed"
-    elif grep -aqE 'checks, [1-9][0-9]* failed' "$out"; then
-        why="a check failed"
-    fi
-    verdict "$name" "$why"
+    check "$name" 0 '' "$secs" -- "$@"
 }
 
 # control MODE PATTERN: bad MODE under pmixrun must fail and leave a report matching PATTERN.
 control() {
-    local mode=$1 pattern=$2 dir=$AB/controls/$1 rc why=""
+    local mode=$1 pattern=$2 dir=$AB/controls/$1 why=""
     mkdir -p "$dir"
     sanitize_env "$dir"
-    $TIMEOUT 60 "$PMIXRUN" --timeout 50 -n 1 "$AB/asan/bad" "$mode" >"$out" 2>&1
-    rc=$?
+    run_job 60 -- "$PMIXRUN" --timeout 50 -n 1 "$AB/asan/bad" "$mode"
     cat "$dir"/* >>"$out" 2>/dev/null
-    if [ "$mode" = clean ]; then
+    if [ "$HUNG" = 1 ]; then
+        why="hang: still running after 60 s (killed)"
+    elif [ "$mode" = clean ]; then
         [ "$rc" -eq 0 ] || why="exit status $rc, want 0"
         [ -z "$(ls "$dir")" ] || why="a sanitizer report for correct code"
     elif [ "$rc" -eq 0 ]; then
@@ -94,15 +76,25 @@ fi
 
 sanitize_env "$reports"
 
-# table NAME SCRIPT VAR=VALUE...: one of the other areas' run.sh over the sanitized programs.
+# table NAME SCRIPT VAR=VALUE...: one of the other areas' run.sh over the sanitized
+# programs. It runs its own cases through the harness (each with its own bound and hang
+# report, its logs under this run's); the whole table is bounded by 900 s here.
 table() {
-    local name=$1 script=$2 rc
+    local name=$1 script=$2 why=""
     shift 2
     want "$name" || return 0
     echo "== $name table ($script)"
-    env "$@" PMIXRUN="$PMIXRUN" TIMEOUT="$TIMEOUT" bash "$here/../$script" | tee "$out" | sed 's/^/  /'
-    rc=${PIPESTATUS[0]}
-    verdict "$name table, sanitized" "$([ "$rc" -eq 0 ] || echo "exit status $rc")"
+    run_job 900 -- env "$@" PMIXRUN="$PMIXRUN" TIMEOUT="$TIMEOUT" \
+        HARNESS_LOG="$HARNESS_LOG/$name" bash "$here/../$script"
+    sed 's/^/  /' "$out"
+    if [ "$HUNG" = 1 ]; then
+        why="hang: still running after 900 s (killed)"
+    elif [ "$rc" -ne 0 ]; then
+        why="exit status $rc"
+    fi
+    # The table's own lines are above: only the hang report, if any, below the verdict.
+    : >"$out"
+    verdict "$name table, sanitized" "$why"
 }
 table runtime runtime/run.sh RT="$AB/runtime" HELLO="$AB/hello" BENCH="$AB/pmix_bench"
 table rules rules/run.sh RB="$AB/rules"
@@ -166,5 +158,4 @@ else
     find "$reports" -type f -exec cat {} + >"$out"
     verdict "no sanitizer report from any test" "$n report(s) in $reports"
 fi
-echo "asan: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+harness_end

@@ -17,7 +17,7 @@
 #   stop-timeout   SIGSTOP a rank and never resume it, under --timeout 4: pmixrun must end
 #                  the job with status 124 (a stopped process still dies of SIGKILL)
 # After every round nothing of the job may be left: no process carrying the round's
-# CHAOS_RUN marker (a scan of /proc/*/environ), and the round's private TMPDIR (where
+# HARNESS_CASE marker (tools/harness.sh's; a scan of /proc/*/environ), and the round's private TMPDIR (where
 # pmixrun puts its scratch tree: rendezvous sockets, PMIX_NSDIR/PROCDIRs, job-data segment
 # files) must be empty. After pmixrun-kill nobody is left to remove the tree; the next
 # pmixrun in the same TMPDIR removes the trees of dead pmixruns (scratch::remove_stale),
@@ -26,8 +26,14 @@
 # Environment: PMIXRUN, CHAOS (directory of the built programs), CHAOS_SEED (default: the
 # time; printed), CHAOS_ROUNDS (default 14), CHAOS_BOUND (default 20 s).
 # One ok/FAIL line per round, the job's output under a failing one, "N passed, M failed".
+# Through the shared harness (tools/harness.sh): its verdict, markers and hang report. A
+# job that does not end within its bound, and processes left behind after a round, get
+# the harness's hang report (debug dumps of our processes, every thread's stacks) before
+# they are killed.
 set -u
 : "${PMIXRUN:?}" "${CHAOS:?}"
+AREA=chaos
+. "$(dirname "$0")/../../tools/harness.sh"
 SEED=${CHAOS_SEED:-$(date +%s)}
 ROUNDS=${CHAOS_ROUNDS:-14}
 BOUND=${CHAOS_BOUND:-20}
@@ -36,28 +42,18 @@ RANDOM=$SEED
 echo "chaos: seed $SEED (rerun with CHAOS_SEED=$SEED), $ROUNDS rounds, bound $BOUND s"
 WORK=$(mktemp -d /tmp/pmix-chaos.XXXXXX)
 MARK=""
-pass=0
-fail=0
 why=""
 
-# Pids of the live processes carrying CHAOS_RUN=$MARK (never this shell).
-marked() {
-    grep -lzsx "CHAOS_RUN=$MARK" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | grep -vx "$$"
-}
-
 cleanup() {
-    local p
-    p=$(marked)
-    # shellcheck disable=SC2086
-    [ -z "$p" ] || kill -KILL $p 2>/dev/null
+    harness_cleanup
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 now_ms() { date +%s%3N; }
 
-# check COND MESSAGE: record the first failed condition of the round.
-check() {
+# expect COND MESSAGE: record the first failed condition of the round.
+expect() {
     if [ -z "$why" ] && ! eval "$1"; then
         why=$2
     fi
@@ -66,14 +62,14 @@ check() {
 # The ranks of the job (not the spawned children, not pmixrun), or the node daemons.
 ranks() {
     local p c
-    for p in $(marked); do
+    for p in $(marked "$MARK"); do
         read -r c 2>/dev/null <"/proc/$p/comm" && [ "$c" = chaosloop ] || continue
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "chaosloop $ITERS" && echo "$p"
     done
 }
 daemons() {
     local p
-    for p in $(marked); do
+    for p in $(marked "$MARK"); do
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "--node-daemon" && echo "$p"
     done
 }
@@ -101,21 +97,29 @@ wait_started() {
     return 1
 }
 
+# report_and_kill SECS: the harness's hang report of the round's processes (into the
+# round's log directory; verdict prints it), then SIGKILL them.
+report_and_kill() {
+    local dir=$HARNESS_LOG/${MARK##*.}
+    mkdir -p "$dir"
+    hang_report "$MARK" "$dir" "$1"
+    HANG_REPORT=$dir/hang-report
+    # shellcheck disable=SC2046
+    kill -KILL $(marked "$MARK") 2>/dev/null
+}
+
 # nothing_left: no marked process within 5 s, the round's TMPDIR empty.
 nothing_left() {
     local i left
     for ((i = 0; i < 100; i++)); do
-        left=$(marked)
+        left=$(marked "$MARK")
         [ -z "$left" ] && break
         sleep 0.05
     done
-    check '[ -z "$left" ]' "processes left behind: $(for p in $left; do
+    expect '[ -z "$left" ]' "processes left behind: $(for p in $left; do
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo -n "($p); "; done)"
-    if [ -n "$left" ]; then
-        # shellcheck disable=SC2086
-        kill -KILL $left 2>/dev/null
-    fi
-    check '[ -z "$(ls -A "$tmp")" ]' "left in TMPDIR: $(cd "$tmp" && find . -mindepth 1 | head -n 8 | tr '\n' ' ')"
+    [ -z "$left" ] || report_and_kill 5
+    expect '[ -z "$(ls -A "$tmp")" ]' "left in TMPDIR: $(cd "$tmp" && find . -mindepth 1 | head -n 8 | tr '\n' ' ')"
 }
 
 # act ACTION: does it to the running job (pmixrun is $job); sets victim (a description).
@@ -157,24 +161,24 @@ act() {
 judge() {
     case $1 in
     rank-kill)
-        check '[ "$rc" -ne 0 ] && [ "$rc" -ne 999 ]' "exit status $rc, want a failure"
+        expect '[ "$rc" -ne 0 ] && [ "$rc" -ne 999 ]' "exit status $rc, want a failure"
         # pmixrun names the first failure it sees: the killed rank, or a survivor that
         # exited on the error its call returned (the victim is named then as well, or
         # the job's remaining ranks are killed).
-        check 'grep -Eq "pmixrun: rank [0-9]+ (was killed by SIGKILL|exited with status)" "$out"' \
+        expect 'grep -Eq "pmixrun: rank [0-9]+ (was killed by SIGKILL|exited with status)" "$out"' \
             "pmixrun did not name a failed rank"
         ;;
     rank-stop | daemon-stop)
-        check '[ "$rc" -eq 0 ]' "exit status $rc, want 0 (a stopped and resumed process only runs late)"
-        check '[ "$(grep -c ": done $ITERS rounds" "$out")" -eq "$n" ]' "not every rank finished"
+        expect '[ "$rc" -eq 0 ]' "exit status $rc, want 0 (a stopped and resumed process only runs late)"
+        expect '[ "$(grep -c ": done $ITERS rounds" "$out")" -eq "$n" ]' "not every rank finished"
         ;;
     daemon-kill)
-        check '[ "$rc" -ne 0 ] && [ "$rc" -ne 999 ]' "exit status $rc, want a failure"
-        check 'grep -Eiq "node [0-9]+" "$out"' "pmixrun did not name the lost node"
+        expect '[ "$rc" -ne 0 ] && [ "$rc" -ne 999 ]' "exit status $rc, want a failure"
+        expect 'grep -Eiq "node [0-9]+" "$out"' "pmixrun did not name the lost node"
         ;;
     pmixrun-kill) ;;
     stop-timeout)
-        check '[ "$rc" -eq 124 ]' "exit status $rc, want 124 (--timeout)"
+        expect '[ "$rc" -eq 124 ]' "exit status $rc, want 124 (--timeout)"
         ;;
     esac
 }
@@ -191,7 +195,7 @@ one_round() {
     [ "$action" = stop-timeout ] && tmo=4
     local spawn=""
     [ "$nodes" = 1 ] && spawn=spawn
-    MARK=chaos-$$-$i
+    MARK=$HARNESS_ID.round$i
     tmp=$WORK/tmp$i
     out=$WORK/out$i
     mkdir -p "$tmp"
@@ -199,10 +203,15 @@ one_round() {
     why=""
     victim=""
     local name="round $i: -n $n --nodes $nodes $rec $action"
-    # pmixrun and everything it starts carry the marker; the scratch tree goes to $tmp.
-    CHAOS_RUN=$MARK TMPDIR=$tmp "$PMIXRUN" --timeout "$tmo" $rec --nodes "$nodes" -n "$n" \
+    # pmixrun and everything it starts carry the marker (and the harness's dump
+    # settings); the scratch tree goes to $tmp.
+    HARNESS_CASE=$MARK PMIX_RS_DUMP_SIGNAL=$HARNESS_DUMP_SIGNAL \
+        PMIX_RS_DUMP_DIR=$HARNESS_LOG/round$i TMPDIR=$tmp \
+        "$PMIXRUN" --timeout "$tmo" $rec --nodes "$nodes" -n "$n" \
         "$CHAOS/chaosloop" "$ITERS" $spawn >"$out" 2>&1 &
     job=$!
+    HARNESS_JOB=$job
+    HANG_REPORT=""
     if wait_started "$n" 30; then
         sleep "0.$((RANDOM % 10))"
         t_act=$(now_ms)
@@ -213,71 +222,73 @@ one_round() {
         *) wait_gone "$job" $((BOUND + (tmo < 60 ? tmo : 0))) ;;
         esac
         dt=$(($(now_ms) - t_act))
-        check '[ "$rc" -ne 999 ]' "the job did not end within $BOUND s of the $action"
+        expect '[ "$rc" -ne 999 ]' "the job did not end within $BOUND s of the $action"
         judge "$action"
     else
         wait_gone "$job" 1
-        check 'false' "the ranks did not all start within 30 s (exit status $rc)"
+        expect 'false' "the ranks did not all start within 30 s (exit status $rc)"
         dt=0
     fi
-    [ "$rc" = 999 ] && kill -KILL "$job" 2>/dev/null && wait "$job" 2>/dev/null
+    if [ "$rc" = 999 ]; then
+        report_and_kill "$BOUND"
+        kill -KILL "$job" 2>/dev/null
+        wait "$job" 2>/dev/null
+    fi
+    HARNESS_JOB=""
     if [ "$action" = pmixrun-kill ]; then
         nothing_left_procs_only
-        TMPDIR=$tmp timeout -s KILL 20 "$PMIXRUN" -n 1 true >>"$out" 2>&1
+        cleaner_run
     fi
     nothing_left
-    name="$name [$victim] ended ${dt} ms after, status $rc"
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-        echo "ok   $name"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        tail -n 30 "$out" | sed 's/^/    | /'
-    fi
+    verdict "$name [$victim] ended ${dt} ms after, status $rc" "$why"
     rm -rf "$tmp" "$out"
+}
+
+# cleaner_run: after pmixrun-kill, one `pmixrun -n 1 true` in the round's TMPDIR (it
+# removes the trees of dead pmixruns), through the harness's run_job (20 s bound).
+cleaner_run() {
+    local round_out=$out
+    out=$WORK/cleaner
+    run_job 20 -- env TMPDIR="$tmp" "$PMIXRUN" -n 1 true
+    cat "$out" >>"$round_out"
+    out=$round_out
+    expect '[ "$HUNG" = 0 ]' "pmixrun -n 1 true in the round's TMPDIR hung (report: $HANG_REPORT)"
 }
 
 # After pmixrun-kill: the processes must go by themselves within BOUND s.
 nothing_left_procs_only() {
     local i left
     for ((i = 0; i < BOUND * 20; i++)); do
-        left=$(marked)
+        left=$(marked "$MARK")
         [ -z "$left" ] && return
         sleep 0.05
     done
-    check 'false' "$BOUND s after pmixrun was killed these still run: $(for p in $left; do
+    expect 'false' "$BOUND s after pmixrun was killed these still run: $(for p in $left; do
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo -n "($p); "; done)"
+    report_and_kill "$BOUND"
 }
 
 # Not random: one rank spawning 112 jobs one after the other (each spawned job's scratch
 # tree must go when it ends; before, the 100th spawn failed with "no free scratch
 # directory name" and the trees stayed until the whole job ended).
 spawn_many() {
-    MARK=chaos-$$-spawn
     tmp=$WORK/tmp-spawn
-    out=$WORK/out-spawn
     mkdir -p "$tmp"
     why=""
-    CHAOS_RUN=$MARK TMPDIR=$tmp timeout -s KILL 60 "$PMIXRUN" -n 1 "$CHAOS/chaosloop" 900 spawn \
-        >"$out" 2>&1
-    rc=$?
-    check '[ "$rc" -eq 0 ]' "exit status $rc, want 0"
+    # The harness's run_job: a hang (60 s) gets its report before the kill; processes
+    # still running 2 s after the end are killed and counted (LEFT).
+    run_job 60 -- env TMPDIR="$tmp" "$PMIXRUN" -n 1 "$CHAOS/chaosloop" 900 spawn
+    MARK=${HARNESS_MARK#HARNESS_CASE=}
+    expect '[ "$HUNG" = 0 ]' "hang: still running after 60 s (killed)"
+    expect '[ "$rc" -eq 0 ]' "exit status $rc, want 0"
+    expect '[ "$LEFT" = 0 ]' "$LEFT processes left behind (killed)"
     nothing_left
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-        echo "ok   one rank spawns 112 jobs in turn; nothing left"
-    else
-        fail=$((fail + 1))
-        echo "FAIL one rank spawns 112 jobs in turn: $why"
-        tail -n 10 "$out" | sed 's/^/    | /'
-    fi
-    rm -rf "$tmp" "$out"
+    verdict "one rank spawns 112 jobs in turn; nothing left" "$why"
+    rm -rf "$tmp"
 }
 spawn_many
 
 for ((r = 1; r <= ROUNDS; r++)); do
     one_round "$r"
 done
-echo "chaos: $pass passed, $fail failed (seed $SEED)"
-[ "$fail" -eq 0 ]
+harness_end "seed $SEED"

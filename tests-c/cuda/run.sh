@@ -2,14 +2,14 @@
 # run.sh: the CUDA communications-object scenarios (see mk/cuda.mk). One ok/FAIL line per
 # case, the output of a failing case below it, and "cuda: N passed, M failed". The exit
 # status is the verdict; every case runs
-# through tests-c/harness.sh: a hang is a failure, reported before it is killed.
+# through tools/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment: PMIXRUN (the launcher), CT (directory of the built scenarios),
 #              BENCH (cuda_bench, "" = skip), TIMEOUT (e.g. "timeout -s KILL").
 set -u
 : "${PMIXRUN:?}" "${CT:?}" "${TIMEOUT:?}"
 AREA=cuda
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 BENCH=${BENCH:-}
 PR=("$PMIXRUN" --timeout 50)
 

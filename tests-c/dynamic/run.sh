@@ -2,14 +2,14 @@
 # run.sh: every dynamic-operation scenario under pmixrun (see mk/dynamic.mk). One ok/FAIL
 # line per case, the output of a failing case below it, and "N passed, M failed".
 # The exit status is the verdict; every case runs
-# through tests-c/harness.sh: a hang is a failure, reported before it is killed.
+# through tools/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/dynamic.mk): PMIXRUN, DYN (directory of the built scenarios),
 # TIMEOUT (e.g. "timeout -s KILL").
 set -u
 : "${PMIXRUN:?}" "${DYN:?}" "${TIMEOUT:?}"
 AREA=dynamic
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 PR=("$PMIXRUN" --timeout 50)
 
 # --- connect / disconnect ---

@@ -3,7 +3,7 @@
 # fence, a connect and a Get, on one and on two simulated nodes; a client leaving in the
 # middle of a frame; a C host whose callbacks never come. One ok/FAIL line per case, the
 # output of a failing case below it, and "N passed, M failed". The exit status is the
-# verdict; every case runs through tests-c/harness.sh: a
+# verdict; every case runs through tools/harness.sh: a
 # hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/faults.mk): PMIXRUN, FAULTS (directory of the built programs),
@@ -11,7 +11,7 @@
 set -u
 : "${PMIXRUN:?}" "${FAULTS:?}" "${TIMEOUT:?}"
 AREA=faults
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 repeat=${FAULTS_REPEAT:-1}
 PR=("$PMIXRUN" --timeout 50 --enable-recovery)
 

@@ -5,7 +5,7 @@
 set -u
 : "${PMIXRUN:?}" "${HANG:?}"
 AREA=hangdump-inner
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 check "a fence one rank never enters (3 ranks)" 0 '' 6 -- \
     "$PMIXRUN" --timeout 120 -n 3 "$HANG" fence
 check "a Get of a key nobody puts, no timeout (2 ranks)" 0 '' 6 -- \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh: the harness's hang report, tested (see mk/hangdump.mk). inner.sh runs jobs that
-# hang on purpose through tests-c/harness.sh with a short limit; its cases must fail, and
+# hang on purpose through tools/harness.sh with a short limit; its cases must fail, and
 # its output must hold what a person needs to find the hang: every thread's stacks, the
 # call each rank is blocked in (PMIx_Fence, PMIx_Get) from its debug dump, and the
 # server's pending fence naming the rank that never arrived (or its parked Get).
@@ -9,7 +9,7 @@
 set -u
 : "${PMIXRUN:?}" "${HANG:?}"
 AREA=hangdump
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 inner_log=$HARNESS_LOG/inner
 
 # The inner harness's own FAIL lines are expected: nothing is rejected here.

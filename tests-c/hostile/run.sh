@@ -2,7 +2,7 @@
 # run.sh: hostile clients, resources and socket hygiene against a live server (see
 # mk/hostile.mk and docs/ROBUSTNESS.md). One ok/FAIL line per case, the output of a
 # failing case below it, a closing "N passed, M failed"; the exit status is the verdict.
-# Every case runs through tests-c/harness.sh: a hang is a failure, reported
+# Every case runs through tools/harness.sh: a hang is a failure, reported
 # before it is killed.
 #
 # Environment (set by mk/hostile.mk):
@@ -26,7 +26,7 @@ PEER="$work/bin/hostile_peer"
 export TMPDIR="$work/tmp"
 trap 'rm -rf "$work"' EXIT
 AREA=hostile
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 PR=("$PMIXRUN" --timeout 100)
 
 want() { want_case "$1"; }
@@ -113,14 +113,10 @@ check "C host: 10 waves of 100 short-lived clients, no growth" 0 '' 90 -- \
 # pmixrun -n 1000: pmixrun's descriptors, threads and memory sampled while it runs.
 if want "1000 ranks"; then
     t0=$(now)
-    $TIMEOUT 120 "${PR[@]}" -n 1000 "$BIN/rank" tiny >"$out" 2>&1 &
-    job=$!
-    pid=""
-    for _ in $(seq 100); do
-        pid=$(pgrep -P "$job" -x pmixrun || true)
-        [ -n "$pid" ] && break
-        sleep 0.05
-    done
+    # The harness's job_start/job_wait: its bound and hang report; the job's pid is
+    # pmixrun's own.
+    job_start 120 -- "${PR[@]}" -n 1000 "$BIN/rank" tiny
+    pid=$HARNESS_JOB
     maxfd=0 maxthr=0 hwm=0
     while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do
         fd=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
@@ -131,8 +127,7 @@ if want "1000 ranks"; then
         [ -n "$h" ] && [ "$h" -gt "$hwm" ] && hwm=$h
         sleep 0.1
     done
-    wait "$job"
-    rc=$?
+    job_wait
     secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
     echo "# pmixrun -n 1000: ${secs} s, at most $maxfd descriptors, $maxthr threads, VmHWM $hwm KiB" | tee -a "$out"
     why=""
@@ -165,18 +160,18 @@ if want "stale"; then
     ready="$work/ready"
     mkdir -p "$ready"
     rm -f "$ready"/*
-    $TIMEOUT 60 "$PMIXRUN" -n 2 "$BIN/rank" victim "$ready" >"$out" 2>&1 &
-    job=$!
+    job_start 60 -- "$PMIXRUN" -n 2 "$BIN/rank" victim "$ready"
+    pid=$HARNESS_JOB
     for _ in $(seq 400); do
         [ -s "$ready/0" ] && [ -s "$ready/1" ] && break
         sleep 0.05
     done
-    pid=$(pgrep -P "$job" -x pmixrun || true)
     if [ -z "$pid" ] || ! [ -s "$ready/0" ] || ! [ -s "$ready/1" ]; then
         why="the victim job did not start"
+        job_wait
     else
         kill -KILL "$pid"
-        wait "$job" 2>/dev/null
+        job_wait
         # The ranks end with their launcher (it gives them a parent-death signal).
         for r in 0 1; do
             rp=$(cat "$ready/$r")

@@ -8,7 +8,7 @@
 set -u
 : "${INITDIAG:?}" "${PMIXRUN:?}" "${TIMEOUT:?}"
 AREA=initdiag
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export PMIX_NAMESPACE=initdiag-job PMIX_RANK=0

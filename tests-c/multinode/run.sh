@@ -2,7 +2,7 @@
 # run.sh: the multi-node scenarios, run by pmixrun --nodes K (see mk/multinode.mk). One
 # ok/FAIL line per case, the output of a failing case below it, and a closing
 # "N passed, M failed". The exit status is the verdict; every case runs through
-# tests-c/harness.sh: a hang is a failure, reported before it is killed.
+# tools/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/multinode.mk):
 #   PMIXRUN   the launcher       MN   directory of the built multinode scenarios
@@ -11,7 +11,7 @@
 set -u
 : "${PMIXRUN:?}" "${MN:?}" "${RT:?}" "${HELLO:?}" "${TIMEOUT:?}"
 AREA=multinode
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 PR=("$PMIXRUN" --timeout 40)
 DELTA=PMIX_MCA_pmix_server_fence_delta_modex
 out2=$(mktemp)
@@ -50,8 +50,7 @@ why=""
 n=$(grep -c 'direct modex' "$out")
 [ "$n" -eq 0 ] || why="$n direct-modex requests after a collecting fence"
 verdict "a collecting fence needs no direct modex" "$why"
-$TIMEOUT 60 "${PR[@]}" --report-modex --nodes 3 -n 7 "$MN/scopes" 3 nocollect >"$out" 2>&1
-rc=$?
+run_job 60 -- "${PR[@]}" --report-modex --nodes 3 -n 7 "$MN/scopes" 3 nocollect
 why=""
 want=$(remote_fetches 7 3)
 got=$(grep -c 'pmixrun: direct modex' "$out")
@@ -75,11 +74,13 @@ check "deletion across nodes with delta modex (2 nodes, 4 ranks)" 0 '' 60 -- \
 # collecting fence's contribution compared (100 keys, 1 changed per fence).
 nf=5
 last=$((2 * nf - 1)) # collecting fences are 1, 3, ...; each is followed by a barrier
-$TIMEOUT 60 "${PR[@]}" --report-modex --nodes 4 -n 8 "$MN/delta" 100 "$nf" >"$out" 2>&1
-rc_off=$?
+run_job 60 -- "${PR[@]}" --report-modex --nodes 4 -n 8 "$MN/delta" 100 "$nf"
+rc_off=$rc
+hang_off=$HANG_REPORT
 cp "$out" "$out2"
-$TIMEOUT 60 env "$DELTA=1" "${PR[@]}" --report-modex --nodes 4 -n 8 "$MN/delta" 100 "$nf" >"$out" 2>&1
-rc_on=$?
+run_job 60 -- env "$DELTA=1" "${PR[@]}" --report-modex --nodes 4 -n 8 "$MN/delta" 100 "$nf"
+rc_on=$rc
+HANG_REPORT=${HANG_REPORT:-$hang_off}
 total() { sed -n "s/^pmixrun: fence $last over .*total \([0-9]*\) bytes$/\1/p" "$1"; }
 full=$(total "$out2")
 delta=$(total "$out")

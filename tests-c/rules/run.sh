@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh: the rule tests (see mk/rules.mk). One ok/FAIL line per case, the output of a
 # failing case below it, and a closing "rules: N passed, M failed". The exit status is
-# the verdict. Every case runs through tests-c/harness.sh: a hang is a
+# the verdict. Every case runs through tools/harness.sh: a hang is a
 # failure, reported before it is killed.
 #
 # Environment (set by mk/rules.mk): PMIXRUN, RB (built programs), TIMEOUT.
@@ -10,7 +10,7 @@ set -u
 : "${PMIXRUN:?}" "${RB:?}" "${TIMEOUT:?}"
 AREA=rules
 HARNESS_ONLY=${1:-}
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 
 # run NAME SECS -- COMMAND...: COMMAND must exit 0 and print "N checks, 0 failed".
 run() {

@@ -2,7 +2,7 @@
 # run.sh: every runtime scenario, run under pmixrun (see mk/runtime.mk). One ok/FAIL line
 # per case, the output of a failing case below it, and a closing "N passed, M failed".
 # The exit status is the verdict. Every case runs through
-# tests-c/harness.sh: a hang is a failure, reported before it is killed.
+# tools/harness.sh: a hang is a failure, reported before it is killed.
 #
 # Environment (set by mk/runtime.mk):
 #   PMIXRUN   the launcher            RT      directory of the built scenarios
@@ -11,7 +11,7 @@
 set -u
 : "${PMIXRUN:?}" "${RT:?}" "${HELLO:?}" "${BENCH:?}" "${TIMEOUT:?}"
 AREA=runtime
-. "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../../tools/harness.sh"
 # Jobs get pmixrun's own --timeout below the outer one, so a hung job is still cleaned
 # up (scratch tree removed) and reported by pmixrun.
 PR=("$PMIXRUN" --timeout 50)
@@ -36,16 +36,18 @@ check "-x exports a variable" 0 '^PMIXRUN_TEST_VAR=forty two$' 20 -- \
     "${PR[@]}" -x 'PMIXRUN_TEST_VAR=forty two' -n 1 sh -c 'echo "PMIXRUN_TEST_VAR=$PMIXRUN_TEST_VAR"'
 
 # SIGTERM to pmixrun reaches the job, and pmixrun exits 128+15.
+# (job_start/job_wait: the harness's bound and hang report for a job signalled while
+# it runs.)
 t0=$(now)
-$TIMEOUT 60 "${PR[@]}" -n 2 sleep 30 >"$out" 2>&1 &
-pid=$!
+job_start 60 -- "${PR[@]}" -n 2 sleep 30
 sleep 1
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
+kill -TERM "$HARNESS_JOB"
+job_wait
 t1=$(now)
 why=""
-if [ "$rc" -ne 143 ]; then
+if [ "$HUNG" = 1 ]; then
+    why="hang: still running 60 s after SIGTERM (killed)"
+elif [ "$rc" -ne 143 ]; then
     why="exit status $rc, want 143"
 elif ! grep -q 'received SIGTERM' "$out"; then
     why="no 'received SIGTERM' message"

@@ -260,34 +260,7 @@ impl Shared {
                 status,
                 msg,
                 ..
-            } => {
-                if self.rank_of(&proc_).is_none() {
-                    self.send(
-                        node,
-                        &Down::AbortDone {
-                            id,
-                            status: pmix_sys::PMIX_ERR_BAD_PARAM,
-                        },
-                    );
-                    return;
-                };
-                let l = self.links.get(node).cloned();
-                self.events.push(JobEvent::Abort {
-                    proc_,
-                    status,
-                    msg,
-                    targets: Vec::new(),
-                    done: Box::new(move |r| {
-                        let status = match r {
-                            Ok(()) => pmix_sys::PMIX_SUCCESS,
-                            Err(e) => pmix_core::protocol::status_of(&e),
-                        };
-                        if let Some(l) = l {
-                            l.send(&Down::AbortDone { id, status });
-                        }
-                    }),
-                });
-            }
+            } => self.abort(node, id, proc_, status, msg),
             Up::Fence {
                 id,
                 procs,
@@ -300,43 +273,7 @@ impl Shared {
                     .and_then(|i| i.value.as_str().map(str::to_string));
                 self.fence(node, id, procs, tag, data)
             }
-            Up::Dmodex { id, proc_, info } => {
-                let owner = self.rank_of(&proc_).and_then(|r| self.node_of(r));
-                let owner = match (owner, proc_.nspace == self.nspace) {
-                    (Some(o), _) => o,
-                    // Job-level data: any node has it.
-                    (None, true) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => node,
-                    _ => {
-                        self.send(
-                            node,
-                            &Down::DmodexDone {
-                                id,
-                                status: pmix_sys::PMIX_ERR_NOT_FOUND,
-                                data: Vec::new(),
-                            },
-                        );
-                        return;
-                    }
-                };
-                let gid = {
-                    let mut st = self.lock();
-                    st.next += 1;
-                    let gid = st.next;
-                    st.dmodex.insert(gid, (node, id));
-                    gid
-                };
-                self.report(&format!(
-                    "direct modex {gid}: node{node} asks node{owner} for {proc_}"
-                ));
-                self.send(
-                    owner,
-                    &Down::DmodexAsk {
-                        id: gid,
-                        proc_,
-                        info,
-                    },
-                );
-            }
+            Up::Dmodex { id, proc_, info } => self.dmodex(node, id, proc_, info),
             Up::DmodexAnswer { id, status, data } => {
                 let asker = self.lock().dmodex.remove(&id);
                 match asker {
@@ -370,6 +307,77 @@ impl Shared {
                 }
             }
         }
+    }
+
+    /// A rank on `node` called `PMIx_Abort` (daemon request `id`): the launcher kills
+    /// the job, then the daemon's caller is released.
+    fn abort(&self, node: usize, id: u64, proc_: ProcId, status: i32, msg: String) {
+        if self.rank_of(&proc_).is_none() {
+            self.send(
+                node,
+                &Down::AbortDone {
+                    id,
+                    status: pmix_sys::PMIX_ERR_BAD_PARAM,
+                },
+            );
+            return;
+        };
+        let l = self.links.get(node).cloned();
+        self.events.push(JobEvent::Abort {
+            proc_,
+            status,
+            msg,
+            targets: Vec::new(),
+            done: Box::new(move |r| {
+                let status = match r {
+                    Ok(()) => pmix_sys::PMIX_SUCCESS,
+                    Err(e) => pmix_core::protocol::status_of(&e),
+                };
+                if let Some(l) = l {
+                    l.send(&Down::AbortDone { id, status });
+                }
+            }),
+        });
+    }
+
+    /// A server on `node` asks for `proc_`'s data (daemon request `id`): the question
+    /// goes to the node that hosts the rank, under an id of the front end's.
+    fn dmodex(&self, node: usize, id: u64, proc_: ProcId, info: Vec<Info>) {
+        let owner = self.rank_of(&proc_).and_then(|r| self.node_of(r));
+        let owner = match (owner, proc_.nspace == self.nspace) {
+            (Some(o), _) => o,
+            // Job-level data: any node has it.
+            (None, true) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => node,
+            _ => {
+                self.send(
+                    node,
+                    &Down::DmodexDone {
+                        id,
+                        status: pmix_sys::PMIX_ERR_NOT_FOUND,
+                        data: Vec::new(),
+                    },
+                );
+                return;
+            }
+        };
+        let gid = {
+            let mut st = self.lock();
+            st.next += 1;
+            let gid = st.next;
+            st.dmodex.insert(gid, (node, id));
+            gid
+        };
+        self.report(&format!(
+            "direct modex {gid}: node{node} asks node{owner} for {proc_}"
+        ));
+        self.send(
+            owner,
+            &Down::DmodexAsk {
+                id: gid,
+                proc_,
+                info,
+            },
+        );
     }
 
     /// `p` will never take part in anything again: fail the rounds that include it.
@@ -677,6 +685,21 @@ impl Fabric {
             children,
             readers,
         };
+        if let Err(e) = fabric.set_up_nodes(layout, &cfg, ready) {
+            fabric.shutdown();
+            return Err(e);
+        }
+        Ok(fabric)
+    }
+
+    /// Give every node's daemon its setup (node id, host name, server name, scratch
+    /// directory) and wait for each server's word that it runs (on `ready`).
+    fn set_up_nodes(
+        &mut self,
+        layout: &Layout,
+        cfg: &FabricConfig,
+        ready: Vec<mpsc::Receiver<CallReply>>,
+    ) -> std::result::Result<(), String> {
         for (i, node) in layout.nodes.iter().enumerate() {
             let server = Nspace::new(format!("{}.server", layout.nspace))
                 .map(|n| ProcId::new(n, node.id))
@@ -686,7 +709,7 @@ impl Fabric {
                 .get(i)
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
-            fabric.shared.send(
+            self.shared.send(
                 i,
                 &Down::Setup {
                     node: node.id,
@@ -703,11 +726,10 @@ impl Fabric {
                 Err(_) => Err("no answer".to_string()),
             };
             if let Err(why) = r {
-                fabric.shutdown();
                 return Err(format!("the PMIx server of node {i} did not start: {why}"));
             }
         }
-        Ok(fabric)
+        Ok(())
     }
 
     /// Send a request to a node's server and wait for the answer.
