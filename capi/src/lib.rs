@@ -6,6 +6,7 @@
 //! log line, never an abort of the host process.
 #![allow(non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
+pub mod args;
 pub mod client;
 pub mod conv;
 pub mod cuda;

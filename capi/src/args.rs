@@ -1,0 +1,290 @@
+//! Checked access to the pointers an export is handed, in the manner of rustls-ffi's
+//! `try_ref_from_ptr!` / `try_slice!`: one place turns a C pointer into a Rust borrow
+//! or an owned core value, and a NULL or malformed argument into `PMIX_ERR_BAD_PARAM`
+//! with a log line naming it, so that exports need no `unsafe` of their own.
+//!
+//! Two layers:
+//!
+//! * the `unsafe fn`s below ([`ref_arg`], [`mut_arg`], [`slice_arg`], [`cstr_arg`],
+//!   [`key_arg`], [`proc_arg`], [`infos_arg`], …) each state, in their `# Safety`
+//!   section, what the pointer must be when it is not NULL;
+//! * the macros [`arg!`](crate::arg) (gives a `Result<_, pmix_status_t>`) and
+//!   [`try_arg!`](crate::try_arg) (gives the value, or returns the status — or the given
+//!   fallback — from the enclosing export) call them. They are meant for export bodies
+//!   (and `unsafe fn`s) whose own `# Safety` section promises exactly that of the
+//!   argument: the C caller's contract is what makes the access sound.
+//!
+//! ```ignore
+//! let p = try_arg!(proc proc_);           // ProcId, NULL is BAD_PARAM
+//! let infos = try_arg!(infos info, ninfo); // Vec<Info>, (NULL, 0) is empty
+//! let out = try_arg!(mut val);            // &mut *mut pmix_value_t
+//! let n = try_arg!(ref size; else ());    // in an export returning nothing
+//! ```
+
+use core::ffi::c_char;
+use pmix_core::{Info, Key, ProcId};
+use pmix_sys as sys;
+
+/// What an argument check fails with.
+pub type Status = sys::pmix_status_t;
+
+fn null(what: &str) -> Status {
+    log::warn!("NULL argument {}", what);
+    sys::PMIX_ERR_BAD_PARAM
+}
+
+/// `*p`, borrowed for the call.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged, naming `what`) for NULL.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised, aligned `T` that nobody writes while the
+/// borrow lives.
+pub unsafe fn ref_arg<'a, T>(p: *const T, what: &str) -> Result<&'a T, Status> {
+    // SAFETY: non-NULL `p` is a valid `T` (caller's promise); `as_ref` checks NULL.
+    unsafe { p.as_ref() }.ok_or_else(|| null(what))
+}
+
+/// `*p`, borrowed mutably for the call (an in/out struct or an out-parameter slot).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised, aligned `T` that nobody else reads or writes
+/// while the borrow lives. For an out-parameter slot such as `pmix_value_t **` any bit
+/// pattern of the slot is initialised enough: it is a pointer, only written.
+pub unsafe fn mut_arg<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Status> {
+    // SAFETY: non-NULL `p` is a valid, unaliased `T` (caller's promise).
+    unsafe { p.as_mut() }.ok_or_else(|| null(what))
+}
+
+/// `*p` when `p` is not NULL (an optional argument).
+///
+/// # Safety
+/// As [`ref_arg`].
+pub unsafe fn opt_arg<'a, T>(p: *const T) -> Option<&'a T> {
+    // SAFETY: as ref_arg (caller's promise).
+    unsafe { p.as_ref() }
+}
+
+/// `*p` as a zero-filled `T` (the constructed state of every PMIx struct), borrowed
+/// mutably: for construct/load functions whose target may hold garbage.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL.
+///
+/// # Safety
+/// `p` is NULL or aligned and writable for one `T` that nobody else uses meanwhile, and
+/// all-zero bytes are a valid `T` (true of every `#[repr(C)]` struct of `pmix-sys`: its
+/// fields are integers, arrays, unions of those and raw pointers).
+pub unsafe fn zeroed_arg<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Status> {
+    if p.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: `p` is writable for one `T` and all-zero is a valid `T` (caller's promise),
+    // so after the fill the `&mut` points to an initialised value nobody else uses.
+    unsafe {
+        core::ptr::write_bytes(p, 0, 1);
+        Ok(&mut *p)
+    }
+}
+
+/// The `n` elements at `p`; `(NULL, 0)` (and any `p` with `n == 0`) is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL with `n > 0`, or for `n` elements that cannot
+/// be one allocation (more than `isize::MAX` bytes).
+///
+/// # Safety
+/// When `n > 0` and `p` is not NULL, `p` points to `n` initialised, aligned, consecutive
+/// `T`s that nobody writes while the borrow lives.
+pub unsafe fn slice_arg<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Status> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        log::warn!("NULL argument {} with a count of {}", what, n);
+        return Err(sys::PMIX_ERR_BAD_PARAM);
+    }
+    if n.checked_mul(core::mem::size_of::<T>().max(1))
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        log::warn!("{}: a count of {} is larger than memory", what, n);
+        return Err(sys::PMIX_ERR_BAD_PARAM);
+    }
+    // SAFETY: non-NULL, `n` valid elements (caller's promise), size checked above.
+    Ok(unsafe { core::slice::from_raw_parts(p, n) })
+}
+
+/// As [`slice_arg`], mutably.
+///
+/// # Errors
+/// As [`slice_arg`].
+///
+/// # Safety
+/// As [`slice_arg`], and nobody else reads or writes the elements meanwhile.
+pub unsafe fn slice_mut_arg<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T], Status> {
+    // SAFETY: forwarded: the same checks and the same promise, plus exclusivity.
+    let s = unsafe { slice_arg(p as *const T, n, what) }?;
+    if s.is_empty() {
+        return Ok(&mut []);
+    }
+    // SAFETY: `s` was made from `p` and `n` above; exclusive use is the caller's promise.
+    Ok(unsafe { core::slice::from_raw_parts_mut(p, n) })
+}
+
+/// A NUL-terminated C string as UTF-8 text, borrowed for the call.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL or bytes that are not UTF-8.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that nobody writes meanwhile.
+pub unsafe fn cstr_arg<'a>(p: *const c_char, what: &str) -> Result<&'a str, Status> {
+    // SAFETY: NULL or a C string (caller's promise).
+    let b = unsafe { crate::conv::cstr_ref(p) }.ok_or_else(|| null(what))?;
+    core::str::from_utf8(b).map_err(|_| {
+        log::warn!("argument {} is not valid UTF-8", what);
+        sys::PMIX_ERR_BAD_PARAM
+    })
+}
+
+/// As [`cstr_arg`], NULL allowed (`None`).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for bytes that are not UTF-8.
+///
+/// # Safety
+/// As [`cstr_arg`].
+pub unsafe fn opt_cstr_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Status> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded.
+    unsafe { cstr_arg(p, what) }.map(Some)
+}
+
+/// A key from a `const char *` (1..=`PMIX_MAX_KEYLEN` bytes, read with that bound).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL, empty, over-length or non-UTF-8 keys.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `PMIX_MAX_KEYLEN + 1` bytes.
+pub unsafe fn key_arg(p: *const c_char) -> Result<Key, Status> {
+    // SAFETY: forwarded; key_from_ptr reads at most PMIX_MAX_KEYLEN + 1 bytes.
+    unsafe { crate::conv::key_from_ptr(p) }.map_err(|e| e.status())
+}
+
+/// A process identifier from a `const pmix_proc_t *`.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL or a namespace without NUL.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `pmix_proc_t`.
+pub unsafe fn proc_arg(p: *const sys::pmix_proc_t) -> Result<ProcId, Status> {
+    // SAFETY: forwarded.
+    unsafe { crate::conv::proc_from_ptr(p) }.map_err(|e| e.status())
+}
+
+/// The `n` processes at `p` as owned identifiers; `(NULL, 0)` is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL with `n > 0` or a malformed namespace.
+///
+/// # Safety
+/// `p` is NULL or points to `n` readable `pmix_proc_t`s.
+pub unsafe fn procs_arg(p: *const sys::pmix_proc_t, n: usize) -> Result<Vec<ProcId>, Status> {
+    // SAFETY: forwarded.
+    unsafe { crate::conv::proc_array_from_c(p, n) }.map_err(|e| e.status())
+}
+
+/// The `n` infos at `p`, deep-copied into owned core values; `(NULL, 0)` is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL with `n > 0` or a malformed info;
+/// `PMIX_ERR_UNKNOWN_DATA_TYPE` for a value type the library does not know.
+///
+/// # Safety
+/// `p` is NULL or points to `n` initialised `pmix_info_t`s whose values are what their
+/// types say (the buffers they point to readable).
+pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
+    // SAFETY: forwarded.
+    unsafe { crate::conv::info_array_from_c(p, n) }.map_err(|e| e.status())
+}
+
+/// Check and convert one export argument: `arg!(KIND ARGS)` gives a
+/// `Result<_, pmix_status_t>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
+/// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `proc`, `procs`, `infos`).
+///
+/// Use it only where the enclosing export's (or `unsafe fn`'s) `# Safety` section
+/// promises, of that argument, what the matching [`crate::args`] function requires.
+#[macro_export]
+macro_rules! arg {
+    (ref $p:expr) => { $crate::arg!(@one ref_arg, $p) };
+    (mut $p:expr) => { $crate::arg!(@one mut_arg, $p) };
+    (opt $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs: the enclosing `# Safety` contract gives `p`
+        // what `args::opt_arg` requires.
+        Ok::<_, pmix_sys::pmix_status_t>(unsafe { $crate::args::opt_arg(p) })
+    }};
+    (zeroed $p:expr) => { $crate::arg!(@one zeroed_arg, $p) };
+    (slice $p:expr, $n:expr) => { $crate::arg!(@counted slice_arg, $p, $n) };
+    (slice_mut $p:expr, $n:expr) => { $crate::arg!(@counted slice_mut_arg, $p, $n) };
+    (cstr $p:expr) => { $crate::arg!(@one cstr_arg, $p) };
+    (opt_cstr $p:expr) => { $crate::arg!(@one opt_cstr_arg, $p) };
+    (key $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::key_arg`).
+        unsafe { $crate::args::key_arg(p) }
+    }};
+    (proc $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::proc_arg`).
+        unsafe { $crate::args::proc_arg(p) }
+    }};
+    (procs $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::procs_arg`).
+        unsafe { $crate::args::procs_arg(p, n) }
+    }};
+    (infos $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::infos_arg`).
+        unsafe { $crate::args::infos_arg(p, n) }
+    }};
+    (@one $f:ident, $p:expr) => {{
+        let (p, what) = ($p, concat!("`", stringify!($p), "` (", module_path!(), ")"));
+        // SAFETY: the enclosing export's `# Safety` contract (the C caller's promise)
+        // gives this argument exactly what the `args` function requires.
+        unsafe { $crate::args::$f(p, what) }
+    }};
+    (@counted $f:ident, $p:expr, $n:expr) => {{
+        let (p, n, what) = ($p, $n, concat!("`", stringify!($p), "` (", module_path!(), ")"));
+        // SAFETY: as in `@one`: the contract covers `p` with `n` elements.
+        unsafe { $crate::args::$f(p, n, what) }
+    }};
+}
+
+/// As [`arg!`](crate::arg), but gives the value itself and returns the failing status
+/// from the enclosing function — or, after `; else`, the given fallback (for exports
+/// that return nothing, a pointer or a boolean).
+#[macro_export]
+macro_rules! try_arg {
+    ($kind:ident $($a:expr),+ ; else $fallback:expr) => {
+        match $crate::arg!($kind $($a),+) {
+            Ok(v) => v,
+            Err(_) => return $fallback,
+        }
+    };
+    ($kind:ident $($a:expr),+) => {
+        match $crate::arg!($kind $($a),+) {
+            Ok(v) => v,
+            Err(st) => return st,
+        }
+    };
+}
