@@ -30,6 +30,16 @@ unsafe fn args(
 /// `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS` (already in a connect over the identical
 /// list), `PMIX_ERR_TIMEOUT` (`PMIX_TIMEOUT`), `PMIX_ERR_PROC_TERM_WO_SYNC` (a
 /// participant ended), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Connect(
     procs: *const sys::pmix_proc_t,
@@ -52,6 +62,20 @@ pub unsafe extern "C" fn PMIx_Connect(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Connect` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Connect_nb(
     procs: *const sys::pmix_proc_t,
@@ -81,6 +105,16 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_INVALID_OPERATION` (the list was never connected),
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS`, `PMIX_ERR_TIMEOUT`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Disconnect(
     procs: *const sys::pmix_proc_t,
@@ -101,6 +135,20 @@ pub unsafe extern "C" fn PMIx_Disconnect(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Disconnect` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Disconnect_nb(
     procs: *const sys::pmix_proc_t,

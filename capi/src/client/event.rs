@@ -143,6 +143,23 @@ fn c_handler(f: CHandler) -> ChainHandler {
 /// of the given name), `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, NULL `codes` with
 /// `ncodes > 0`), `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
 /// `PMIX_ERR_INIT` (neither client nor server initialized).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `codes` is NULL or points to `ncodes` initialised `pmix_status_t`s that the caller may
+///   write through;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through;
+/// - `evhdlr` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`evhdlr`, `cbfunc`, `cbdata`) are kept: a handler until it
+/// is deregistered, a completion callback until it has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Register_event_handler(
     codes: *mut sys::pmix_status_t,
@@ -212,6 +229,16 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (unknown id), `PMIX_ERR_INIT`. With `cbfunc`, the
 /// result goes to `cbfunc(status, cbdata)` on the progress thread and the call returns
 /// `PMIX_SUCCESS`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Deregister_event_handler(
     evhdlr_ref: usize,
@@ -254,6 +281,19 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
 /// `PMIX_SUCCESS` (with `cbfunc`: called with the result on the progress thread),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`, `PMIX_ERR_WOULD_BLOCK`
 /// (blocking form on the progress thread).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `source` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Notify_event(
     status_code: sys::pmix_status_t,

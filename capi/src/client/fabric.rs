@@ -147,6 +147,16 @@ unsafe fn non_blocking(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no fabric support),
 /// `PMIX_ERR_BAD_PARAM` (NULL `fabric`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_register(
     fabric: *mut sys::pmix_fabric_t,
@@ -164,6 +174,22 @@ pub unsafe extern "C" fn PMIx_Fabric_register(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `fabric` or `cbfunc`),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run,
+/// and so is the address of `fabric`, which the callback fills in: it must stay valid
+/// (not freed, not moved) until then.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_register_nb(
     fabric: *mut sys::pmix_fabric_t,
@@ -192,6 +218,14 @@ pub unsafe extern "C" fn PMIx_Fabric_register_nb(
 ///
 /// # Returns
 /// As `PMIx_Fabric_register`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut sys::pmix_fabric_t) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_update, {
@@ -204,6 +238,20 @@ pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut sys::pmix_fabric_t) -> 
 ///
 /// # Returns
 /// As `PMIx_Fabric_register_nb`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run,
+/// and so is the address of `fabric`, which the callback fills in: it must stay valid
+/// (not freed, not moved) until then.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_update_nb(
     fabric: *mut sys::pmix_fabric_t,
@@ -230,6 +278,14 @@ pub unsafe extern "C" fn PMIx_Fabric_update_nb(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `fabric`), `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_deregister(
     fabric: *mut sys::pmix_fabric_t,
@@ -245,6 +301,18 @@ pub unsafe extern "C" fn PMIx_Fabric_deregister(
 
 /// As `PMIx_Fabric_deregister`; completes at once (`PMIX_OPERATION_SUCCEEDED`) and never
 /// calls `cbfunc`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `_cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `_cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`_cbfunc`, `_cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(
     fabric: *mut sys::pmix_fabric_t,

@@ -34,6 +34,16 @@ unsafe fn args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_A_MEMBER`,
 /// `PMIX_ERR_TIMEOUT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_PROC_TERM_WO_SYNC` (a
 /// participant died), `PMIX_ERR_UNREACH`/`PMIX_ERR_LOST_CONNECTION`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fence(
     procs: *const sys::pmix_proc_t,
@@ -56,6 +66,20 @@ pub unsafe extern "C" fn PMIx_Fence(
 /// # Returns
 /// `PMIX_SUCCESS` (callback will run), `PMIX_OPERATION_SUCCEEDED` (done at once, e.g. a
 /// singleton; no callback), or an error as for `PMIx_Fence` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fence_nb(
     procs: *const sys::pmix_proc_t,

@@ -45,6 +45,21 @@ unsafe fn args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS`,
 /// `PMIX_GROUP_CONSTRUCT_ABORT`, `PMIX_ERR_TIMEOUT`, `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct(
     grp: *const c_char,
@@ -71,6 +86,21 @@ pub unsafe extern "C" fn PMIx_Group_construct(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_construct` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct_nb(
     grp: *const c_char,
@@ -102,6 +132,21 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
 /// `PMIX_SUCCESS`, `PMIX_GROUP_CONSTRUCT_ABORT` (someone declined and the group is not
 /// `PMIX_GROUP_OPTIONAL`), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_EXISTS`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresult` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite(
     grp: *const c_char,
@@ -128,6 +173,21 @@ pub unsafe extern "C" fn PMIx_Group_invite(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `cbfunc`), or as
 /// `PMIx_Group_invite`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite_nb(
     grp: *const c_char,
@@ -175,6 +235,20 @@ unsafe fn join_args(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (no such invitation), `PMIX_GROUP_CONSTRUCT_ABORT`,
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `leader` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresult` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_join(
     grp: *const c_char,
@@ -200,6 +274,20 @@ pub unsafe extern "C" fn PMIx_Group_join(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_join` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `leader` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_join_nb(
     grp: *const c_char,
@@ -225,6 +313,15 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_leave(
     grp: *const c_char,
@@ -244,6 +341,19 @@ pub unsafe extern "C" fn PMIx_Group_leave(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_leave` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_leave_nb(
     grp: *const c_char,
@@ -272,6 +382,15 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
 /// `PMIX_ERR_LOST_CONNECTION` (a member was lost and `PMIX_GROUP_NOTIFY_TERMINATION`
 /// was not given), `PMIX_ERR_TIMEOUT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_destruct(
     grp: *const c_char,
@@ -291,6 +410,19 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_destruct` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_destruct_nb(
     grp: *const c_char,

@@ -112,6 +112,16 @@ fn call_valid_cb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no credential service, or no
 /// server), `PMIX_ERR_BAD_PARAM` (NULL `credential`), `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `credential` is NULL or points to an initialised `pmix_byte_object_t` that the library
+///   reads or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_credential(
     info: *const sys::pmix_info_t,
@@ -143,6 +153,18 @@ pub unsafe extern "C" fn PMIx_Get_credential(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_NOT_SUPPORTED` (no server), `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH` (no callback then).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_credential_nb(
     info: *const sys::pmix_info_t,
@@ -174,6 +196,19 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INVALID_CRED`, `PMIX_ERR_NOT_SUPPORTED`,
 /// `PMIX_ERR_BAD_PARAM` (NULL `cred`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `cred` is NULL or points to an initialised `pmix_byte_object_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Validate_credential(
     cred: *const sys::pmix_byte_object_t,
@@ -201,6 +236,19 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Validate_credential` (no callback then).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `cred` is NULL or points to an initialised `pmix_byte_object_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Validate_credential_nb(
     cred: *const sys::pmix_byte_object_t,
@@ -236,6 +284,18 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no allocation service),
 /// `PMIX_ERR_BAD_PARAM` (NULL `results` or `nresults`), `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through;
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request(
     directive: sys::pmix_alloc_directive_t,
@@ -262,6 +322,18 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request_nb(
     directive: sys::pmix_alloc_directive_t,
@@ -288,6 +360,19 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no monitoring),
 /// `PMIX_ERR_BAD_PARAM` (NULL `monitor`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `monitor` is NULL or points to an initialised `pmix_info_t` (only read);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor(
     monitor: *const sys::pmix_info_t,
@@ -315,6 +400,19 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `monitor` is NULL or points to an initialised `pmix_info_t` (only read);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor_nb(
     monitor: *const sys::pmix_info_t,
@@ -337,6 +435,9 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
 
 /// Tell the server this process is alive (one message, no answer; nothing without a
 /// server or before `PMIx_Init`).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Heartbeat() {
     crate::ffi_value!(PMIx_Heartbeat, (), {
@@ -355,6 +456,18 @@ pub unsafe extern "C" fn PMIx_Heartbeat() {
 /// As above, or `PMIX_ERR_NOT_SUPPORTED` (the host has no session control),
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK` (no callback, on the progress thread),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Session_control(
     sessionID: u32,
@@ -439,6 +552,16 @@ unsafe fn block_args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no resource blocks, or a
 /// 28-slot module), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `res` is NULL or points to `nres` initialised `pmix_resource_unit_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resource_block(
     directive: sys::pmix_resource_block_directive_t,
@@ -466,6 +589,20 @@ pub unsafe extern "C" fn PMIx_Resource_block(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `res` is NULL or points to `nres` initialised `pmix_resource_unit_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resource_block_nb(
     directive: sys::pmix_resource_block_directive_t,

@@ -13,6 +13,16 @@ use pmix_sys as sys;
 /// # Returns
 /// `PMIX_SUCCESS` (also for a singleton), `PMIX_ERR_BAD_PARAM` (malformed `info` or
 /// environment), `PMIX_ERR_UNREACH`, or the server's refusal status.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Init(
     proc_: *mut sys::pmix_proc_t,
@@ -43,6 +53,9 @@ pub unsafe extern "C" fn PMIx_Init(
 }
 
 /// 1 between a successful `PMIx_Init` and its last `PMIx_Finalize`, else 0.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
     crate::ffi_value!(PMIx_Initialized, 0, { global::initialized() as c_int })
@@ -53,6 +66,14 @@ pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not initialized), `PMIX_ERR_WOULD_BLOCK` (called on
 /// the progress thread).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `_info` is NULL or points to `_ninfo` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Finalize(
     _info: *const sys::pmix_info_t,
@@ -68,6 +89,15 @@ pub unsafe extern "C" fn PMIx_Finalize(
 /// # Returns
 /// `PMIX_SUCCESS` (the host usually kills the caller first), `PMIX_ERR_INIT`,
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, or the host's error.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `msg` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Abort(
     status_code: c_int,

@@ -26,6 +26,14 @@ unsafe fn keys_from_c(keys: *mut *mut c_char) -> Vec<String> {
 /// `PMIX_SUCCESS`, `PMIX_ERR_DUPLICATE_KEY`, `PMIX_ERR_BAD_PARAM` (NULL `info`),
 /// `PMIX_ERR_NOT_SUPPORTED` (the host keeps no data store), `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish(
     info: *const sys::pmix_info_t,
@@ -45,6 +53,18 @@ pub unsafe extern "C" fn PMIx_Publish(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Publish` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish_nb(
     info: *const sys::pmix_info_t,
@@ -74,6 +94,16 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
 /// `PMIX_SUCCESS` (at least one found), `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_TIMEOUT`,
 /// `PMIX_ERR_BAD_PARAM` (NULL `data`), `PMIX_ERR_NOT_SUPPORTED`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `data` is NULL or points to `ndata` initialised `pmix_pdata_t`s that the caller may
+///   write through;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Lookup(
     data: *mut sys::pmix_pdata_t,
@@ -130,6 +160,19 @@ pub unsafe extern "C" fn PMIx_Lookup(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `keys`), or as `PMIx_Lookup`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `keys` is NULL or a writable `char *` slot;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Lookup_nb(
     keys: *mut *mut c_char,
@@ -205,6 +248,15 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `keys` is NULL or a writable `char *` slot;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish(
     keys: *mut *mut c_char,
@@ -225,6 +277,19 @@ pub unsafe extern "C" fn PMIx_Unpublish(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Unpublish` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `keys` is NULL or a writable `char *` slot;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish_nb(
     keys: *mut *mut c_char,

@@ -13,6 +13,15 @@ use pmix_sys as sys;
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL/over-length key, NULL
 /// value, unknown scope).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Put(
     scope: sys::pmix_scope_t,
@@ -57,6 +66,9 @@ pub unsafe extern "C" fn PMIx_Put(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Commit() -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Commit, {
@@ -71,6 +83,16 @@ pub unsafe extern "C" fn PMIx_Commit() -> sys::pmix_status_t {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL argument, bad key).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Store_internal(
     proc_: *const sys::pmix_proc_t,

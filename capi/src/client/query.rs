@@ -114,6 +114,18 @@ pub(crate) unsafe fn store_results(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_PARTIAL_SUCCESS`, `PMIX_ERR_NOT_FOUND`,
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `queries_` is NULL or points to `nqueries` initialised `pmix_query_t`s that the caller
+///   may write through;
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_info(
     queries_: *mut sys::pmix_query_t,
@@ -164,6 +176,18 @@ pub unsafe extern "C" fn PMIx_Query_info(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (no queries or NULL `cbfunc`),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `queries_` is NULL or points to `nqueries` initialised `pmix_query_t`s that the caller
+///   may write through;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_info_nb(
     queries_: *mut sys::pmix_query_t,
@@ -203,6 +227,18 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM` (NULL out-parameters),
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `nodename` is NULL or a NUL-terminated string the library only reads;
+/// - `nspace` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or a writable `pmix_proc_t *` slot (what the library stores there is
+///   described above);
+/// - `nprocs` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(
     nodename: *const c_char,
@@ -257,6 +293,14 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `nspace` is NULL or a NUL-terminated string the library only reads;
+/// - `nodelist` is NULL or a writable `char *` slot.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_nodes(
     nspace: *const c_char,
@@ -297,6 +341,16 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (no channel handled it), `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `data` is NULL or points to `ndata` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log(
     data: *const sys::pmix_info_t,
@@ -327,6 +381,20 @@ pub unsafe extern "C" fn PMIx_Log(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Log` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `data` is NULL or points to `ndata` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log_nb(
     data: *const sys::pmix_info_t,

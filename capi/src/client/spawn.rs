@@ -35,6 +35,17 @@ unsafe fn args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_SUPPORTED` (the host cannot
 /// spawn), `PMIX_ERR_JOB_FAILED_TO_LAUNCH`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `job_info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `apps` is NULL or points to `napps` initialised `pmix_app_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `nspace` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn(
     job_info: *const sys::pmix_info_t,
@@ -63,6 +74,20 @@ pub unsafe extern "C" fn PMIx_Spawn(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Spawn` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `job_info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `apps` is NULL or points to `napps` initialised `pmix_app_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn_nb(
     job_info: *const sys::pmix_info_t,

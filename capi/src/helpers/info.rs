@@ -13,6 +13,14 @@ use pmix_core::Value;
 use pmix_sys::*;
 
 /// All-zero info: empty key, no flags, `PMIX_UNDEF` value.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_info_t` that the library reads or fills
+///   in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_construct(p: *mut pmix_info_t) {
     ffi_value!(PMIx_Info_construct, (), {
@@ -24,6 +32,14 @@ pub unsafe extern "C" fn PMIx_Info_construct(p: *mut pmix_info_t) {
 }
 
 /// Free the info's value unless it is `PMIX_INFO_PERSISTENT`. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_info_t` that the library reads or fills
+///   in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_destruct(p: *mut pmix_info_t) {
     ffi_value!(PMIx_Info_destruct, (), {
@@ -34,6 +50,11 @@ pub unsafe extern "C" fn PMIx_Info_destruct(p: *mut pmix_info_t) {
 
 /// A malloc'd array of `n` constructed infos, the last marked `PMIX_INFO_ARRAY_END`
 /// (NULL for `n == 0`); release with `PMIx_Info_free(p, n)`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_create(n: usize) -> *mut pmix_info_t {
     ffi_value!(PMIx_Info_create, core::ptr::null_mut(), {
@@ -42,6 +63,14 @@ pub unsafe extern "C" fn PMIx_Info_create(n: usize) -> *mut pmix_info_t {
 }
 
 /// Destruct `n` infos (persistent values are kept) and free the array. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to `n` initialised `pmix_info_t`s that the caller may write
+///   through.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
     ffi_value!(PMIx_Info_free, (), {
@@ -51,6 +80,13 @@ pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
 }
 
 /// `PMIx_Value_true` of the info's value (NULL info: `PMIX_BOOL_FALSE`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
     ffi_value!(PMIx_Info_true, PMIX_NON_BOOL, {
@@ -67,6 +103,17 @@ pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` for NULL `info`/`key` or a key longer than
 /// `PMIX_MAX_KEYLEN`; `PMIX_ERR_UNKNOWN_DATA_TYPE`; `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to an initialised `pmix_info_t` that the library reads or
+///   fills in as described above;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `data` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_load(
     info: *mut pmix_info_t,
@@ -97,6 +144,15 @@ pub unsafe extern "C" fn PMIx_Info_load(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_info_t` that the library reads or
+///   fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_xfer(
     dest: *mut pmix_info_t,
@@ -137,6 +193,14 @@ pub(crate) unsafe fn info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) 
 macro_rules! flag_ops {
     ($( fn $set:ident() / fn $test:ident(): $how:tt $flag:expr; )*) => {$(
         /// Set (or clear) the directive flag.
+        ///
+        /// # Safety
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or points to an initialised `pmix_info_t` that the library reads
+        ///   or fills in as described above.
+        ///
+        /// What the pointers lead to is read (copied) during the call and may be released
+        /// once it returns, unless stated above.
         #[no_mangle]
         pub unsafe extern "C" fn $set(p: *mut pmix_info_t) {
             ffi_value!($set, (), {
@@ -147,6 +211,13 @@ macro_rules! flag_ops {
             })
         }
         /// Test the directive flag (NULL: false).
+        ///
+        /// # Safety
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or points to an initialised `pmix_info_t` (only read).
+        ///
+        /// What the pointers lead to is read (copied) during the call and may be released
+        /// once it returns, unless stated above.
         #[no_mangle]
         pub unsafe extern "C" fn $test(p: *const pmix_info_t) -> bool {
             ffi_value!($test, false, {
@@ -174,6 +245,15 @@ flag_ops! {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `val` is NULL or points to an initialised `pmix_info_t` (only read);
+/// - `size` is NULL or points to an initialised `usize` that the library reads or fills in
+///   as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_get_size(
     val: *const pmix_info_t,
@@ -245,6 +325,9 @@ fn find(l: &InfoList, key: &[u8]) -> Option<usize> {
 }
 
 /// Start a new, empty info list; release it with `PMIx_Info_list_release`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_start() -> *mut c_void {
     ffi_value!(PMIx_Info_list_start, core::ptr::null_mut(), {
@@ -328,6 +411,16 @@ fn add(
 }
 
 /// Append an info holding `key` and a copy of the datum at `value`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add(
     ptr: *mut c_void,
@@ -350,6 +443,16 @@ pub unsafe extern "C" fn PMIx_Info_list_add(
 
 /// Like `PMIx_Info_list_add`, but if `key` is already present: replace its value when
 /// `overwrite`, otherwise leave the list unchanged (both return `PMIX_SUCCESS`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add_unique(
     ptr: *mut c_void,
@@ -372,6 +475,15 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
 }
 
 /// Append an info holding `key` and a copy of `*value`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add_value(
     ptr: *mut c_void,
@@ -392,6 +504,15 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value(
 }
 
 /// `PMIx_Info_list_add_value` with the uniqueness rule of `PMIx_Info_list_add_unique`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
     ptr: *mut c_void,
@@ -413,6 +534,16 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
 }
 
 /// Insert an info holding `key` and a copy of the datum at the front of the list.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_prepend(
     ptr: *mut c_void,
@@ -435,6 +566,15 @@ pub unsafe extern "C" fn PMIx_Info_list_prepend(
 
 /// Append a shallow copy of `*info`, marked `PMIX_INFO_PERSISTENT`: the list shares
 /// the caller's value pointers and never frees them (the caller keeps ownership).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `info` is NULL or points to an initialised `pmix_info_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_insert(
     ptr: *mut c_void,
@@ -456,6 +596,14 @@ pub unsafe extern "C" fn PMIx_Info_list_insert(
 }
 
 /// Append a copy of `*info` (see `PMIx_Info_xfer`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `info` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_xfer(
     ptr: *mut c_void,
@@ -477,6 +625,14 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer(
 }
 
 /// `PMIx_Info_list_xfer` with the uniqueness rule of `PMIx_Info_list_add_unique`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `info` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
     ptr: *mut c_void,
@@ -515,6 +671,15 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` (NULL); `PMIX_ERR_EMPTY` for an empty list;
 /// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `par` is NULL or points to an initialised `pmix_data_array_t` that the library reads
+///   or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_convert(
     ptr: *mut c_void,
@@ -561,6 +726,13 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
 }
 
 /// Free the list and every value it owns (persistent items excepted). NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
     ffi_value!(PMIx_Info_list_release, (), {
@@ -574,6 +746,16 @@ pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
 /// Iterate: `prev == NULL` returns the first info, otherwise the info `prev` names;
 /// `*next` receives the handle of the following item (NULL after the last). An unknown
 /// `prev` or an empty list returns NULL.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `prev` is NULL or an element handle this list handed out by an earlier call;
+/// - `next` is NULL or a writable `c_void *` slot (what the library stores there is
+///   described above).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_get_info(
     ptr: *mut c_void,
@@ -615,6 +797,13 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
 }
 
 /// Number of infos on the list (0 for NULL).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_get_size(ptr: *mut c_void) -> usize {
     ffi_value!(PMIx_Info_list_get_size, 0, {

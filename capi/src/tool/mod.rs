@@ -19,6 +19,16 @@ use pmix_sys as sys;
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `proc`, bad directives),
 /// `PMIX_ERR_UNREACH` (no server and the connection was not optional), or the server's
 /// refusal (`PMIX_ERR_NOT_SUPPORTED` without tool support, `PMIX_ERR_INVALID_CRED`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_init(
     proc_: *mut sys::pmix_proc_t,
@@ -54,6 +64,9 @@ pub unsafe extern "C" fn PMIx_tool_init(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not initialized as a tool), `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_finalize() -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_finalize, {
@@ -62,6 +75,9 @@ pub unsafe extern "C" fn PMIx_tool_finalize() -> sys::pmix_status_t {
 }
 
 /// True while the tool is connected to a server.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_is_connected() -> bool {
     crate::ffi_value!(PMIx_tool_is_connected, false, {
@@ -74,6 +90,13 @@ pub unsafe extern "C" fn PMIx_tool_is_connected() -> bool {
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL), `PMIX_ERR_INIT`, `PMIX_ERR_NOT_FOUND`
 /// (not connected to that server).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `server` is NULL or points to an initialised `pmix_proc_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_disconnect(
     server: *const sys::pmix_proc_t,
@@ -93,6 +116,16 @@ pub unsafe extern "C" fn PMIx_tool_disconnect(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL), `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`
 /// (not connected; `*nservers` is 0).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `servers` is NULL or a writable `pmix_proc_t *` slot (what the library stores there is
+///   described above);
+/// - `nservers` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_get_servers(
     servers: *mut *mut sys::pmix_proc_t,
@@ -127,6 +160,15 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `server` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server(
     server: *const sys::pmix_proc_t,
@@ -153,6 +195,18 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (no directives, or none naming a server),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`, `PMIX_ERR_NOT_SUPPORTED` (a second server).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `myproc` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `server` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_attach_to_server(
     myproc: *mut sys::pmix_proc_t,
@@ -167,6 +221,16 @@ pub unsafe extern "C" fn PMIx_tool_attach_to_server(
 }
 
 /// Deprecated form of [`PMIx_tool_attach_to_server`] without the server's identity.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     proc_: *mut sys::pmix_proc_t,
