@@ -8,7 +8,7 @@
 //! * the `unsafe fn`s below ([`ref_arg`], [`mut_arg`], [`slice_arg`], [`cstr_arg`],
 //!   [`key_arg`], [`proc_arg`], [`infos_arg`], …) each state, in their `# Safety`
 //!   section, what the pointer must be when it is not NULL;
-//! * the macros [`arg!`](crate::arg) (gives a `Result<_, pmix_status_t>`) and
+//! * the macros [`arg!`](crate::arg) (gives a `pmix_core::Result<_>`) and
 //!   [`try_arg!`](crate::try_arg) (gives the value, or returns the status — or the given
 //!   fallback — from the enclosing export) call them. They are meant for export bodies
 //!   (and `unsafe fn`s) whose own `# Safety` section promises exactly that of the
@@ -25,12 +25,18 @@ use core::ffi::c_char;
 use pmix_core::{Info, Key, ProcId};
 use pmix_sys as sys;
 
-/// What an argument check fails with.
-pub type Status = sys::pmix_status_t;
+/// What an argument check fails with: an engine error whose status is
+/// `PMIX_ERR_BAD_PARAM` (or what the conversion reports), so `?` works in closures that
+/// return a `pmix_core::Result` and `e.status()` gives the C status.
+pub type Status = pmix_core::Error;
+
+fn bad(msg: String) -> Status {
+    log::warn!("{}", msg);
+    pmix_core::Error::bad_param(msg)
+}
 
 fn null(what: &str) -> Status {
-    log::warn!("NULL argument {}", what);
-    sys::PMIX_ERR_BAD_PARAM
+    bad(format!("NULL argument {}", what))
 }
 
 /// `*p`, borrowed for the call.
@@ -105,14 +111,15 @@ pub unsafe fn slice_arg<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a 
         return Ok(&[]);
     }
     if p.is_null() {
-        log::warn!("NULL argument {} with a count of {}", what, n);
-        return Err(sys::PMIX_ERR_BAD_PARAM);
+        return Err(bad(format!("NULL argument {} with a count of {}", what, n)));
     }
     if n.checked_mul(core::mem::size_of::<T>().max(1))
         .is_none_or(|b| b > isize::MAX as usize)
     {
-        log::warn!("{}: a count of {} is larger than memory", what, n);
-        return Err(sys::PMIX_ERR_BAD_PARAM);
+        return Err(bad(format!(
+            "{}: a count of {} is larger than memory",
+            what, n
+        )));
     }
     // SAFETY: non-NULL, `n` valid elements (caller's promise), size checked above.
     Ok(unsafe { core::slice::from_raw_parts(p, n) })
@@ -145,10 +152,7 @@ pub unsafe fn slice_mut_arg<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'
 pub unsafe fn cstr_arg<'a>(p: *const c_char, what: &str) -> Result<&'a str, Status> {
     // SAFETY: NULL or a C string (caller's promise).
     let b = unsafe { crate::conv::cstr_ref(p) }.ok_or_else(|| null(what))?;
-    core::str::from_utf8(b).map_err(|_| {
-        log::warn!("argument {} is not valid UTF-8", what);
-        sys::PMIX_ERR_BAD_PARAM
-    })
+    core::str::from_utf8(b).map_err(|_| bad(format!("argument {} is not valid UTF-8", what)))
 }
 
 /// As [`cstr_arg`], NULL allowed (`None`).
@@ -175,7 +179,34 @@ pub unsafe fn opt_cstr_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'
 /// `p` is NULL or readable up to its NUL or `PMIX_MAX_KEYLEN + 1` bytes.
 pub unsafe fn key_arg(p: *const c_char) -> Result<Key, Status> {
     // SAFETY: forwarded; key_from_ptr reads at most PMIX_MAX_KEYLEN + 1 bytes.
-    unsafe { crate::conv::key_from_ptr(p) }.map_err(|e| e.status())
+    unsafe { crate::conv::key_from_ptr(p) }
+}
+
+/// A key from a `const char *`, borrowed (checked as [`key_arg`] is, bar what `Key::new`
+/// checks when the key is stored).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL, over-length or non-UTF-8 keys.
+///
+/// # Safety
+/// As [`key_arg`], and the string is not written while the borrow lives.
+pub unsafe fn key_str_arg<'a>(p: *const c_char) -> Result<&'a str, Status> {
+    // SAFETY: forwarded; key_str reads at most PMIX_MAX_KEYLEN + 1 bytes.
+    unsafe { crate::conv::key_str(p) }
+}
+
+/// A `pmix_value_t`, deep-copied into an owned core value.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL or a malformed value;
+/// `PMIX_ERR_UNKNOWN_DATA_TYPE` for a type the library does not know.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_value_t` whose data is what its type
+/// says (the buffers it points to readable).
+pub unsafe fn value_arg(p: *const sys::pmix_value_t) -> Result<pmix_core::Value, Status> {
+    // SAFETY: forwarded.
+    unsafe { crate::conv::value_from_c(p) }
 }
 
 /// A process identifier from a `const pmix_proc_t *`.
@@ -187,7 +218,7 @@ pub unsafe fn key_arg(p: *const c_char) -> Result<Key, Status> {
 /// `p` is NULL or points to a readable `pmix_proc_t`.
 pub unsafe fn proc_arg(p: *const sys::pmix_proc_t) -> Result<ProcId, Status> {
     // SAFETY: forwarded.
-    unsafe { crate::conv::proc_from_ptr(p) }.map_err(|e| e.status())
+    unsafe { crate::conv::proc_from_ptr(p) }
 }
 
 /// The `n` processes at `p` as owned identifiers; `(NULL, 0)` is empty.
@@ -199,7 +230,7 @@ pub unsafe fn proc_arg(p: *const sys::pmix_proc_t) -> Result<ProcId, Status> {
 /// `p` is NULL or points to `n` readable `pmix_proc_t`s.
 pub unsafe fn procs_arg(p: *const sys::pmix_proc_t, n: usize) -> Result<Vec<ProcId>, Status> {
     // SAFETY: forwarded.
-    unsafe { crate::conv::proc_array_from_c(p, n) }.map_err(|e| e.status())
+    unsafe { crate::conv::proc_array_from_c(p, n) }
 }
 
 /// The `n` infos at `p`, deep-copied into owned core values; `(NULL, 0)` is empty.
@@ -213,12 +244,13 @@ pub unsafe fn procs_arg(p: *const sys::pmix_proc_t, n: usize) -> Result<Vec<Proc
 /// types say (the buffers they point to readable).
 pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
     // SAFETY: forwarded.
-    unsafe { crate::conv::info_array_from_c(p, n) }.map_err(|e| e.status())
+    unsafe { crate::conv::info_array_from_c(p, n) }
 }
 
 /// Check and convert one export argument: `arg!(KIND ARGS)` gives a
-/// `Result<_, pmix_status_t>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
-/// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `proc`, `procs`, `infos`).
+/// `pmix_core::Result<_>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
+/// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`, `value`, `proc`,
+/// `procs`, `infos`).
 ///
 /// Use it only where the enclosing export's (or `unsafe fn`'s) `# Safety` section
 /// promises, of that argument, what the matching [`crate::args`] function requires.
@@ -230,7 +262,7 @@ macro_rules! arg {
         let p = $p;
         // SAFETY: see the macro's docs: the enclosing `# Safety` contract gives `p`
         // what `args::opt_arg` requires.
-        Ok::<_, pmix_sys::pmix_status_t>(unsafe { $crate::args::opt_arg(p) })
+        Ok::<_, $crate::args::Status>(unsafe { $crate::args::opt_arg(p) })
     }};
     (zeroed $p:expr) => { $crate::arg!(@one zeroed_arg, $p) };
     (slice $p:expr, $n:expr) => { $crate::arg!(@counted slice_arg, $p, $n) };
@@ -241,6 +273,16 @@ macro_rules! arg {
         let p = $p;
         // SAFETY: see the macro's docs (`args::key_arg`).
         unsafe { $crate::args::key_arg(p) }
+    }};
+    (key_str $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::key_str_arg`).
+        unsafe { $crate::args::key_str_arg(p) }
+    }};
+    (value $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::value_arg`).
+        unsafe { $crate::args::value_arg(p) }
     }};
     (proc $p:expr) => {{
         let p = $p;
@@ -271,7 +313,7 @@ macro_rules! arg {
 }
 
 /// As [`arg!`](crate::arg), but gives the value itself and returns the failing status
-/// from the enclosing function — or, after `; else`, the given fallback (for exports
+/// (`e.status()`) from the enclosing function — or, after `; else`, the given fallback (for exports
 /// that return nothing, a pointer or a boolean).
 #[macro_export]
 macro_rules! try_arg {
@@ -284,7 +326,7 @@ macro_rules! try_arg {
     ($kind:ident $($a:expr),+) => {
         match $crate::arg!($kind $($a),+) {
             Ok(v) => v,
-            Err(st) => return st,
+            Err(e) => return e.status(),
         }
     };
 }

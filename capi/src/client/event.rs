@@ -61,8 +61,7 @@ unsafe extern "C" fn ev_done(
     notification_cbdata: *mut c_void,
 ) {
     crate::ffi_value!(ev_done, (), {
-        // SAFETY: NULL or the handler's `nresults` infos, valid during this call.
-        let res = unsafe { conv::info_array_from_c(results, nresults) }.unwrap_or_else(|e| {
+        let res = crate::arg!(infos results, nresults).unwrap_or_else(|e| {
             log::warn!("event handler results unreadable: {}", e);
             Vec::new()
         });
@@ -189,8 +188,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             // SAFETY: `ncodes` readable statuses (C contract).
             unsafe { core::slice::from_raw_parts(codes, ncodes) }.to_vec()
         };
-        // SAFETY: NULL or `ninfo` infos (C contract).
-        let opts = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let opts = match crate::arg!(infos info, ninfo) {
             Ok(i) => HandlerOpts::from_info(&i),
             Err(e) => return e.status(),
         };
@@ -313,8 +311,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
                 return st;
             }
         }
-        // SAFETY: NULL or `ninfo` infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
@@ -328,8 +325,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
                 let src = if source.is_null() {
                     s.id().clone()
                 } else {
-                    // SAFETY: non-NULL proc (C contract).
-                    match unsafe { conv::proc_from_ptr(source) } {
+                    match crate::arg!(proc source) {
                         Ok(p) => p,
                         Err(e) => return e.status(),
                     }

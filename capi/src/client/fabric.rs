@@ -5,7 +5,7 @@
 //! with `PMIX_ERR_NOT_SUPPORTED` (this library has no fabric plugins of its own).
 //! Deregistration only releases what the fabric object holds.
 
-use super::ops::{infos, would_block};
+use super::ops::would_block;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
@@ -49,8 +49,7 @@ unsafe fn request(
         let i = Info::new(ak::PMIX_FABRIC_INDEX, Value::Size(index as u64))?;
         Ok((sys::PMIX_FABRIC_UPDATE_INFO as u8, vec![i]))
     } else {
-        // SAFETY: forwarded.
-        let d = unsafe { infos(directives, ndirs) }?;
+        let d = crate::arg!(infos directives, ndirs)?;
         Ok((sys::PMIX_FABRIC_REQUEST_INFO as u8, d))
     }
 }

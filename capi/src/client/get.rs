@@ -83,8 +83,7 @@ impl Recent {
         let b = unsafe { conv::key_bytes(key) };
         let same = matches!((&self.key, b), (Some(k), Some(b)) if k.as_str().as_bytes() == b);
         if !same {
-            // SAFETY: as for key_bytes just above.
-            self.key = Some(unsafe { conv::key_from_ptr(key) }?);
+            self.key = Some(crate::arg!(key key)?);
         }
         Ok(())
     }
@@ -136,8 +135,7 @@ unsafe fn args(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result
             pointer_values: false,
         });
     }
-    // SAFETY: NULL or `ninfo` infos (this function's contract).
-    let info = unsafe { conv::info_array_from_c(info, ninfo) }?;
+    let info = crate::arg!(infos info, ninfo)?;
     let flag = |k: &str| {
         info.iter()
             .any(|i| i.key.as_str() == k && i.value.is_true())

@@ -222,11 +222,9 @@ unsafe fn join_args(
     let l = if leader.is_null() {
         None
     } else {
-        // SAFETY: a readable proc (C contract).
-        Some(unsafe { conv::proc_from_ptr(leader) }?)
+        Some(crate::arg!(proc leader)?)
     };
-    // SAFETY: forwarded C contract.
-    Ok((g, l, unsafe { infos(info, ninfo) }?))
+    Ok((g, l, crate::arg!(infos info, ninfo)?))
 }
 
 /// Answer an invitation to `grp` (`opt`: `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`).

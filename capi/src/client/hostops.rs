@@ -35,8 +35,7 @@ unsafe fn monitor_info(call: &str, monitor: *const sys::pmix_info_t) -> Result<I
         log::warn!("{}: NULL monitor", call);
         return Err(Error::bad_param(format!("{} needs a monitor", call)));
     }
-    // SAFETY: one readable info (C contract).
-    let mut v = unsafe { conv::info_array_from_c(monitor, 1) }?;
+    let mut v = crate::arg!(infos monitor, 1)?;
     v.pop()
         .ok_or_else(|| Error::bad_param(format!("{}: unreadable monitor", call)))
 }
@@ -138,8 +137,7 @@ pub unsafe extern "C" fn PMIx_Get_credential(
             }
         };
         blocking("PMIx_Get_credential", |c| {
-            // SAFETY: forwarded C contract.
-            let (bytes, _) = c.get_credential(&unsafe { infos(info, ninfo) }?)?;
+            let (bytes, _) = c.get_credential(&crate::arg!(infos info, ninfo)?)?;
             // SAFETY: non-NULL, writable (checked above).
             conv::bo_to_c(&bytes, unsafe { &mut *credential })?;
             Ok(sys::PMIX_SUCCESS)
@@ -175,8 +173,7 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(
     crate::ffi_status!(PMIx_Get_credential_nb, {
         nonblocking("PMIx_Get_credential_nb", |c| {
             let data = CbData::new(cbdata);
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(info, ninfo) }?;
+            let d = crate::arg!(infos info, ninfo)?;
             c.get_credential_nb(
                 &d,
                 Box::new(move |r| {
@@ -223,8 +220,7 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
         blocking("PMIx_Validate_credential", |c| {
             // SAFETY: forwarded C contract.
             let b = unsafe { cred_bytes("PMIx_Validate_credential", cred) }?;
-            // SAFETY: forwarded C contract.
-            let res = c.validate_credential(&b, &unsafe { infos(info, ninfo) }?)?;
+            let res = c.validate_credential(&b, &crate::arg!(infos info, ninfo)?)?;
             // SAFETY: forwarded out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
@@ -261,8 +257,7 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
         nonblocking("PMIx_Validate_credential_nb", |c| {
             // SAFETY: forwarded C contract.
             let b = unsafe { cred_bytes("PMIx_Validate_credential_nb", cred) }?;
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(info, ninfo) }?;
+            let d = crate::arg!(infos info, ninfo)?;
             let data = CbData::new(cbdata);
             c.validate_credential_nb(
                 &b,
@@ -309,8 +304,7 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
         // SAFETY: both non-NULL (checked above).
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Allocation_request", |c| {
-            // SAFETY: forwarded C contract.
-            let res = c.allocate(directive, &unsafe { infos(info, ninfo) }?)?;
+            let res = c.allocate(directive, &crate::arg!(infos info, ninfo)?)?;
             // SAFETY: forwarded out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
@@ -344,8 +338,7 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Allocation_request_nb, {
         nonblocking("PMIx_Allocation_request_nb", |c| {
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(info, ninfo) }?;
+            let d = crate::arg!(infos info, ninfo)?;
             c.allocate_nb(directive, &d, info_callback(cbfunc, cbdata))
         })
     })
@@ -388,8 +381,7 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
         blocking("PMIx_Process_monitor", |c| {
             // SAFETY: forwarded C contract.
             let m = unsafe { monitor_info("PMIx_Process_monitor", monitor) }?;
-            // SAFETY: forwarded C contract.
-            let res = c.monitor(&m, error, &unsafe { infos(directives, ndirs) }?)?;
+            let res = c.monitor(&m, error, &crate::arg!(infos directives, ndirs)?)?;
             // SAFETY: forwarded out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
@@ -426,8 +418,7 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
         nonblocking("PMIx_Process_monitor_nb", |c| {
             // SAFETY: forwarded C contract.
             let m = unsafe { monitor_info("PMIx_Process_monitor_nb", monitor) }?;
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(directives, ndirs) }?;
+            let d = crate::arg!(infos directives, ndirs)?;
             c.monitor_nb(&m, error, &d, info_callback(cbfunc, cbdata))
         })
     })
@@ -481,8 +472,7 @@ pub unsafe extern "C" fn PMIx_Session_control(
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: forwarded C contract.
-        let d = match unsafe { infos(directives, ndirs) } {
+        let d = match crate::arg!(infos directives, ndirs) {
             Ok(d) => d,
             Err(e) => return e.status(),
         };

@@ -31,8 +31,7 @@ pub unsafe extern "C" fn PMIx_Init(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Init, {
         crate::logging::init();
-        // SAFETY: NULL or `ninfo` initialised infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
@@ -112,8 +111,7 @@ pub unsafe extern "C" fn PMIx_Abort(
         };
         // SAFETY: NULL or a C string (C contract).
         let msg = unsafe { conv::cstr_bytes(msg) }.unwrap_or_default();
-        // SAFETY: NULL or `nprocs` procs (C contract).
-        let targets = match unsafe { conv::proc_array_from_c(procs, nprocs) } {
+        let targets = match crate::arg!(procs procs, nprocs) {
             Ok(p) => p,
             Err(e) => return e.status(),
         };

@@ -217,8 +217,7 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(
                 return st;
             }
         }
-        // SAFETY: NULL or `ndirs` infos (C contract).
-        let d = match unsafe { infos(directives, ndirs) } {
+        let d = match crate::arg!(infos directives, ndirs) {
             Ok(d) => d,
             Err(e) => return e.status(),
         };

@@ -1,6 +1,5 @@
 //! `PMIx_Progress_thread_stop`.
 
-use crate::conv;
 use pmix_core::reactor;
 use pmix_core::Value;
 use pmix_sys as sys;
@@ -27,8 +26,7 @@ const OPENPMIX_SHARED_THREAD: &str = "PMIX-wide async progress thread";
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t, ninfo: usize) {
     crate::ffi_value!(PMIx_Progress_thread_stop, (), {
-        // SAFETY: NULL or `ninfo` infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => {
                 log::warn!(

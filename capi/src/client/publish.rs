@@ -42,8 +42,7 @@ pub unsafe extern "C" fn PMIx_Publish(
     crate::ffi_status!(PMIx_Publish, {
         crate::check_null!(info);
         blocking("PMIx_Publish", |c| {
-            // SAFETY: forwarded C contract.
-            c.publish(&unsafe { infos(info, ninfo) }?)?;
+            c.publish(&crate::arg!(infos info, ninfo)?)?;
             Ok(sys::PMIX_SUCCESS)
         })
     })
@@ -79,8 +78,7 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
         };
         crate::check_null!(info);
         nonblocking("PMIx_Publish_nb", |c| {
-            // SAFETY: forwarded C contract.
-            let i = unsafe { infos(info, ninfo) }?;
+            let i = crate::arg!(infos info, ninfo)?;
             c.publish_nb(&i, op_callback("PMIx_Publish_nb", cb, cbdata))
         })
     })
@@ -130,8 +128,7 @@ pub unsafe extern "C" fn PMIx_Lookup(
                 }
             }
         }
-        // SAFETY: forwarded C contract.
-        let i = match unsafe { infos(info, ninfo) } {
+        let i = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
@@ -194,8 +191,7 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
         // SAFETY: forwarded C contract.
         let k = unsafe { keys_from_c(keys) };
         let nkeys = k.len();
-        // SAFETY: forwarded C contract.
-        let i = match unsafe { infos(info, ninfo) } {
+        let i = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };

@@ -1,7 +1,7 @@
 //! `PMIx_Query_info`, `PMIx_Query_info_nb`, `PMIx_Resolve_peers`, `PMIx_Resolve_nodes`,
 //! `PMIx_Log`, `PMIx_Log_nb`.
 
-use super::ops::{infos, op_callback, started, would_block};
+use super::ops::{op_callback, started, would_block};
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::{c_char, c_void};
@@ -366,10 +366,8 @@ pub unsafe extern "C" fn PMIx_Log(
         if let Some(st) = would_block("PMIx_Log") {
             return st;
         }
-        // SAFETY: forwarded C contract.
-        let args = unsafe { infos(data, ndata) }
-            // SAFETY: as above.
-            .and_then(|d| Ok((d, unsafe { infos(directives, ndirs) }?)));
+        let args = crate::arg!(infos data, ndata)
+            .and_then(|d| Ok((d, crate::arg!(infos directives, ndirs)?)));
         match args {
             Ok((d, i)) => status("PMIx_Log", c.log(&d, &i)),
             Err(e) => e.status(),
@@ -413,10 +411,8 @@ pub unsafe extern "C" fn PMIx_Log_nb(
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: forwarded C contract.
-        let args = unsafe { infos(data, ndata) }
-            // SAFETY: as above.
-            .and_then(|d| Ok((d, unsafe { infos(directives, ndirs) }?)));
+        let args = crate::arg!(infos data, ndata)
+            .and_then(|d| Ok((d, crate::arg!(infos directives, ndirs)?)));
         match args {
             Ok((d, i)) => started(
                 "PMIx_Log_nb",

@@ -1,6 +1,6 @@
 //! `PMIx_Spawn`, `PMIx_Spawn_nb`.
 
-use super::ops::{blocking, infos};
+use super::ops::blocking;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::{c_char, c_void};
@@ -20,8 +20,7 @@ unsafe fn args(
         log::warn!("{}: NULL apps or napps = 0", call);
         return Err(pmix_core::Error::bad_param("no apps to spawn"));
     }
-    // SAFETY: forwarded C contract.
-    let i = unsafe { infos(job_info, ninfo) }?;
+    let i = crate::arg!(infos job_info, ninfo)?;
     // SAFETY: `napps` initialised apps (C contract).
     let a = unsafe { conv::app_array_from_c(apps, napps) }?;
     Ok((i, a))

@@ -125,8 +125,7 @@ pub unsafe extern "C" fn PMIx_Info_load(
         check_null!(info);
         // SAFETY: writable (C contract).
         unsafe { core::ptr::write_bytes(info, 0, 1) };
-        // SAFETY: NULL or a C string (C contract).
-        let k = match unsafe { conv::key_from_ptr(key) } {
+        let k = match crate::arg!(key key) {
             Ok(k) => k,
             Err(e) => return e.status(),
         };
@@ -356,8 +355,7 @@ unsafe fn new_item_value(
     key: *const c_char,
     value: *const pmix_value_t,
 ) -> Result<Box<pmix_info_t>, pmix_status_t> {
-    // SAFETY: NULL or a C string (C contract).
-    let k = unsafe { conv::key_from_ptr(key) }.map_err(|e| e.status())?;
+    let k = crate::arg!(key key).map_err(|e| e.status())?;
     if value.is_null() {
         return Err(PMIX_ERR_BAD_PARAM);
     }

@@ -507,8 +507,7 @@ pub unsafe extern "C" fn PMIx_Info_directives_string(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c_char {
     ffi_value!(PMIx_Value_string, core::ptr::null_mut(), {
-        // SAFETY: NULL or a valid value (C caller's contract).
-        match unsafe { conv::value_from_c(value) } {
+        match crate::arg!(value value) {
             Ok(v) => to_c_string(&format!("PMIX_VALUE: {}", print::value_text(&v))),
             Err(_) => core::ptr::null_mut(),
         }

@@ -212,8 +212,7 @@ unsafe fn unload(kv: &pmix_value_t, data: &mut *mut c_void, sz: &mut usize) -> p
         log::warn!("PMIx_Value_unload: no storage for a simple type");
         return PMIX_ERR_BAD_PARAM;
     }
-    // SAFETY: `kv` is an initialised value (C contract).
-    let v = match unsafe { conv::value_from_c(kv) } {
+    let v = match crate::arg!(value kv) {
         Ok(v) => v,
         Err(e) => return e.status(),
     };
@@ -310,7 +309,7 @@ pub unsafe extern "C" fn PMIx_Value_xfer(
 /// `dest` writable, `src` an initialised value.
 pub(crate) unsafe fn xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
     // SAFETY: promised by the caller.
-    let r = unsafe { conv::value_from_c(src) }.and_then(|v| unsafe { conv::value_to_c(&v, dest) });
+    let r = crate::arg!(value src).and_then(|v| unsafe { conv::value_to_c(&v, dest) });
     crate::guard::status_of(r)
 }
 
@@ -452,8 +451,7 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Value_get_number, {
         check_null!(value, dest);
-        // SAFETY: initialised value (C contract).
-        let v = match unsafe { conv::value_from_c(value) } {
+        let v = match crate::arg!(value value) {
             Ok(v) => v,
             Err(e) => return e.status(),
         };
@@ -606,8 +604,7 @@ pub unsafe extern "C" fn PMIx_Value_get_size(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Value_get_size, {
         check_null!(val, size);
-        // SAFETY: initialised value (C contract).
-        match unsafe { conv::value_from_c(val) } {
+        match crate::arg!(value val) {
             Ok(Value::Undef) => PMIX_ERR_UNKNOWN_DATA_TYPE,
             Ok(v) => {
                 // SAFETY: writable (C contract).

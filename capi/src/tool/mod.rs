@@ -38,8 +38,7 @@ pub unsafe extern "C" fn PMIx_tool_init(
     crate::ffi_status!(PMIx_tool_init, {
         crate::logging::init();
         crate::check_null!(proc_);
-        // SAFETY: NULL or `ninfo` initialised infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => {
                 log::warn!("PMIx_tool_init: {}", e);
@@ -102,8 +101,7 @@ pub unsafe extern "C" fn PMIx_tool_disconnect(
     server: *const sys::pmix_proc_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_disconnect, {
-        // SAFETY: NULL or a valid proc (C contract).
-        let s = match unsafe { conv::proc_from_ptr(server) } {
+        let s = match crate::arg!(proc server) {
             Ok(s) => s,
             Err(e) => return e.status(),
         };
@@ -176,13 +174,11 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_set_server, {
-        // SAFETY: NULL or a valid proc (C contract).
-        let s = match unsafe { conv::proc_from_ptr(server) } {
+        let s = match crate::arg!(proc server) {
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or `ninfo` initialised infos (C contract).
-        if let Err(e) = unsafe { conv::info_array_from_c(info, ninfo) } {
+        if let Err(e) = crate::arg!(infos info, ninfo) {
             return e.status();
         }
         status("PMIx_tool_set_server", global::tool_set_server(&s))
@@ -264,8 +260,7 @@ unsafe fn attach(
         log::warn!("{}: no directives naming a server", name);
         return sys::PMIX_ERR_BAD_PARAM;
     }
-    // SAFETY: non-NULL with `ninfo` initialised infos (C contract).
-    let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+    let info = match crate::arg!(infos info, ninfo) {
         Ok(i) => i,
         Err(e) => return e.status(),
     };
