@@ -16,7 +16,8 @@ unsafe fn args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> Result<(Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `procs` and `info` what
+    // `required_procs` and `infos` require.
     unsafe { Ok((required_procs(call, procs, nprocs)?, infos(info, ninfo)?)) }
 }
 
@@ -49,7 +50,8 @@ pub unsafe extern "C" fn PMIx_Connect(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect, {
         blocking("PMIx_Connect", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Connect", procs, nprocs, info, ninfo) }?;
             c.connect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -87,11 +89,13 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `PMIx_Connect` requires.
             return unsafe { PMIx_Connect(procs, nprocs, info, ninfo) };
         };
         nonblocking("PMIx_Connect_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Connect_nb", procs, nprocs, info, ninfo) }?;
             c.connect_procs_nb(p, &i, op_callback("PMIx_Connect_nb", cb, cbdata))
         })
@@ -124,7 +128,8 @@ pub unsafe extern "C" fn PMIx_Disconnect(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect, {
         blocking("PMIx_Disconnect", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Disconnect", procs, nprocs, info, ninfo) }?;
             c.disconnect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -160,11 +165,13 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `PMIx_Disconnect` requires.
             return unsafe { PMIx_Disconnect(procs, nprocs, info, ninfo) };
         };
         nonblocking("PMIx_Disconnect_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Disconnect_nb", procs, nprocs, info, ninfo) }?;
             c.disconnect_procs_nb(p, &i, op_callback("PMIx_Disconnect_nb", cb, cbdata))
         })

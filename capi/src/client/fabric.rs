@@ -81,7 +81,8 @@ unsafe fn blocking(
     if let Some(st) = would_block(call) {
         return st;
     }
-    // SAFETY: forwarded C contract; `fabric` non-NULL.
+    // SAFETY: this function's `# Safety` contract promises of `update`, `fabric`,
+    // `directives` what `request` requires; `fabric` non-NULL.
     let (op, d) = match unsafe { request(update, fabric, directives, ndirs) } {
         Ok(x) => x,
         Err(e) => return e.status(),
@@ -115,7 +116,8 @@ unsafe fn non_blocking(
         log::warn!("{}: no callback", call);
         return sys::PMIX_ERR_BAD_PARAM;
     };
-    // SAFETY: forwarded C contract; `fabric` non-NULL.
+    // SAFETY: this function's `# Safety` contract promises of `update`, `fabric`,
+    // `directives` what `request` requires; `fabric` non-NULL.
     let (op, d) = match unsafe { request(update, fabric, directives, ndirs) } {
         Ok(x) => x,
         Err(e) => return e.status(),
@@ -163,7 +165,8 @@ pub unsafe extern "C" fn PMIx_Fabric_register(
     ndirs: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_register, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric`, `directives` what
+        // `blocking` requires.
         unsafe { blocking("PMIx_Fabric_register", false, fabric, directives, ndirs) }
     })
 }
@@ -198,7 +201,8 @@ pub unsafe extern "C" fn PMIx_Fabric_register_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_register_nb, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` and its other
+        // pointers what `non_blocking` requires.
         unsafe {
             non_blocking(
                 "PMIx_Fabric_register_nb",
@@ -228,7 +232,8 @@ pub unsafe extern "C" fn PMIx_Fabric_register_nb(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut sys::pmix_fabric_t) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_update, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` what `blocking`
+        // requires.
         unsafe { blocking("PMIx_Fabric_update", true, fabric, core::ptr::null(), 0) }
     })
 }
@@ -258,7 +263,8 @@ pub unsafe extern "C" fn PMIx_Fabric_update_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_update_nb, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` and its other
+        // pointers what `non_blocking` requires.
         unsafe {
             non_blocking(
                 "PMIx_Fabric_update_nb",
@@ -290,7 +296,8 @@ pub unsafe extern "C" fn PMIx_Fabric_deregister(
     fabric: *mut sys::pmix_fabric_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_deregister, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` what
+        // `PMIx_Fabric_deregister_nb` requires.
         match unsafe { PMIx_Fabric_deregister_nb(fabric, None, core::ptr::null_mut()) } {
             sys::PMIX_OPERATION_SUCCEEDED => sys::PMIX_SUCCESS,
             st => st,

@@ -27,7 +27,8 @@ unsafe fn args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> pmix_core::Result<(String, Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `grp`, `procs` and `info`
+    // what `name`, `proc_array_from_c` and `infos` require.
     unsafe {
         Ok((
             name(grp)?,
@@ -72,10 +73,12 @@ pub unsafe extern "C" fn PMIx_Group_construct(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_construct, {
         blocking("PMIx_Group_construct", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`,
+            // `directives` what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, directives, ndirs) }?;
             let res = c.group_construct(&g, p, &i)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -118,7 +121,8 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
                     return Err(pmix_core::Error::new(st, "no callback"));
                 }
             }
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
+            // what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
             c.group_construct_nb(&g, p, &i, info_callback(cbfunc, cbdata))
         })
@@ -159,10 +163,12 @@ pub unsafe extern "C" fn PMIx_Group_invite(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_invite, {
         blocking("PMIx_Group_invite", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
+            // what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
             let res = c.group_invite(&g, p, &i)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresult) })
         })
     })
@@ -204,7 +210,8 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
                 log::warn!("PMIx_Group_invite_nb: NULL cbfunc");
                 return Err(pmix_core::Error::bad_param("NULL cbfunc"));
             }
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
+            // what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
             c.group_invite_nb(&g, p, &i, info_callback(cbfunc, cbdata))
         })
@@ -217,7 +224,7 @@ unsafe fn join_args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> pmix_core::Result<(String, Option<ProcId>, Vec<Info>)> {
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `grp` what `name` requires.
     let g = unsafe { name(grp) }?;
     let l = if leader.is_null() {
         None
@@ -259,10 +266,12 @@ pub unsafe extern "C" fn PMIx_Group_join(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join, {
         blocking("PMIx_Group_join", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `leader`, `info`
+            // what `join_args` requires.
             let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
             let res = c.group_join(&g, l.as_ref(), opt == sys::PMIX_GROUP_ACCEPT, &i)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresult) })
         })
     })
@@ -298,7 +307,8 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join_nb, {
         nonblocking("PMIx_Group_join_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `leader`, `info`
+            // what `join_args` requires.
             let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
             let accept = opt == sys::PMIX_GROUP_ACCEPT;
             c.group_join_nb(&g, l.as_ref(), accept, &i, info_callback(cbfunc, cbdata))
@@ -328,7 +338,8 @@ pub unsafe extern "C" fn PMIx_Group_leave(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave, {
         blocking("PMIx_Group_leave", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_leave(&g, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -362,11 +373,13 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `info` what
+            // `PMIx_Group_leave` requires.
             return unsafe { PMIx_Group_leave(grp, info, ninfo) };
         };
         nonblocking("PMIx_Group_leave_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_leave_nb(&g, &i, op_callback("PMIx_Group_leave_nb", cb, cbdata))
         })
@@ -397,7 +410,8 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct, {
         blocking("PMIx_Group_destruct", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_destruct(&g, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -431,11 +445,13 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `info` what
+            // `PMIx_Group_destruct` requires.
             return unsafe { PMIx_Group_destruct(grp, info, ninfo) };
         };
         nonblocking("PMIx_Group_destruct_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_destruct_nb(&g, &i, op_callback("PMIx_Group_destruct_nb", cb, cbdata))
         })

@@ -218,10 +218,12 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
         // SAFETY: NULL-checked out-parameters are reset first (empty answer on failure).
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Validate_credential", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `cred` what
+            // `cred_bytes` requires.
             let b = unsafe { cred_bytes("PMIx_Validate_credential", cred) }?;
             let res = c.validate_credential(&b, &crate::arg!(infos info, ninfo)?)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -255,7 +257,8 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Validate_credential_nb, {
         nonblocking("PMIx_Validate_credential_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `cred` what
+            // `cred_bytes` requires.
             let b = unsafe { cred_bytes("PMIx_Validate_credential_nb", cred) }?;
             let d = crate::arg!(infos info, ninfo)?;
             let data = CbData::new(cbdata);
@@ -305,7 +308,8 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Allocation_request", |c| {
             let res = c.allocate(directive, &crate::arg!(infos info, ninfo)?)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -379,10 +383,12 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
         // SAFETY: NULL-checked out-parameters are reset first.
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Process_monitor", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `monitor` what
+            // `monitor_info` requires.
             let m = unsafe { monitor_info("PMIx_Process_monitor", monitor) }?;
             let res = c.monitor(&m, error, &crate::arg!(infos directives, ndirs)?)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -416,7 +422,8 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Process_monitor_nb, {
         nonblocking("PMIx_Process_monitor_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `monitor` what
+            // `monitor_info` requires.
             let m = unsafe { monitor_info("PMIx_Process_monitor_nb", monitor) }?;
             let d = crate::arg!(infos directives, ndirs)?;
             c.monitor_nb(&m, error, &d, info_callback(cbfunc, cbdata))
@@ -530,7 +537,8 @@ unsafe fn block_args(
             Error::bad_param(format!("{}: block name is not UTF-8", call))
         })?),
     };
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `call`, `res` what `units`
+    // requires.
     Ok((b, unsafe { units(call, res, nres) }?, unsafe {
         infos(info, ninfo)
     }?))
@@ -563,7 +571,8 @@ pub unsafe extern "C" fn PMIx_Resource_block(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block, {
         blocking("PMIx_Resource_block", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `block`, `res`, `info`
+            // what `block_args` requires.
             let (b, u, d) =
                 unsafe { block_args("PMIx_Resource_block", block, res, nres, info, ninfo) }?;
             pmix_core::reactor::wait("PMIx_Resource_block", None, |done| {
@@ -606,7 +615,8 @@ pub unsafe extern "C" fn PMIx_Resource_block_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block_nb, {
         nonblocking("PMIx_Resource_block_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `block`, `res`, `info`
+            // what `block_args` requires.
             let (b, u, d) =
                 unsafe { block_args("PMIx_Resource_block_nb", block, res, nres, info, ninfo) }?;
             let data = CbData::new(cbdata);

@@ -56,10 +56,12 @@ pub unsafe extern "C" fn PMIx_Job_control(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control, {
         blocking("PMIx_Job_control", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `targets`, `directives`
+            // what `args` requires.
             let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
             let res = c.job_control_wait(&t, &d)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -95,7 +97,8 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control_nb, {
         nonblocking("PMIx_Job_control_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `targets`, `directives`
+            // what `args` requires.
             let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
             c.job_control_nb(&t, &d, info_callback(cbfunc, cbdata))
         })

@@ -73,7 +73,8 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Publish_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `info` what
+            // `PMIx_Publish` requires.
             return unsafe { PMIx_Publish(info, ninfo) };
         };
         crate::check_null!(info);
@@ -188,7 +189,8 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
             log::warn!("PMIx_Lookup_nb: NULL cbfunc");
             return sys::PMIX_ERR_BAD_PARAM;
         };
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `keys` what `keys_from_c`
+        // requires.
         let k = unsafe { keys_from_c(keys) };
         let nkeys = k.len();
         let i = match crate::arg!(infos info, ninfo) {
@@ -261,7 +263,8 @@ pub unsafe extern "C" fn PMIx_Unpublish(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Unpublish, {
         blocking("PMIx_Unpublish", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `keys` what
+            // `keys_from_c` requires.
             let (k, i) = unsafe { (keys_from_c(keys), infos(info, ninfo)?) };
             c.unpublish(k, &i)?;
             Ok(sys::PMIX_SUCCESS)
@@ -296,11 +299,13 @@ pub unsafe extern "C" fn PMIx_Unpublish_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Unpublish_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `keys`, `info` what
+            // `PMIx_Unpublish` requires.
             return unsafe { PMIx_Unpublish(keys, info, ninfo) };
         };
         nonblocking("PMIx_Unpublish_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `keys` what
+            // `keys_from_c` requires.
             let (k, i) = unsafe { (keys_from_c(keys), infos(info, ninfo)?) };
             c.unpublish_nb(k, &i, op_callback("PMIx_Unpublish_nb", cb, cbdata))
         })

@@ -149,14 +149,16 @@ pub unsafe extern "C" fn PMIx_Query_info(
         if let Some(st) = would_block("PMIx_Query_info") {
             return st;
         }
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `queries_` what `queries`
+        // requires.
         let q = match unsafe { queries(queries_, nqueries) } {
             Ok(q) => q,
             Err(e) => return e.status(),
         };
         match c.query(q) {
             Ok((st, res)) => {
-                // SAFETY: forwarded out-parameters.
+                // SAFETY: this export's `# Safety` contract promises of `results` what
+                // `store_results` requires; out-parameters.
                 let s2 = unsafe { store_results(&res, results, nresults) };
                 if s2 != sys::PMIX_SUCCESS {
                     s2
@@ -204,7 +206,8 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
             log::warn!("PMIx_Query_info_nb: NULL cbfunc");
             return sys::PMIX_ERR_BAD_PARAM;
         };
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `queries_` what `queries`
+        // requires.
         let q = match unsafe { queries(queries_, nqueries) } {
             Ok(q) => q,
             Err(e) => return e.status(),
@@ -404,7 +407,8 @@ pub unsafe extern "C" fn PMIx_Log_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Log_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `data`, `directives`
+            // what `PMIx_Log` requires.
             return unsafe { PMIx_Log(data, ndata, directives, ndirs) };
         };
         let c = match global::client() {

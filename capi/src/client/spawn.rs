@@ -55,7 +55,8 @@ pub unsafe extern "C" fn PMIx_Spawn(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Spawn, {
         blocking("PMIx_Spawn", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `job_info`, `apps` what
+            // `args` requires.
             let (i, a) = unsafe { args("PMIx_Spawn", job_info, ninfo, apps, napps) }?;
             let ns = c.spawn(&i, a)?;
             if !nspace.is_null() {
@@ -98,14 +99,16 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Spawn_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract (blocking form, name not returned).
+            // SAFETY: this export's `# Safety` contract promises of `job_info`, `apps` what
+            // `PMIx_Spawn` requires.
             return unsafe { PMIx_Spawn(job_info, ninfo, apps, napps, core::ptr::null_mut()) };
         };
         let c = match global::client() {
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `job_info`, `apps` what
+        // `args` requires.
         let (i, a) = match unsafe { args("PMIx_Spawn_nb", job_info, ninfo, apps, napps) } {
             Ok(x) => x,
             Err(e) => return e.status(),

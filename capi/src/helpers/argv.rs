@@ -200,7 +200,8 @@ pub unsafe extern "C" fn PMIx_Argv_split_with_empty(
     src_string: *const c_char,
     delimiter: c_int,
 ) -> *mut *mut c_char {
-    // SAFETY: forwarded.
+    // SAFETY: this export's `# Safety` contract promises of `src_string`, `delimiter` what
+    // `PMIx_Argv_split_inter` requires.
     ffi_value!(PMIx_Argv_split_with_empty, core::ptr::null_mut(), {
         unsafe { PMIx_Argv_split_inter(src_string, delimiter, true) }
     })
@@ -219,7 +220,8 @@ pub unsafe extern "C" fn PMIx_Argv_split(
     src_string: *const c_char,
     delimiter: c_int,
 ) -> *mut *mut c_char {
-    // SAFETY: forwarded.
+    // SAFETY: this export's `# Safety` contract promises of `src_string`, `delimiter` what
+    // `PMIx_Argv_split_inter` requires.
     ffi_value!(PMIx_Argv_split, core::ptr::null_mut(), {
         unsafe { PMIx_Argv_split_inter(src_string, delimiter, false) }
     })

@@ -574,7 +574,8 @@ pub unsafe extern "C" fn PMIx_Data_buffer_load(
 ) {
     ffi_value!(PMIx_Data_buffer_load, (), {
         let mut bo = pmix_byte_object_t { bytes, size: sz };
-        // SAFETY: forwarded.
+        // SAFETY: this export's `# Safety` contract promises of `b` what `PMIx_Data_load`
+        // requires.
         let rc = unsafe { PMIx_Data_load(b, &mut bo) };
         if rc != PMIX_SUCCESS {
             log::warn!("PMIx_Data_buffer_load: {}", rc);
@@ -608,7 +609,8 @@ pub unsafe extern "C" fn PMIx_Data_buffer_unload(
             bytes: core::ptr::null_mut(),
             size: 0,
         };
-        // SAFETY: forwarded; `bytes`/`sz` are writable (C contract).
+        // SAFETY: this export's `# Safety` contract promises of `b` what `PMIx_Data_unload`
+        // requires; `bytes`/`sz` are writable (C contract).
         unsafe {
             let rc = PMIx_Data_unload(b, &mut bo);
             if rc == PMIX_SUCCESS {

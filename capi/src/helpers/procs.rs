@@ -387,7 +387,8 @@ pub unsafe extern "C" fn PMIx_Proc_construct(p: *mut pmix_proc_t) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_destruct(p: *mut pmix_proc_t) {
     ffi_value!(PMIx_Proc_destruct, (), {
-        // SAFETY: forwarded (NULL is ignored there).
+        // SAFETY: this export's `# Safety` contract promises of `p` what
+        // `PMIx_Proc_construct` requires.
         unsafe { PMIx_Proc_construct(p) }
     })
 }
@@ -440,7 +441,8 @@ pub unsafe extern "C" fn PMIx_Proc_load(
     rank: pmix_rank_t,
 ) {
     ffi_value!(PMIx_Proc_load, (), {
-        // SAFETY: forwarded (both ignore NULL `p`).
+        // SAFETY: this export's `# Safety` contract promises of `p` what
+        // `PMIx_Proc_construct` requires.
         unsafe {
             PMIx_Proc_construct(p);
             PMIx_Load_procid(p, nspace, rank);

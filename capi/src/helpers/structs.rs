@@ -327,7 +327,8 @@ pub unsafe extern "C" fn PMIx_App_info_create(p: *mut pmix_app_t, n: usize) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_App_release(p: *mut pmix_app_t) {
     ffi_value!(PMIx_App_release, (), {
-        // SAFETY: forwarded.
+        // SAFETY: this export's `# Safety` contract promises of `p` what `PMIx_App_free`
+        // requires.
         unsafe { PMIx_App_free(p, 1) }
     })
 }
@@ -369,7 +370,8 @@ pub unsafe extern "C" fn PMIx_Query_qualifiers_create(p: *mut pmix_query_t, n: u
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_release(p: *mut pmix_query_t) {
     ffi_value!(PMIx_Query_release, (), {
-        // SAFETY: forwarded.
+        // SAFETY: this export's `# Safety` contract promises of `p` what `PMIx_Query_free`
+        // requires.
         unsafe { PMIx_Query_free(p, 1) }
     })
 }

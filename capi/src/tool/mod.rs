@@ -211,7 +211,8 @@ pub unsafe extern "C" fn PMIx_tool_attach_to_server(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_attach_to_server, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `myproc`, `server`, `info`
+        // what `attach` requires.
         unsafe { attach("PMIx_tool_attach_to_server", myproc, server, info, ninfo) }
     })
 }
@@ -234,7 +235,8 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_connect_to_server, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `proc_` and `info` what
+        // `attach` requires (`server` is NULL, which it accepts).
         unsafe {
             attach(
                 "PMIx_tool_connect_to_server",
