@@ -330,3 +330,102 @@ macro_rules! try_arg {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::ptr::{null, null_mut};
+    use pmix_sys as sys;
+
+    fn st<T>(r: Result<T, Status>) -> sys::pmix_status_t {
+        match r {
+            Ok(_) => sys::PMIX_SUCCESS,
+            Err(e) => e.status(),
+        }
+    }
+
+    #[test]
+    fn null_pointers_are_bad_param() {
+        // SAFETY: NULL is allowed by every helper's contract.
+        unsafe {
+            assert_eq!(st(ref_arg::<u32>(null(), "p")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(mut_arg::<u32>(null_mut(), "p")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(
+                st(zeroed_arg::<u32>(null_mut(), "p")),
+                sys::PMIX_ERR_BAD_PARAM
+            );
+            assert_eq!(st(cstr_arg(null(), "s")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(key_arg(null())), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(proc_arg(null())), sys::PMIX_ERR_BAD_PARAM);
+            assert!(opt_arg::<u32>(null()).is_none());
+            assert_eq!(opt_cstr_arg(null(), "s").ok(), Some(None));
+        }
+    }
+
+    #[test]
+    fn counted_arrays_null_only_when_empty() {
+        // SAFETY: NULL with any count is allowed; a count of 0 never reads.
+        unsafe {
+            assert!(slice_arg::<u64>(null(), 0, "a").unwrap().is_empty());
+            assert_eq!(
+                st(slice_arg::<u64>(null(), 3, "a")),
+                sys::PMIX_ERR_BAD_PARAM
+            );
+            assert!(infos_arg(null(), 0).unwrap().is_empty());
+            assert_eq!(st(infos_arg(null(), 2)), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(procs_arg(null(), 1)), sys::PMIX_ERR_BAD_PARAM);
+        }
+        let one = [7u64];
+        // SAFETY: a count larger than memory is refused before any read.
+        assert_eq!(
+            st(unsafe { slice_arg(one.as_ptr(), usize::MAX / 4, "a") }),
+            sys::PMIX_ERR_BAD_PARAM
+        );
+        // SAFETY: `one` holds one element.
+        assert_eq!(unsafe { slice_arg(one.as_ptr(), 1, "a") }.unwrap(), &[7]);
+    }
+
+    #[test]
+    fn strings_and_keys() {
+        // SAFETY: NUL-terminated literals.
+        unsafe {
+            assert_eq!(cstr_arg(c"héllo".as_ptr(), "s").unwrap(), "héllo");
+            let bad = [0xffu8 as c_char, 0];
+            assert_eq!(st(cstr_arg(bad.as_ptr(), "s")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(key_arg(c"my.key".as_ptr()).unwrap().as_str(), "my.key");
+            assert_eq!(key_str_arg(c"my.key".as_ptr()).unwrap(), "my.key");
+        }
+        let long = vec![b'k' as c_char; sys::PMIX_MAX_KEYLEN + 1]
+            .into_iter()
+            .chain([0])
+            .collect::<Vec<_>>();
+        // SAFETY: NUL-terminated, one byte over the key bound.
+        assert_eq!(
+            st(unsafe { key_arg(long.as_ptr()) }),
+            sys::PMIX_ERR_BAD_PARAM
+        );
+    }
+
+    #[test]
+    fn zeroed_clears_and_macros_return_the_status() {
+        let mut x = 0xdead_beef_u32;
+        // SAFETY: `x` is a writable u32, for which all-zero is valid.
+        let r = unsafe { zeroed_arg(&mut x, "x") }.unwrap();
+        assert_eq!(*r, 0);
+        // An export-shaped function: try_arg! hands back the failing status.
+        unsafe fn export(p: *const u32) -> sys::pmix_status_t {
+            let v = crate::try_arg!(ref p);
+            if *v == 1 {
+                sys::PMIX_SUCCESS
+            } else {
+                sys::PMIX_ERROR
+            }
+        }
+        let one = 1u32;
+        // SAFETY: NULL or a valid u32.
+        unsafe {
+            assert_eq!(export(null()), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(export(&one), sys::PMIX_SUCCESS);
+        }
+    }
+}

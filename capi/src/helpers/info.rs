@@ -122,18 +122,12 @@ pub unsafe extern "C" fn PMIx_Info_load(
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_load, {
-        check_null!(info);
-        // SAFETY: writable (C contract).
-        unsafe { core::ptr::write_bytes(info, 0, 1) };
-        let k = match crate::arg!(key key) {
-            Ok(k) => k,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: `info` is a constructed info; `data` NULL or a datum of `type_`.
-        unsafe {
-            conv::load_key(&mut (*info).key, &k);
-            load(&mut (*info).value, data, type_)
-        }
+        let info = crate::try_arg!(zeroed info);
+        let k = crate::try_arg!(key key);
+        conv::load_key(&mut info.key, &k);
+        // SAFETY: `info.value` is a constructed (zeroed) value; `data` is NULL or a datum
+        // of `type_` (this export's contract), which is what `load` requires.
+        unsafe { load(&mut info.value, data, type_) }
     })
 }
 
@@ -264,13 +258,10 @@ pub unsafe extern "C" fn PMIx_Info_get_size(
         match unsafe { conv::info_from_c(val) } {
             Ok(i) if i.value == Value::Undef => PMIX_ERR_UNKNOWN_DATA_TYPE,
             Ok(i) => {
-                // SAFETY: writable (C contract).
-                unsafe {
-                    *size = core::mem::size_of::<pmix_info_t>()
-                        + value_size(&i.value)
-                        + i.key.as_str().len()
-                        + 1
-                };
+                *crate::try_arg!(mut size) = core::mem::size_of::<pmix_info_t>()
+                    + value_size(&i.value)
+                    + i.key.as_str().len()
+                    + 1;
                 PMIX_SUCCESS
             }
             Err(e) => e.status(),
@@ -310,6 +301,21 @@ fn zeroed_info() -> Box<pmix_info_t> {
 unsafe fn list<'a>(ptr: *mut c_void) -> Option<&'a mut InfoList> {
     // SAFETY: promised by the caller.
     unsafe { (ptr as *mut InfoList).as_mut() }
+}
+
+/// The list behind an export's `ptr` argument: `let l = list_arg!(ptr, or FALLBACK);`
+/// (NULL returns FALLBACK from the export). Used only in the `PMIx_Info_list_*` exports,
+/// whose `# Safety` contract makes `ptr` NULL or a live handle.
+macro_rules! list_arg {
+    ($p:expr, or $fallback:expr) => {{
+        let p = $p;
+        // SAFETY: the enclosing export's contract: `p` is NULL or a live handle from
+        // `PMIx_Info_list_start`, which is what `list` requires.
+        match unsafe { list(p) } {
+            Some(l) => l,
+            None => return $fallback,
+        }
+    }};
 }
 
 /// Position of the item whose key equals `key`.
@@ -427,10 +433,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add(
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add, {
-        // SAFETY: NULL or a handle from PMIx_Info_list_start (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and datum.
         match unsafe { new_item(key, value, type_) } {
             Ok(it) => add(l, it, false, false, false),
@@ -460,10 +463,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
     overwrite: bool,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_unique, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and datum.
         match unsafe { new_item(key, value, type_) } {
             Ok(it) => add(l, it, true, overwrite, false),
@@ -489,10 +489,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value(
     value: *const pmix_value_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_value, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and value.
         match unsafe { new_item_value(key, value) } {
             Ok(it) => add(l, it, false, false, false),
@@ -519,10 +516,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
     overwrite: bool,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_value_unique, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and value.
         match unsafe { new_item_value(key, value) } {
             Ok(it) => add(l, it, true, overwrite, false),
@@ -550,10 +544,7 @@ pub unsafe extern "C" fn PMIx_Info_list_prepend(
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_prepend, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and datum.
         match unsafe { new_item(key, value, type_) } {
             Ok(it) => add(l, it, false, false, true),
@@ -580,10 +571,7 @@ pub unsafe extern "C" fn PMIx_Info_list_insert(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_insert, {
         check_null!(info);
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         // SAFETY: `info` is an initialised info (C contract); bitwise copy.
         *it = unsafe { *info };
@@ -609,10 +597,7 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_xfer, {
         check_null!(info);
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         // SAFETY: `info` is initialised (C contract).
         match unsafe { info_xfer(&mut *it, info) } {
@@ -639,10 +624,7 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_xfer_unique, {
         check_null!(info);
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         // SAFETY: `info` is initialised (C contract).
         match unsafe { info_xfer(&mut *it, info) } {
@@ -693,10 +675,7 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
                 array: core::ptr::null_mut(),
             }
         };
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         if l.items.is_empty() {
             return PMIX_ERR_EMPTY;
         }
@@ -761,10 +740,7 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
     next: *mut *mut c_void,
 ) -> *mut pmix_info_t {
     ffi_value!(PMIx_Info_list_get_info, core::ptr::null_mut(), {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return core::ptr::null_mut();
-        };
+        let l = list_arg!(ptr, or core::ptr::null_mut());
         if next.is_null() {
             return core::ptr::null_mut();
         }

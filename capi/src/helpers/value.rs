@@ -331,8 +331,7 @@ pub unsafe extern "C" fn PMIx_Value_compare(
     v2: *mut pmix_value_t,
 ) -> pmix_value_cmp_t {
     ffi_value!(PMIx_Value_compare, PMIX_VALUE_COMPARISON_NOT_AVAIL, {
-        // SAFETY: NULL or initialised values (C contract).
-        match unsafe { (conv::value_from_c(v1), conv::value_from_c(v2)) } {
+        match (crate::arg!(value v1), crate::arg!(value v2)) {
             (Ok(a), Ok(b)) => a.compare(&b).raw(),
             _ => PMIX_VALUE_COMPARISON_NOT_AVAIL,
         }
@@ -359,8 +358,7 @@ pub unsafe extern "C" fn PMIx_Value_true(value: *const pmix_value_t) -> pmix_boo
         if value.is_null() {
             return BOOL_FALSE;
         }
-        // SAFETY: non-NULL value (C contract).
-        let v = unsafe { &*value };
+        let v = crate::try_arg!(ref value; else BOOL_FALSE);
         match v.type_ {
             PMIX_UNDEF => BOOL_TRUE,
             // SAFETY: a bool value stores its flag as the first union byte.
