@@ -75,6 +75,27 @@ pub unsafe fn opt_arg<'a, T>(p: *const T) -> Option<&'a T> {
     unsafe { p.as_ref() }
 }
 
+/// `*p` borrowed mutably when `p` is not NULL (an optional out-parameter).
+///
+/// # Safety
+/// As [`mut_arg`].
+pub unsafe fn opt_mut_arg<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    // SAFETY: as mut_arg (caller's promise).
+    unsafe { p.as_mut() }
+}
+
+/// Store `v` in the optional out-parameter `*p` (nothing for NULL); the old contents are
+/// overwritten, not dropped.
+///
+/// # Safety
+/// `p` is NULL or aligned and writable for one `T`.
+pub unsafe fn set_arg<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: non-NULL, so writable (caller's promise).
+        unsafe { p.write(v) };
+    }
+}
+
 /// `*p` as a zero-filled `T` (the constructed state of every PMIx struct), borrowed
 /// mutably: for construct/load functions whose target may hold garbage.
 ///
@@ -249,8 +270,9 @@ pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info
 
 /// Check and convert one export argument: `arg!(KIND ARGS)` gives a
 /// `pmix_core::Result<_>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
+/// `opt_mut`,
 /// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`, `value`, `proc`,
-/// `procs`, `infos`).
+/// `procs`, `infos`); `arg!(set p, v)` stores `v` in the optional out-parameter `p`.
 ///
 /// Use it only where the enclosing export's (or `unsafe fn`'s) `# Safety` section
 /// promises, of that argument, what the matching [`crate::args`] function requires.
@@ -263,6 +285,16 @@ macro_rules! arg {
         // SAFETY: see the macro's docs: the enclosing `# Safety` contract gives `p`
         // what `args::opt_arg` requires.
         Ok::<_, $crate::args::Status>(unsafe { $crate::args::opt_arg(p) })
+    }};
+    (opt_mut $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::opt_mut_arg`).
+        Ok::<_, $crate::args::Status>(unsafe { $crate::args::opt_mut_arg(p) })
+    }};
+    (set $p:expr, $v:expr) => {{
+        let (p, v) = ($p, $v);
+        // SAFETY: see the macro's docs (`args::set_arg`): `p` is NULL or writable.
+        unsafe { $crate::args::set_arg(p, v) }
     }};
     (zeroed $p:expr) => { $crate::arg!(@one zeroed_arg, $p) };
     (slice $p:expr, $n:expr) => { $crate::arg!(@counted slice_arg, $p, $n) };

@@ -37,9 +37,8 @@ pub unsafe extern "C" fn PMIx_Init(
         };
         match global::init(info) {
             Ok(id) => {
-                if !proc_.is_null() {
-                    // SAFETY: non-NULL and writable (C contract).
-                    conv::proc_to_c(&id, unsafe { &mut *proc_ });
+                if let Ok(Some(p)) = crate::arg!(opt_mut proc_) {
+                    conv::proc_to_c(&id, p);
                 }
                 sys::PMIX_SUCCESS
             }

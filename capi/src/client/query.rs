@@ -97,14 +97,8 @@ pub(crate) unsafe fn store_results(
             Err(e) => return e.status(),
         }
     };
-    if !results.is_null() {
-        // SAFETY: writable out-parameter (C contract).
-        unsafe { *results = p };
-    }
-    if !nresults.is_null() {
-        // SAFETY: writable out-parameter (C contract).
-        unsafe { *nresults = n };
-    }
+    crate::arg!(set results, p);
+    crate::arg!(set nresults, n);
     sys::PMIX_SUCCESS
 }
 
@@ -134,14 +128,8 @@ pub unsafe extern "C" fn PMIx_Query_info(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Query_info, {
-        if !results.is_null() {
-            // SAFETY: writable out-parameter (C contract).
-            unsafe { *results = core::ptr::null_mut() };
-        }
-        if !nresults.is_null() {
-            // SAFETY: as above.
-            unsafe { *nresults = 0 };
-        }
+        crate::arg!(set results, core::ptr::null_mut());
+        crate::arg!(set nresults, 0);
         let c = match global::client() {
             Ok(c) => c,
             Err(e) => return e.status(),

@@ -547,8 +547,7 @@ pub unsafe extern "C" fn PMIx_Proc_string(proc_: *const pmix_proc_t) -> *mut c_c
         if proc_.is_null() {
             return to_c_string("[NO-NAME]");
         }
-        // SAFETY: non-NULL and readable (C caller's contract).
-        match conv::proc_from_c(unsafe { &*proc_ }) {
+        match conv::proc_from_c(crate::try_arg!(ref proc_; else core::ptr::null_mut())) {
             Ok(p) => to_c_string(&print::proc_text(&p)),
             Err(_) => core::ptr::null_mut(),
         }
@@ -590,8 +589,7 @@ pub unsafe extern "C" fn PMIx_Resource_unit_string(
         if unit.is_null() {
             return core::ptr::null_mut();
         }
-        // SAFETY: non-NULL and readable (C caller's contract).
-        let u = unsafe { &*unit };
+        let u = crate::try_arg!(ref unit; else core::ptr::null_mut());
         to_c_string(&format!(
             "TYPE: {}  COUNT: {}",
             device_type_name(u.type_).to_string_lossy(),
@@ -641,8 +639,7 @@ pub unsafe extern "C" fn PMIx_Data_print(
         if p.is_null() {
             return PMIX_ERR_NOMEM;
         }
-        // SAFETY: `output` is non-NULL and writable.
-        unsafe { *output = p };
+        crate::arg!(set output, p);
         PMIX_SUCCESS
     })
 }

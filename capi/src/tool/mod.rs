@@ -47,8 +47,9 @@ pub unsafe extern "C" fn PMIx_tool_init(
         };
         match global::tool_init(&info) {
             Ok(id) => {
-                // SAFETY: checked non-NULL above; writable (C contract).
-                conv::proc_to_c(&id, unsafe { &mut *proc_ });
+                if let Ok(Some(p)) = crate::arg!(opt_mut proc_) {
+                    conv::proc_to_c(&id, p);
+                }
                 sys::PMIX_SUCCESS
             }
             Err(e) => {
@@ -268,13 +269,11 @@ unsafe fn attach(
     };
     match global::tool_attach(&info) {
         Ok((me, srv)) => {
-            if !myproc.is_null() {
-                // SAFETY: non-NULL and writable (C contract).
-                conv::proc_to_c(&me, unsafe { &mut *myproc });
+            if let Ok(Some(p)) = crate::arg!(opt_mut myproc) {
+                conv::proc_to_c(&me, p);
             }
-            if !server.is_null() {
-                // SAFETY: as above.
-                conv::proc_to_c(&srv, unsafe { &mut *server });
+            if let Ok(Some(p)) = crate::arg!(opt_mut server) {
+                conv::proc_to_c(&srv, p);
             }
             sys::PMIX_SUCCESS
         }
