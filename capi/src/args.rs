@@ -154,7 +154,7 @@ pub unsafe fn slice_arg<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a 
 /// # Safety
 /// As [`slice_arg`], and nobody else reads or writes the elements meanwhile.
 pub unsafe fn slice_mut_arg<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T], Status> {
-    // SAFETY: forwarded: the same checks and the same promise, plus exclusivity.
+    // SAFETY: this function's contract includes slice_arg's (the same pointer and count).
     let s = unsafe { slice_arg(p as *const T, n, what) }?;
     if s.is_empty() {
         return Ok(&mut []);
@@ -187,7 +187,7 @@ pub unsafe fn opt_cstr_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'
     if p.is_null() {
         return Ok(None);
     }
-    // SAFETY: forwarded.
+    // SAFETY: this function's contract is `cstr_arg`'s (the same pointer).
     unsafe { cstr_arg(p, what) }.map(Some)
 }
 
@@ -199,7 +199,8 @@ pub unsafe fn opt_cstr_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'
 /// # Safety
 /// `p` is NULL or readable up to its NUL or `PMIX_MAX_KEYLEN + 1` bytes.
 pub unsafe fn key_arg(p: *const c_char) -> Result<Key, Status> {
-    // SAFETY: forwarded; key_from_ptr reads at most PMIX_MAX_KEYLEN + 1 bytes.
+    // SAFETY: this function's contract is key_from_ptr's: it reads at most
+    // PMIX_MAX_KEYLEN + 1 bytes.
     unsafe { crate::conv::key_from_ptr(p) }
 }
 
@@ -212,7 +213,8 @@ pub unsafe fn key_arg(p: *const c_char) -> Result<Key, Status> {
 /// # Safety
 /// As [`key_arg`], and the string is not written while the borrow lives.
 pub unsafe fn key_str_arg<'a>(p: *const c_char) -> Result<&'a str, Status> {
-    // SAFETY: forwarded; key_str reads at most PMIX_MAX_KEYLEN + 1 bytes.
+    // SAFETY: this function's contract is key_str's: it reads at most
+    // PMIX_MAX_KEYLEN + 1 bytes.
     unsafe { crate::conv::key_str(p) }
 }
 
@@ -226,7 +228,7 @@ pub unsafe fn key_str_arg<'a>(p: *const c_char) -> Result<&'a str, Status> {
 /// `p` is NULL or points to an initialised `pmix_value_t` whose data is what its type
 /// says (the buffers it points to readable).
 pub unsafe fn value_arg(p: *const sys::pmix_value_t) -> Result<pmix_core::Value, Status> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's contract is `value_from_c`'s (the same pointer).
     unsafe { crate::conv::value_from_c(p) }
 }
 
@@ -238,7 +240,7 @@ pub unsafe fn value_arg(p: *const sys::pmix_value_t) -> Result<pmix_core::Value,
 /// # Safety
 /// `p` is NULL or points to a readable `pmix_proc_t`.
 pub unsafe fn proc_arg(p: *const sys::pmix_proc_t) -> Result<ProcId, Status> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's contract is `proc_from_ptr`'s (the same pointer).
     unsafe { crate::conv::proc_from_ptr(p) }
 }
 
@@ -250,7 +252,7 @@ pub unsafe fn proc_arg(p: *const sys::pmix_proc_t) -> Result<ProcId, Status> {
 /// # Safety
 /// `p` is NULL or points to `n` readable `pmix_proc_t`s.
 pub unsafe fn procs_arg(p: *const sys::pmix_proc_t, n: usize) -> Result<Vec<ProcId>, Status> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's contract is `proc_array_from_c`'s (the same pointer).
     unsafe { crate::conv::proc_array_from_c(p, n) }
 }
 
@@ -264,7 +266,7 @@ pub unsafe fn procs_arg(p: *const sys::pmix_proc_t, n: usize) -> Result<Vec<Proc
 /// `p` is NULL or points to `n` initialised `pmix_info_t`s whose values are what their
 /// types say (the buffers they point to readable).
 pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's contract is `info_array_from_c`'s (the same pointer).
     unsafe { crate::conv::info_array_from_c(p, n) }
 }
 
