@@ -126,7 +126,10 @@ def defined_elsewhere():
 def stub(name, ret, args):
     params = ", ".join(f"_{n}: {t}" for n, t in args)
     cret = ret.replace(" ", "")
-    head = f"#[no_mangle]\npub unsafe extern \"C\" fn {name}({params})"
+    doc = (f"/// `{name}`: not supported yet (see the module docs).\n///\n/// # Safety\n"
+           "/// No argument is read, so any values are accepted; nothing is written, kept or\n"
+           "/// released.\n")
+    head = f"{doc}#[no_mangle]\npub unsafe extern \"C\" fn {name}({params})"
     if cret == "pmix_status_t":
         return (f"{head} -> sys::pmix_status_t {{\n"
                 f"    crate::ffi_status!({name}, {{ not_supported(\"{name}\") }})\n}}\n")

@@ -3,9 +3,14 @@
 //! converts results back into statuses, out-parameters and `malloc`'d buffers.
 //!
 //! Every export runs inside the guard of [`guard`]: a panic becomes `PMIX_ERROR` and a
-//! log line, never an abort of the host process.
+//! log line, never an abort of the host process. Its pointer arguments are read through
+//! the checked helpers of [`args`] (`arg!` / `try_arg!`: NULL or malformed input is
+//! `PMIX_ERR_BAD_PARAM` with a log line), and every export's `# Safety` section states
+//! the C contract that makes those reads sound: what each pointer must be, what the
+//! library keeps past the call, and who frees what.
 #![allow(non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
+pub mod args;
 pub mod client;
 pub mod conv;
 pub mod cuda;

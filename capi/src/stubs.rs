@@ -20,6 +20,11 @@ fn not_supported(name: &str) -> sys::pmix_status_t {
     sys::PMIX_ERR_NOT_SUPPORTED
 }
 
+/// `PMIx_Compute_distances`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances(
     _topo: *mut sys::pmix_topology_t,
@@ -34,6 +39,11 @@ pub unsafe extern "C" fn PMIx_Compute_distances(
     })
 }
 
+/// `PMIx_Compute_distances_nb`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances_nb(
     _topo: *mut sys::pmix_topology_t,
@@ -48,6 +58,11 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
     })
 }
 
+/// `PMIx_Load_topology`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_topology(
     _topo: *mut sys::pmix_topology_t,
@@ -55,6 +70,11 @@ pub unsafe extern "C" fn PMIx_Load_topology(
     crate::ffi_status!(PMIx_Load_topology, { not_supported("PMIx_Load_topology") })
 }
 
+/// `PMIx_Parse_cpuset_string`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
     _cpuset_string: *const c_char,
@@ -65,6 +85,11 @@ pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
     })
 }
 
+/// `PMIx_Get_cpuset`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_cpuset(
     _cpuset: *mut sys::pmix_cpuset_t,
@@ -73,6 +98,11 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(
     crate::ffi_status!(PMIx_Get_cpuset, { not_supported("PMIx_Get_cpuset") })
 }
 
+/// `PMIx_Get_relative_locality`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_relative_locality(
     _locality1: *const c_char,
@@ -84,6 +114,11 @@ pub unsafe extern "C" fn PMIx_Get_relative_locality(
     })
 }
 
+/// `PMIx_server_IOF_flow_control`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_IOF_flow_control(
     _source: *const sys::pmix_proc_t,
@@ -99,6 +134,11 @@ pub unsafe extern "C" fn PMIx_server_IOF_flow_control(
     })
 }
 
+/// `PMIx_server_collect_inventory`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_collect_inventory(
     _directives: *mut sys::pmix_info_t,
@@ -111,6 +151,11 @@ pub unsafe extern "C" fn PMIx_server_collect_inventory(
     })
 }
 
+/// `PMIx_server_deliver_inventory`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deliver_inventory(
     _info: *mut sys::pmix_info_t,
@@ -125,6 +170,11 @@ pub unsafe extern "C" fn PMIx_server_deliver_inventory(
     })
 }
 
+/// `PMIx_server_generate_locality_string`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_locality_string(
     _cpuset: *const sys::pmix_cpuset_t,
@@ -135,6 +185,11 @@ pub unsafe extern "C" fn PMIx_server_generate_locality_string(
     })
 }
 
+/// `PMIx_server_generate_cpuset_string`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(
     _cpuset: *const sys::pmix_cpuset_t,
@@ -145,6 +200,11 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(
     })
 }
 
+/// `PMIx_server_generate_cpuset`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_cpuset(
     _cpuset_string: *const c_char,
@@ -155,6 +215,11 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset(
     })
 }
 
+/// `PMIx_server_collect_job_info`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_collect_job_info(
     _procs: *mut sys::pmix_proc_t,
@@ -166,6 +231,11 @@ pub unsafe extern "C" fn PMIx_server_collect_job_info(
     })
 }
 
+/// `PMIx_tool_set_server_module`: not supported yet (see the module docs).
+///
+/// # Safety
+/// No argument is read, so any values are accepted; nothing is written, kept or
+/// released.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server_module(
     _module: *mut sys::pmix_server_module_t,

@@ -146,7 +146,7 @@ static int client(const char *scenario, int n)
     {
         /* PMIX_GET_POINTER_VALUES: a library-owned value, the same one while it is unchanged. */
         pmix_info_t dir;
-        pmix_value_t *p1 = NULL, *p2 = NULL, st;
+        pmix_value_t *p1 = NULL, *p2 = NULL, st, *sp = &st;
         bool yes = true;
         PMIX_INFO_LOAD(&dir, PMIX_GET_POINTER_VALUES, &yes, PMIX_BOOL);
         rc = PMIx_Get(&peer, "test.rank", &dir, 1, &p1);
@@ -155,10 +155,12 @@ static int client(const char *scenario, int n)
         rc = PMIx_Get(&peer, "test.rank", &dir, 1, &p2);
         CHECK(rc == PMIX_SUCCESS && p1 == p2, "POINTER_VALUES returns the same pointer");
         PMIX_INFO_DESTRUCT(&dir);
-        /* PMIX_GET_STATIC_VALUES: caller storage, passed in place of the pointer. */
+        /* PMIX_GET_STATIC_VALUES: caller storage, reached through *val. */
         PMIX_INFO_LOAD(&dir, PMIX_GET_STATIC_VALUES, &yes, PMIX_BOOL);
-        rc = PMIx_Get(&peer, "test.rank", &dir, 1, (pmix_value_t **)&st);
-        CHECK(rc == PMIX_SUCCESS && st.type == PMIX_UINT32 && st.data.uint32 == peer.rank,
+        PMIX_VALUE_CONSTRUCT(&st);
+        rc = PMIx_Get(&peer, "test.rank", &dir, 1, &sp);
+        CHECK(rc == PMIX_SUCCESS && sp == &st && st.type == PMIX_UINT32 &&
+                  st.data.uint32 == peer.rank,
               "STATIC_VALUES Get fills caller storage");
         PMIX_VALUE_DESTRUCT(&st);
         rc = PMIx_Get(&peer, "test.rank", &dir, 1, NULL);

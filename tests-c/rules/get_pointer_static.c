@@ -3,7 +3,8 @@
  *        the key's value changes or finalize": the same pointer comes back while the value
  *        is unchanged and still reads correctly after other Gets; a changed value comes
  *        back in a new place with the new value;
- *   rule "PMIX_GET_STATIC_VALUES fills caller storage; a NULL val is BAD_PARAM";
+ *   rule "PMIX_GET_STATIC_VALUES fills the caller storage *val points to; a NULL val is
+ *        BAD_PARAM" (more in get_static.c);
  *   rule "without directives the value is a fresh copy the caller releases".
  * Run: pmixrun -n 2 get_pointer_static */
 #include "rules.h"
@@ -69,20 +70,22 @@ int main(void)
     CHECK_RC(PMIx_Get(&job, PMIX_JOB_SIZE, &ptr, 1, &pj), PMIX_SUCCESS, "POINTER Get of job data");
     CHECK(pj && pj->type == PMIX_UINT32 && pj->data.uint32 == nprocs, "POINTER job size");
 
-    /* Static values: caller storage. */
+    /* Static values: caller storage, reached through the pointer passed by address
+     * (OpenPMIx master: `pmix_value_t *vp = &storage; PMIx_Get(..., &vp)`). */
     pmix_value_t mine;
     PMIX_VALUE_CONSTRUCT(&mine);
     pmix_value_t *slot = &mine;
-    CHECK_RC(PMIx_Get(&peer, "ps.str", &st, 1, (pmix_value_t **)slot), PMIX_SUCCESS,
+    CHECK_RC(PMIx_Get(&peer, "ps.str", &st, 1, &slot), PMIX_SUCCESS,
              "STATIC Get into caller storage");
-    CHECK(mine.type == PMIX_STRING && mine.data.string &&
+    CHECK(slot == &mine && mine.type == PMIX_STRING && mine.data.string &&
               0 == strcmp(mine.data.string, "pointer test string"),
           "STATIC_VALUES: the value is in the caller's pmix_value_t");
     PMIX_VALUE_DESTRUCT(&mine);
     PMIX_VALUE_CONSTRUCT(&mine);
-    CHECK_RC(PMIx_Get(&job, PMIX_JOB_SIZE, &st, 1, (pmix_value_t **)slot), PMIX_SUCCESS,
+    CHECK_RC(PMIx_Get(&job, PMIX_JOB_SIZE, &st, 1, &slot), PMIX_SUCCESS,
              "STATIC Get of job data");
-    CHECK(mine.type == PMIX_UINT32 && mine.data.uint32 == nprocs, "STATIC job size");
+    CHECK(slot == &mine && mine.type == PMIX_UINT32 && mine.data.uint32 == nprocs,
+          "STATIC job size");
     PMIX_VALUE_DESTRUCT(&mine);
     CHECK_RC(PMIx_Get(&peer, "ps.str", &st, 1, NULL), PMIX_ERR_BAD_PARAM,
              "STATIC_VALUES with a NULL val is BAD_PARAM");

@@ -34,6 +34,7 @@ pr "get: PMIX_OPTIONAL local only; PMIX_IMMEDIATE server store only" 3 30 get_op
 pr "get: a peer's value is cached; a fence does not refresh it; REFRESH_CACHE does" 3 30 get_cache
 pr "get: Put scopes, PMIX_DATA_SCOPE, EXISTS_OUTSIDE_SCOPE" 2 30 get_scope
 pr "get: POINTER_VALUES lifetime, STATIC_VALUES (NULL val BAD_PARAM)" 2 30 get_pointer_static
+pr "get: STATIC_VALUES as written for OpenPMIx master (storage via *val, strings, NULL *val)" 2 30 get_static
 pr "get: SESSION/JOB/APP/NODE_INFO levels (two apps)" 2 30 get_levels : -n 1 "$RB/get_levels"
 pr "get: PMIX_TIMEOUT; unknown namespace waits (bounded), IMMEDIATE/OPTIONAL do not" 2 30 get_timeout
 pr "get: a key not yet committed is waited for" 2 30 get_waits

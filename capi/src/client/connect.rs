@@ -16,7 +16,8 @@ unsafe fn args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> Result<(Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `procs` and `info` what
+    // `required_procs` and `infos` require.
     unsafe { Ok((required_procs(call, procs, nprocs)?, infos(info, ninfo)?)) }
 }
 
@@ -30,6 +31,16 @@ unsafe fn args(
 /// `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS` (already in a connect over the identical
 /// list), `PMIX_ERR_TIMEOUT` (`PMIX_TIMEOUT`), `PMIX_ERR_PROC_TERM_WO_SYNC` (a
 /// participant ended), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Connect(
     procs: *const sys::pmix_proc_t,
@@ -39,7 +50,8 @@ pub unsafe extern "C" fn PMIx_Connect(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect, {
         blocking("PMIx_Connect", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Connect", procs, nprocs, info, ninfo) }?;
             c.connect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -52,6 +64,20 @@ pub unsafe extern "C" fn PMIx_Connect(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Connect` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Connect_nb(
     procs: *const sys::pmix_proc_t,
@@ -63,11 +89,13 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `PMIx_Connect` requires.
             return unsafe { PMIx_Connect(procs, nprocs, info, ninfo) };
         };
         nonblocking("PMIx_Connect_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Connect_nb", procs, nprocs, info, ninfo) }?;
             c.connect_procs_nb(p, &i, op_callback("PMIx_Connect_nb", cb, cbdata))
         })
@@ -81,6 +109,16 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_INVALID_OPERATION` (the list was never connected),
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS`, `PMIX_ERR_TIMEOUT`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Disconnect(
     procs: *const sys::pmix_proc_t,
@@ -90,7 +128,8 @@ pub unsafe extern "C" fn PMIx_Disconnect(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect, {
         blocking("PMIx_Disconnect", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Disconnect", procs, nprocs, info, ninfo) }?;
             c.disconnect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -101,6 +140,20 @@ pub unsafe extern "C" fn PMIx_Disconnect(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Disconnect` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Disconnect_nb(
     procs: *const sys::pmix_proc_t,
@@ -112,11 +165,13 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `PMIx_Disconnect` requires.
             return unsafe { PMIx_Disconnect(procs, nprocs, info, ninfo) };
         };
         nonblocking("PMIx_Disconnect_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
+            // `args` requires.
             let (p, i) = unsafe { args("PMIx_Disconnect_nb", procs, nprocs, info, ninfo) }?;
             c.disconnect_procs_nb(p, &i, op_callback("PMIx_Disconnect_nb", cb, cbdata))
         })

@@ -61,8 +61,7 @@ unsafe extern "C" fn ev_done(
     notification_cbdata: *mut c_void,
 ) {
     crate::ffi_value!(ev_done, (), {
-        // SAFETY: NULL or the handler's `nresults` infos, valid during this call.
-        let res = unsafe { conv::info_array_from_c(results, nresults) }.unwrap_or_else(|e| {
+        let res = crate::arg!(infos results, nresults).unwrap_or_else(|e| {
             log::warn!("event handler results unreadable: {}", e);
             Vec::new()
         });
@@ -143,6 +142,23 @@ fn c_handler(f: CHandler) -> ChainHandler {
 /// of the given name), `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, NULL `codes` with
 /// `ncodes > 0`), `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
 /// `PMIX_ERR_INIT` (neither client nor server initialized).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `codes` is NULL or points to `ncodes` initialised `pmix_status_t`s that the caller may
+///   write through;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through;
+/// - `evhdlr` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`evhdlr`, `cbfunc`, `cbdata`) are kept: a handler until it
+/// is deregistered, a completion callback until it has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Register_event_handler(
     codes: *mut sys::pmix_status_t,
@@ -172,8 +188,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             // SAFETY: `ncodes` readable statuses (C contract).
             unsafe { core::slice::from_raw_parts(codes, ncodes) }.to_vec()
         };
-        // SAFETY: NULL or `ninfo` infos (C contract).
-        let opts = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let opts = match crate::arg!(infos info, ninfo) {
             Ok(i) => HandlerOpts::from_info(&i),
             Err(e) => return e.status(),
         };
@@ -212,6 +227,16 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (unknown id), `PMIX_ERR_INIT`. With `cbfunc`, the
 /// result goes to `cbfunc(status, cbdata)` on the progress thread and the call returns
 /// `PMIX_SUCCESS`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Deregister_event_handler(
     evhdlr_ref: usize,
@@ -254,6 +279,19 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
 /// `PMIX_SUCCESS` (with `cbfunc`: called with the result on the progress thread),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`, `PMIX_ERR_WOULD_BLOCK`
 /// (blocking form on the progress thread).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `source` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Notify_event(
     status_code: sys::pmix_status_t,
@@ -273,8 +311,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
                 return st;
             }
         }
-        // SAFETY: NULL or `ninfo` infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
@@ -288,8 +325,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
                 let src = if source.is_null() {
                     s.id().clone()
                 } else {
-                    // SAFETY: non-NULL proc (C contract).
-                    match unsafe { conv::proc_from_ptr(source) } {
+                    match crate::arg!(proc source) {
                         Ok(p) => p,
                         Err(e) => return e.status(),
                     }

@@ -5,7 +5,7 @@
 //! with `PMIX_ERR_NOT_SUPPORTED` (this library has no fabric plugins of its own).
 //! Deregistration only releases what the fabric object holds.
 
-use super::ops::{infos, would_block};
+use super::ops::would_block;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::c_void;
@@ -49,8 +49,7 @@ unsafe fn request(
         let i = Info::new(ak::PMIX_FABRIC_INDEX, Value::Size(index as u64))?;
         Ok((sys::PMIX_FABRIC_UPDATE_INFO as u8, vec![i]))
     } else {
-        // SAFETY: forwarded.
-        let d = unsafe { infos(directives, ndirs) }?;
+        let d = crate::arg!(infos directives, ndirs)?;
         Ok((sys::PMIX_FABRIC_REQUEST_INFO as u8, d))
     }
 }
@@ -82,7 +81,8 @@ unsafe fn blocking(
     if let Some(st) = would_block(call) {
         return st;
     }
-    // SAFETY: forwarded C contract; `fabric` non-NULL.
+    // SAFETY: this function's `# Safety` contract promises of `update`, `fabric`,
+    // `directives` what `request` requires; `fabric` non-NULL.
     let (op, d) = match unsafe { request(update, fabric, directives, ndirs) } {
         Ok(x) => x,
         Err(e) => return e.status(),
@@ -116,7 +116,8 @@ unsafe fn non_blocking(
         log::warn!("{}: no callback", call);
         return sys::PMIX_ERR_BAD_PARAM;
     };
-    // SAFETY: forwarded C contract; `fabric` non-NULL.
+    // SAFETY: this function's `# Safety` contract promises of `update`, `fabric`,
+    // `directives` what `request` requires; `fabric` non-NULL.
     let (op, d) = match unsafe { request(update, fabric, directives, ndirs) } {
         Ok(x) => x,
         Err(e) => return e.status(),
@@ -147,6 +148,16 @@ unsafe fn non_blocking(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no fabric support),
 /// `PMIX_ERR_BAD_PARAM` (NULL `fabric`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_register(
     fabric: *mut sys::pmix_fabric_t,
@@ -154,7 +165,8 @@ pub unsafe extern "C" fn PMIx_Fabric_register(
     ndirs: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_register, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric`, `directives` what
+        // `blocking` requires.
         unsafe { blocking("PMIx_Fabric_register", false, fabric, directives, ndirs) }
     })
 }
@@ -164,6 +176,22 @@ pub unsafe extern "C" fn PMIx_Fabric_register(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `fabric` or `cbfunc`),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run,
+/// and so is the address of `fabric`, which the callback fills in: it must stay valid
+/// (not freed, not moved) until then.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_register_nb(
     fabric: *mut sys::pmix_fabric_t,
@@ -173,7 +201,8 @@ pub unsafe extern "C" fn PMIx_Fabric_register_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_register_nb, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` and its other
+        // pointers what `non_blocking` requires.
         unsafe {
             non_blocking(
                 "PMIx_Fabric_register_nb",
@@ -192,10 +221,19 @@ pub unsafe extern "C" fn PMIx_Fabric_register_nb(
 ///
 /// # Returns
 /// As `PMIx_Fabric_register`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut sys::pmix_fabric_t) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_update, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` what `blocking`
+        // requires.
         unsafe { blocking("PMIx_Fabric_update", true, fabric, core::ptr::null(), 0) }
     })
 }
@@ -204,6 +242,20 @@ pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut sys::pmix_fabric_t) -> 
 ///
 /// # Returns
 /// As `PMIx_Fabric_register_nb`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run,
+/// and so is the address of `fabric`, which the callback fills in: it must stay valid
+/// (not freed, not moved) until then.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_update_nb(
     fabric: *mut sys::pmix_fabric_t,
@@ -211,7 +263,8 @@ pub unsafe extern "C" fn PMIx_Fabric_update_nb(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_update_nb, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` and its other
+        // pointers what `non_blocking` requires.
         unsafe {
             non_blocking(
                 "PMIx_Fabric_update_nb",
@@ -230,12 +283,21 @@ pub unsafe extern "C" fn PMIx_Fabric_update_nb(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `fabric`), `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_deregister(
     fabric: *mut sys::pmix_fabric_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Fabric_deregister, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `fabric` what
+        // `PMIx_Fabric_deregister_nb` requires.
         match unsafe { PMIx_Fabric_deregister_nb(fabric, None, core::ptr::null_mut()) } {
             sys::PMIX_OPERATION_SUCCEEDED => sys::PMIX_SUCCESS,
             st => st,
@@ -245,6 +307,18 @@ pub unsafe extern "C" fn PMIx_Fabric_deregister(
 
 /// As `PMIx_Fabric_deregister`; completes at once (`PMIX_OPERATION_SUCCEEDED`) and never
 /// calls `cbfunc`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `fabric` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above;
+/// - `_cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `_cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`_cbfunc`, `_cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(
     fabric: *mut sys::pmix_fabric_t,

@@ -27,7 +27,8 @@ unsafe fn args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> pmix_core::Result<(String, Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `grp`, `procs` and `info`
+    // what `name`, `proc_array_from_c` and `infos` require.
     unsafe {
         Ok((
             name(grp)?,
@@ -45,6 +46,21 @@ unsafe fn args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_EXISTS`,
 /// `PMIX_GROUP_CONSTRUCT_ABORT`, `PMIX_ERR_TIMEOUT`, `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct(
     grp: *const c_char,
@@ -57,10 +73,12 @@ pub unsafe extern "C" fn PMIx_Group_construct(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_construct, {
         blocking("PMIx_Group_construct", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`,
+            // `directives` what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, directives, ndirs) }?;
             let res = c.group_construct(&g, p, &i)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -71,6 +89,21 @@ pub unsafe extern "C" fn PMIx_Group_construct(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_construct` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct_nb(
     grp: *const c_char,
@@ -88,7 +121,8 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
                     return Err(pmix_core::Error::new(st, "no callback"));
                 }
             }
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
+            // what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
             c.group_construct_nb(&g, p, &i, info_callback(cbfunc, cbdata))
         })
@@ -102,6 +136,21 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
 /// `PMIX_SUCCESS`, `PMIX_GROUP_CONSTRUCT_ABORT` (someone declined and the group is not
 /// `PMIX_GROUP_OPTIONAL`), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_EXISTS`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresult` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite(
     grp: *const c_char,
@@ -114,10 +163,12 @@ pub unsafe extern "C" fn PMIx_Group_invite(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_invite, {
         blocking("PMIx_Group_invite", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
+            // what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
             let res = c.group_invite(&g, p, &i)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresult) })
         })
     })
@@ -128,6 +179,21 @@ pub unsafe extern "C" fn PMIx_Group_invite(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `cbfunc`), or as
 /// `PMIx_Group_invite`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite_nb(
     grp: *const c_char,
@@ -144,7 +210,8 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
                 log::warn!("PMIx_Group_invite_nb: NULL cbfunc");
                 return Err(pmix_core::Error::bad_param("NULL cbfunc"));
             }
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
+            // what `args` requires.
             let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
             c.group_invite_nb(&g, p, &i, info_callback(cbfunc, cbdata))
         })
@@ -157,16 +224,14 @@ unsafe fn join_args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> pmix_core::Result<(String, Option<ProcId>, Vec<Info>)> {
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `grp` what `name` requires.
     let g = unsafe { name(grp) }?;
     let l = if leader.is_null() {
         None
     } else {
-        // SAFETY: a readable proc (C contract).
-        Some(unsafe { conv::proc_from_ptr(leader) }?)
+        Some(crate::arg!(proc leader)?)
     };
-    // SAFETY: forwarded C contract.
-    Ok((g, l, unsafe { infos(info, ninfo) }?))
+    Ok((g, l, crate::arg!(infos info, ninfo)?))
 }
 
 /// Answer an invitation to `grp` (`opt`: `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`).
@@ -175,6 +240,20 @@ unsafe fn join_args(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (no such invitation), `PMIX_GROUP_CONSTRUCT_ABORT`,
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `leader` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresult` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_join(
     grp: *const c_char,
@@ -187,10 +266,12 @@ pub unsafe extern "C" fn PMIx_Group_join(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join, {
         blocking("PMIx_Group_join", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `leader`, `info`
+            // what `join_args` requires.
             let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
             let res = c.group_join(&g, l.as_ref(), opt == sys::PMIX_GROUP_ACCEPT, &i)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresult) })
         })
     })
@@ -200,6 +281,20 @@ pub unsafe extern "C" fn PMIx_Group_join(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_join` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `leader` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_join_nb(
     grp: *const c_char,
@@ -212,7 +307,8 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join_nb, {
         nonblocking("PMIx_Group_join_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `leader`, `info`
+            // what `join_args` requires.
             let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
             let accept = opt == sys::PMIX_GROUP_ACCEPT;
             c.group_join_nb(&g, l.as_ref(), accept, &i, info_callback(cbfunc, cbdata))
@@ -225,6 +321,15 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_NOT_A_MEMBER`, `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_leave(
     grp: *const c_char,
@@ -233,7 +338,8 @@ pub unsafe extern "C" fn PMIx_Group_leave(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave, {
         blocking("PMIx_Group_leave", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_leave(&g, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -244,6 +350,19 @@ pub unsafe extern "C" fn PMIx_Group_leave(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_leave` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_leave_nb(
     grp: *const c_char,
@@ -254,11 +373,13 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `info` what
+            // `PMIx_Group_leave` requires.
             return unsafe { PMIx_Group_leave(grp, info, ninfo) };
         };
         nonblocking("PMIx_Group_leave_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_leave_nb(&g, &i, op_callback("PMIx_Group_leave_nb", cb, cbdata))
         })
@@ -272,6 +393,15 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
 /// `PMIX_ERR_LOST_CONNECTION` (a member was lost and `PMIX_GROUP_NOTIFY_TERMINATION`
 /// was not given), `PMIX_ERR_TIMEOUT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_destruct(
     grp: *const c_char,
@@ -280,7 +410,8 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct, {
         blocking("PMIx_Group_destruct", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_destruct(&g, &i).map(|()| sys::PMIX_SUCCESS)
         })
@@ -291,6 +422,19 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Group_destruct` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `grp` is NULL or a NUL-terminated string the library only reads;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_destruct_nb(
     grp: *const c_char,
@@ -301,11 +445,13 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp`, `info` what
+            // `PMIx_Group_destruct` requires.
             return unsafe { PMIx_Group_destruct(grp, info, ninfo) };
         };
         nonblocking("PMIx_Group_destruct_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
+            // requires.
             let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
             c.group_destruct_nb(&g, &i, op_callback("PMIx_Group_destruct_nb", cb, cbdata))
         })

@@ -35,8 +35,7 @@ unsafe fn monitor_info(call: &str, monitor: *const sys::pmix_info_t) -> Result<I
         log::warn!("{}: NULL monitor", call);
         return Err(Error::bad_param(format!("{} needs a monitor", call)));
     }
-    // SAFETY: one readable info (C contract).
-    let mut v = unsafe { conv::info_array_from_c(monitor, 1) }?;
+    let mut v = crate::arg!(infos monitor, 1)?;
     v.pop()
         .ok_or_else(|| Error::bad_param(format!("{}: unreadable monitor", call)))
 }
@@ -112,6 +111,16 @@ fn call_valid_cb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no credential service, or no
 /// server), `PMIX_ERR_BAD_PARAM` (NULL `credential`), `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `credential` is NULL or points to an initialised `pmix_byte_object_t` that the library
+///   reads or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_credential(
     info: *const sys::pmix_info_t,
@@ -128,8 +137,7 @@ pub unsafe extern "C" fn PMIx_Get_credential(
             }
         };
         blocking("PMIx_Get_credential", |c| {
-            // SAFETY: forwarded C contract.
-            let (bytes, _) = c.get_credential(&unsafe { infos(info, ninfo) }?)?;
+            let (bytes, _) = c.get_credential(&crate::arg!(infos info, ninfo)?)?;
             // SAFETY: non-NULL, writable (checked above).
             conv::bo_to_c(&bytes, unsafe { &mut *credential })?;
             Ok(sys::PMIX_SUCCESS)
@@ -143,6 +151,18 @@ pub unsafe extern "C" fn PMIx_Get_credential(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_NOT_SUPPORTED` (no server), `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH` (no callback then).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_credential_nb(
     info: *const sys::pmix_info_t,
@@ -153,8 +173,7 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(
     crate::ffi_status!(PMIx_Get_credential_nb, {
         nonblocking("PMIx_Get_credential_nb", |c| {
             let data = CbData::new(cbdata);
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(info, ninfo) }?;
+            let d = crate::arg!(infos info, ninfo)?;
             c.get_credential_nb(
                 &d,
                 Box::new(move |r| {
@@ -174,6 +193,19 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INVALID_CRED`, `PMIX_ERR_NOT_SUPPORTED`,
 /// `PMIX_ERR_BAD_PARAM` (NULL `cred`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `cred` is NULL or points to an initialised `pmix_byte_object_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Validate_credential(
     cred: *const sys::pmix_byte_object_t,
@@ -186,11 +218,12 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
         // SAFETY: NULL-checked out-parameters are reset first (empty answer on failure).
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Validate_credential", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `cred` what
+            // `cred_bytes` requires.
             let b = unsafe { cred_bytes("PMIx_Validate_credential", cred) }?;
-            // SAFETY: forwarded C contract.
-            let res = c.validate_credential(&b, &unsafe { infos(info, ninfo) }?)?;
-            // SAFETY: forwarded out-parameters.
+            let res = c.validate_credential(&b, &crate::arg!(infos info, ninfo)?)?;
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -201,6 +234,19 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Validate_credential` (no callback then).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `cred` is NULL or points to an initialised `pmix_byte_object_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Validate_credential_nb(
     cred: *const sys::pmix_byte_object_t,
@@ -211,10 +257,10 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Validate_credential_nb, {
         nonblocking("PMIx_Validate_credential_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `cred` what
+            // `cred_bytes` requires.
             let b = unsafe { cred_bytes("PMIx_Validate_credential_nb", cred) }?;
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(info, ninfo) }?;
+            let d = crate::arg!(infos info, ninfo)?;
             let data = CbData::new(cbdata);
             c.validate_credential_nb(
                 &b,
@@ -236,6 +282,18 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no allocation service),
 /// `PMIX_ERR_BAD_PARAM` (NULL `results` or `nresults`), `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through;
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request(
     directive: sys::pmix_alloc_directive_t,
@@ -249,9 +307,9 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
         // SAFETY: both non-NULL (checked above).
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Allocation_request", |c| {
-            // SAFETY: forwarded C contract.
-            let res = c.allocate(directive, &unsafe { infos(info, ninfo) }?)?;
-            // SAFETY: forwarded out-parameters.
+            let res = c.allocate(directive, &crate::arg!(infos info, ninfo)?)?;
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -262,6 +320,18 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request_nb(
     directive: sys::pmix_alloc_directive_t,
@@ -272,8 +342,7 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Allocation_request_nb, {
         nonblocking("PMIx_Allocation_request_nb", |c| {
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(info, ninfo) }?;
+            let d = crate::arg!(infos info, ninfo)?;
             c.allocate_nb(directive, &d, info_callback(cbfunc, cbdata))
         })
     })
@@ -288,6 +357,19 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no monitoring),
 /// `PMIX_ERR_BAD_PARAM` (NULL `monitor`), `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `monitor` is NULL or points to an initialised `pmix_info_t` (only read);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor(
     monitor: *const sys::pmix_info_t,
@@ -301,11 +383,12 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
         // SAFETY: NULL-checked out-parameters are reset first.
         unsafe { store_results(&[], results, nresults) };
         blocking("PMIx_Process_monitor", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `monitor` what
+            // `monitor_info` requires.
             let m = unsafe { monitor_info("PMIx_Process_monitor", monitor) }?;
-            // SAFETY: forwarded C contract.
-            let res = c.monitor(&m, error, &unsafe { infos(directives, ndirs) }?)?;
-            // SAFETY: forwarded out-parameters.
+            let res = c.monitor(&m, error, &crate::arg!(infos directives, ndirs)?)?;
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -315,6 +398,19 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `monitor` is NULL or points to an initialised `pmix_info_t` (only read);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor_nb(
     monitor: *const sys::pmix_info_t,
@@ -326,10 +422,10 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Process_monitor_nb, {
         nonblocking("PMIx_Process_monitor_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `monitor` what
+            // `monitor_info` requires.
             let m = unsafe { monitor_info("PMIx_Process_monitor_nb", monitor) }?;
-            // SAFETY: forwarded C contract.
-            let d = unsafe { infos(directives, ndirs) }?;
+            let d = crate::arg!(infos directives, ndirs)?;
             c.monitor_nb(&m, error, &d, info_callback(cbfunc, cbdata))
         })
     })
@@ -337,6 +433,9 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
 
 /// Tell the server this process is alive (one message, no answer; nothing without a
 /// server or before `PMIx_Init`).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Heartbeat() {
     crate::ffi_value!(PMIx_Heartbeat, (), {
@@ -355,6 +454,18 @@ pub unsafe extern "C" fn PMIx_Heartbeat() {
 /// As above, or `PMIX_ERR_NOT_SUPPORTED` (the host has no session control),
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK` (no callback, on the progress thread),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Session_control(
     sessionID: u32,
@@ -368,8 +479,7 @@ pub unsafe extern "C" fn PMIx_Session_control(
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: forwarded C contract.
-        let d = match unsafe { infos(directives, ndirs) } {
+        let d = match crate::arg!(infos directives, ndirs) {
             Ok(d) => d,
             Err(e) => return e.status(),
         };
@@ -427,7 +537,8 @@ unsafe fn block_args(
             Error::bad_param(format!("{}: block name is not UTF-8", call))
         })?),
     };
-    // SAFETY: forwarded C contract.
+    // SAFETY: this function's `# Safety` contract promises of `call`, `res` what `units`
+    // requires.
     Ok((b, unsafe { units(call, res, nres) }?, unsafe {
         infos(info, ninfo)
     }?))
@@ -439,6 +550,16 @@ unsafe fn block_args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host has no resource blocks, or a
 /// 28-slot module), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `res` is NULL or points to `nres` initialised `pmix_resource_unit_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resource_block(
     directive: sys::pmix_resource_block_directive_t,
@@ -450,7 +571,8 @@ pub unsafe extern "C" fn PMIx_Resource_block(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block, {
         blocking("PMIx_Resource_block", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `block`, `res`, `info`
+            // what `block_args` requires.
             let (b, u, d) =
                 unsafe { block_args("PMIx_Resource_block", block, res, nres, info, ninfo) }?;
             pmix_core::reactor::wait("PMIx_Resource_block", None, |done| {
@@ -466,6 +588,20 @@ pub unsafe extern "C" fn PMIx_Resource_block(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `res` is NULL or points to `nres` initialised `pmix_resource_unit_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resource_block_nb(
     directive: sys::pmix_resource_block_directive_t,
@@ -479,7 +615,8 @@ pub unsafe extern "C" fn PMIx_Resource_block_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Resource_block_nb, {
         nonblocking("PMIx_Resource_block_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `block`, `res`, `info`
+            // what `block_args` requires.
             let (b, u, d) =
                 unsafe { block_args("PMIx_Resource_block_nb", block, res, nres, info, ninfo) }?;
             let data = CbData::new(cbdata);

@@ -13,6 +13,16 @@ use pmix_sys as sys;
 /// # Returns
 /// `PMIX_SUCCESS` (also for a singleton), `PMIX_ERR_BAD_PARAM` (malformed `info` or
 /// environment), `PMIX_ERR_UNREACH`, or the server's refusal status.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Init(
     proc_: *mut sys::pmix_proc_t,
@@ -21,16 +31,14 @@ pub unsafe extern "C" fn PMIx_Init(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Init, {
         crate::logging::init();
-        // SAFETY: NULL or `ninfo` initialised infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
         match global::init(info) {
             Ok(id) => {
-                if !proc_.is_null() {
-                    // SAFETY: non-NULL and writable (C contract).
-                    conv::proc_to_c(&id, unsafe { &mut *proc_ });
+                if let Ok(Some(p)) = crate::arg!(opt_mut proc_) {
+                    conv::proc_to_c(&id, p);
                 }
                 sys::PMIX_SUCCESS
             }
@@ -43,6 +51,9 @@ pub unsafe extern "C" fn PMIx_Init(
 }
 
 /// 1 between a successful `PMIx_Init` and its last `PMIx_Finalize`, else 0.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
     crate::ffi_value!(PMIx_Initialized, 0, { global::initialized() as c_int })
@@ -53,6 +64,14 @@ pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not initialized), `PMIX_ERR_WOULD_BLOCK` (called on
 /// the progress thread).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `_info` is NULL or points to `_ninfo` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Finalize(
     _info: *const sys::pmix_info_t,
@@ -68,6 +87,15 @@ pub unsafe extern "C" fn PMIx_Finalize(
 /// # Returns
 /// `PMIX_SUCCESS` (the host usually kills the caller first), `PMIX_ERR_INIT`,
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, or the host's error.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `msg` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Abort(
     status_code: c_int,
@@ -82,8 +110,7 @@ pub unsafe extern "C" fn PMIx_Abort(
         };
         // SAFETY: NULL or a C string (C contract).
         let msg = unsafe { conv::cstr_bytes(msg) }.unwrap_or_default();
-        // SAFETY: NULL or `nprocs` procs (C contract).
-        let targets = match unsafe { conv::proc_array_from_c(procs, nprocs) } {
+        let targets = match crate::arg!(procs procs, nprocs) {
             Ok(p) => p,
             Err(e) => return e.status(),
         };

@@ -81,6 +81,23 @@ fn deliver(
 /// registered), `PMIX_ERR_NOT_SUPPORTED` (stdin channel, or a host without `iof_pull`),
 /// `PMIX_ERR_BAD_PARAM` (no procs), `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`,
 /// `PMIX_ERR_NOT_AVAILABLE` (progress stopped), `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `procs` is NULL or points to `nprocs` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `regcbfunc` is NULL or a function that may be called (from the progress thread) with
+///   the arguments its type names;
+/// - `regcbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `regcbfunc`, `regcbdata`) are kept: a handler
+/// until it is deregistered, a completion callback until it has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_pull(
     procs: *const sys::pmix_proc_t,
@@ -167,6 +184,18 @@ pub unsafe extern "C" fn PMIx_IOF_pull(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (unknown `iofhdlr`), `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`, `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_deregister(
     iofhdlr: usize,
@@ -188,8 +217,7 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(
                 return st;
             }
         }
-        // SAFETY: NULL or `ndirs` infos (C contract).
-        let d = match unsafe { infos(directives, ndirs) } {
+        let d = match crate::arg!(infos directives, ndirs) {
             Ok(d) => d,
             Err(e) => return e.status(),
         };
@@ -223,6 +251,22 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (a host without `push_stdin`, or
 /// `PMIX_IOF_PUSH_STDIN`), `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`,
 /// `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `targets` is NULL or points to `ntargets` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `bo` is NULL or points to an initialised `pmix_byte_object_t` that the library reads
+///   or fills in as described above;
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_push(
     targets: *const sys::pmix_proc_t,

@@ -31,6 +31,20 @@ unsafe fn args(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (the host cannot), `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `targets` is NULL or points to `ntargets` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Job_control(
     targets: *const sys::pmix_proc_t,
@@ -42,10 +56,12 @@ pub unsafe extern "C" fn PMIx_Job_control(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control, {
         blocking("PMIx_Job_control", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `targets`, `directives`
+            // what `args` requires.
             let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
             let res = c.job_control_wait(&t, &d)?;
-            // SAFETY: forwarded out-parameters.
+            // SAFETY: this export's `# Safety` contract promises of `results` what
+            // `store_results` requires; out-parameters.
             Ok(unsafe { store_results(&res, results, nresults) })
         })
     })
@@ -56,6 +72,20 @@ pub unsafe extern "C" fn PMIx_Job_control(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Job_control` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `targets` is NULL or points to `ntargets` initialised `pmix_proc_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Job_control_nb(
     targets: *const sys::pmix_proc_t,
@@ -67,7 +97,8 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control_nb, {
         nonblocking("PMIx_Job_control_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `targets`, `directives`
+            // what `args` requires.
             let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
             c.job_control_nb(&t, &d, info_callback(cbfunc, cbdata))
         })

@@ -3,7 +3,6 @@
 //! C `pmix_op_cbfunc_t` as an engine callback.
 
 use super::{status, CbData};
-use crate::conv;
 use core::ffi::c_void;
 use pmix_core::client::{global, Callback, Client};
 use pmix_core::{Info, ProcId};
@@ -35,8 +34,7 @@ pub unsafe fn required_procs(
             call
         )));
     }
-    // SAFETY: forwarded C contract.
-    unsafe { conv::proc_array_from_c(procs, nprocs) }
+    crate::arg!(procs procs, nprocs)
 }
 
 /// Read an info array (NULL with 0 is empty).
@@ -44,8 +42,7 @@ pub unsafe fn required_procs(
 /// # Safety
 /// `info` is NULL or points to `ninfo` readable infos.
 pub unsafe fn infos(info: *const sys::pmix_info_t, ninfo: usize) -> pmix_core::Result<Vec<Info>> {
-    // SAFETY: forwarded C contract.
-    unsafe { conv::info_array_from_c(info, ninfo) }
+    crate::arg!(infos info, ninfo)
 }
 
 /// An engine callback that calls the C `cbfunc(status, cbdata)` once.

@@ -1,6 +1,5 @@
 //! `PMIx_Progress_thread_stop`.
 
-use crate::conv;
 use pmix_core::reactor;
 use pmix_core::Value;
 use pmix_sys as sys;
@@ -16,11 +15,18 @@ const OPENPMIX_SHARED_THREAD: &str = "PMIX-wide async progress thread";
 /// a serviced engine again. `PMIX_PROGRESS_THREAD_NAME` naming a thread other than ours
 /// ("pmix-progress", or OpenPMIx's shared-thread name) does nothing.
 /// `PMIX_PROGRESS_THREAD_FLUSH` is accepted: work already in flight always completes.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t, ninfo: usize) {
     crate::ffi_value!(PMIx_Progress_thread_stop, (), {
-        // SAFETY: NULL or `ninfo` infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => {
                 log::warn!(
@@ -55,6 +61,9 @@ pub unsafe extern "C" fn PMIx_Progress_thread_stop(info: *const sys::pmix_info_t
 /// thread, which keeps servicing sockets, timers and callbacks without help, so there is
 /// nothing for the caller to do and this returns at once (from any thread, also from a
 /// callback on the progress thread).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Progress() {
     crate::ffi_value!(PMIx_Progress, (), {

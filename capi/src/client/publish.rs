@@ -26,6 +26,14 @@ unsafe fn keys_from_c(keys: *mut *mut c_char) -> Vec<String> {
 /// `PMIX_SUCCESS`, `PMIX_ERR_DUPLICATE_KEY`, `PMIX_ERR_BAD_PARAM` (NULL `info`),
 /// `PMIX_ERR_NOT_SUPPORTED` (the host keeps no data store), `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish(
     info: *const sys::pmix_info_t,
@@ -34,8 +42,7 @@ pub unsafe extern "C" fn PMIx_Publish(
     crate::ffi_status!(PMIx_Publish, {
         crate::check_null!(info);
         blocking("PMIx_Publish", |c| {
-            // SAFETY: forwarded C contract.
-            c.publish(&unsafe { infos(info, ninfo) }?)?;
+            c.publish(&crate::arg!(infos info, ninfo)?)?;
             Ok(sys::PMIX_SUCCESS)
         })
     })
@@ -45,6 +52,18 @@ pub unsafe extern "C" fn PMIx_Publish(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Publish` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish_nb(
     info: *const sys::pmix_info_t,
@@ -54,13 +73,13 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Publish_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `info` what
+            // `PMIx_Publish` requires.
             return unsafe { PMIx_Publish(info, ninfo) };
         };
         crate::check_null!(info);
         nonblocking("PMIx_Publish_nb", |c| {
-            // SAFETY: forwarded C contract.
-            let i = unsafe { infos(info, ninfo) }?;
+            let i = crate::arg!(infos info, ninfo)?;
             c.publish_nb(&i, op_callback("PMIx_Publish_nb", cb, cbdata))
         })
     })
@@ -74,6 +93,16 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
 /// `PMIX_SUCCESS` (at least one found), `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_TIMEOUT`,
 /// `PMIX_ERR_BAD_PARAM` (NULL `data`), `PMIX_ERR_NOT_SUPPORTED`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `data` is NULL or points to `ndata` initialised `pmix_pdata_t`s that the caller may
+///   write through;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Lookup(
     data: *mut sys::pmix_pdata_t,
@@ -100,8 +129,7 @@ pub unsafe extern "C" fn PMIx_Lookup(
                 }
             }
         }
-        // SAFETY: forwarded C contract.
-        let i = match unsafe { infos(info, ninfo) } {
+        let i = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
@@ -130,6 +158,19 @@ pub unsafe extern "C" fn PMIx_Lookup(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (NULL `keys`), or as `PMIx_Lookup`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `keys` is NULL or a writable `char *` slot;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Lookup_nb(
     keys: *mut *mut c_char,
@@ -148,11 +189,11 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
             log::warn!("PMIx_Lookup_nb: NULL cbfunc");
             return sys::PMIX_ERR_BAD_PARAM;
         };
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `keys` what `keys_from_c`
+        // requires.
         let k = unsafe { keys_from_c(keys) };
         let nkeys = k.len();
-        // SAFETY: forwarded C contract.
-        let i = match unsafe { infos(info, ninfo) } {
+        let i = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => return e.status(),
         };
@@ -205,6 +246,15 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `keys` is NULL or a writable `char *` slot;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish(
     keys: *mut *mut c_char,
@@ -213,7 +263,8 @@ pub unsafe extern "C" fn PMIx_Unpublish(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Unpublish, {
         blocking("PMIx_Unpublish", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `keys` what
+            // `keys_from_c` requires.
             let (k, i) = unsafe { (keys_from_c(keys), infos(info, ninfo)?) };
             c.unpublish(k, &i)?;
             Ok(sys::PMIX_SUCCESS)
@@ -225,6 +276,19 @@ pub unsafe extern "C" fn PMIx_Unpublish(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Unpublish` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `keys` is NULL or a writable `char *` slot;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish_nb(
     keys: *mut *mut c_char,
@@ -235,11 +299,13 @@ pub unsafe extern "C" fn PMIx_Unpublish_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Unpublish_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `keys`, `info` what
+            // `PMIx_Unpublish` requires.
             return unsafe { PMIx_Unpublish(keys, info, ninfo) };
         };
         nonblocking("PMIx_Unpublish_nb", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `keys` what
+            // `keys_from_c` requires.
             let (k, i) = unsafe { (keys_from_c(keys), infos(info, ninfo)?) };
             c.unpublish_nb(k, &i, op_callback("PMIx_Unpublish_nb", cb, cbdata))
         })

@@ -1,7 +1,7 @@
 //! `PMIx_Put`, `PMIx_Commit`, `PMIx_Store_internal`.
 
 use super::status;
-use crate::conv;
+use crate::{arg, conv, try_arg};
 use core::ffi::c_char;
 use pmix_core::client::global;
 use pmix_core::Value;
@@ -13,6 +13,15 @@ use pmix_sys as sys;
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL/over-length key, NULL
 /// value, unknown scope).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Put(
     scope: sys::pmix_scope_t,
@@ -24,30 +33,23 @@ pub unsafe extern "C" fn PMIx_Put(
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or a C string (C contract).
-        let key = match unsafe { conv::key_str(key) } {
-            Ok(k) => k,
-            Err(e) => return e.status(),
-        };
-        if scope < sys::PMIX_DEL_LOCAL && !val.is_null() {
-            // SAFETY: non-NULL and initialised (C contract).
-            let v = unsafe { &*val };
-            if v.type_ == sys::PMIX_STRING {
-                // The common Put: the string is read in place (copied once, into the
-                // store, or into the string the key already holds).
-                // SAFETY: a PMIX_STRING value holds NULL or a C string (C contract).
-                let s = unsafe { conv::cstr_ref(v.data.string) };
-                return status("PMIx_Put", c.put_string(scope, key, s));
+        let key = try_arg!(key_str key);
+        if scope < sys::PMIX_DEL_LOCAL {
+            if let Ok(Some(v)) = arg!(opt val) {
+                if v.type_ == sys::PMIX_STRING {
+                    // The common Put: the string is read in place (copied once, into the
+                    // store, or into the string the key already holds).
+                    // SAFETY: the type says the union holds `string`, NULL or a C
+                    // string (this export's contract: the value is what its type says).
+                    let s = unsafe { conv::cstr_ref(v.data.string) };
+                    return status("PMIx_Put", c.put_string(scope, key, s));
+                }
             }
         }
         let value = if scope >= sys::PMIX_DEL_LOCAL && val.is_null() {
             Value::Undef
         } else {
-            // SAFETY: NULL or an initialised value (C contract).
-            match unsafe { conv::value_from_c(val) } {
-                Ok(v) => v,
-                Err(e) => return e.status(),
-            }
+            try_arg!(value val)
         };
         status("PMIx_Put", c.put_str(scope, key, value))
     })
@@ -57,6 +59,9 @@ pub unsafe extern "C" fn PMIx_Put(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Commit() -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Commit, {
@@ -71,6 +76,16 @@ pub unsafe extern "C" fn PMIx_Commit() -> sys::pmix_status_t {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL argument, bad key).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Store_internal(
     proc_: *const sys::pmix_proc_t,
@@ -82,17 +97,9 @@ pub unsafe extern "C" fn PMIx_Store_internal(
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: each is NULL or valid (C contract); NULL becomes BAD_PARAM.
-        let parsed = unsafe {
-            (
-                conv::proc_from_ptr(proc_),
-                conv::key_from_ptr(key),
-                conv::value_from_c(val),
-            )
-        };
-        match parsed {
-            (Ok(p), Ok(k), Ok(v)) => status("PMIx_Store_internal", c.store_internal(&p, k, v)),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => e.status(),
-        }
+        let p = try_arg!(proc proc_);
+        let k = try_arg!(key key);
+        let v = try_arg!(value val);
+        status("PMIx_Store_internal", c.store_internal(&p, k, v))
     })
 }

@@ -1,7 +1,7 @@
 //! `PMIx_Query_info`, `PMIx_Query_info_nb`, `PMIx_Resolve_peers`, `PMIx_Resolve_nodes`,
 //! `PMIx_Log`, `PMIx_Log_nb`.
 
-use super::ops::{infos, op_callback, started, would_block};
+use super::ops::{op_callback, started, would_block};
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::{c_char, c_void};
@@ -97,14 +97,8 @@ pub(crate) unsafe fn store_results(
             Err(e) => return e.status(),
         }
     };
-    if !results.is_null() {
-        // SAFETY: writable out-parameter (C contract).
-        unsafe { *results = p };
-    }
-    if !nresults.is_null() {
-        // SAFETY: writable out-parameter (C contract).
-        unsafe { *nresults = n };
-    }
+    crate::arg!(set results, p);
+    crate::arg!(set nresults, n);
     sys::PMIX_SUCCESS
 }
 
@@ -114,6 +108,18 @@ pub(crate) unsafe fn store_results(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_PARTIAL_SUCCESS`, `PMIX_ERR_NOT_FOUND`,
 /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `queries_` is NULL or points to `nqueries` initialised `pmix_query_t`s that the caller
+///   may write through;
+/// - `results` is NULL or a writable `pmix_info_t *` slot (what the library stores there is
+///   described above);
+/// - `nresults` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_info(
     queries_: *mut sys::pmix_query_t,
@@ -122,14 +128,8 @@ pub unsafe extern "C" fn PMIx_Query_info(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Query_info, {
-        if !results.is_null() {
-            // SAFETY: writable out-parameter (C contract).
-            unsafe { *results = core::ptr::null_mut() };
-        }
-        if !nresults.is_null() {
-            // SAFETY: as above.
-            unsafe { *nresults = 0 };
-        }
+        crate::arg!(set results, core::ptr::null_mut());
+        crate::arg!(set nresults, 0);
         let c = match global::client() {
             Ok(c) => c,
             Err(e) => return e.status(),
@@ -137,14 +137,16 @@ pub unsafe extern "C" fn PMIx_Query_info(
         if let Some(st) = would_block("PMIx_Query_info") {
             return st;
         }
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `queries_` what `queries`
+        // requires.
         let q = match unsafe { queries(queries_, nqueries) } {
             Ok(q) => q,
             Err(e) => return e.status(),
         };
         match c.query(q) {
             Ok((st, res)) => {
-                // SAFETY: forwarded out-parameters.
+                // SAFETY: this export's `# Safety` contract promises of `results` what
+                // `store_results` requires; out-parameters.
                 let s2 = unsafe { store_results(&res, results, nresults) };
                 if s2 != sys::PMIX_SUCCESS {
                     s2
@@ -164,6 +166,18 @@ pub unsafe extern "C" fn PMIx_Query_info(
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), `PMIX_ERR_BAD_PARAM` (no queries or NULL `cbfunc`),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `queries_` is NULL or points to `nqueries` initialised `pmix_query_t`s that the caller
+///   may write through;
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_info_nb(
     queries_: *mut sys::pmix_query_t,
@@ -180,7 +194,8 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
             log::warn!("PMIx_Query_info_nb: NULL cbfunc");
             return sys::PMIX_ERR_BAD_PARAM;
         };
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `queries_` what `queries`
+        // requires.
         let q = match unsafe { queries(queries_, nqueries) } {
             Ok(q) => q,
             Err(e) => return e.status(),
@@ -203,6 +218,18 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM` (NULL out-parameters),
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `nodename` is NULL or a NUL-terminated string the library only reads;
+/// - `nspace` is NULL or a NUL-terminated string the library only reads;
+/// - `procs` is NULL or a writable `pmix_proc_t *` slot (what the library stores there is
+///   described above);
+/// - `nprocs` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(
     nodename: *const c_char,
@@ -257,6 +284,14 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`,
 /// `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `nspace` is NULL or a NUL-terminated string the library only reads;
+/// - `nodelist` is NULL or a writable `char *` slot.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_nodes(
     nspace: *const c_char,
@@ -297,6 +332,16 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (no channel handled it), `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `data` is NULL or points to `ndata` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log(
     data: *const sys::pmix_info_t,
@@ -312,10 +357,8 @@ pub unsafe extern "C" fn PMIx_Log(
         if let Some(st) = would_block("PMIx_Log") {
             return st;
         }
-        // SAFETY: forwarded C contract.
-        let args = unsafe { infos(data, ndata) }
-            // SAFETY: as above.
-            .and_then(|d| Ok((d, unsafe { infos(directives, ndirs) }?)));
+        let args = crate::arg!(infos data, ndata)
+            .and_then(|d| Ok((d, crate::arg!(infos directives, ndirs)?)));
         match args {
             Ok((d, i)) => status("PMIx_Log", c.log(&d, &i)),
             Err(e) => e.status(),
@@ -327,6 +370,20 @@ pub unsafe extern "C" fn PMIx_Log(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or as `PMIx_Log` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `data` is NULL or points to `ndata` initialised `pmix_info_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `directives` is NULL or points to `ndirs` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log_nb(
     data: *const sys::pmix_info_t,
@@ -338,17 +395,16 @@ pub unsafe extern "C" fn PMIx_Log_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Log_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `data`, `directives`
+            // what `PMIx_Log` requires.
             return unsafe { PMIx_Log(data, ndata, directives, ndirs) };
         };
         let c = match global::client() {
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: forwarded C contract.
-        let args = unsafe { infos(data, ndata) }
-            // SAFETY: as above.
-            .and_then(|d| Ok((d, unsafe { infos(directives, ndirs) }?)));
+        let args = crate::arg!(infos data, ndata)
+            .and_then(|d| Ok((d, crate::arg!(infos directives, ndirs)?)));
         match args {
             Ok((d, i)) => started(
                 "PMIx_Log_nb",

@@ -1,6 +1,6 @@
 //! `PMIx_Spawn`, `PMIx_Spawn_nb`.
 
-use super::ops::{blocking, infos};
+use super::ops::blocking;
 use super::{status, CbData};
 use crate::conv;
 use core::ffi::{c_char, c_void};
@@ -20,8 +20,7 @@ unsafe fn args(
         log::warn!("{}: NULL apps or napps = 0", call);
         return Err(pmix_core::Error::bad_param("no apps to spawn"));
     }
-    // SAFETY: forwarded C contract.
-    let i = unsafe { infos(job_info, ninfo) }?;
+    let i = crate::arg!(infos job_info, ninfo)?;
     // SAFETY: `napps` initialised apps (C contract).
     let a = unsafe { conv::app_array_from_c(apps, napps) }?;
     Ok((i, a))
@@ -35,6 +34,17 @@ unsafe fn args(
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_SUPPORTED` (the host cannot
 /// spawn), `PMIX_ERR_JOB_FAILED_TO_LAUNCH`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_INIT`,
 /// `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `job_info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `apps` is NULL or points to `napps` initialised `pmix_app_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `nspace` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn(
     job_info: *const sys::pmix_info_t,
@@ -45,7 +55,8 @@ pub unsafe extern "C" fn PMIx_Spawn(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Spawn, {
         blocking("PMIx_Spawn", |c| {
-            // SAFETY: forwarded C contract.
+            // SAFETY: this export's `# Safety` contract promises of `job_info`, `apps` what
+            // `args` requires.
             let (i, a) = unsafe { args("PMIx_Spawn", job_info, ninfo, apps, napps) }?;
             let ns = c.spawn(&i, a)?;
             if !nspace.is_null() {
@@ -63,6 +74,20 @@ pub unsafe extern "C" fn PMIx_Spawn(
 ///
 /// # Returns
 /// `PMIX_SUCCESS` (accepted), or an error as for `PMIx_Spawn` (no callback).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `job_info` is NULL or points to `ninfo` initialised `pmix_info_t`s (read during the
+///   call; the caller keeps ownership);
+/// - `apps` is NULL or points to `napps` initialised `pmix_app_t`s (read during the call;
+///   the caller keeps ownership);
+/// - `cbfunc` is NULL or a function that may be called (from the progress thread) with the
+///   arguments its type names;
+/// - `cbdata` is opaque: the library never reads it and hands it back unchanged.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
+/// The callbacks and their data (`cbfunc`, `cbdata`) are kept until the callback has run.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn_nb(
     job_info: *const sys::pmix_info_t,
@@ -74,14 +99,16 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Spawn_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: forwarded C contract (blocking form, name not returned).
+            // SAFETY: this export's `# Safety` contract promises of `job_info`, `apps` what
+            // `PMIx_Spawn` requires.
             return unsafe { PMIx_Spawn(job_info, ninfo, apps, napps, core::ptr::null_mut()) };
         };
         let c = match global::client() {
             Ok(c) => c,
             Err(e) => return e.status(),
         };
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `job_info`, `apps` what
+        // `args` requires.
         let (i, a) = match unsafe { args("PMIx_Spawn_nb", job_info, ninfo, apps, napps) } {
             Ok(x) => x,
             Err(e) => return e.status(),

@@ -91,7 +91,8 @@ pub unsafe fn key_str<'a>(p: *const c_char) -> Result<&'a str> {
         log::warn!("NULL key");
         return Err(Error::bad_param("NULL key"));
     }
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p` what `key_bytes`
+    // requires.
     let Some(b) = (unsafe { key_bytes(p) }) else {
         log::warn!("key longer than PMIX_MAX_KEYLEN");
         return Err(Error::bad_param("key longer than PMIX_MAX_KEYLEN"));

@@ -74,7 +74,8 @@ pub fn proc_to_c(p: &ProcId, out: &mut pmix_proc_t) {
 /// # Safety
 /// `p` is NULL or points to `n` readable `pmix_proc_t`.
 pub unsafe fn proc_array_from_c(p: *const pmix_proc_t, n: usize) -> Result<Vec<ProcId>> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p`, `proc_from_c` what
+    // `array_from` requires.
     unsafe { array_from(p, n, "procs", proc_from_c) }
 }
 
@@ -123,7 +124,8 @@ unsafe fn array_from<T, U>(
 /// # Safety
 /// `bytes` is NULL or readable for `size` bytes.
 pub unsafe fn bo_from_c(bo: &pmix_byte_object_t) -> Vec<u8> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of the arguments what
+    // `raw_bytes` requires.
     unsafe { raw_bytes(bo.bytes as *const u8, bo.size) }
 }
 
@@ -242,7 +244,8 @@ pub fn info_to_c(i: &Info, out: &mut pmix_info_t) -> Result<()> {
 }
 
 unsafe fn info_destruct_ref(i: &mut pmix_info_t) {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `i` what `info_release`
+    // requires.
     unsafe { info_release(i, 0) }
 }
 
@@ -272,7 +275,8 @@ pub(crate) unsafe fn info_release(i: &mut pmix_info_t, depth: usize) {
 /// # Safety
 /// `p` is NULL or points to `n` initialised `pmix_info_t`.
 pub unsafe fn info_array_from_c(p: *const pmix_info_t, n: usize) -> Result<Vec<Info>> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p` what `info_array_from`
+    // requires.
     unsafe { info_array_from(p, n, 0) }
 }
 
@@ -284,7 +288,8 @@ pub(crate) unsafe fn info_array_from(
     if depth > MAX_DEPTH {
         return Err(too_deep());
     }
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p`, `depth` what
+    // `array_from` requires.
     unsafe { array_from(p, n, "info", |i| info_from(i, depth)) }
 }
 
@@ -361,7 +366,8 @@ pub(crate) unsafe fn pdata_from(p: &pmix_pdata_t, depth: usize) -> Result<Pdata>
 /// # Safety
 /// `p` is NULL or points to `n` initialised `pmix_pdata_t`.
 pub unsafe fn pdata_array_from_c(p: *const pmix_pdata_t, n: usize) -> Result<Vec<Pdata>> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p` what `array_from`
+    // requires.
     unsafe { array_from(p, n, "pdata", |d| pdata_from(d, 0)) }
 }
 
@@ -420,7 +426,8 @@ pub(crate) unsafe fn app_from(a: &pmix_app_t, depth: usize) -> Result<App> {
 /// # Safety
 /// `p` is NULL or points to `n` initialised `pmix_app_t`.
 pub unsafe fn app_array_from_c(p: *const pmix_app_t, n: usize) -> Result<Vec<App>> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p` what `array_from`
+    // requires.
     unsafe { array_from(p, n, "app", |a| app_from(a, 0)) }
 }
 
@@ -445,7 +452,8 @@ pub fn app_to_c(a: &App, out: &mut pmix_app_t) -> Result<()> {
 /// # Safety
 /// All pointers are NULL or malloc'd and unused afterwards.
 pub unsafe fn app_destruct(a: &mut pmix_app_t) {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `a` what `app_release`
+    // requires.
     unsafe { app_release(a, 0) }
 }
 
@@ -511,7 +519,8 @@ pub(crate) unsafe fn query_from(q: &pmix_query_t, depth: usize) -> Result<Query>
 /// # Safety
 /// `p` is NULL or points to `n` initialised `pmix_query_t`.
 pub unsafe fn query_array_from_c(p: *const pmix_query_t, n: usize) -> Result<Vec<Query>> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p` what `array_from`
+    // requires.
     unsafe { array_from(p, n, "query", |q| query_from(q, 0)) }
 }
 
@@ -532,7 +541,8 @@ pub fn query_to_c(q: &Query, out: &mut pmix_query_t) -> Result<()> {
 /// # Safety
 /// All pointers are NULL or malloc'd and unused afterwards.
 pub unsafe fn query_destruct(q: &mut pmix_query_t) {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `q` what `query_release`
+    // requires.
     unsafe { query_release(q, 0) }
 }
 

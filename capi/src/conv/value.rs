@@ -156,7 +156,8 @@ fn null_object(t: DataType) -> Result<Value> {
 /// `p` points to a readable, initialised datum of type `t` (`elem_size(t)` bytes)
 /// whose pointers are NULL or valid.
 pub unsafe fn elem_from_c(p: *const u8, t: DataType) -> Result<Value> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p`, `t` what `elem_from`
+    // requires.
     unsafe { elem_from(p, t, 0) }
 }
 
@@ -424,7 +425,8 @@ unsafe fn elem_fill(v: &Value, p: *mut u8) -> Result<()> {
 /// `p` holds an initialised datum of type `t` whose pointers are NULL or were
 /// allocated with libc malloc and are not used afterwards.
 pub unsafe fn elem_destruct(p: *mut u8, t: DataType) {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `p`, `t` what `elem_release`
+    // requires.
     unsafe { elem_release(p, t, 0) }
 }
 
@@ -491,7 +493,8 @@ pub(crate) unsafe fn elem_release(p: *mut u8, t: DataType, depth: usize) {
 /// `v` is NULL or points to an initialised `pmix_value_t` whose pointers are NULL or
 /// valid for their type.
 pub unsafe fn value_from_c(v: *const pmix_value_t) -> Result<Value> {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `v` what `value_from`
+    // requires.
     unsafe { value_from(v, 0) }
 }
 
@@ -687,7 +690,8 @@ pub fn value_new(v: &Value) -> Result<*mut pmix_value_t> {
 /// `v` is NULL or an initialised `pmix_value_t` whose pointers were allocated with
 /// libc malloc and are not used afterwards.
 pub unsafe fn value_destruct(v: *mut pmix_value_t) {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `v` what `value_release`
+    // requires.
     unsafe { value_release(v, 0) }
 }
 
@@ -831,7 +835,8 @@ pub unsafe fn darray_to_c(d: &DataArray, out: *mut pmix_data_array_t) -> Result<
 /// `d` is NULL or an initialised array whose block and element contents came from
 /// libc malloc and are not used afterwards.
 pub unsafe fn darray_destruct(d: *mut pmix_data_array_t) {
-    // SAFETY: forwarded.
+    // SAFETY: this function's `# Safety` contract promises of `d` what `darray_release`
+    // requires.
     unsafe { darray_release(d, 0) }
 }
 

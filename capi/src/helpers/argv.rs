@@ -13,6 +13,13 @@ extern "C" {
 }
 
 /// Number of entries (NULL: 0).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `a` is NULL or a writable `char *` slot.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_count(a: *mut *mut c_char) -> c_int {
     ffi_value!(PMIx_Argv_count, 0, {
@@ -41,6 +48,13 @@ unsafe fn args<'a>(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `argv`/`arg`), `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `arg` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_append_nosize(
     argv: *mut *mut *mut c_char,
@@ -60,6 +74,13 @@ pub unsafe extern "C" fn PMIx_Argv_append_nosize(
 ///
 /// # Returns
 /// As `PMIx_Argv_append_nosize`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `arg` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_prepend_nosize(
     argv: *mut *mut *mut c_char,
@@ -77,6 +98,13 @@ pub unsafe extern "C" fn PMIx_Argv_prepend_nosize(
 
 /// Append a copy of `arg` unless an equal string is already present (then
 /// `PMIX_SUCCESS` with no change).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `arg` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_append_unique_nosize(
     argv: *mut *mut *mut c_char,
@@ -98,6 +126,14 @@ pub unsafe extern "C" fn PMIx_Argv_append_unique_nosize(
 }
 
 /// Free every string and the vector. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `argv` is NULL or a writable slot holding NULL or a NULL-terminated `char **` array of
+///   malloc'd strings (this library's or `strdup`'s).
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_free(argv: *mut *mut c_char) {
     ffi_value!(PMIx_Argv_free, (), {
@@ -108,6 +144,13 @@ pub unsafe extern "C" fn PMIx_Argv_free(argv: *mut *mut c_char) {
 
 /// Split `src` at `delimiter`; empty fields are kept only with `include_empty` (a
 /// trailing delimiter never yields a field). NULL or `""` gives NULL.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `src_string` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_split_inter(
     src_string: *const c_char,
@@ -145,24 +188,40 @@ pub(crate) fn split(s: &[u8], delim: u8, include_empty: bool) -> Vec<Vec<u8>> {
 }
 
 /// `PMIx_Argv_split_inter(src, delimiter, true)`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `src_string` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_split_with_empty(
     src_string: *const c_char,
     delimiter: c_int,
 ) -> *mut *mut c_char {
-    // SAFETY: forwarded.
+    // SAFETY: this export's `# Safety` contract promises of `src_string`, `delimiter` what
+    // `PMIx_Argv_split_inter` requires.
     ffi_value!(PMIx_Argv_split_with_empty, core::ptr::null_mut(), {
         unsafe { PMIx_Argv_split_inter(src_string, delimiter, true) }
     })
 }
 
 /// `PMIx_Argv_split_inter(src, delimiter, false)`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `src_string` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_split(
     src_string: *const c_char,
     delimiter: c_int,
 ) -> *mut *mut c_char {
-    // SAFETY: forwarded.
+    // SAFETY: this export's `# Safety` contract promises of `src_string`, `delimiter` what
+    // `PMIx_Argv_split_inter` requires.
     ffi_value!(PMIx_Argv_split, core::ptr::null_mut(), {
         unsafe { PMIx_Argv_split_inter(src_string, delimiter, false) }
     })
@@ -170,6 +229,14 @@ pub unsafe extern "C" fn PMIx_Argv_split(
 
 /// The entries joined with `delimiter`, malloc'd (NULL or empty vector: `""`). A NUL
 /// delimiter ends the C string after the first entry, as a C implementation's would.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `argv` is NULL or a writable slot holding NULL or a NULL-terminated `char **` array of
+///   malloc'd strings (this library's or `strdup`'s).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_join(argv: *mut *mut c_char, delimiter: c_int) -> *mut c_char {
     ffi_value!(PMIx_Argv_join, core::ptr::null_mut(), {
@@ -184,6 +251,14 @@ pub unsafe extern "C" fn PMIx_Argv_join(argv: *mut *mut c_char, delimiter: c_int
 }
 
 /// A deep copy (NULL stays NULL; an empty vector gives an empty vector).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `argv` is NULL or a writable slot holding NULL or a NULL-terminated `char **` array of
+///   malloc'd strings (this library's or `strdup`'s).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_copy(argv: *mut *mut c_char) -> *mut *mut c_char {
     ffi_value!(PMIx_Argv_copy, core::ptr::null_mut(), {
@@ -200,6 +275,14 @@ pub unsafe extern "C" fn PMIx_Argv_copy(argv: *mut *mut c_char) -> *mut *mut c_c
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_EXISTS`, `PMIX_ERR_BAD_PARAM` (NULL `env`/`name`),
 /// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `name` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Setenv(
     name: *const c_char,

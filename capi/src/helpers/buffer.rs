@@ -94,6 +94,17 @@ unsafe fn pack_items(src: *const c_void, n: usize, t: pmix_data_type_t) -> Resul
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` (NULL buffer, NULL `src` with items, negative
 /// count, malformed items, inconsistent buffer); `PMIX_ERR_UNKNOWN_DATA_TYPE`;
 /// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `target` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `buffer` is NULL or points to an initialised `pmix_data_buffer_t` that the library
+///   reads or fills in as described above;
+/// - `src` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_pack(
     target: *const pmix_proc_t,
@@ -163,6 +174,19 @@ unsafe fn unpack_item(v: &Value, p: *mut u8, t: pmix_data_type_t) -> Result<()> 
 /// record is skipped); `PMIX_ERR_UNPACK_FAILURE` for truncated/corrupt data;
 /// `PMIX_ERR_BAD_PARAM`; `PMIX_ERR_UNKNOWN_DATA_TYPE`; `PMIX_ERR_NOMEM`. On any error
 /// other than inadequate space nothing is written and the buffer does not advance.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `source` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `buffer` is NULL or points to an initialised `pmix_data_buffer_t` that the library
+///   reads or fills in as described above;
+/// - `dest` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`);
+/// - `max_num_values` is NULL or points to an initialised `i32` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_unpack(
     source: *const pmix_proc_t,
@@ -247,6 +271,16 @@ unsafe fn release_slot(p: *mut u8, t: pmix_data_type_t) {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or a writable `c_void *` slot (what the library stores there is
+///   described above);
+/// - `src` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_copy(
     dest: *mut *mut c_void,
@@ -295,6 +329,16 @@ pub unsafe extern "C" fn PMIx_Data_copy(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads
+///   or fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads
+///   or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_copy_payload(
     dest: *mut pmix_data_buffer_t,
@@ -314,6 +358,16 @@ pub unsafe extern "C" fn PMIx_Data_copy_payload(
 
 /// Replace the buffer's payload with `payload`'s bytes, taking ownership of them (the
 /// byte object is emptied). NULL `payload` just empties the buffer.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `buffer` is NULL or points to an initialised `pmix_data_buffer_t` that the library
+///   reads or fills in as described above;
+/// - `payload` is NULL or points to an initialised `pmix_byte_object_t` that the library
+///   reads or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_load(
     buffer: *mut pmix_data_buffer_t,
@@ -346,6 +400,16 @@ pub unsafe extern "C" fn PMIx_Data_load(
 /// Move the unread part of the buffer's payload into `payload` (without a copy when
 /// nothing was unpacked yet) and leave the buffer empty. The caller frees
 /// `payload->bytes`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `buffer` is NULL or points to an initialised `pmix_data_buffer_t` that the library
+///   reads or fills in as described above;
+/// - `payload` is NULL or points to an initialised `pmix_byte_object_t` that the library
+///   reads or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_unload(
     buffer: *mut pmix_data_buffer_t,
@@ -390,6 +454,15 @@ pub unsafe extern "C" fn PMIx_Data_unload(
 
 /// Replace the buffer's payload with a copy of `payload`'s bytes (the caller keeps
 /// `payload`). NULL `payload` just empties the buffer.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `buffer` is NULL or points to an initialised `pmix_data_buffer_t` that the library
+///   reads or fills in as described above;
+/// - `payload` is NULL or points to an initialised `pmix_byte_object_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_embed(
     buffer: *mut pmix_data_buffer_t,
@@ -412,6 +485,14 @@ pub unsafe extern "C" fn PMIx_Data_embed(
 // ---- pmix_data_buffer_t lifecycle ----
 
 /// An empty buffer.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `b` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_construct(b: *mut pmix_data_buffer_t) {
     ffi_value!(PMIx_Data_buffer_construct, (), {
@@ -423,6 +504,14 @@ pub unsafe extern "C" fn PMIx_Data_buffer_construct(b: *mut pmix_data_buffer_t) 
 }
 
 /// Free the payload and leave the buffer empty. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `b` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads or
+///   fills in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_destruct(b: *mut pmix_data_buffer_t) {
     ffi_value!(PMIx_Data_buffer_destruct, (), {
@@ -435,6 +524,11 @@ pub unsafe extern "C" fn PMIx_Data_buffer_destruct(b: *mut pmix_data_buffer_t) {
 }
 
 /// A malloc'd empty buffer; release with `PMIx_Data_buffer_release`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_create() -> *mut pmix_data_buffer_t {
     ffi_value!(PMIx_Data_buffer_create, core::ptr::null_mut(), {
@@ -443,6 +537,14 @@ pub unsafe extern "C" fn PMIx_Data_buffer_create() -> *mut pmix_data_buffer_t {
 }
 
 /// Destruct and free a buffer from `PMIx_Data_buffer_create`. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `b` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads or
+///   fills in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_release(b: *mut pmix_data_buffer_t) {
     ffi_value!(PMIx_Data_buffer_release, (), {
@@ -455,6 +557,15 @@ pub unsafe extern "C" fn PMIx_Data_buffer_release(b: *mut pmix_data_buffer_t) {
 }
 
 /// `PMIx_Data_load` of `bytes`/`sz`: the buffer takes ownership of `bytes`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `b` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads or
+///   fills in as described above;
+/// - `bytes` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_load(
     b: *mut pmix_data_buffer_t,
@@ -463,7 +574,8 @@ pub unsafe extern "C" fn PMIx_Data_buffer_load(
 ) {
     ffi_value!(PMIx_Data_buffer_load, (), {
         let mut bo = pmix_byte_object_t { bytes, size: sz };
-        // SAFETY: forwarded.
+        // SAFETY: this export's `# Safety` contract promises of `b` what `PMIx_Data_load`
+        // requires.
         let rc = unsafe { PMIx_Data_load(b, &mut bo) };
         if rc != PMIX_SUCCESS {
             log::warn!("PMIx_Data_buffer_load: {}", rc);
@@ -472,6 +584,17 @@ pub unsafe extern "C" fn PMIx_Data_buffer_load(
 }
 
 /// `PMIx_Data_unload` into `*bytes`/`*sz` (NULL/0 on failure); the caller frees `*bytes`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `b` is NULL or points to an initialised `pmix_data_buffer_t` that the library reads or
+///   fills in as described above;
+/// - `bytes` is NULL or a writable `char *` slot;
+/// - `sz` is NULL or points to an initialised `usize` that the library reads or fills in as
+///   described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_unload(
     b: *mut pmix_data_buffer_t,
@@ -486,7 +609,8 @@ pub unsafe extern "C" fn PMIx_Data_buffer_unload(
             bytes: core::ptr::null_mut(),
             size: 0,
         };
-        // SAFETY: forwarded; `bytes`/`sz` are writable (C contract).
+        // SAFETY: this export's `# Safety` contract promises of `b` what `PMIx_Data_unload`
+        // requires; `bytes`/`sz` are writable (C contract).
         unsafe {
             let rc = PMIx_Data_unload(b, &mut bo);
             if rc == PMIX_SUCCESS {
@@ -505,6 +629,18 @@ pub unsafe extern "C" fn PMIx_Data_buffer_unload(
 /// Compress `size` bytes into a malloc'd `*outbytes` (`*nbytes` long). Returns false
 /// (and allocates nothing) for NULL arguments, inputs under 4096 bytes, or data that
 /// would not shrink.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `inbytes` is NULL or points to `size` initialised `u8`s (read during the call; the
+///   caller keeps ownership);
+/// - `outbytes` is NULL or a writable `u8 *` slot (what the library stores there is
+///   described above);
+/// - `nbytes` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_compress(
     inbytes: *const u8,
@@ -535,6 +671,18 @@ pub unsafe extern "C" fn PMIx_Data_compress(
 
 /// Decompress data made by `PMIx_Data_compress` into a malloc'd `*outbytes`. Returns
 /// false (allocating nothing) for NULL arguments or malformed input.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `inbytes` is NULL or points to `size` initialised `u8`s (read during the call; the
+///   caller keeps ownership);
+/// - `outbytes` is NULL or a writable `u8 *` slot (what the library stores there is
+///   described above);
+/// - `nbytes` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_decompress(
     inbytes: *const u8,

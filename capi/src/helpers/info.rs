@@ -13,6 +13,14 @@ use pmix_core::Value;
 use pmix_sys::*;
 
 /// All-zero info: empty key, no flags, `PMIX_UNDEF` value.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_info_t` that the library reads or fills
+///   in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_construct(p: *mut pmix_info_t) {
     ffi_value!(PMIx_Info_construct, (), {
@@ -24,6 +32,14 @@ pub unsafe extern "C" fn PMIx_Info_construct(p: *mut pmix_info_t) {
 }
 
 /// Free the info's value unless it is `PMIX_INFO_PERSISTENT`. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_info_t` that the library reads or fills
+///   in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_destruct(p: *mut pmix_info_t) {
     ffi_value!(PMIx_Info_destruct, (), {
@@ -34,6 +50,11 @@ pub unsafe extern "C" fn PMIx_Info_destruct(p: *mut pmix_info_t) {
 
 /// A malloc'd array of `n` constructed infos, the last marked `PMIX_INFO_ARRAY_END`
 /// (NULL for `n == 0`); release with `PMIx_Info_free(p, n)`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_create(n: usize) -> *mut pmix_info_t {
     ffi_value!(PMIx_Info_create, core::ptr::null_mut(), {
@@ -42,6 +63,14 @@ pub unsafe extern "C" fn PMIx_Info_create(n: usize) -> *mut pmix_info_t {
 }
 
 /// Destruct `n` infos (persistent values are kept) and free the array. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to `n` initialised `pmix_info_t`s that the caller may write
+///   through.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
     ffi_value!(PMIx_Info_free, (), {
@@ -51,6 +80,13 @@ pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
 }
 
 /// `PMIx_Value_true` of the info's value (NULL info: `PMIX_BOOL_FALSE`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
     ffi_value!(PMIx_Info_true, PMIX_NON_BOOL, {
@@ -67,6 +103,17 @@ pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` for NULL `info`/`key` or a key longer than
 /// `PMIX_MAX_KEYLEN`; `PMIX_ERR_UNKNOWN_DATA_TYPE`; `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to an initialised `pmix_info_t` that the library reads or
+///   fills in as described above;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `data` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_load(
     info: *mut pmix_info_t,
@@ -75,19 +122,12 @@ pub unsafe extern "C" fn PMIx_Info_load(
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_load, {
-        check_null!(info);
-        // SAFETY: writable (C contract).
-        unsafe { core::ptr::write_bytes(info, 0, 1) };
-        // SAFETY: NULL or a C string (C contract).
-        let k = match unsafe { conv::key_from_ptr(key) } {
-            Ok(k) => k,
-            Err(e) => return e.status(),
-        };
-        // SAFETY: `info` is a constructed info; `data` NULL or a datum of `type_`.
-        unsafe {
-            conv::load_key(&mut (*info).key, &k);
-            load(&mut (*info).value, data, type_)
-        }
+        let info = crate::try_arg!(zeroed info);
+        let k = crate::try_arg!(key key);
+        conv::load_key(&mut info.key, &k);
+        // SAFETY: `info.value` is a constructed (zeroed) value; `data` is NULL or a datum
+        // of `type_` (this export's contract), which is what `load` requires.
+        unsafe { load(&mut info.value, data, type_) }
     })
 }
 
@@ -97,6 +137,15 @@ pub unsafe extern "C" fn PMIx_Info_load(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_info_t` that the library reads or
+///   fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_xfer(
     dest: *mut pmix_info_t,
@@ -137,6 +186,14 @@ pub(crate) unsafe fn info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) 
 macro_rules! flag_ops {
     ($( fn $set:ident() / fn $test:ident(): $how:tt $flag:expr; )*) => {$(
         /// Set (or clear) the directive flag.
+        ///
+        /// # Safety
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or points to an initialised `pmix_info_t` that the library reads
+        ///   or fills in as described above.
+        ///
+        /// What the pointers lead to is read (copied) during the call and may be released
+        /// once it returns, unless stated above.
         #[no_mangle]
         pub unsafe extern "C" fn $set(p: *mut pmix_info_t) {
             ffi_value!($set, (), {
@@ -147,6 +204,13 @@ macro_rules! flag_ops {
             })
         }
         /// Test the directive flag (NULL: false).
+        ///
+        /// # Safety
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or points to an initialised `pmix_info_t` (only read).
+        ///
+        /// What the pointers lead to is read (copied) during the call and may be released
+        /// once it returns, unless stated above.
         #[no_mangle]
         pub unsafe extern "C" fn $test(p: *const pmix_info_t) -> bool {
             ffi_value!($test, false, {
@@ -174,6 +238,15 @@ flag_ops! {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `val` is NULL or points to an initialised `pmix_info_t` (only read);
+/// - `size` is NULL or points to an initialised `usize` that the library reads or fills in
+///   as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_get_size(
     val: *const pmix_info_t,
@@ -185,13 +258,10 @@ pub unsafe extern "C" fn PMIx_Info_get_size(
         match unsafe { conv::info_from_c(val) } {
             Ok(i) if i.value == Value::Undef => PMIX_ERR_UNKNOWN_DATA_TYPE,
             Ok(i) => {
-                // SAFETY: writable (C contract).
-                unsafe {
-                    *size = core::mem::size_of::<pmix_info_t>()
-                        + value_size(&i.value)
-                        + i.key.as_str().len()
-                        + 1
-                };
+                *crate::try_arg!(mut size) = core::mem::size_of::<pmix_info_t>()
+                    + value_size(&i.value)
+                    + i.key.as_str().len()
+                    + 1;
                 PMIX_SUCCESS
             }
             Err(e) => e.status(),
@@ -233,6 +303,21 @@ unsafe fn list<'a>(ptr: *mut c_void) -> Option<&'a mut InfoList> {
     unsafe { (ptr as *mut InfoList).as_mut() }
 }
 
+/// The list behind an export's `ptr` argument: `let l = list_arg!(ptr, or FALLBACK);`
+/// (NULL returns FALLBACK from the export). Used only in the `PMIx_Info_list_*` exports,
+/// whose `# Safety` contract makes `ptr` NULL or a live handle.
+macro_rules! list_arg {
+    ($p:expr, or $fallback:expr) => {{
+        let p = $p;
+        // SAFETY: the enclosing export's contract: `p` is NULL or a live handle from
+        // `PMIx_Info_list_start`, which is what `list` requires.
+        match unsafe { list(p) } {
+            Some(l) => l,
+            None => return $fallback,
+        }
+    }};
+}
+
 /// Position of the item whose key equals `key`.
 fn find(l: &InfoList, key: &[u8]) -> Option<usize> {
     l.items.iter().position(|i| {
@@ -245,6 +330,9 @@ fn find(l: &InfoList, key: &[u8]) -> Option<usize> {
 }
 
 /// Start a new, empty info list; release it with `PMIx_Info_list_release`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_start() -> *mut c_void {
     ffi_value!(PMIx_Info_list_start, core::ptr::null_mut(), {
@@ -273,8 +361,7 @@ unsafe fn new_item_value(
     key: *const c_char,
     value: *const pmix_value_t,
 ) -> Result<Box<pmix_info_t>, pmix_status_t> {
-    // SAFETY: NULL or a C string (C contract).
-    let k = unsafe { conv::key_from_ptr(key) }.map_err(|e| e.status())?;
+    let k = crate::arg!(key key).map_err(|e| e.status())?;
     if value.is_null() {
         return Err(PMIX_ERR_BAD_PARAM);
     }
@@ -328,6 +415,16 @@ fn add(
 }
 
 /// Append an info holding `key` and a copy of the datum at `value`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add(
     ptr: *mut c_void,
@@ -336,10 +433,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add(
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add, {
-        // SAFETY: NULL or a handle from PMIx_Info_list_start (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and datum.
         match unsafe { new_item(key, value, type_) } {
             Ok(it) => add(l, it, false, false, false),
@@ -350,6 +444,16 @@ pub unsafe extern "C" fn PMIx_Info_list_add(
 
 /// Like `PMIx_Info_list_add`, but if `key` is already present: replace its value when
 /// `overwrite`, otherwise leave the list unchanged (both return `PMIX_SUCCESS`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add_unique(
     ptr: *mut c_void,
@@ -359,10 +463,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
     overwrite: bool,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_unique, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and datum.
         match unsafe { new_item(key, value, type_) } {
             Ok(it) => add(l, it, true, overwrite, false),
@@ -372,6 +473,15 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
 }
 
 /// Append an info holding `key` and a copy of `*value`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add_value(
     ptr: *mut c_void,
@@ -379,10 +489,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value(
     value: *const pmix_value_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_value, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and value.
         match unsafe { new_item_value(key, value) } {
             Ok(it) => add(l, it, false, false, false),
@@ -392,6 +499,15 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value(
 }
 
 /// `PMIx_Info_list_add_value` with the uniqueness rule of `PMIx_Info_list_add_unique`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
     ptr: *mut c_void,
@@ -400,10 +516,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
     overwrite: bool,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_value_unique, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and value.
         match unsafe { new_item_value(key, value) } {
             Ok(it) => add(l, it, true, overwrite, false),
@@ -413,6 +526,16 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
 }
 
 /// Insert an info holding `key` and a copy of the datum at the front of the list.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `value` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_prepend(
     ptr: *mut c_void,
@@ -421,10 +544,7 @@ pub unsafe extern "C" fn PMIx_Info_list_prepend(
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_prepend, {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         // SAFETY: C contract for key and datum.
         match unsafe { new_item(key, value, type_) } {
             Ok(it) => add(l, it, false, false, true),
@@ -435,6 +555,15 @@ pub unsafe extern "C" fn PMIx_Info_list_prepend(
 
 /// Append a shallow copy of `*info`, marked `PMIX_INFO_PERSISTENT`: the list shares
 /// the caller's value pointers and never frees them (the caller keeps ownership).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `info` is NULL or points to an initialised `pmix_info_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_insert(
     ptr: *mut c_void,
@@ -442,10 +571,7 @@ pub unsafe extern "C" fn PMIx_Info_list_insert(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_insert, {
         check_null!(info);
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         // SAFETY: `info` is an initialised info (C contract); bitwise copy.
         *it = unsafe { *info };
@@ -456,6 +582,14 @@ pub unsafe extern "C" fn PMIx_Info_list_insert(
 }
 
 /// Append a copy of `*info` (see `PMIx_Info_xfer`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `info` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_xfer(
     ptr: *mut c_void,
@@ -463,10 +597,7 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_xfer, {
         check_null!(info);
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         // SAFETY: `info` is initialised (C contract).
         match unsafe { info_xfer(&mut *it, info) } {
@@ -477,6 +608,14 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer(
 }
 
 /// `PMIx_Info_list_xfer` with the uniqueness rule of `PMIx_Info_list_add_unique`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `info` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
     ptr: *mut c_void,
@@ -485,10 +624,7 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_xfer_unique, {
         check_null!(info);
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         // SAFETY: `info` is initialised (C contract).
         match unsafe { info_xfer(&mut *it, info) } {
@@ -515,6 +651,15 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` (NULL); `PMIX_ERR_EMPTY` for an empty list;
 /// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `par` is NULL or points to an initialised `pmix_data_array_t` that the library reads
+///   or fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_convert(
     ptr: *mut c_void,
@@ -530,10 +675,7 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
                 array: core::ptr::null_mut(),
             }
         };
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return PMIX_ERR_BAD_PARAM;
-        };
+        let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         if l.items.is_empty() {
             return PMIX_ERR_EMPTY;
         }
@@ -561,6 +703,13 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
 }
 
 /// Free the list and every value it owns (persistent items excepted). NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
     ffi_value!(PMIx_Info_list_release, (), {
@@ -574,6 +723,16 @@ pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
 /// Iterate: `prev == NULL` returns the first info, otherwise the info `prev` names;
 /// `*next` receives the handle of the following item (NULL after the last). An unknown
 /// `prev` or an empty list returns NULL.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released;
+/// - `prev` is NULL or an element handle this list handed out by an earlier call;
+/// - `next` is NULL or a writable `c_void *` slot (what the library stores there is
+///   described above).
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_get_info(
     ptr: *mut c_void,
@@ -581,10 +740,7 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
     next: *mut *mut c_void,
 ) -> *mut pmix_info_t {
     ffi_value!(PMIx_Info_list_get_info, core::ptr::null_mut(), {
-        // SAFETY: NULL or a live handle (C contract).
-        let Some(l) = (unsafe { list(ptr) }) else {
-            return core::ptr::null_mut();
-        };
+        let l = list_arg!(ptr, or core::ptr::null_mut());
         if next.is_null() {
             return core::ptr::null_mut();
         }
@@ -615,6 +771,13 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
 }
 
 /// Number of infos on the list (0 for NULL).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `ptr` is NULL or a list handle from `PMIx_Info_list_start` not yet released.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_get_size(ptr: *mut c_void) -> usize {
     ffi_value!(PMIx_Info_list_get_size, 0, {

@@ -53,6 +53,14 @@ unsafe fn load(dst: *mut c_char, len: usize, src: *const c_char) {
 
 /// Zero `key` and copy at most `PMIX_MAX_KEYLEN` bytes of `src` into it (NULL `src`
 /// leaves it empty).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `key` is NULL or a NUL-terminated string;
+/// - `src` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_key(key: *mut c_char, src: *const c_char) {
     ffi_value!(PMIx_Load_key, (), {
@@ -64,6 +72,14 @@ pub unsafe extern "C" fn PMIx_Load_key(key: *mut c_char, src: *const c_char) {
 }
 
 /// True when both keys are non-NULL and equal in their first `PMIX_MAX_KEYLEN` bytes.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `str_` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_key(key: *const c_char, str_: *const c_char) -> bool {
     ffi_value!(PMIx_Check_key, false, {
@@ -76,6 +92,13 @@ pub unsafe extern "C" fn PMIx_Check_key(key: *const c_char, str_: *const c_char)
 }
 
 /// True when the key starts with the reserved prefix `"pmix"` (NULL: false).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `key` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_reserved_key(key: *const c_char) -> bool {
     ffi_value!(PMIx_Check_reserved_key, false, {
@@ -85,6 +108,14 @@ pub unsafe extern "C" fn PMIx_Check_reserved_key(key: *const c_char) -> bool {
 }
 
 /// Zero `nspace` and copy at most `PMIX_MAX_NSLEN` bytes of `str_` into it.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `nspace` is NULL or a NUL-terminated string;
+/// - `str_` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_nspace(nspace: *mut c_char, str_: *const c_char) {
     ffi_value!(PMIx_Load_nspace, (), {
@@ -96,6 +127,13 @@ pub unsafe extern "C" fn PMIx_Load_nspace(nspace: *mut c_char, str_: *const c_ch
 }
 
 /// True when the namespace is NULL or empty.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `nspace` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Nspace_invalid(nspace: *const c_char) -> bool {
     ffi_value!(PMIx_Nspace_invalid, true, {
@@ -105,6 +143,14 @@ pub unsafe extern "C" fn PMIx_Nspace_invalid(nspace: *const c_char) -> bool {
 }
 
 /// True when the namespaces match; an invalid (NULL/empty) namespace matches anything.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `key1` is NULL or a NUL-terminated string the library only reads;
+/// - `key2` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_nspace(key1: *const c_char, key2: *const c_char) -> bool {
     ffi_value!(PMIx_Check_nspace, false, {
@@ -120,6 +166,15 @@ pub unsafe extern "C" fn PMIx_Check_nspace(key1: *const c_char, key2: *const c_c
 }
 
 /// Set `p` to (`ns`, `rk`). NULL `p` is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_proc_t` that the library reads or fills
+///   in as described above;
+/// - `ns` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_procid(p: *mut pmix_proc_t, ns: *const c_char, rk: pmix_rank_t) {
     ffi_value!(PMIx_Load_procid, (), {
@@ -134,6 +189,15 @@ pub unsafe extern "C" fn PMIx_Load_procid(p: *mut pmix_proc_t, ns: *const c_char
 }
 
 /// Copy `*src` into `*dst` (NULL `src` zeroes `dst`; NULL `dst` is ignored).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dst` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_proc_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Xfer_procid(dst: *mut pmix_proc_t, src: *const pmix_proc_t) {
     ffi_value!(PMIx_Xfer_procid, (), {
@@ -152,6 +216,9 @@ pub unsafe extern "C" fn PMIx_Xfer_procid(dst: *mut pmix_proc_t, src: *const pmi
 }
 
 /// True when the ranks are equal or either is `PMIX_RANK_WILDCARD`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_rank(a: pmix_rank_t, b: pmix_rank_t) -> bool {
     ffi_value!(PMIx_Check_rank, false, {
@@ -160,6 +227,9 @@ pub unsafe extern "C" fn PMIx_Check_rank(a: pmix_rank_t, b: pmix_rank_t) -> bool
 }
 
 /// True for ranks below `PMIX_RANK_VALID` (not one of the special ranks).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Rank_valid(a: pmix_rank_t) -> bool {
     ffi_value!(PMIx_Rank_valid, false, { a < PMIX_RANK_VALID })
@@ -167,6 +237,14 @@ pub unsafe extern "C" fn PMIx_Rank_valid(a: pmix_rank_t) -> bool {
 
 /// True when both procs match by `PMIx_Check_nspace` and `PMIx_Check_rank`; two NULLs
 /// match each other, one NULL matches nothing.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `a` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `b` is NULL or points to an initialised `pmix_proc_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_procid(a: *const pmix_proc_t, b: *const pmix_proc_t) -> bool {
     ffi_value!(PMIx_Check_procid, false, {
@@ -182,6 +260,13 @@ pub unsafe extern "C" fn PMIx_Check_procid(a: *const pmix_proc_t, b: *const pmix
 }
 
 /// True for NULL, an empty namespace or `PMIX_RANK_INVALID`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_proc_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Procid_invalid(p: *const pmix_proc_t) -> bool {
     ffi_value!(PMIx_Procid_invalid, true, {
@@ -194,6 +279,15 @@ pub unsafe extern "C" fn PMIx_Procid_invalid(p: *const pmix_proc_t) -> bool {
 }
 
 /// `target` = `"cluster:nspace"` when that fits in `PMIX_MAX_NSLEN`, else empty.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `target` is NULL or a NUL-terminated string;
+/// - `cluster` is NULL or a NUL-terminated string;
+/// - `nspace` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Multicluster_nspace_construct(
     target: *mut c_char,
@@ -222,6 +316,15 @@ pub unsafe extern "C" fn PMIx_Multicluster_nspace_construct(
 
 /// Split `target` at its first `':'` into `cluster` and `nspace` (no `':'`: all of it
 /// is the cluster and `nspace` is empty).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `target` is NULL or a NUL-terminated string;
+/// - `cluster` is NULL or a NUL-terminated string;
+/// - `nspace` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Multicluster_nspace_parse(
     target: *mut c_char,
@@ -254,6 +357,14 @@ pub unsafe extern "C" fn PMIx_Multicluster_nspace_parse(
 // ---- pmix_proc_t lifecycle ----
 
 /// Empty namespace, rank `PMIX_RANK_UNDEF`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_proc_t` that the library reads or fills
+///   in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_construct(p: *mut pmix_proc_t) {
     ffi_value!(PMIx_Proc_construct, (), {
@@ -265,15 +376,29 @@ pub unsafe extern "C" fn PMIx_Proc_construct(p: *mut pmix_proc_t) {
 }
 
 /// Same as `PMIx_Proc_construct` (a proc owns nothing).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_proc_t` that the library reads or fills
+///   in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_destruct(p: *mut pmix_proc_t) {
     ffi_value!(PMIx_Proc_destruct, (), {
-        // SAFETY: forwarded (NULL is ignored there).
+        // SAFETY: this export's `# Safety` contract promises of `p` what
+        // `PMIx_Proc_construct` requires.
         unsafe { PMIx_Proc_construct(p) }
     })
 }
 
 /// A malloc'd array of `n` constructed procs (NULL for 0); free with `PMIx_Proc_free`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_create(n: usize) -> *mut pmix_proc_t {
     ffi_value!(PMIx_Proc_create, core::ptr::null_mut(), {
@@ -282,6 +407,14 @@ pub unsafe extern "C" fn PMIx_Proc_create(n: usize) -> *mut pmix_proc_t {
 }
 
 /// Free an array of procs. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to `n` initialised `pmix_proc_t`s that the caller may write
+///   through.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_free(p: *mut pmix_proc_t, n: usize) {
     ffi_value!(PMIx_Proc_free, (), {
@@ -292,6 +425,15 @@ pub unsafe extern "C" fn PMIx_Proc_free(p: *mut pmix_proc_t, n: usize) {
 }
 
 /// Construct `p` and set it to (`nspace`, `rank`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_proc_t` that the library reads or fills
+///   in as described above;
+/// - `nspace` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_load(
     p: *mut pmix_proc_t,
@@ -299,7 +441,8 @@ pub unsafe extern "C" fn PMIx_Proc_load(
     rank: pmix_rank_t,
 ) {
     ffi_value!(PMIx_Proc_load, (), {
-        // SAFETY: forwarded (both ignore NULL `p`).
+        // SAFETY: this export's `# Safety` contract promises of `p` what
+        // `PMIx_Proc_construct` requires.
         unsafe {
             PMIx_Proc_construct(p);
             PMIx_Load_procid(p, nspace, rank);

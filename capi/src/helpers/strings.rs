@@ -155,6 +155,11 @@ pub(crate) fn to_c_string(s: &str) -> *mut c_char {
 }
 
 /// The version string (static).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_version() -> *const c_char {
     ffi_value!(PMIx_Get_version, PMIX_VERSION_STRING.as_ptr(), {
@@ -163,6 +168,11 @@ pub unsafe extern "C" fn PMIx_Get_version() -> *const c_char {
 }
 
 /// Static text for a status code; unknown codes give `"ERROR STRING NOT FOUND"`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
     ffi_value!(PMIx_Error_string, c"ERROR STRING NOT FOUND".as_ptr(), {
@@ -177,6 +187,13 @@ pub unsafe extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_ch
 
 /// The code whose name (e.g. `"PMIX_ERR_NOT_FOUND"`) matches `errname`,
 /// case-insensitively; `INT32_MIN` when no status has that name.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `errname` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_t {
     ffi_value!(PMIx_Error_code, i32::MIN, {
@@ -194,6 +211,10 @@ pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_
 macro_rules! static_printer {
     ($(#[$doc:meta])* fn $name:ident($arg:ident: $ty:ty) else $default:expr; { $($val:pat => $text:expr,)* }) => {
         $(#[$doc])*
+        /// # Safety
+        /// No pointer arguments: nothing the caller passes can make the call unsound.
+        /// The returned string belongs to the library (static): the caller must not free or
+        /// write it.
         #[no_mangle]
         pub unsafe extern "C" fn $name($arg: $ty) -> *const c_char {
             ffi_value!($name, $default.as_ptr(), {
@@ -353,6 +374,11 @@ static_printer! {
 }
 
 /// Static name of a data type (`"UNKNOWN"` for unknown codes).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_type_string(type_: pmix_data_type_t) -> *const c_char {
     ffi_value!(PMIx_Data_type_string, c"UNKNOWN".as_ptr(), {
@@ -361,6 +387,11 @@ pub unsafe extern "C" fn PMIx_Data_type_string(type_: pmix_data_type_t) -> *cons
 }
 
 /// Static name of a device type.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Device_type_string(type_: pmix_device_type_t) -> *const c_char {
     ffi_value!(PMIx_Device_type_string, c"UNKNOWN".as_ptr(), {
@@ -392,6 +423,11 @@ static IOF_STRINGS: Lazy<Vec<CString>> = Lazy::new(|| {
 });
 
 /// Static text naming the channels set in `channel` (e.g. `"STDOUT STDERR "`).
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_channel_string(channel: pmix_iof_channel_t) -> *const c_char {
     ffi_value!(PMIx_IOF_channel_string, c"NONE".as_ptr(), {
@@ -403,6 +439,13 @@ pub unsafe extern "C" fn PMIx_IOF_channel_string(channel: pmix_iof_channel_t) ->
 
 /// The key string of an attribute name (`"PMIX_JOB_SIZE"` → `"pmix.job.size"`); an
 /// unknown name is returned unchanged (the caller's pointer).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `attribute` is NULL or a NUL-terminated string the library only reads.
+///
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char {
     ffi_value!(PMIx_Get_attribute_string, attribute, {
@@ -419,6 +462,13 @@ pub unsafe extern "C" fn PMIx_Get_attribute_string(attribute: *const c_char) -> 
 
 /// The attribute name of a key string (`"pmix.job.size"` → `"PMIX_JOB_SIZE"`); an
 /// unknown key is returned unchanged.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `attrstring` is NULL or a NUL-terminated string the library only reads.
+///
+/// The returned string belongs to the library (static): the caller must not free or write
+/// it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char {
     ffi_value!(PMIx_Get_attribute_name, attrstring, {
@@ -434,6 +484,9 @@ pub unsafe extern "C" fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *
 }
 
 /// The directive flags as text, e.g. `"REQUIRED:END"`; malloc'd, the caller frees it.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_directives_string(
     directives: pmix_info_directives_t,
@@ -444,11 +497,17 @@ pub unsafe extern "C" fn PMIx_Info_directives_string(
 }
 
 /// A description of the value; malloc'd, the caller frees it (NULL on error).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c_char {
     ffi_value!(PMIx_Value_string, core::ptr::null_mut(), {
-        // SAFETY: NULL or a valid value (C caller's contract).
-        match unsafe { conv::value_from_c(value) } {
+        match crate::arg!(value value) {
             Ok(v) => to_c_string(&format!("PMIX_VALUE: {}", print::value_text(&v))),
             Err(_) => core::ptr::null_mut(),
         }
@@ -456,6 +515,13 @@ pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c
 }
 
 /// A description of the info (key, directives, value); malloc'd, the caller frees it.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to an initialised `pmix_info_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_char {
     ffi_value!(PMIx_Info_string, core::ptr::null_mut(), {
@@ -468,14 +534,20 @@ pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_ch
 }
 
 /// `"[nspace,rank]"`; malloc'd, the caller frees it. NULL gives `"[NO-NAME]"`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_string(proc_: *const pmix_proc_t) -> *mut c_char {
     ffi_value!(PMIx_Proc_string, core::ptr::null_mut(), {
         if proc_.is_null() {
             return to_c_string("[NO-NAME]");
         }
-        // SAFETY: non-NULL and readable (C caller's contract).
-        match conv::proc_from_c(unsafe { &*proc_ }) {
+        match conv::proc_from_c(crate::try_arg!(ref proc_; else core::ptr::null_mut())) {
             Ok(p) => to_c_string(&print::proc_text(&p)),
             Err(_) => core::ptr::null_mut(),
         }
@@ -483,6 +555,13 @@ pub unsafe extern "C" fn PMIx_Proc_string(proc_: *const pmix_proc_t) -> *mut c_c
 }
 
 /// A multi-line description of the app; malloc'd, the caller frees it.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `app` is NULL or points to an initialised `pmix_app_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_App_string(app: *const pmix_app_t) -> *mut c_char {
     ffi_value!(PMIx_App_string, core::ptr::null_mut(), {
@@ -495,6 +574,13 @@ pub unsafe extern "C" fn PMIx_App_string(app: *const pmix_app_t) -> *mut c_char 
 }
 
 /// `"TYPE: <device type>  COUNT: <n>"`; malloc'd, the caller frees it.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `unit` is NULL or points to an initialised `pmix_resource_unit_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resource_unit_string(
     unit: *const pmix_resource_unit_t,
@@ -503,8 +589,7 @@ pub unsafe extern "C" fn PMIx_Resource_unit_string(
         if unit.is_null() {
             return core::ptr::null_mut();
         }
-        // SAFETY: non-NULL and readable (C caller's contract).
-        let u = unsafe { &*unit };
+        let u = crate::try_arg!(ref unit; else core::ptr::null_mut());
         to_c_string(&format!(
             "TYPE: {}  COUNT: {}",
             device_type_name(u.type_).to_string_lossy(),
@@ -519,6 +604,14 @@ pub unsafe extern "C" fn PMIx_Resource_unit_string(
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` for NULL `output`/`src`;
 /// `PMIX_ERR_UNKNOWN_DATA_TYPE`; `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `output` is NULL or a writable `char *` slot;
+/// - `prefix` is NULL or a NUL-terminated string.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_print(
     output: *mut *mut c_char,
@@ -546,8 +639,7 @@ pub unsafe extern "C" fn PMIx_Data_print(
         if p.is_null() {
             return PMIX_ERR_NOMEM;
         }
-        // SAFETY: `output` is non-NULL and writable.
-        unsafe { *output = p };
+        crate::arg!(set output, p);
         PMIX_SUCCESS
     })
 }

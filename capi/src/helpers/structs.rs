@@ -21,6 +21,11 @@ macro_rules! lifecycle {
         lifecycle!(@destruct $t, $dt: fn $destruct(););
 
         /// A malloc'd array of `n` constructed structs (NULL for `n == 0`).
+        ///
+        /// # Safety
+        /// No pointer arguments: nothing the caller passes can make the call unsound.
+        /// What the library hands back is malloc'd and the caller's to release, unless
+        /// stated above.
         #[no_mangle]
         pub unsafe extern "C" fn $create(n: usize) -> *mut $t {
             ffi_value!($create, core::ptr::null_mut(), {
@@ -29,6 +34,9 @@ macro_rules! lifecycle {
         }
 
         /// Destruct `n` structs and free the array. NULL is ignored.
+        ///
+        /// # Safety
+        /// No pointer arguments: nothing the caller passes can make the call unsound.
         #[no_mangle]
         pub unsafe extern "C" fn $free(p: *mut $t, n: usize) {
             ffi_value!($free, (), {
@@ -39,6 +47,9 @@ macro_rules! lifecycle {
     };
     (@construct $t:ty, $dt:ident: fn $construct:ident();) => {
         /// Put the struct in its constructed state (NULL is ignored).
+        ///
+        /// # Safety
+        /// No pointer arguments: nothing the caller passes can make the call unsound.
         #[no_mangle]
         pub unsafe extern "C" fn $construct(p: *mut $t) {
             ffi_value!($construct, (), {
@@ -51,6 +62,9 @@ macro_rules! lifecycle {
     };
     (@destruct $t:ty, $dt:ident: fn $destruct:ident();) => {
         /// Free what the struct owns and leave it constructed (NULL is ignored).
+        ///
+        /// # Safety
+        /// No pointer arguments: nothing the caller passes can make the call unsound.
         #[no_mangle]
         pub unsafe extern "C" fn $destruct(p: *mut $t) {
             ffi_value!($destruct, (), {
@@ -88,6 +102,11 @@ lifecycle!(@destruct pmix_coord_t, PMIX_COORD: fn PMIx_Coord_destruct(););
 
 /// `number` coords of `dims` zeroed dimensions each (NULL for `number == 0`); release
 /// with `PMIx_Coord_free(m, number)`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Coord_create(dims: usize, number: usize) -> *mut pmix_coord_t {
     ffi_value!(PMIx_Coord_create, core::ptr::null_mut(), {
@@ -114,6 +133,14 @@ pub unsafe extern "C" fn PMIx_Coord_create(dims: usize, number: usize) -> *mut p
 }
 
 /// Destruct `number` coords and free the array. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `m` is NULL or points to `number` initialised `pmix_coord_t`s that the caller may
+///   write through.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Coord_free(m: *mut pmix_coord_t, number: usize) {
     ffi_value!(PMIx_Coord_free, (), {
@@ -124,6 +151,15 @@ pub unsafe extern "C" fn PMIx_Coord_free(m: *mut pmix_coord_t, number: usize) {
 
 /// Point the byte object at `d`/`sz`: the object takes ownership of `d` (which must
 /// come from malloc if the object is later destructed).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `b` is NULL or points to an initialised `pmix_byte_object_t` that the library reads or
+///   fills in as described above;
+/// - `d` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Byte_object_load(
     b: *mut pmix_byte_object_t,
@@ -145,6 +181,16 @@ pub unsafe extern "C" fn PMIx_Byte_object_load(
 
 /// Store copies of `var` and `value` (NULL stays NULL) and the separator; the old
 /// content is not released.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `e` is NULL or points to an initialised `pmix_envar_t` that the library reads or fills
+///   in as described above;
+/// - `var` is NULL or a NUL-terminated string;
+/// - `value` is NULL or a NUL-terminated string.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Envar_load(
     e: *mut pmix_envar_t,
@@ -172,6 +218,18 @@ pub unsafe extern "C" fn PMIx_Envar_load(
 
 /// Construct `dest` and load it with proc `p` (NULL: empty), `key` (truncated to
 /// `PMIX_MAX_KEYLEN`) and a copy of the datum at `data`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_pdata_t` that the library reads or
+///   fills in as described above;
+/// - `p` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `data` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Pdata_load(
     dest: *mut pmix_pdata_t,
@@ -201,6 +259,16 @@ pub unsafe extern "C" fn PMIx_Pdata_load(
 }
 
 /// Deep-copy `*src` into `*dest` (old content not released).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_pdata_t` that the library reads or
+///   fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_pdata_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Pdata_xfer(dest: *mut pmix_pdata_t, src: *mut pmix_pdata_t) {
     ffi_value!(PMIx_Pdata_xfer, (), {
@@ -223,6 +291,14 @@ pub unsafe extern "C" fn PMIx_Pdata_xfer(dest: *mut pmix_pdata_t, src: *mut pmix
 }
 
 /// Give the app `n` constructed infos (`p->info`, `p->ninfo`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to `n` initialised `pmix_app_t`s that the caller may write
+///   through.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_App_info_create(p: *mut pmix_app_t, n: usize) {
     ffi_value!(PMIx_App_info_create, (), {
@@ -240,15 +316,32 @@ pub unsafe extern "C" fn PMIx_App_info_create(p: *mut pmix_app_t, n: usize) {
 }
 
 /// `PMIx_App_free(p, 1)`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_app_t` that the library reads or fills
+///   in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_App_release(p: *mut pmix_app_t) {
     ffi_value!(PMIx_App_release, (), {
-        // SAFETY: forwarded.
+        // SAFETY: this export's `# Safety` contract promises of `p` what `PMIx_App_free`
+        // requires.
         unsafe { PMIx_App_free(p, 1) }
     })
 }
 
 /// Give the query `n` constructed qualifiers (`p->qualifiers`, `p->nqual`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to `n` initialised `pmix_query_t`s that the caller may write
+///   through.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_qualifiers_create(p: *mut pmix_query_t, n: usize) {
     ffi_value!(PMIx_Query_qualifiers_create, (), {
@@ -266,16 +359,36 @@ pub unsafe extern "C" fn PMIx_Query_qualifiers_create(p: *mut pmix_query_t, n: u
 }
 
 /// `PMIx_Query_free(p, 1)`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_query_t` that the library reads or fills
+///   in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_release(p: *mut pmix_query_t) {
     ffi_value!(PMIx_Query_release, (), {
-        // SAFETY: forwarded.
+        // SAFETY: this export's `# Safety` contract promises of `p` what `PMIx_Query_free`
+        // requires.
         unsafe { PMIx_Query_free(p, 1) }
     })
 }
 
 /// Fill a regattr: a copy of `name`, the `key` (truncated), the type, and
 /// `description` appended to its description lines. NULL inputs leave fields alone.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `info` is NULL or points to an initialised `pmix_regattr_t` that the library reads or
+///   fills in as described above;
+/// - `name` is NULL or a NUL-terminated string the library only reads;
+/// - `key` is NULL or a NUL-terminated string the library only reads;
+/// - `description` is NULL or a NUL-terminated string the library only reads.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Regattr_load(
     info: *mut pmix_regattr_t,
@@ -310,6 +423,15 @@ pub unsafe extern "C" fn PMIx_Regattr_load(
 }
 
 /// Construct `*dest` as a deep copy of `*src`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_regattr_t` that the library reads or
+///   fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_regattr_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Regattr_xfer(dest: *mut pmix_regattr_t, src: *const pmix_regattr_t) {
     ffi_value!(PMIx_Regattr_xfer, (), {
@@ -329,6 +451,14 @@ pub unsafe extern "C" fn PMIx_Regattr_xfer(dest: *mut pmix_regattr_t, src: *cons
 }
 
 /// Name NULL, index `SIZE_MAX`, no info, no module.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_fabric_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_construct(p: *mut pmix_fabric_t) {
     ffi_value!(PMIx_Fabric_construct, (), {

@@ -35,6 +35,14 @@ pub(crate) unsafe fn datum_from_c(data: *const c_void, t: pmix_data_type_t) -> R
 }
 
 /// Set `*val` to `PMIX_UNDEF` with all-zero data.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_construct(val: *mut pmix_value_t) {
     ffi_value!(PMIx_Value_construct, (), {
@@ -46,6 +54,14 @@ pub unsafe extern "C" fn PMIx_Value_construct(val: *mut pmix_value_t) {
 }
 
 /// Free what `*val` owns and leave it `PMIX_UNDEF`. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
     ffi_value!(PMIx_Value_destruct, (), {
@@ -56,6 +72,11 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
 
 /// A malloc'd array of `n` constructed values (NULL for `n == 0`); release with
 /// `PMIx_Value_free(v, n)`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_create(n: usize) -> *mut pmix_value_t {
     ffi_value!(PMIx_Value_create, core::ptr::null_mut(), {
@@ -64,6 +85,14 @@ pub unsafe extern "C" fn PMIx_Value_create(n: usize) -> *mut pmix_value_t {
 }
 
 /// Destruct `n` values and free the array. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `v` is NULL or points to `n` initialised `pmix_value_t`s that the caller may write
+///   through.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_free(v: *mut pmix_value_t, n: usize) {
     ffi_value!(PMIx_Value_free, (), {
@@ -79,6 +108,16 @@ pub unsafe extern "C" fn PMIx_Value_free(v: *mut pmix_value_t, n: usize) {
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `val`, malformed data),
 /// `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `val` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above;
+/// - `data` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_load(
     val: *mut pmix_value_t,
@@ -127,6 +166,18 @@ pub(crate) unsafe fn load(
 /// # Returns
 /// `PMIX_SUCCESS`; `PMIX_ERR_BAD_PARAM` for NULL arguments or a NULL `*data` with a
 /// simple type; `PMIX_ERR_UNKNOWN_DATA_TYPE` for `PMIX_UNDEF`; `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `kv` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above;
+/// - `data` is NULL or a writable `c_void *` slot (what the library stores there is
+///   described above);
+/// - `sz` is NULL or points to an initialised `usize` that the library reads or fills in as
+///   described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_unload(
     kv: *mut pmix_value_t,
@@ -161,8 +212,7 @@ unsafe fn unload(kv: &pmix_value_t, data: &mut *mut c_void, sz: &mut usize) -> p
         log::warn!("PMIx_Value_unload: no storage for a simple type");
         return PMIX_ERR_BAD_PARAM;
     }
-    // SAFETY: `kv` is an initialised value (C contract).
-    let v = match unsafe { conv::value_from_c(kv) } {
+    let v = match crate::arg!(value kv) {
         Ok(v) => v,
         Err(e) => return e.status(),
     };
@@ -234,6 +284,15 @@ unsafe fn unload(kv: &pmix_value_t, data: &mut *mut c_void, sz: &mut usize) -> p
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNKNOWN_DATA_TYPE`, `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `dest` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above;
+/// - `src` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_xfer(
     dest: *mut pmix_value_t,
@@ -250,20 +309,29 @@ pub unsafe extern "C" fn PMIx_Value_xfer(
 /// `dest` writable, `src` an initialised value.
 pub(crate) unsafe fn xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
     // SAFETY: promised by the caller.
-    let r = unsafe { conv::value_from_c(src) }.and_then(|v| unsafe { conv::value_to_c(&v, dest) });
+    let r = crate::arg!(value src).and_then(|v| unsafe { conv::value_to_c(&v, dest) });
     crate::guard::status_of(r)
 }
 
 /// Compare two values (see `Value::compare`); NULL or unreadable values give
 /// `PMIX_VALUE_COMPARISON_NOT_AVAIL`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `v1` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above;
+/// - `v2` is NULL or points to an initialised `pmix_value_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_compare(
     v1: *mut pmix_value_t,
     v2: *mut pmix_value_t,
 ) -> pmix_value_cmp_t {
     ffi_value!(PMIx_Value_compare, PMIX_VALUE_COMPARISON_NOT_AVAIL, {
-        // SAFETY: NULL or initialised values (C contract).
-        match unsafe { (conv::value_from_c(v1), conv::value_from_c(v2)) } {
+        match (crate::arg!(value v1), crate::arg!(value v2)) {
             (Ok(a), Ok(b)) => a.compare(&b).raw(),
             _ => PMIX_VALUE_COMPARISON_NOT_AVAIL,
         }
@@ -277,14 +345,20 @@ const NON_BOOL: pmix_boolean_t = PMIX_NON_BOOL;
 /// Interpret a value as a boolean: `PMIX_UNDEF` is true (presence means set), a bool
 /// is itself, a string is parsed ("", digits, yes/no/true/false/y/n/t/f/enable/disable);
 /// anything else is `PMIX_NON_BOOL`. NULL is `PMIX_BOOL_FALSE`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_true(value: *const pmix_value_t) -> pmix_boolean_t {
     ffi_value!(PMIx_Value_true, NON_BOOL, {
         if value.is_null() {
             return BOOL_FALSE;
         }
-        // SAFETY: non-NULL value (C contract).
-        let v = unsafe { &*value };
+        let v = crate::try_arg!(ref value; else BOOL_FALSE);
         match v.type_ {
             PMIX_UNDEF => BOOL_TRUE,
             // SAFETY: a bool value stores its flag as the first union byte.
@@ -358,6 +432,15 @@ fn number_of(v: &Value) -> Option<Num> {
 /// argument is NULL; `PMIX_ERR_CHANGE_SIGN` for a negative number into an unsigned
 /// type; `PMIX_ERR_LOST_PRECISION` when the number does not fit (or is fractional for
 /// an integer type). `*dest` is written only on success.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `value` is NULL or points to an initialised `pmix_value_t` (only read);
+/// - `dest` is NULL or points to the datum (or, with a count, that many data) of the
+///   PMIx data type that the type argument names (e.g. a `char *` for `PMIX_STRING`).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_get_number(
     value: *const pmix_value_t,
@@ -366,8 +449,7 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Value_get_number, {
         check_null!(value, dest);
-        // SAFETY: initialised value (C contract).
-        let v = match unsafe { conv::value_from_c(value) } {
+        let v = match crate::arg!(value value) {
             Ok(v) => v,
             Err(e) => return e.status(),
         };
@@ -504,6 +586,15 @@ pub(crate) fn value_size(v: &Value) -> usize {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL), `PMIX_ERR_UNKNOWN_DATA_TYPE`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `val` is NULL or points to an initialised `pmix_value_t` (only read);
+/// - `size` is NULL or points to an initialised `usize` that the library reads or fills in
+///   as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_get_size(
     val: *const pmix_value_t,
@@ -511,8 +602,7 @@ pub unsafe extern "C" fn PMIx_Value_get_size(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Value_get_size, {
         check_null!(val, size);
-        // SAFETY: initialised value (C contract).
-        match unsafe { conv::value_from_c(val) } {
+        match crate::arg!(value val) {
             Ok(Value::Undef) => PMIX_ERR_UNKNOWN_DATA_TYPE,
             Ok(v) => {
                 // SAFETY: writable (C contract).
@@ -527,6 +617,14 @@ pub unsafe extern "C" fn PMIx_Value_get_size(
 // ---- pmix_data_array_t ----
 
 /// An empty array of element type `type_`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_data_array_t` that the library reads or
+///   fills in as described above.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_init(p: *mut pmix_data_array_t, type_: pmix_data_type_t) {
     ffi_value!(PMIx_Data_array_init, (), {
@@ -545,6 +643,14 @@ pub unsafe extern "C" fn PMIx_Data_array_init(p: *mut pmix_data_array_t, type_: 
 
 /// Allocate `num` constructed elements of `type_`; an unsupported type (or failed
 /// allocation) leaves an empty array (`size` 0, `array` NULL).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to `num` initialised `pmix_data_array_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_construct(
     p: *mut pmix_data_array_t,
@@ -565,6 +671,14 @@ pub unsafe extern "C" fn PMIx_Data_array_construct(
 }
 
 /// Free the elements and block of an array (the descriptor itself stays). NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `d` is NULL or points to an initialised `pmix_data_array_t` that the library reads or
+///   fills in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
     ffi_value!(PMIx_Data_array_destruct, (), {
@@ -575,6 +689,11 @@ pub unsafe extern "C" fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
 
 /// A malloc'd descriptor with `n` constructed elements (NULL for `n == 0`); release
 /// with `PMIx_Data_array_free`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_create(
     n: usize,
@@ -594,6 +713,14 @@ pub unsafe extern "C" fn PMIx_Data_array_create(
 }
 
 /// Destruct the array and free the descriptor. NULL is ignored.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `p` is NULL or points to an initialised `pmix_data_array_t` that the library reads or
+///   fills in as described above.
+///
+/// What is released must have been made by this library (or by libc malloc, as the PMIx
+/// macros do) and is not used after the call.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_free(p: *mut pmix_data_array_t) {
     ffi_value!(PMIx_Data_array_free, (), {

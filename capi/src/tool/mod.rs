@@ -19,6 +19,16 @@ use pmix_sys as sys;
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `proc`, bad directives),
 /// `PMIX_ERR_UNREACH` (no server and the connection was not optional), or the server's
 /// refusal (`PMIX_ERR_NOT_SUPPORTED` without tool support, `PMIX_ERR_INVALID_CRED`).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_init(
     proc_: *mut sys::pmix_proc_t,
@@ -28,8 +38,7 @@ pub unsafe extern "C" fn PMIx_tool_init(
     crate::ffi_status!(PMIx_tool_init, {
         crate::logging::init();
         crate::check_null!(proc_);
-        // SAFETY: NULL or `ninfo` initialised infos (C contract).
-        let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+        let info = match crate::arg!(infos info, ninfo) {
             Ok(i) => i,
             Err(e) => {
                 log::warn!("PMIx_tool_init: {}", e);
@@ -38,8 +47,9 @@ pub unsafe extern "C" fn PMIx_tool_init(
         };
         match global::tool_init(&info) {
             Ok(id) => {
-                // SAFETY: checked non-NULL above; writable (C contract).
-                conv::proc_to_c(&id, unsafe { &mut *proc_ });
+                if let Ok(Some(p)) = crate::arg!(opt_mut proc_) {
+                    conv::proc_to_c(&id, p);
+                }
                 sys::PMIX_SUCCESS
             }
             Err(e) => {
@@ -54,6 +64,9 @@ pub unsafe extern "C" fn PMIx_tool_init(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not initialized as a tool), `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_finalize() -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_finalize, {
@@ -62,6 +75,9 @@ pub unsafe extern "C" fn PMIx_tool_finalize() -> sys::pmix_status_t {
 }
 
 /// True while the tool is connected to a server.
+///
+/// # Safety
+/// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_is_connected() -> bool {
     crate::ffi_value!(PMIx_tool_is_connected, false, {
@@ -74,13 +90,19 @@ pub unsafe extern "C" fn PMIx_tool_is_connected() -> bool {
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL), `PMIX_ERR_INIT`, `PMIX_ERR_NOT_FOUND`
 /// (not connected to that server).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `server` is NULL or points to an initialised `pmix_proc_t` (only read).
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_disconnect(
     server: *const sys::pmix_proc_t,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_disconnect, {
-        // SAFETY: NULL or a valid proc (C contract).
-        let s = match unsafe { conv::proc_from_ptr(server) } {
+        let s = match crate::arg!(proc server) {
             Ok(s) => s,
             Err(e) => return e.status(),
         };
@@ -93,6 +115,16 @@ pub unsafe extern "C" fn PMIx_tool_disconnect(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL), `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`
 /// (not connected; `*nservers` is 0).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `servers` is NULL or a writable `pmix_proc_t *` slot (what the library stores there is
+///   described above);
+/// - `nservers` is NULL or points to an initialised `usize` that the library reads or fills
+///   in as described above.
+///
+/// What the library hands back is malloc'd and the caller's to release, unless stated
+/// above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_get_servers(
     servers: *mut *mut sys::pmix_proc_t,
@@ -127,6 +159,15 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `server` is NULL or points to an initialised `pmix_proc_t` (only read);
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server(
     server: *const sys::pmix_proc_t,
@@ -134,13 +175,11 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_set_server, {
-        // SAFETY: NULL or a valid proc (C contract).
-        let s = match unsafe { conv::proc_from_ptr(server) } {
+        let s = match crate::arg!(proc server) {
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or `ninfo` initialised infos (C contract).
-        if let Err(e) = unsafe { conv::info_array_from_c(info, ninfo) } {
+        if let Err(e) = crate::arg!(infos info, ninfo) {
             return e.status();
         }
         status("PMIx_tool_set_server", global::tool_set_server(&s))
@@ -153,6 +192,18 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (no directives, or none naming a server),
 /// `PMIX_ERR_INIT`, `PMIX_ERR_UNREACH`, `PMIX_ERR_NOT_SUPPORTED` (a second server).
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `myproc` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `server` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_attach_to_server(
     myproc: *mut sys::pmix_proc_t,
@@ -161,12 +212,23 @@ pub unsafe extern "C" fn PMIx_tool_attach_to_server(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_attach_to_server, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `myproc`, `server`, `info`
+        // what `attach` requires.
         unsafe { attach("PMIx_tool_attach_to_server", myproc, server, info, ninfo) }
     })
 }
 
 /// Deprecated form of [`PMIx_tool_attach_to_server`] without the server's identity.
+///
+/// # Safety
+/// The C contract (what makes the call sound):
+/// - `proc_` is NULL or points to an initialised `pmix_proc_t` that the library reads or
+///   fills in as described above;
+/// - `info` is NULL or points to `ninfo` initialised `pmix_info_t`s that the caller may
+///   write through.
+///
+/// What the pointers lead to is read (copied) during the call and may be released once it
+/// returns, unless stated above.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     proc_: *mut sys::pmix_proc_t,
@@ -174,7 +236,8 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(
     ninfo: usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_tool_connect_to_server, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: this export's `# Safety` contract promises of `proc_` and `info` what
+        // `attach` requires (`server` is NULL, which it accepts).
         unsafe {
             attach(
                 "PMIx_tool_connect_to_server",
@@ -200,20 +263,17 @@ unsafe fn attach(
         log::warn!("{}: no directives naming a server", name);
         return sys::PMIX_ERR_BAD_PARAM;
     }
-    // SAFETY: non-NULL with `ninfo` initialised infos (C contract).
-    let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
+    let info = match crate::arg!(infos info, ninfo) {
         Ok(i) => i,
         Err(e) => return e.status(),
     };
     match global::tool_attach(&info) {
         Ok((me, srv)) => {
-            if !myproc.is_null() {
-                // SAFETY: non-NULL and writable (C contract).
-                conv::proc_to_c(&me, unsafe { &mut *myproc });
+            if let Ok(Some(p)) = crate::arg!(opt_mut myproc) {
+                conv::proc_to_c(&me, p);
             }
-            if !server.is_null() {
-                // SAFETY: as above.
-                conv::proc_to_c(&srv, unsafe { &mut *server });
+            if let Ok(Some(p)) = crate::arg!(opt_mut server) {
+                conv::proc_to_c(&srv, p);
             }
             sys::PMIX_SUCCESS
         }

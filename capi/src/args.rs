@@ -1,0 +1,465 @@
+//! Checked access to the pointers an export is handed, in the manner of rustls-ffi's
+//! `try_ref_from_ptr!` / `try_slice!`: one place turns a C pointer into a Rust borrow
+//! or an owned core value, and a NULL or malformed argument into `PMIX_ERR_BAD_PARAM`
+//! with a log line naming it, so that exports need no `unsafe` of their own.
+//!
+//! Two layers:
+//!
+//! * the `unsafe fn`s below ([`ref_arg`], [`mut_arg`], [`slice_arg`], [`cstr_arg`],
+//!   [`key_arg`], [`proc_arg`], [`infos_arg`], …) each state, in their `# Safety`
+//!   section, what the pointer must be when it is not NULL;
+//! * the macros [`arg!`](crate::arg) (gives a `pmix_core::Result<_>`) and
+//!   [`try_arg!`](crate::try_arg) (gives the value, or returns the status — or the given
+//!   fallback — from the enclosing export) call them. They are meant for export bodies
+//!   (and `unsafe fn`s) whose own `# Safety` section promises exactly that of the
+//!   argument: the C caller's contract is what makes the access sound.
+//!
+//! ```ignore
+//! let p = try_arg!(proc proc_);           // ProcId, NULL is BAD_PARAM
+//! let infos = try_arg!(infos info, ninfo); // Vec<Info>, (NULL, 0) is empty
+//! let out = try_arg!(mut val);            // &mut *mut pmix_value_t
+//! let n = try_arg!(ref size; else ());    // in an export returning nothing
+//! ```
+
+use core::ffi::c_char;
+use pmix_core::{Info, Key, ProcId};
+use pmix_sys as sys;
+
+/// What an argument check fails with: an engine error whose status is
+/// `PMIX_ERR_BAD_PARAM` (or what the conversion reports), so `?` works in closures that
+/// return a `pmix_core::Result` and `e.status()` gives the C status.
+pub type Status = pmix_core::Error;
+
+fn bad(msg: String) -> Status {
+    log::warn!("{}", msg);
+    pmix_core::Error::bad_param(msg)
+}
+
+fn null(what: &str) -> Status {
+    bad(format!("NULL argument {}", what))
+}
+
+/// `*p`, borrowed for the call.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged, naming `what`) for NULL.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised, aligned `T` that nobody writes while the
+/// borrow lives.
+pub unsafe fn ref_arg<'a, T>(p: *const T, what: &str) -> Result<&'a T, Status> {
+    // SAFETY: non-NULL `p` is a valid `T` (caller's promise); `as_ref` checks NULL.
+    unsafe { p.as_ref() }.ok_or_else(|| null(what))
+}
+
+/// `*p`, borrowed mutably for the call (an in/out struct or an out-parameter slot).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised, aligned `T` that nobody else reads or writes
+/// while the borrow lives. For an out-parameter slot such as `pmix_value_t **` any bit
+/// pattern of the slot is initialised enough: it is a pointer, only written.
+pub unsafe fn mut_arg<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Status> {
+    // SAFETY: non-NULL `p` is a valid, unaliased `T` (caller's promise).
+    unsafe { p.as_mut() }.ok_or_else(|| null(what))
+}
+
+/// `*p` when `p` is not NULL (an optional argument).
+///
+/// # Safety
+/// As [`ref_arg`].
+pub unsafe fn opt_arg<'a, T>(p: *const T) -> Option<&'a T> {
+    // SAFETY: as ref_arg (caller's promise).
+    unsafe { p.as_ref() }
+}
+
+/// `*p` borrowed mutably when `p` is not NULL (an optional out-parameter).
+///
+/// # Safety
+/// As [`mut_arg`].
+pub unsafe fn opt_mut_arg<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    // SAFETY: as mut_arg (caller's promise).
+    unsafe { p.as_mut() }
+}
+
+/// Store `v` in the optional out-parameter `*p` (nothing for NULL); the old contents are
+/// overwritten, not dropped.
+///
+/// # Safety
+/// `p` is NULL or aligned and writable for one `T`.
+pub unsafe fn set_arg<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: non-NULL, so writable (caller's promise).
+        unsafe { p.write(v) };
+    }
+}
+
+/// `*p` as a zero-filled `T` (the constructed state of every PMIx struct), borrowed
+/// mutably: for construct/load functions whose target may hold garbage.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL.
+///
+/// # Safety
+/// `p` is NULL or aligned and writable for one `T` that nobody else uses meanwhile, and
+/// all-zero bytes are a valid `T` (true of every `#[repr(C)]` struct of `pmix-sys`: its
+/// fields are integers, arrays, unions of those and raw pointers).
+pub unsafe fn zeroed_arg<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Status> {
+    if p.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: `p` is writable for one `T` and all-zero is a valid `T` (caller's promise),
+    // so after the fill the `&mut` points to an initialised value nobody else uses.
+    unsafe {
+        core::ptr::write_bytes(p, 0, 1);
+        Ok(&mut *p)
+    }
+}
+
+/// The `n` elements at `p`; `(NULL, 0)` (and any `p` with `n == 0`) is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL with `n > 0`, or for `n` elements that cannot
+/// be one allocation (more than `isize::MAX` bytes).
+///
+/// # Safety
+/// When `n > 0` and `p` is not NULL, `p` points to `n` initialised, aligned, consecutive
+/// `T`s that nobody writes while the borrow lives.
+pub unsafe fn slice_arg<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Status> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(bad(format!("NULL argument {} with a count of {}", what, n)));
+    }
+    if n.checked_mul(core::mem::size_of::<T>().max(1))
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(bad(format!(
+            "{}: a count of {} is larger than memory",
+            what, n
+        )));
+    }
+    // SAFETY: non-NULL, `n` valid elements (caller's promise), size checked above.
+    Ok(unsafe { core::slice::from_raw_parts(p, n) })
+}
+
+/// As [`slice_arg`], mutably.
+///
+/// # Errors
+/// As [`slice_arg`].
+///
+/// # Safety
+/// As [`slice_arg`], and nobody else reads or writes the elements meanwhile.
+pub unsafe fn slice_mut_arg<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T], Status> {
+    // SAFETY: this function's contract includes slice_arg's (the same pointer and count).
+    let s = unsafe { slice_arg(p as *const T, n, what) }?;
+    if s.is_empty() {
+        return Ok(&mut []);
+    }
+    // SAFETY: `s` was made from `p` and `n` above; exclusive use is the caller's promise.
+    Ok(unsafe { core::slice::from_raw_parts_mut(p, n) })
+}
+
+/// A NUL-terminated C string as UTF-8 text, borrowed for the call.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL or bytes that are not UTF-8.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that nobody writes meanwhile.
+pub unsafe fn cstr_arg<'a>(p: *const c_char, what: &str) -> Result<&'a str, Status> {
+    // SAFETY: NULL or a C string (caller's promise).
+    let b = unsafe { crate::conv::cstr_ref(p) }.ok_or_else(|| null(what))?;
+    core::str::from_utf8(b).map_err(|_| bad(format!("argument {} is not valid UTF-8", what)))
+}
+
+/// As [`cstr_arg`], NULL allowed (`None`).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for bytes that are not UTF-8.
+///
+/// # Safety
+/// As [`cstr_arg`].
+pub unsafe fn opt_cstr_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Status> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: this function's contract is `cstr_arg`'s (the same pointer).
+    unsafe { cstr_arg(p, what) }.map(Some)
+}
+
+/// A key from a `const char *` (1..=`PMIX_MAX_KEYLEN` bytes, read with that bound).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL, empty, over-length or non-UTF-8 keys.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `PMIX_MAX_KEYLEN + 1` bytes.
+pub unsafe fn key_arg(p: *const c_char) -> Result<Key, Status> {
+    // SAFETY: this function's contract is key_from_ptr's: it reads at most
+    // PMIX_MAX_KEYLEN + 1 bytes.
+    unsafe { crate::conv::key_from_ptr(p) }
+}
+
+/// A key from a `const char *`, borrowed (checked as [`key_arg`] is, bar what `Key::new`
+/// checks when the key is stored).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL, over-length or non-UTF-8 keys.
+///
+/// # Safety
+/// As [`key_arg`], and the string is not written while the borrow lives.
+pub unsafe fn key_str_arg<'a>(p: *const c_char) -> Result<&'a str, Status> {
+    // SAFETY: this function's contract is key_str's: it reads at most
+    // PMIX_MAX_KEYLEN + 1 bytes.
+    unsafe { crate::conv::key_str(p) }
+}
+
+/// A `pmix_value_t`, deep-copied into an owned core value.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL or a malformed value;
+/// `PMIX_ERR_UNKNOWN_DATA_TYPE` for a type the library does not know.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_value_t` whose data is what its type
+/// says (the buffers it points to readable).
+pub unsafe fn value_arg(p: *const sys::pmix_value_t) -> Result<pmix_core::Value, Status> {
+    // SAFETY: this function's contract is `value_from_c`'s (the same pointer).
+    unsafe { crate::conv::value_from_c(p) }
+}
+
+/// A process identifier from a `const pmix_proc_t *`.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL or a namespace without NUL.
+///
+/// # Safety
+/// `p` is NULL or points to a readable `pmix_proc_t`.
+pub unsafe fn proc_arg(p: *const sys::pmix_proc_t) -> Result<ProcId, Status> {
+    // SAFETY: this function's contract is `proc_from_ptr`'s (the same pointer).
+    unsafe { crate::conv::proc_from_ptr(p) }
+}
+
+/// The `n` processes at `p` as owned identifiers; `(NULL, 0)` is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL with `n > 0` or a malformed namespace.
+///
+/// # Safety
+/// `p` is NULL or points to `n` readable `pmix_proc_t`s.
+pub unsafe fn procs_arg(p: *const sys::pmix_proc_t, n: usize) -> Result<Vec<ProcId>, Status> {
+    // SAFETY: this function's contract is `proc_array_from_c`'s (the same pointer).
+    unsafe { crate::conv::proc_array_from_c(p, n) }
+}
+
+/// The `n` infos at `p`, deep-copied into owned core values; `(NULL, 0)` is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL with `n > 0` or a malformed info;
+/// `PMIX_ERR_UNKNOWN_DATA_TYPE` for a value type the library does not know.
+///
+/// # Safety
+/// `p` is NULL or points to `n` initialised `pmix_info_t`s whose values are what their
+/// types say (the buffers they point to readable).
+pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
+    // SAFETY: this function's contract is `info_array_from_c`'s (the same pointer).
+    unsafe { crate::conv::info_array_from_c(p, n) }
+}
+
+/// Check and convert one export argument: `arg!(KIND ARGS)` gives a
+/// `pmix_core::Result<_>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
+/// `opt_mut`,
+/// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`, `value`, `proc`,
+/// `procs`, `infos`); `arg!(set p, v)` stores `v` in the optional out-parameter `p`.
+///
+/// Use it only where the enclosing export's (or `unsafe fn`'s) `# Safety` section
+/// promises, of that argument, what the matching [`crate::args`] function requires.
+#[macro_export]
+macro_rules! arg {
+    (ref $p:expr) => { $crate::arg!(@one ref_arg, $p) };
+    (mut $p:expr) => { $crate::arg!(@one mut_arg, $p) };
+    (opt $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs: the enclosing `# Safety` contract gives `p`
+        // what `args::opt_arg` requires.
+        Ok::<_, $crate::args::Status>(unsafe { $crate::args::opt_arg(p) })
+    }};
+    (opt_mut $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::opt_mut_arg`).
+        Ok::<_, $crate::args::Status>(unsafe { $crate::args::opt_mut_arg(p) })
+    }};
+    (set $p:expr, $v:expr) => {{
+        let (p, v) = ($p, $v);
+        // SAFETY: see the macro's docs (`args::set_arg`): `p` is NULL or writable.
+        unsafe { $crate::args::set_arg(p, v) }
+    }};
+    (zeroed $p:expr) => { $crate::arg!(@one zeroed_arg, $p) };
+    (slice $p:expr, $n:expr) => { $crate::arg!(@counted slice_arg, $p, $n) };
+    (slice_mut $p:expr, $n:expr) => { $crate::arg!(@counted slice_mut_arg, $p, $n) };
+    (cstr $p:expr) => { $crate::arg!(@one cstr_arg, $p) };
+    (opt_cstr $p:expr) => { $crate::arg!(@one opt_cstr_arg, $p) };
+    (key $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::key_arg`).
+        unsafe { $crate::args::key_arg(p) }
+    }};
+    (key_str $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::key_str_arg`).
+        unsafe { $crate::args::key_str_arg(p) }
+    }};
+    (value $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::value_arg`).
+        unsafe { $crate::args::value_arg(p) }
+    }};
+    (proc $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::proc_arg`).
+        unsafe { $crate::args::proc_arg(p) }
+    }};
+    (procs $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::procs_arg`).
+        unsafe { $crate::args::procs_arg(p, n) }
+    }};
+    (infos $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::infos_arg`).
+        unsafe { $crate::args::infos_arg(p, n) }
+    }};
+    (@one $f:ident, $p:expr) => {{
+        let (p, what) = ($p, concat!("`", stringify!($p), "` (", module_path!(), ")"));
+        // SAFETY: the enclosing export's `# Safety` contract (the C caller's promise)
+        // gives this argument exactly what the `args` function requires.
+        unsafe { $crate::args::$f(p, what) }
+    }};
+    (@counted $f:ident, $p:expr, $n:expr) => {{
+        let (p, n, what) = ($p, $n, concat!("`", stringify!($p), "` (", module_path!(), ")"));
+        // SAFETY: as in `@one`: the contract covers `p` with `n` elements.
+        unsafe { $crate::args::$f(p, n, what) }
+    }};
+}
+
+/// As [`arg!`](crate::arg), but gives the value itself and returns the failing status
+/// (`e.status()`) from the enclosing function — or, after `; else`, the given fallback (for exports
+/// that return nothing, a pointer or a boolean).
+#[macro_export]
+macro_rules! try_arg {
+    ($kind:ident $($a:expr),+ ; else $fallback:expr) => {
+        match $crate::arg!($kind $($a),+) {
+            Ok(v) => v,
+            Err(_) => return $fallback,
+        }
+    };
+    ($kind:ident $($a:expr),+) => {
+        match $crate::arg!($kind $($a),+) {
+            Ok(v) => v,
+            Err(e) => return e.status(),
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::ptr::{null, null_mut};
+    use pmix_sys as sys;
+
+    fn st<T>(r: Result<T, Status>) -> sys::pmix_status_t {
+        match r {
+            Ok(_) => sys::PMIX_SUCCESS,
+            Err(e) => e.status(),
+        }
+    }
+
+    #[test]
+    fn null_pointers_are_bad_param() {
+        // SAFETY: NULL is allowed by every helper's contract.
+        unsafe {
+            assert_eq!(st(ref_arg::<u32>(null(), "p")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(mut_arg::<u32>(null_mut(), "p")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(
+                st(zeroed_arg::<u32>(null_mut(), "p")),
+                sys::PMIX_ERR_BAD_PARAM
+            );
+            assert_eq!(st(cstr_arg(null(), "s")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(key_arg(null())), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(proc_arg(null())), sys::PMIX_ERR_BAD_PARAM);
+            assert!(opt_arg::<u32>(null()).is_none());
+            assert_eq!(opt_cstr_arg(null(), "s").ok(), Some(None));
+        }
+    }
+
+    #[test]
+    fn counted_arrays_null_only_when_empty() {
+        // SAFETY: NULL with any count is allowed; a count of 0 never reads.
+        unsafe {
+            assert!(slice_arg::<u64>(null(), 0, "a").unwrap().is_empty());
+            assert_eq!(
+                st(slice_arg::<u64>(null(), 3, "a")),
+                sys::PMIX_ERR_BAD_PARAM
+            );
+            assert!(infos_arg(null(), 0).unwrap().is_empty());
+            assert_eq!(st(infos_arg(null(), 2)), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(st(procs_arg(null(), 1)), sys::PMIX_ERR_BAD_PARAM);
+        }
+        let one = [7u64];
+        // SAFETY: a count larger than memory is refused before any read.
+        assert_eq!(
+            st(unsafe { slice_arg(one.as_ptr(), usize::MAX / 4, "a") }),
+            sys::PMIX_ERR_BAD_PARAM
+        );
+        // SAFETY: `one` holds one element.
+        assert_eq!(unsafe { slice_arg(one.as_ptr(), 1, "a") }.unwrap(), &[7]);
+    }
+
+    #[test]
+    fn strings_and_keys() {
+        // SAFETY: NUL-terminated literals.
+        unsafe {
+            assert_eq!(cstr_arg(c"héllo".as_ptr(), "s").unwrap(), "héllo");
+            let bad = [0xffu8 as c_char, 0];
+            assert_eq!(st(cstr_arg(bad.as_ptr(), "s")), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(key_arg(c"my.key".as_ptr()).unwrap().as_str(), "my.key");
+            assert_eq!(key_str_arg(c"my.key".as_ptr()).unwrap(), "my.key");
+        }
+        let long = vec![b'k' as c_char; sys::PMIX_MAX_KEYLEN + 1]
+            .into_iter()
+            .chain([0])
+            .collect::<Vec<_>>();
+        // SAFETY: NUL-terminated, one byte over the key bound.
+        assert_eq!(
+            st(unsafe { key_arg(long.as_ptr()) }),
+            sys::PMIX_ERR_BAD_PARAM
+        );
+    }
+
+    #[test]
+    fn zeroed_clears_and_macros_return_the_status() {
+        let mut x = 0xdead_beef_u32;
+        // SAFETY: `x` is a writable u32, for which all-zero is valid.
+        let r = unsafe { zeroed_arg(&mut x, "x") }.unwrap();
+        assert_eq!(*r, 0);
+        // An export-shaped function: try_arg! hands back the failing status.
+        unsafe fn export(p: *const u32) -> sys::pmix_status_t {
+            let v = crate::try_arg!(ref p);
+            if *v == 1 {
+                sys::PMIX_SUCCESS
+            } else {
+                sys::PMIX_ERROR
+            }
+        }
+        let one = 1u32;
+        // SAFETY: NULL or a valid u32.
+        unsafe {
+            assert_eq!(export(null()), sys::PMIX_ERR_BAD_PARAM);
+            assert_eq!(export(&one), sys::PMIX_SUCCESS);
+        }
+    }
+}
