@@ -283,12 +283,7 @@ impl Registry {
                 }
                 cat.last = Some(reg);
             } else if let Some(name) = o.before.as_ref().or(o.after.as_ref()) {
-                let pos = cat
-                    .list
-                    .iter()
-                    .position(|r| r.opts.name.as_deref() == Some(name.as_str()))
-                    .ok_or_else(|| reg_error(format!("no handler named {:?}", name)))?;
-                let at = if o.before.is_some() { pos } else { pos + 1 };
+                let at = Self::next_to(cat, self.first.as_ref(), self.last.as_ref(), name, &o)?;
                 cat.list.insert(at, reg);
             } else if o.prepend {
                 cat.list.insert(0, reg);
@@ -298,6 +293,45 @@ impl Registry {
         }
         self.next += 1;
         Ok(id)
+    }
+
+    /// Where in `cat`'s list a handler placed `PMIX_EVENT_HDLR_BEFORE`/`_AFTER` the
+    /// handler `name` goes. The named handler is looked for in the category's list; one
+    /// that runs before the whole list (first overall, first in the category) can be
+    /// followed, and then the new handler starts the list; one that runs after it (last
+    /// overall, last in the category) can be preceded, and the new handler ends the list.
+    fn next_to(
+        cat: &Category,
+        first: Option<&Reg>,
+        last: Option<&Reg>,
+        name: &str,
+        o: &HandlerOpts,
+    ) -> Result<usize> {
+        let named = |r: Option<&Reg>| r.is_some_and(|r| r.opts.name.as_deref() == Some(name));
+        if let Some(pos) = cat
+            .list
+            .iter()
+            .position(|r| r.opts.name.as_deref() == Some(name))
+        {
+            return Ok(if o.before.is_some() { pos } else { pos + 1 });
+        }
+        let ahead = named(first) || named(cat.first.as_ref());
+        let behind = named(last) || named(cat.last.as_ref());
+        match (o.before.is_some(), ahead, behind) {
+            (false, true, _) => Ok(0),
+            (true, _, true) => Ok(cat.list.len()),
+            (_, true, _) | (_, _, true) => Err(reg_error(format!(
+                "handler {:?} is pinned {}: nothing can go {} it",
+                name,
+                if ahead { "first" } else { "last" },
+                if o.before.is_some() {
+                    "before"
+                } else {
+                    "after"
+                }
+            ))),
+            _ => Err(reg_error(format!("no handler named {:?}", name))),
+        }
     }
 
     /// Remove handler `id`.
@@ -564,5 +598,44 @@ mod tests {
         run(&hs, e);
         assert_eq!(*log.lock().unwrap(), vec!["once(0)", "aff(0)"]);
         assert!(hs.deregister(id).is_err(), "the one-shot handler is gone");
+    }
+
+    #[test]
+    fn before_and_after_a_pinned_handler() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let hs = Handlers::default();
+        let ok = sys::PMIX_SUCCESS;
+        hs.register(vec![-1], named("s1"), rec(&log, "s1", ok))
+            .unwrap();
+        let mut o = named("omp");
+        o.first = true;
+        hs.register(vec![-1], o, rec(&log, "omp", ok)).unwrap();
+        let mut o = named("end");
+        o.last = true;
+        hs.register(vec![-1], o, rec(&log, "end", ok)).unwrap();
+        // After the first-overall handler: starts its category's list.
+        let mut o = named("mpi");
+        o.after = Some("omp".into());
+        hs.register(vec![-1], o, rec(&log, "mpi", ok)).unwrap();
+        // Before the last-overall handler: ends its category's list.
+        let mut o = named("tail");
+        o.before = Some("end".into());
+        hs.register(vec![-1], o, rec(&log, "tail", ok)).unwrap();
+        // Nothing runs before the first or after the last.
+        for (before, name) in [(true, "omp"), (false, "end")] {
+            let mut o = named("x");
+            if before {
+                o.before = Some(name.into());
+            } else {
+                o.after = Some(name.into());
+            }
+            let e = hs.register(vec![-1], o, rec(&log, "x", ok)).unwrap_err();
+            assert_eq!(e.status, sys::PMIX_ERR_EVENT_REGISTRATION);
+        }
+        run(&hs, ev(-1));
+        assert_eq!(
+            *log.lock().unwrap(),
+            vec!["omp(0)", "mpi(1)", "s1(2)", "tail(3)", "end(4)"]
+        );
     }
 }

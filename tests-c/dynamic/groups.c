@@ -227,12 +227,14 @@ int main(void)
     PMIX_QUERY_DESTRUCT(&q);
     barrier();
 
-    /* Invitations. */
-    pmix_proc_t inv[2];
+    /* Invitations. The leader names itself too: only then is it a member of the group
+     * that forms (as OpenPMIx does; a leader that invites only others stays out). */
+    pmix_proc_t inv[3];
     load_proc(&inv[0], me.nspace, 1);
     load_proc(&inv[1], me.nspace, 3);
+    load_proc(&inv[2], me.nspace, 0);
     if (0 == me.rank) {
-        CHECK_RC(PMIx_Group_invite("gI", inv, 2, NULL, 0, &res, &nres),
+        CHECK_RC(PMIx_Group_invite("gI", inv, 3, NULL, 0, &res, &nres),
                  PMIX_GROUP_CONSTRUCT_ABORT, "an invitation someone declines");
     }
     if (1 == me.rank || 3 == me.rank) {
@@ -247,7 +249,7 @@ int main(void)
     if (0 == me.rank) {
         pmix_info_t opt;
         PMIX_INFO_LOAD(&opt, PMIX_GROUP_OPTIONAL, &t, PMIX_BOOL);
-        CHECK_RC(PMIx_Group_invite("gJ", inv, 2, &opt, 1, &res, &nres), PMIX_SUCCESS,
+        CHECK_RC(PMIx_Group_invite("gJ", inv, 3, &opt, 1, &res, &nres), PMIX_SUCCESS,
                  "an optional invitation");
         size_t members = 0;
         ctx_of(res, nres, &members);

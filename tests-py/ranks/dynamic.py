@@ -274,8 +274,9 @@ def groups(ctx):
     check_eq((rc, value_of(query_answers(res), PMIX_QUERY_NUM_GROUPS)), (PMIX_SUCCESS, 2), "two groups")
     ctx.barrier()
 
-    # invitations: rank 0 invites 1 and 3; 1 accepts, 3 declines
-    invitees = [{"nspace": ns, "rank": 1}, {"nspace": ns, "rank": 3}]
+    # invitations: rank 0 invites 1 and 3, and names itself (only then is it a member,
+    # as in OpenPMIx); 1 accepts, 3 declines
+    invitees = [{"nspace": ns, "rank": 1}, {"nspace": ns, "rank": 3}, {"nspace": ns, "rank": 0}]
     if r == 0:
         rc, res = foo.group_invite("gI", invitees, None)
         check_rc(foo, rc, PMIX_GROUP_CONSTRUCT_ABORT, "an invitation someone declines")

@@ -14,6 +14,7 @@ use crate::event::Event;
 use crate::protocol::{DynReq, GroupOp, GroupReply, ReplyData};
 use crate::reactor;
 use crate::server::state::includes;
+use crate::store::{info_array, qualified};
 use crate::value::{DataArray, Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
@@ -47,10 +48,77 @@ fn members_of(results: &[Info]) -> Vec<ProcId> {
         .collect()
 }
 
+/// The container of qualified values (see [`crate::store::qualified`]) holding each of
+/// `infos` qualified by `PMIX_GROUP_CONTEXT_ID` = `ctx`: how data a member contributed to
+/// a group with a context id is kept, so a Get naming that qualifier selects it.
+pub(crate) fn ctx_qualified(infos: &[Info], ctx: u64) -> Option<Info> {
+    let mut qual = Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(ctx)).ok()?;
+    qual.flags |= sys::PMIX_INFO_QUALIFIER;
+    let items: Vec<Value> = infos
+        .iter()
+        .filter(|i| i.key.as_str() != qualified::CONTAINER)
+        .map(|i| {
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_INFO,
+                items: vec![
+                    Value::Info(Box::new(i.clone())),
+                    Value::Info(Box::new(qual.clone())),
+                ],
+            }))
+        })
+        .collect();
+    if items.is_empty() {
+        return None;
+    }
+    Info::new(
+        qualified::CONTAINER,
+        Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_DATA_ARRAY,
+            items,
+        })),
+    )
+    .ok()
+}
+
+/// Merge every alternative of the container `incoming` into `existing` (a value kept
+/// before under the same qualifiers is replaced).
+fn merge_container(existing: Option<&Value>, incoming: &Value) -> Value {
+    let Value::DataArray(da) = incoming else {
+        return incoming.clone();
+    };
+    let mut acc = existing.cloned();
+    for alt in &da.items {
+        match qualified::merge(acc.as_ref(), alt) {
+            Ok(v) => acc = Some(v),
+            Err(e) => log::warn!("PMIx_Group: a malformed qualified value was dropped: {}", e),
+        }
+    }
+    acc.unwrap_or_else(|| incoming.clone())
+}
+
+/// The infos a caller gave inside `PMIX_GROUP_INFO` (data it shares with the members).
+fn group_info_of(info: &[Info]) -> Vec<Info> {
+    info.iter()
+        .filter(|i| i.key.as_str() == ak::PMIX_GROUP_INFO)
+        .filter_map(|i| info_array(&i.value))
+        .flatten()
+        .collect()
+}
+
+fn context_id_of(results: &[Info]) -> Option<u64> {
+    results
+        .iter()
+        .find(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID)
+        .and_then(|i| i.value.as_u64())
+}
+
 impl Inner {
-    /// Keep what a completed construct or join delivered; returns its results.
-    fn absorb_group(&self, grp: &str, reply: GroupReply) -> Vec<Info> {
+    /// Keep what a completed construct or join delivered; returns its results. `own` is
+    /// what we gave in `PMIX_GROUP_INFO`: readable by us as the others read it (qualified
+    /// by the group's context id when it has one).
+    fn absorb_group(&self, grp: &str, reply: GroupReply, own: &[Info]) -> Vec<Info> {
         let GroupReply { results, data } = reply;
+        let ctx = context_id_of(&results);
         let mut d = self.write();
         for j in data.jobs {
             if j.nspace != self.me.nspace {
@@ -60,7 +128,26 @@ impl Inner {
         for p in data.peers {
             let cache = d.peers.entry(p.proc_).or_default();
             for i in p.info {
-                cache.insert(i.key, i.value);
+                let v = if i.key.as_str() == qualified::CONTAINER {
+                    merge_container(cache.get(&i.key), &i.value)
+                } else {
+                    i.value
+                };
+                cache.insert(i.key, v);
+            }
+        }
+        let mine: Vec<Info> = match ctx {
+            Some(c) => ctx_qualified(own, c).into_iter().collect(),
+            None => own.to_vec(),
+        };
+        for i in mine {
+            match d.own.map.get_mut(&i.key) {
+                Some(e) if i.key.as_str() == qualified::CONTAINER => {
+                    e.value = merge_container(Some(&e.value), &i.value);
+                }
+                Some(e) => e.value = i.value,
+                // Internal: ours to read, not sent again at the next commit.
+                None => d.own.put(i.key, sys::PMIX_INTERNAL, i.value),
             }
         }
         d.groups.insert(grp.to_string(), members_of(&results));
@@ -151,6 +238,7 @@ impl Client {
         }
         let inner: Arc<Inner> = self.inner.clone();
         let g = grp.to_string();
+        let own = group_info_of(&info);
         self.dyn_request(
             DynReq::Group {
                 op: op as u8,
@@ -164,7 +252,7 @@ impl Client {
                     return;
                 }
                 let res = match data {
-                    ReplyData::Group(r) => inner.absorb_group(&g, *r),
+                    ReplyData::Group(r) => inner.absorb_group(&g, *r, &own),
                     _ => Vec::new(),
                 };
                 if matches!(op, GroupOp::Destruct | GroupOp::Leave) {

@@ -24,7 +24,7 @@ mod dump;
 mod events;
 mod gather;
 pub mod global;
-mod group;
+pub(crate) mod group;
 mod hostops;
 pub use hostops::Credential;
 mod iof;

@@ -6,7 +6,7 @@ use super::{Callback, Client};
 use crate::error::{Error, Result};
 use crate::protocol::{DynReq, ReplyData};
 use crate::reactor;
-use crate::value::{App, Info, Nspace};
+use crate::value::{App, Info, Nspace, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 
@@ -20,6 +20,12 @@ impl Client {
         if apps.is_empty() || apps.iter().any(|a| a.maxprocs < 0) {
             log::warn!("PMIx_Spawn: no apps, or a negative maxprocs");
             return Err(Error::bad_param("PMIx_Spawn needs apps"));
+        }
+        if job_info.iter().any(|i| {
+            i.key.as_str() == ak::PMIX_PARENT_ID && !matches!(i.value, Value::Proc(Some(_)))
+        }) {
+            log::warn!("PMIx_Spawn: PMIX_PARENT_ID must hold a PMIX_PROC");
+            return Err(Error::bad_param("PMIX_PARENT_ID is not a PMIX_PROC"));
         }
         if self.is_singleton() {
             return Err(Error::new(

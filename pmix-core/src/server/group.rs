@@ -82,6 +82,9 @@ pub struct GroupOp {
     arrived: Vec<Arrival>,
     /// Invite: the inviting process.
     leader: Option<Arrival>,
+    /// Invite: the inviter named itself among the invited, so it is a member of the
+    /// group that forms (a coordinator may form a group of others without joining it).
+    leader_member: bool,
     /// Invitees that ended before answering, or members lost during a destruct.
     gone: Vec<ProcId>,
     host_called: bool,
@@ -216,6 +219,15 @@ impl ServerState {
             .filter(|i| !i.key.is_reserved())
             .collect();
         info.retain(|i| i.key.as_str() != ak::PMIX_GROUP_ENDPT_DATA);
+        // What the caller shares in PMIX_GROUP_INFO (PMIX_GROUP_LOCAL_CID, say) reaches
+        // the other members with its endpoint data.
+        let mut endpoint = endpoint;
+        endpoint.extend(
+            info.iter()
+                .filter(|i| i.key.as_str() == ak::PMIX_GROUP_INFO)
+                .filter_map(|i| info_array(&i.value))
+                .flatten(),
+        );
         let arrival = Arrival {
             conn,
             tag,
@@ -278,6 +290,7 @@ impl ServerState {
                     nleaders: 0,
                     arrived: Vec::new(),
                     leader: None,
+                    leader_member: false,
                     gone: Vec::new(),
                     host_called: false,
                 });
@@ -350,6 +363,7 @@ impl ServerState {
                     nleaders: 0,
                     arrived: Vec::new(),
                     leader: None,
+                    leader_member: false,
                     gone: Vec::new(),
                     host_called: false,
                 });
@@ -371,11 +385,9 @@ impl ServerState {
             out.push(reply(a.conn, a.tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
             return;
         }
-        let invitees: Vec<ProcId> = self
-            .flatten(&self.expand_group_names(procs))
-            .into_iter()
-            .filter(|p| p != &a.proc_)
-            .collect();
+        let named = self.flatten(&self.expand_group_names(procs));
+        let leader_member = named.contains(&a.proc_);
+        let invitees: Vec<ProcId> = named.into_iter().filter(|p| p != &a.proc_).collect();
         if invitees.is_empty() {
             out.push(reply(
                 a.conn,
@@ -415,6 +427,7 @@ impl ServerState {
             nleaders: 0,
             arrived: Vec::new(),
             leader: Some(a),
+            leader_member,
             gone: Vec::new(),
             host_called: false,
         });
@@ -632,14 +645,20 @@ impl ServerState {
                     self.event_to(&leader.proc_, sys::PMIX_GROUP_INVITE_FAILED, f, info, out);
                 }
                 if !failed.is_empty() && !optional {
-                    for a in &accepted {
+                    // Every invited participant still here (those that accepted, declined
+                    // or never answered) and the leader hear that no group formed.
+                    let told = std::iter::once(&leader.proc_)
+                        .chain(op.expected.iter().filter(|p| !op.gone.contains(p)));
+                    for p in told {
                         self.event_to(
-                            &a.proc_,
+                            p,
                             sys::PMIX_GROUP_CONSTRUCT_ABORT,
                             &leader.proc_,
                             group_info(&op.grp),
                             out,
                         );
+                    }
+                    for a in &accepted {
                         out.push(reply(
                             a.conn,
                             a.tag,
@@ -656,11 +675,27 @@ impl ServerState {
                     return;
                 }
                 let mut members: Vec<ProcId> = accepted.iter().map(|a| a.proc_.clone()).collect();
-                members.push(leader.proc_.clone());
+                if op.leader_member {
+                    members.push(leader.proc_.clone());
+                }
                 members.sort();
                 let results = self.form_group(&op.grp, &members, &[&leader.info], host_results);
-                let arrived: Vec<&Arrival> =
-                    std::iter::once(&leader).chain(accepted.iter()).collect();
+                let mut arrived: Vec<&Arrival> = accepted.iter().collect();
+                if op.leader_member {
+                    arrived.push(&leader);
+                } else {
+                    // Not a member: its invite completes with the results, and it neither
+                    // contributes nor receives endpoint data.
+                    out.push(reply(
+                        leader.conn,
+                        leader.tag,
+                        sys::PMIX_SUCCESS,
+                        ReplyData::Group(Box::new(GroupReply {
+                            results: results.clone(),
+                            data: Default::default(),
+                        })),
+                    ));
+                }
                 self.answer_formed(&members, &arrived, &results, out);
                 self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
             }
@@ -676,11 +711,22 @@ impl ServerState {
         results: &[Info],
         out: &mut Vec<Action>,
     ) {
+        let ctx = results
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID)
+            .and_then(|i| i.value.as_u64());
+        // With a context id, each contribution is also kept qualified by it.
         let contributed: Vec<PeerData> = arrived
             .iter()
-            .map(|a| PeerData {
-                proc_: a.proc_.clone(),
-                info: a.endpoint.clone(),
+            .map(|a| {
+                let mut info = a.endpoint.clone();
+                if let Some(c) = ctx {
+                    info.extend(crate::client::group::ctx_qualified(&a.endpoint, c));
+                }
+                PeerData {
+                    proc_: a.proc_.clone(),
+                    info,
+                }
             })
             .collect();
         let (jobs, peers) = self.exchange(members, contributed, ConnectData::default());
@@ -745,10 +791,13 @@ impl ServerState {
     }
 
     /// Tell the members the membership (a non-default event: only handlers registered
-    /// for `code` see it).
+    /// for `code` see it), with the group's `PMIX_GROUP_CONTEXT_ID` when it has one.
     fn membership_event(&self, grp: &str, members: &[ProcId], code: i32, out: &mut Vec<Action>) {
         let mut info = group_info(grp);
         info.extend(Info::new(ak::PMIX_GROUP_MEMBERSHIP, proc_array(members)));
+        if let Some(c) = self.dynamic.groups.get(grp).and_then(|g| g.ctx_id) {
+            info.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
+        }
         info.extend(Info::new(ak::PMIX_EVENT_NON_DEFAULT, Value::Bool(true)));
         for m in members {
             self.event_to(m, code, &self.id, info.clone(), out);
@@ -986,6 +1035,20 @@ mod tests {
         let out = send(&mut s, 2, 1, g(Op::Join, "I", vec![p("a", 0)], vec![]));
         assert_eq!(events(&out), vec![(1, sys::PMIX_GROUP_INVITE_ACCEPTED)]);
         let out = send(&mut s, 3, 1, g(Op::Decline, "I", vec![p("a", 0)], vec![]));
+        // Everyone invited, the decliner too, and the leader hear of the abort.
+        let mut ev: Vec<(ConnId, i32)> = events(&out)
+            .into_iter()
+            .filter(|e| e.1 == sys::PMIX_GROUP_CONSTRUCT_ABORT)
+            .collect();
+        ev.sort();
+        assert_eq!(
+            ev,
+            vec![
+                (1, sys::PMIX_GROUP_CONSTRUCT_ABORT),
+                (2, sys::PMIX_GROUP_CONSTRUCT_ABORT),
+                (3, sys::PMIX_GROUP_CONSTRUCT_ABORT)
+            ]
+        );
         assert_eq!(
             statuses(&out),
             vec![
@@ -1000,7 +1063,7 @@ mod tests {
             &mut s,
             1,
             2,
-            g(Op::Invite, "J", vec![p("a", 1), p("b", 0)], opt),
+            g(Op::Invite, "J", vec![p("a", 0), p("a", 1), p("b", 0)], opt),
         );
         send(&mut s, 2, 2, g(Op::Join, "J", vec![p("a", 0)], vec![]));
         let out = send(&mut s, 3, 2, g(Op::Decline, "J", vec![], vec![]));
@@ -1010,5 +1073,37 @@ mod tests {
         let out = send(&mut s, 2, 3, g(Op::Leave, "J", vec![], vec![]));
         assert_eq!(events(&out), vec![(1, sys::PMIX_GROUP_LEFT)]);
         assert_eq!(s.group_members("J"), Some(vec![p("a", 0)]));
+    }
+
+    #[test]
+    fn a_leader_that_invites_only_others_stays_out() {
+        let mut s = setup();
+        let want = ctx();
+        send(
+            &mut s,
+            1,
+            1,
+            g(Op::Invite, "K", vec![p("a", 1), p("b", 0)], want),
+        );
+        send(&mut s, 2, 1, g(Op::Join, "K", vec![p("a", 0)], vec![]));
+        let out = send(&mut s, 3, 1, g(Op::Join, "K", vec![p("a", 0)], vec![]));
+        assert_eq!(statuses(&out), vec![(1, 1, 0), (2, 1, 0), (3, 1, 0)]);
+        assert_eq!(s.group_members("K"), Some(vec![p("a", 1), p("b", 0)]));
+        // Only the members hear of the completion, and it names the context id.
+        let done: Vec<ConnId> = msgs(&out)
+            .into_iter()
+            .filter_map(|(c, m)| match m {
+                ServerMsg::Event { status, info, .. }
+                    if status == sys::PMIX_GROUP_CONSTRUCT_COMPLETE
+                        && info
+                            .iter()
+                            .any(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID) =>
+                {
+                    Some(c)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(done, vec![2, 3]);
     }
 }
