@@ -206,6 +206,14 @@ impl Topology {
             .map_err(|_| Error::bad_param("hwloc could not load the topology XML"))
     }
 
+    /// Borrow a caller's loaded topology (a `pmix_topology_t`'s) without owning it.
+    ///
+    /// # Safety
+    /// `t` is NULL or a loaded hwloc topology that stays alive while the result is used.
+    pub unsafe fn borrow_raw(t: RawTopo) -> Option<core::mem::ManuallyDrop<Topology>> {
+        NonNull::new(t).map(|raw| core::mem::ManuallyDrop::new(Topology { raw }))
+    }
+
     /// The `hwloc_topology_t` (for `pmix_topology_t.topology`).
     pub fn ptr(&self) -> RawTopo {
         self.raw.as_ptr()
