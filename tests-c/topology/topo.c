@@ -66,6 +66,12 @@ static void check_topology(pmix_topology_t *topo)
     CHECK(npu > 0 && npu == want, "%d PUs (this machine: %d, nproc %ld)", npu, want,
           sysconf(_SC_NPROCESSORS_ONLN));
     hwloc_topology_destroy(own);
+    char *printed = NULL;
+    CHECK_RC(PMIx_Data_print(&printed, NULL, topo, PMIX_TOPO), PMIX_SUCCESS, "print topology");
+    CHECK(printed != NULL && strstr(printed, "Type: Machine") != NULL &&
+              strstr(printed, "Type: PU") != NULL,
+          "printed topology names the machine and its PUs");
+    free(printed);
     pmix_topology_t again = PMIX_TOPOLOGY_STATIC_INIT;
     CHECK_RC(PMIx_Load_topology(&again), PMIX_SUCCESS, "second load");
     CHECK(again.topology == topo->topology, "one shared topology");
@@ -89,6 +95,11 @@ static void check_cpuset(pmix_cpuset_t *cs)
     CHECK_RC(PMIx_server_generate_cpuset_string(cs, &str), PMIX_SUCCESS, "cpuset string");
     CHECK(str != NULL && strncmp(str, "hwloc:", 6) == 0, "cpuset string %s", str ? str : "-");
     CHECK_RC(PMIx_Parse_cpuset_string(str, &parsed), PMIX_SUCCESS, "Parse_cpuset_string");
+    char *printed = NULL;
+    CHECK_RC(PMIx_Data_print(&printed, NULL, cs, PMIX_PROC_CPUSET), PMIX_SUCCESS, "print cpuset");
+    CHECK(printed != NULL && str != NULL && strstr(printed, str + 6) != NULL,
+          "printed cpuset %s", printed ? printed : "-");
+    free(printed);
     CHECK(parsed.bitmap != NULL && hwloc_bitmap_isequal(parsed.bitmap, cs->bitmap),
           "parsed back equal");
     pmix_cpuset_t bad = PMIX_CPUSET_STATIC_INIT;

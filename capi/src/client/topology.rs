@@ -242,3 +242,21 @@ pub unsafe extern "C" fn PMIx_Get_relative_locality(
 
 mod distances;
 mod server;
+
+/// `PMIx_Data_print`'s text of a hwloc topology (every object, from the machine down) or
+/// cpuset (hwloc's list format); None for another source or a NULL object.
+pub(crate) fn render_opaque(v: &Value, o: &pmix_core::value::Opaque) -> Option<String> {
+    let src = o.source.as_deref().map(String::from_utf8_lossy);
+    if o.ptr == 0 || !src.is_some_and(|s| topo::is_hwloc(&s)) {
+        return None;
+    }
+    let p = o.ptr as *mut core::ffi::c_void;
+    match v {
+        // SAFETY: a hwloc pmix_topology_t the caller hands to print holds a loaded
+        // topology it keeps alive for the call.
+        Value::Topo(_) => unsafe { Topology::borrow_raw(p) }.map(|t| topo::render(&t)),
+        // SAFETY: a hwloc pmix_cpuset_t holds a live bitmap (copied here).
+        Value::Cpuset(_) => unsafe { Bitmap::dup_raw(p) }.map(|b| b.to_list()),
+        _ => None,
+    }
+}

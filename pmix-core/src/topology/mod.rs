@@ -183,5 +183,26 @@ pub fn relative_locality(a: &str, b: &str) -> Result<u16> {
 
 pub use device::distances;
 
+/// A text rendering of a topology (`PMIx_Data_print` of a `PMIX_TOPO`): every object
+/// level by level, from the machine down: its type, child count, name and cpuset.
+pub fn render(t: &Topology) -> String {
+    let mut out = String::new();
+    for d in 0..t.depth() {
+        let pad = "\t".repeat(usize::try_from(d).unwrap_or(0));
+        for o in (0..t.width(d)).filter_map(|w| t.obj(d, w)) {
+            out.push_str(&format!(
+                "{pad}Type: {} Number of child objects: {}\n{pad}\tName={}\n",
+                o.type_name(),
+                o.arity(),
+                o.name().as_deref().unwrap_or("NULL")
+            ));
+            if let Some(c) = o.cpuset_hex() {
+                out.push_str(&format!("{pad}\tCpuset:  {c}\n"));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

@@ -77,6 +77,7 @@ const OFF_ATTR: usize = 40;
 const OFF_DEPTH: usize = 48;
 const OFF_LOGICAL_INDEX: usize = 52;
 const OFF_PARENT: usize = 72;
+const OFF_ARITY: usize = 104;
 const OFF_CPUSET: usize = 184;
 const OFF_INFOS: usize = 216;
 const OFF_INFOS_COUNT: usize = 224;
@@ -115,6 +116,8 @@ extern "C" {
     fn hwloc_bitmap_isequal(a: Bm, b: Bm) -> c_int;
     fn hwloc_bitmap_list_asprintf(s: *mut *mut c_char, b: Bm) -> c_int;
     fn hwloc_bitmap_list_sscanf(b: Bm, s: *const c_char) -> c_int;
+    fn hwloc_bitmap_asprintf(s: *mut *mut c_char, b: Bm) -> c_int;
+    fn hwloc_obj_type_string(ty: c_int) -> *const c_char;
 }
 
 fn hwloc_err(what: &str) -> Error {
@@ -365,6 +368,29 @@ impl<'t> Obj<'t> {
             raw,
             _topo: PhantomData,
         })
+    }
+
+    /// `obj->arity` (the number of normal children).
+    pub fn arity(&self) -> u32 {
+        self.field(OFF_ARITY)
+    }
+
+    /// hwloc's name of the object's type (`Machine`, `Package`, `PU`, ...).
+    pub fn type_name(&self) -> String {
+        // SAFETY: hwloc returns a static string for any type value ("Unknown" otherwise).
+        cstring(unsafe { hwloc_obj_type_string(self.kind()) }).unwrap_or_default()
+    }
+
+    /// The object's cpuset in hwloc's hexadecimal format (`0x00000003`), if it has one.
+    pub fn cpuset_hex(&self) -> Option<String> {
+        let c = self.cpuset()?;
+        let mut s: *mut c_char = core::ptr::null_mut();
+        // SAFETY: a live bitmap of the borrowed topology and a valid out-pointer.
+        let n = unsafe { hwloc_bitmap_asprintf(&mut s, c) };
+        let out = (n >= 0).then(|| cstring(s)).flatten();
+        // SAFETY: hwloc's malloc'd string (or NULL), freed once.
+        unsafe { libc::free(s.cast()) };
+        out
     }
 
     fn cpuset(&self) -> Option<Bm> {

@@ -104,3 +104,15 @@ fn distances_of_the_devices_hwloc_knows() {
     }
     assert!(distances(t, &all, 0, &[], "host").unwrap().is_empty());
 }
+
+#[test]
+fn render_names_the_machine_and_every_pu() {
+    let t = shared(None).unwrap();
+    let r = render(t);
+    assert!(
+        r.starts_with("Type: Machine Number of child objects: "),
+        "{r}"
+    );
+    assert_eq!(r.matches("Type: PU ").count() as u32, pu_count(t), "{r}");
+    assert!(r.contains("Cpuset:  0x"), "{r}");
+}
