@@ -20,10 +20,10 @@ use pmix_sys as sys;
 
 /// The devices `PMIx_Compute_distances` measures when the caller names no type (OpenPMIx's
 /// default: what a process communicates through).
-const DEFAULT_DEVTYPES: u64 = (sys::PMIX_DEVTYPE_NETWORK
+const DEFAULT_DEVTYPES: u64 = sys::PMIX_DEVTYPE_NETWORK
     | sys::PMIX_DEVTYPE_OPENFABRICS
     | sys::PMIX_DEVTYPE_GPU
-    | sys::PMIX_DEVTYPE_COPROC) as u64;
+    | sys::PMIX_DEVTYPE_COPROC;
 
 fn initialized() -> bool {
     global::initialized_client().is_some() || server_global::server().is_ok()

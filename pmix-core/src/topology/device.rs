@@ -75,7 +75,7 @@ pub(super) fn share_bit(kind: &str) -> Result<u16> {
         "HT" => psys::PMIX_LOCALITY_SHARE_HWTHREAD,
         _ => return Err(Error::bad_param(format!("unknown locality code {kind:?}"))),
     };
-    Ok(bit as u16)
+    Ok(bit)
 }
 
 /// The PMIx device type and uuid of an OS device (OpenPMIx's forms); None for a kind
@@ -90,7 +90,7 @@ fn identify(o: &Obj<'_>, name: &str, host: &str) -> Option<(u64, String)> {
         sys::OSDEV_DMA => psys::PMIX_DEVTYPE_DMA,
         sys::OSDEV_COPROC => psys::PMIX_DEVTYPE_COPROC,
         _ => return None,
-    } as u64;
+    };
     let uuid = match t {
         sys::OSDEV_NETWORK => {
             let addr = o.info("Address")?;

@@ -164,7 +164,7 @@ pub fn is_shared(t: sys::RawTopo) -> bool {
 /// a token with a bad list.
 pub fn relative_locality(a: &str, b: &str) -> Result<u16> {
     let (a, b) = (device::payload(a)?, device::payload(b)?);
-    let mut loc = psys::PMIX_LOCALITY_SHARE_NODE as u16;
+    let mut loc = psys::PMIX_LOCALITY_SHARE_NODE;
     for ta in a
         .split(':')
         .filter(|t| t.len() >= 2 && t.is_char_boundary(2))

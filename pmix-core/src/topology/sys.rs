@@ -430,8 +430,12 @@ impl<'t> Obj<'t> {
             return -1;
         }
         let attr: *const c_int = self.field(OFF_ATTR);
-        // SAFETY: an OS device's attribute union starts with its hwloc_obj_osdev_type_t.
-        (!attr.is_null()).then(|| unsafe { *attr }).unwrap_or(-1)
+        if attr.is_null() {
+            -1
+        } else {
+            // SAFETY: an OS device's attribute union starts with its hwloc_obj_osdev_type_t.
+            unsafe { *attr }
+        }
     }
 
     /// The value of the object's info `name` (`hwloc_obj_get_info_by_name`).

@@ -40,7 +40,7 @@ fn locality_of_the_allowed_set_names_every_pu() {
         format!("HT{}", list_string(&(0..pu_count(t)).collect::<Vec<_>>()))
     );
     let share = relative_locality(&loc, &format!("hwloc:{loc}")).unwrap();
-    assert_ne!(share & psys::PMIX_LOCALITY_SHARE_HWTHREAD as u16, 0);
+    assert_ne!(share & psys::PMIX_LOCALITY_SHARE_HWTHREAD, 0);
     assert_eq!(
         locality_string(t, &Bitmap::parse_list("0-").unwrap()),
         None,
@@ -50,9 +50,9 @@ fn locality_of_the_allowed_set_names_every_pu() {
 
 #[test]
 fn relative_locality_of_strings() {
-    let node = psys::PMIX_LOCALITY_SHARE_NODE as u16;
-    let sk = psys::PMIX_LOCALITY_SHARE_PACKAGE as u16;
-    let l2 = psys::PMIX_LOCALITY_SHARE_L2CACHE as u16;
+    let node = psys::PMIX_LOCALITY_SHARE_NODE;
+    let sk = psys::PMIX_LOCALITY_SHARE_PACKAGE;
+    let l2 = psys::PMIX_LOCALITY_SHARE_L2CACHE;
     assert_eq!(
         relative_locality("SK0:L20:CR0:HT0", "SK0:L20-1:CR1:HT1").unwrap(),
         node | sk | l2
@@ -99,7 +99,7 @@ fn distances_of_the_devices_hwloc_knows() {
     for x in &d {
         assert_ne!(x.devtype, 0);
         assert!(x.mindist <= x.maxdist, "{x:?}");
-        let only = distances(t, &all, every, &[x.osname.clone()], "host").unwrap();
+        let only = distances(t, &all, every, core::slice::from_ref(&x.osname), "host").unwrap();
         assert!(only.iter().all(|y| y.osname == x.osname) && !only.is_empty());
     }
     assert!(distances(t, &all, 0, &[], "host").unwrap().is_empty());
