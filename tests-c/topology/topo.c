@@ -119,7 +119,9 @@ static void check_locality(pmix_cpuset_t *cs)
 {
     char *peers = get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS);
     char *mine = get_string(me.rank, PMIX_LOCALITY_STRING);
-    char *gen = NULL;
+    char *gen = NULL, *xml = get_string(PMIX_RANK_WILDCARD, "pmix.hwlocxml2");
+    CHECK(xml != NULL && strncmp(xml, "<?xml", 5) == 0, "the node's PMIX_HWLOC_XML_V2");
+    free(xml);
     CHECK(peers != NULL && mine != NULL, "local peers %s, my locality %s",
           peers ? peers : "-", mine ? mine : "-");
     CHECK_RC(PMIx_server_generate_locality_string(cs, &gen), PMIX_SUCCESS, "generate locality");
