@@ -8,7 +8,7 @@
 //! left out; rerun the script after adding one.
 #![allow(clippy::too_many_arguments)]
 
-use core::ffi::{c_char, c_void};
+use core::ffi::c_void;
 use pmix_sys as sys;
 
 fn log_unsupported(name: &str) {
@@ -18,100 +18,6 @@ fn log_unsupported(name: &str) {
 fn not_supported(name: &str) -> sys::pmix_status_t {
     log_unsupported(name);
     sys::PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `PMIx_Compute_distances`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Compute_distances(
-    _topo: *mut sys::pmix_topology_t,
-    _cpuset: *mut sys::pmix_cpuset_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _distances: *mut *mut sys::pmix_device_distance_t,
-    _ndist: *mut usize,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Compute_distances, {
-        not_supported("PMIx_Compute_distances")
-    })
-}
-
-/// `PMIx_Compute_distances_nb`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Compute_distances_nb(
-    _topo: *mut sys::pmix_topology_t,
-    _cpuset: *mut sys::pmix_cpuset_t,
-    _info: *mut sys::pmix_info_t,
-    _ninfo: usize,
-    _cbfunc: sys::pmix_device_dist_cbfunc_t,
-    _cbdata: *mut c_void,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Compute_distances_nb, {
-        not_supported("PMIx_Compute_distances_nb")
-    })
-}
-
-/// `PMIx_Load_topology`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Load_topology(
-    _topo: *mut sys::pmix_topology_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Load_topology, { not_supported("PMIx_Load_topology") })
-}
-
-/// `PMIx_Parse_cpuset_string`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
-    _cpuset_string: *const c_char,
-    _cpuset: *mut sys::pmix_cpuset_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Parse_cpuset_string, {
-        not_supported("PMIx_Parse_cpuset_string")
-    })
-}
-
-/// `PMIx_Get_cpuset`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_cpuset(
-    _cpuset: *mut sys::pmix_cpuset_t,
-    _ref: sys::pmix_bind_envelope_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_cpuset, { not_supported("PMIx_Get_cpuset") })
-}
-
-/// `PMIx_Get_relative_locality`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_relative_locality(
-    _locality1: *const c_char,
-    _locality2: *const c_char,
-    _locality: *mut sys::pmix_locality_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_Get_relative_locality, {
-        not_supported("PMIx_Get_relative_locality")
-    })
 }
 
 /// `PMIx_server_IOF_flow_control`: not supported yet (see the module docs).
@@ -167,51 +73,6 @@ pub unsafe extern "C" fn PMIx_server_deliver_inventory(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_deliver_inventory, {
         not_supported("PMIx_server_deliver_inventory")
-    })
-}
-
-/// `PMIx_server_generate_locality_string`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_generate_locality_string(
-    _cpuset: *const sys::pmix_cpuset_t,
-    _locality: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_generate_locality_string, {
-        not_supported("PMIx_server_generate_locality_string")
-    })
-}
-
-/// `PMIx_server_generate_cpuset_string`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(
-    _cpuset: *const sys::pmix_cpuset_t,
-    _cpuset_string: *mut *mut c_char,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_generate_cpuset_string, {
-        not_supported("PMIx_server_generate_cpuset_string")
-    })
-}
-
-/// `PMIx_server_generate_cpuset`: not supported yet (see the module docs).
-///
-/// # Safety
-/// No argument is read, so any values are accepted; nothing is written, kept or
-/// released.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_generate_cpuset(
-    _cpuset_string: *const c_char,
-    _cpuset: *mut sys::pmix_cpuset_t,
-) -> sys::pmix_status_t {
-    crate::ffi_status!(PMIx_server_generate_cpuset, {
-        not_supported("PMIx_server_generate_cpuset")
     })
 }
 

@@ -30,6 +30,7 @@ pub mod rendezvous;
 pub mod server;
 pub mod store;
 pub mod sys;
+pub mod topology;
 pub mod value;
 
 pub use error::{Error, Result};

@@ -30,8 +30,12 @@
 
 use crate::keys::*;
 use pmix_core::{DataArray, Info, Nspace, ProcId, Rank, Result, Value};
+use pmix_sys::attrs::keys::{PMIX_CPUSET, PMIX_LOCALITY_STRING};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+/// `PMIX_HWLOC_XML_V2` (deprecated in the standard; OpenPMIx still reads it at setup).
+const HWLOC_XML_V2: &str = "pmix.hwlocxml2";
 
 /// One application of the job, placed.
 #[derive(Debug, Clone)]
@@ -333,7 +337,10 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
         )?);
     }
 
+    out.extend(node_topology());
+
     // Process level: every rank of the job, wherever it runs.
+    let local = proc_locality();
     for p in layout.places() {
         let i = usize::try_from(p.rank).unwrap_or(usize::MAX);
         let procdir = layout.dirs.procdirs.get(i).ok_or_else(|| {
@@ -344,18 +351,62 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
             .ok_or_else(|| pmix_core::Error::bad_param(format!("no pid for rank {}", p.rank)))?;
         out.push(Info::new(
             PMIX_PROC_INFO_ARRAY,
-            info_array(vec![
-                Info::new(PMIX_RANK, Value::Rank(p.rank))?,
-                Info::new(PMIX_GLOBAL_RANK, Value::Rank(p.rank))?,
-                Info::new(PMIX_APP_RANK, Value::Rank(p.app_rank))?,
-                Info::new(PMIX_APPNUM, Value::Uint32(p.appnum))?,
-                Info::new(PMIX_PROCDIR, path_value(procdir))?,
-                Info::new(PMIX_REINCARNATION, Value::Uint32(0))?,
-                Info::new(PMIX_PROC_PID, Value::Pid(pid))?,
-            ]),
+            info_array(
+                vec![
+                    Info::new(PMIX_RANK, Value::Rank(p.rank))?,
+                    Info::new(PMIX_GLOBAL_RANK, Value::Rank(p.rank))?,
+                    Info::new(PMIX_APP_RANK, Value::Rank(p.app_rank))?,
+                    Info::new(PMIX_APPNUM, Value::Uint32(p.appnum))?,
+                    Info::new(PMIX_PROCDIR, path_value(procdir))?,
+                    Info::new(PMIX_REINCARNATION, Value::Uint32(0))?,
+                    Info::new(PMIX_PROC_PID, Value::Pid(pid))?,
+                ]
+                .into_iter()
+                .chain(local.iter().filter(|_| me.ranks.contains(&p.rank)).cloned())
+                .collect(),
+            ),
         )?);
     }
     Ok(out)
+}
+
+/// The topology keys of this node, at job level: `PMIX_HWLOC_XML_V2` (hwloc's XML of the
+/// node, so that clients load the host's view instead of discovering their own). Nothing
+/// when hwloc cannot load the topology (logged).
+fn node_topology() -> Vec<Info> {
+    let xml = pmix_core::topology::shared(None).and_then(|t| t.export_xml());
+    match xml {
+        Ok(x) => Info::new(HWLOC_XML_V2, Value::string(&x))
+            .into_iter()
+            .collect(),
+        Err(e) => {
+            log::warn!("topology: no PMIX_HWLOC_XML_V2 ({e})");
+            Vec::new()
+        }
+    }
+}
+
+/// `PMIX_LOCALITY_STRING` and `PMIX_CPUSET` of a proc on this node, as OpenPMIx hosts
+/// register them. pmixrun binds no rank, so a rank's cpuset is pmixrun's own binding (the
+/// set every rank inherits: the whole allowed set unless pmixrun itself was bound), and
+/// every local rank has the same locality. Nothing when hwloc fails (logged).
+fn proc_locality() -> Vec<Info> {
+    use pmix_core::topology as topo;
+    let r = topo::shared(None).and_then(|t| Ok((t, t.cpubind(false)?)));
+    let (t, set) = match r {
+        Ok(x) => x,
+        Err(e) => {
+            log::warn!("topology: no PMIX_LOCALITY_STRING/PMIX_CPUSET ({e})");
+            return Vec::new();
+        }
+    };
+    let mut v: Vec<Info> = Info::new(PMIX_CPUSET, Value::string(&topo::cpuset_string(&set)))
+        .into_iter()
+        .collect();
+    if let Some(l) = topo::locality_string(t, &set) {
+        v.extend(Info::new(PMIX_LOCALITY_STRING, Value::string(&l)));
+    }
+    v
 }
 
 #[cfg(test)]
@@ -583,6 +634,9 @@ pub(crate) mod tests {
             (PMIX_REINCARNATION, PMIX_UINT32),
             (PMIX_NODE_OVERSUBSCRIBED, PMIX_BOOL),
             (PMIX_HOSTNAME_KEEP_FQDN, PMIX_BOOL),
+            (PMIX_LOCALITY_STRING, PMIX_STRING),
+            (PMIX_CPUSET, PMIX_STRING),
+            (super::HWLOC_XML_V2, PMIX_STRING),
             // Not on the page; types from OpenPMIx's header.
             (PMIX_NODE_MAP, PMIX_STRING),
             (PMIX_PROC_MAP, PMIX_STRING),
@@ -622,6 +676,28 @@ pub(crate) mod tests {
         // Every key pmixrun defines is registered somewhere.
         for (name, key) in crate::keys::ALL {
             assert!(seen.iter().any(|s| s == key), "{name} is never registered");
+        }
+    }
+
+    #[test]
+    fn local_ranks_get_locality_and_cpuset() {
+        let l = layout();
+        let r = registration(&l, &[1, 2, 3, 4, 5]).expect("reg");
+        let xml = one(&r, super::HWLOC_XML_V2);
+        assert!(matches!(xml, Value::String(Some(x)) if x.starts_with(b"<?xml")));
+        for rank in 0..l.size() {
+            let cpuset = served(&l, &r, rank, PMIX_CPUSET);
+            let Value::String(Some(c)) = &cpuset else {
+                panic!("{cpuset:?}")
+            };
+            assert!(c.starts_with(b"hwloc:"), "{cpuset:?}");
+            let loc = served(&l, &r, rank, PMIX_LOCALITY_STRING);
+            let Value::String(Some(s)) = &loc else {
+                panic!("{loc:?}")
+            };
+            let s = String::from_utf8_lossy(s);
+            assert!(s.contains("HT"), "{s}");
+            assert!(pmix_core::topology::relative_locality(&s, &s).unwrap() > 0x4000);
         }
     }
 

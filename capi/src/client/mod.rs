@@ -17,6 +17,7 @@ pub mod publish;
 pub mod put;
 pub mod query;
 pub mod spawn;
+pub mod topology;
 
 use core::ffi::c_void;
 

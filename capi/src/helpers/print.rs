@@ -156,9 +156,8 @@ pub(crate) fn value_text(v: &Value) -> String {
             e.separator as char
         ),
         Value::Coord(c) => format!("view {} {:?}", c.view, c.coord),
-        Value::Topo(o) | Value::Cpuset(o) => {
-            format!("Source: {} Object: {:#x}", lossy(&o.source), o.ptr)
-        }
+        Value::Topo(o) | Value::Cpuset(o) => crate::client::topology::render_opaque(v, o)
+            .unwrap_or_else(|| format!("Source: {} Object: {:#x}", lossy(&o.source), o.ptr)),
         Value::Geometry(g) => {
             format!(
                 "Fabric: {} UUID: {} OSname: {} Ncoords: {}",
