@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # run.sh: the peers cases (see mk/peers.mk): programs written the way OpenPMIx master's
-# own examples use the API, each run under pmixrun through tests-c/harness.sh.
+# own examples use the API, each run under pmixrun through tools/harness.sh.
 #
 # Environment (set by mk/peers.mk): PMIXRUN, PEERS (directory of the built programs).
 set -u
 : "${PMIXRUN:?}" "${PEERS:?}"
 AREA=peers
-. "$(dirname "$0")/../tests-c/harness.sh"
+. "$(dirname "$0")/../tools/harness.sh"
 PR=("$PMIXRUN" --timeout 50)
 OK=' 0 failed'
 
