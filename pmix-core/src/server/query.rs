@@ -24,7 +24,7 @@ use super::{reply, Action, ServerState};
 use crate::error::Result;
 use crate::protocol::ReplyData;
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::store::Level;
 use crate::value::{DataArray, Info, Nspace, ProcId, ProcInfo, Query, Rank, Value};
 use pmix_sys as sys;
@@ -402,7 +402,7 @@ impl ServerState {
         if for_host.is_empty() {
             self.query_done(conn, tag, st, Ok(Vec::new()), out);
         } else {
-            out.push(Action::Host(HostCall::Query {
+            out.push(Action::Host(Upcall::Query {
                 conn,
                 tag,
                 proc_: me.clone(),
@@ -505,7 +505,7 @@ mod tests {
     use super::super::connect::tests::{msgs, p, send, setup};
     use super::super::*;
     use crate::protocol::{DynReq, ServerMsg};
-    use crate::server::HostCall;
+    use crate::server::state::Upcall;
     use crate::value::Query;
     use pmix_sys::attrs::keys as ak;
 
@@ -575,7 +575,7 @@ mod tests {
                 queries: vec![q(&[ak::PMIX_QUERY_NAMESPACES, "host.key"], vec![])],
             },
         );
-        let Some(Action::Host(HostCall::Query { state, queries, .. })) =
+        let Some(Action::Host(Upcall::Query { state, queries, .. })) =
             out.into_iter().find(|a| matches!(a, Action::Host(_)))
         else {
             panic!("expected a host query");
@@ -601,7 +601,7 @@ mod tests {
                 queries: vec![q(&[ak::PMIX_QUERY_NAMESPACES, "host.key"], vec![])],
             },
         );
-        let Some(Action::Host(HostCall::Query { state, .. })) =
+        let Some(Action::Host(Upcall::Query { state, .. })) =
             out.into_iter().find(|a| matches!(a, Action::Host(_)))
         else {
             panic!("expected a host query");

@@ -4,9 +4,11 @@
 //! drive it directly; `server/mod.rs` executes the actions on the progress thread.
 
 mod dump;
+mod upcall;
+pub use upcall::Upcall;
 
+use super::host::HostDone;
 use super::modex::{self, FenceStats, ModexLog};
-use super::HostDone;
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::protocol::{
@@ -57,71 +59,12 @@ pub enum Action {
     SendFds(ConnId, Vec<u8>, Vec<std::sync::Arc<std::os::fd::OwnedFd>>),
     /// Close a connection (after sending what was queued).
     Close(ConnId),
-    /// Call `Host::fence`; report back with [`ServerState::fence_done`] and this id.
-    HostFence {
-        /// Tracker id.
-        id: u64,
-        /// Participants, sorted.
-        procs: Vec<ProcId>,
-        /// Directives of the first contributor.
-        info: Vec<Info>,
-        /// Our blob.
-        data: Vec<u8>,
-    },
-    /// Call `Host::direct_modex` for this process; report back with
-    /// [`ServerState::dmodex_done`] and this key.
-    HostDmodex {
-        /// Whose data.
-        proc_: ProcId,
-        /// The key wanted (also in `info` as `PMIX_REQUIRED_KEY`).
-        key: Option<Key>,
-        /// Directives (with `PMIX_REQUIRED_KEY` when a key is wanted).
-        info: Vec<Info>,
-    },
-    /// Call `Host::notify_event`: a client's event for processes beyond this node.
-    HostNotify {
-        /// Who raised it.
-        source: ProcId,
-        /// Event code.
-        status: i32,
-        /// `pmix_data_range_t`.
-        range: u8,
-        /// Event infos.
-        info: Vec<Info>,
-    },
-    /// Tell the host a client finalized; answer the client with
-    /// [`ServerState::finalize_done`] once the host has taken note.
-    HostFinalized {
-        /// Connection to answer.
-        conn: ConnId,
-        /// Tag to answer.
-        tag: u32,
-        /// Who finalized.
-        proc_: ProcId,
-    },
-    /// Tell the host a client vanished without finalizing.
-    HostLost(ProcId),
-    /// Call `Host::abort`; answer the client with [`ServerState::abort_done`].
-    HostAbort {
-        /// Connection to answer.
-        conn: ConnId,
-        /// Tag to answer.
-        tag: u32,
-        /// Who aborts.
-        proc_: ProcId,
-        /// Status.
-        status: i32,
-        /// Message.
-        msg: String,
-        /// Targets (empty = the caller's namespace).
-        targets: Vec<ProcId>,
-    },
     /// Hand a direct-modex answer to the host that asked.
     AnswerDmodex(HostDone<Vec<u8>>, Result<Vec<u8>>),
     /// Start a timer; when it fires call [`ServerState::timer`] with this event.
     Timer(Duration, TimerEv),
-    /// Make a host upcall of the dynamic operations (see `server/upcalls.rs`).
-    Host(super::upcalls::HostCall),
+    /// Make a host upcall (carried out by `server/dispatch.rs`).
+    Host(Upcall),
     /// Hand a chunk of forwarded output to a registration of the server process itself
     /// (its handler and id).
     IofLocal(crate::iof::IofHandler, u64, crate::iof::IofChunk),
@@ -1007,7 +950,7 @@ impl ServerState {
             return;
         }
         log::warn!("server: client {} disconnected without finalizing", proc_);
-        out.push(Action::HostLost(proc_.clone()));
+        out.push(Action::Host(Upcall::Lost(proc_.clone())));
         // Every fence it takes part in can never complete now.
         self.participant_ended(&proc_, out);
         self.tell_peers_lost(&proc_, out);
@@ -1127,14 +1070,14 @@ impl ServerState {
                 status,
                 msg,
                 targets,
-            } => out.push(Action::HostAbort {
+            } => out.push(Action::Host(Upcall::Abort {
                 conn,
                 tag,
                 proc_: me,
                 status,
                 msg,
                 targets,
-            }),
+            })),
             Req::Finalize => {
                 if let Some(ConnState::Client { finalized, .. }) = self.conns.get_mut(&conn) {
                     *finalized = true;
@@ -1148,11 +1091,11 @@ impl ServerState {
                 self.dyn_finalized(&me, out);
                 // The client is released only after the host has recorded the finalize
                 // (a host may otherwise see the process exit first and call it abnormal).
-                out.push(Action::HostFinalized {
+                out.push(Action::Host(Upcall::Finalized {
                     conn,
                     tag,
                     proc_: me,
-                });
+                }));
             }
             Req::Dyn(r) => self.dyn_request(conn, tag, &me, r, out),
             Req::Iof(r) => self.iof_request(conn, tag, &me, r, out),
@@ -1482,11 +1425,11 @@ impl ServerState {
                 }
             }
             self.dmodex_out.insert((target.clone(), key.clone()));
-            out.push(Action::HostDmodex {
+            out.push(Action::Host(Upcall::Dmodex {
                 proc_: target.clone(),
                 key: key.clone(),
                 info: dinfo,
-            });
+            }));
         }
         let id = self.next();
         if timeout_ms > 0 {
@@ -1906,12 +1849,12 @@ impl ServerState {
             t.set = set;
             t.sent = sent;
         }
-        out.push(Action::HostFence {
+        out.push(Action::Host(Upcall::Fence {
             id,
             procs: key.procs.clone(),
             info,
             data,
-        });
+        }));
     }
 
     /// A client vanished without finalizing: tell the other clients of its namespace
@@ -2377,7 +2320,9 @@ mod tests {
         r.sort();
         assert_eq!(r, vec![(1, 10, 0), (2, 12, 0), (3, 13, 0)]);
         assert_eq!(s.pending_fences(), 1);
-        assert!(!out.iter().any(|a| matches!(a, Action::HostFence { .. })));
+        assert!(!out
+            .iter()
+            .any(|a| matches!(a, Action::Host(Upcall::Fence { .. }))));
     }
 
     #[test]
@@ -2411,9 +2356,9 @@ mod tests {
         assert!(req(&mut s, 1, 5, fence(vec![], true)).is_empty());
         let out = req(&mut s, 2, 6, fence(vec![], true));
         let (id, data) = match out.as_slice() {
-            [Action::HostFence {
+            [Action::Host(Upcall::Fence {
                 id, data, procs, ..
-            }] => {
+            })] => {
                 assert_eq!(procs, &vec![wild()]);
                 (*id, data.clone())
             }
@@ -2463,7 +2408,7 @@ mod tests {
         // A malformed completion fails the next fence for everyone with BAD_PARAM.
         req(&mut s, 1, 8, fence(vec![], true));
         let out = req(&mut s, 2, 9, fence(vec![], true));
-        let Some(Action::HostFence { id, .. }) = out.first() else {
+        let Some(Action::Host(Upcall::Fence { id, .. })) = out.first() else {
             panic!("expected a host fence");
         };
         let mut out = Vec::new();
@@ -2553,7 +2498,7 @@ mod tests {
         let out = req(&mut s, 2, 6, Req::Finalize);
         assert!(out
             .iter()
-            .any(|a| matches!(a, Action::HostFinalized { tag: 6, .. })));
+            .any(|a| matches!(a, Action::Host(Upcall::Finalized { tag: 6, .. }))));
         let mut out = Vec::new();
         s.closed(2, &mut out);
         assert_eq!(s.parked(2), (0, 0));
@@ -2698,7 +2643,7 @@ mod tests {
         s.closed(2, &mut out);
         assert!(out
             .iter()
-            .any(|a| matches!(a, Action::HostLost(q) if q == &p(1))));
+            .any(|a| matches!(a, Action::Host(Upcall::Lost(q)) if q == &p(1))));
         assert_eq!(replies(&out), vec![(1, 4, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]);
         assert_eq!(
             replies(&req(&mut s, 1, 5, fence(vec![p(0), p(1)], false))),
@@ -2713,7 +2658,7 @@ mod tests {
         let mut s = setup(1, 1);
         let out = req(&mut s, 1, 3, Req::Finalize);
         assert!(replies(&out).is_empty(), "no reply before the host answers");
-        let Some(Action::HostFinalized { conn, tag, proc_ }) = out.first() else {
+        let Some(Action::Host(Upcall::Finalized { conn, tag, proc_ })) = out.first() else {
             panic!("expected the host upcall");
         };
         assert_eq!((*conn, *tag, proc_.clone()), (1, 3, p(0)));
@@ -2806,7 +2751,9 @@ mod tests {
         let asked = |out: &[Action]| -> Vec<Option<String>> {
             out.iter()
                 .filter_map(|a| match a {
-                    Action::HostDmodex { key, .. } => Some(key.as_ref().map(|k| k.to_string())),
+                    Action::Host(Upcall::Dmodex { key, .. }) => {
+                        Some(key.as_ref().map(|k| k.to_string()))
+                    }
                     _ => None,
                 })
                 .collect()
@@ -3054,7 +3001,9 @@ mod tests {
         req(&mut s, 1, 1, gather("g", &[0]));
         let out = req(&mut s, 2, 2, gather("g", &[1]));
         let (id, data, info) = match out.as_slice() {
-            [Action::HostFence { id, data, info, .. }] => (*id, data.clone(), info.clone()),
+            [Action::Host(Upcall::Fence { id, data, info, .. })] => {
+                (*id, data.clone(), info.clone())
+            }
             _ => panic!("expected one host fence"),
         };
         assert!(

@@ -8,7 +8,7 @@
 //! file), finalizing the server either way.
 
 use super::link::{self, Call, Down, Up};
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::server::{Host, HostCall, HostDone, HostReply, Server, ServerConfig};
 use pmix_core::{Error, Info, ProcId, Result, Value};
 use std::collections::HashMap;
 use std::os::fd::AsFd;
@@ -68,54 +68,14 @@ fn outcome(status: i32, what: &str) -> Result<()> {
     }
 }
 
-impl Host for NodeHost {
-    fn client_connected(&self, proc: &ProcId) -> Result<()> {
-        self.tx.send(&Up::Connected(proc.clone()));
-        Ok(())
-    }
-    fn client_finalized(&self, proc: &ProcId) {
-        self.tx.send(&Up::Finalized {
-            id: 0,
-            proc_: proc.clone(),
-        });
-    }
-    /// The client is released once the front end has recorded the finalization, so the
-    /// launcher can never see the process exit before it knows it finalized.
-    fn client_finalized_nb(&self, proc: &ProcId, done: HostDone<()>) -> Result<HostReply> {
-        let id = self.id();
-        self.lock().finalized.insert(id, done);
-        self.tx.send(&Up::Finalized {
-            id,
-            proc_: proc.clone(),
-        });
-        Ok(HostReply::Pending)
-    }
-    fn client_lost(&self, proc: &ProcId) {
-        self.tx.send(&Up::Lost(proc.clone()));
-    }
-    fn abort(
-        &self,
-        proc: &ProcId,
-        status: i32,
-        msg: &str,
-        targets: &[ProcId],
-        done: HostDone<()>,
-    ) -> Result<HostReply> {
-        let id = self.id();
-        self.lock().aborts.insert(id, done);
-        self.tx.send(&Up::Abort {
-            id,
-            proc_: proc.clone(),
-            status,
-            msg: msg.to_string(),
-            targets: targets.to_vec(),
-        });
-        Ok(HostReply::Pending)
-    }
+impl NodeHost {
+    /// A fence (or a connect or disconnect spanning nodes, which travels like one: the
+    /// front end matches the nodes' blobs by participants and tag, and hands each the
+    /// concatenation).
     fn fence(
         &self,
-        procs: &[ProcId],
-        info: &[Info],
+        procs: Vec<ProcId>,
+        info: Vec<Info>,
         data: Vec<u8>,
         done: HostDone<Vec<u8>>,
     ) -> Result<HostReply> {
@@ -123,45 +83,74 @@ impl Host for NodeHost {
         self.lock().fences.insert(id, done);
         self.tx.send(&Up::Fence {
             id,
-            procs: procs.to_vec(),
-            info: info.to_vec(),
+            procs,
+            info,
             data,
         });
         Ok(HostReply::Pending)
     }
-    /// A connect spanning nodes travels like a fence (the front end matches the nodes'
-    /// blobs by participants and tag, and hands each the concatenation).
-    fn connect(
-        &self,
-        procs: &[ProcId],
-        info: &[Info],
-        data: Vec<u8>,
-        done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        self.fence(procs, &tagged(info, "pmixrs.connect"), data, done)
-    }
-    fn disconnect(&self, procs: &[ProcId], info: &[Info], done: HostDone<()>) -> Result<HostReply> {
-        self.fence(
-            procs,
-            &tagged(info, "pmixrs.disconnect"),
-            Vec::new(),
-            Box::new(move |r| done(r.map(|_| ()))),
-        )
-    }
-    fn direct_modex(
-        &self,
-        proc: &ProcId,
-        info: &[Info],
-        done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        let id = self.id();
-        self.lock().dmodex.insert(id, done);
-        self.tx.send(&Up::Dmodex {
-            id,
-            proc_: proc.clone(),
-            info: info.to_vec(),
-        });
+}
+
+impl Host for NodeHost {
+    fn call(&self, c: HostCall) -> Result<HostReply> {
+        match c {
+            // The client is released once the front end has recorded the finalization,
+            // so the launcher can never see the process exit before it knows it
+            // finalized.
+            HostCall::ClientFinalized { proc_, done } => {
+                let id = self.id();
+                self.lock().finalized.insert(id, done);
+                self.tx.send(&Up::Finalized { id, proc_ });
+            }
+            HostCall::Abort {
+                proc_,
+                status,
+                msg,
+                targets,
+                done,
+            } => {
+                let id = self.id();
+                self.lock().aborts.insert(id, done);
+                self.tx.send(&Up::Abort {
+                    id,
+                    proc_,
+                    status,
+                    msg,
+                    targets,
+                });
+            }
+            HostCall::Fence {
+                procs,
+                info,
+                data,
+                done,
+            } => return self.fence(procs, info, data, done),
+            HostCall::Connect {
+                procs,
+                info,
+                data,
+                done,
+            } => return self.fence(procs, tagged(&info, "pmixrs.connect"), data, done),
+            HostCall::Disconnect { procs, info, done } => {
+                let info = tagged(&info, "pmixrs.disconnect");
+                let done: HostDone<Vec<u8>> = Box::new(move |r| done(r.map(|_| ())));
+                return self.fence(procs, info, Vec::new(), done);
+            }
+            HostCall::DirectModex { proc_, info, done } => {
+                let id = self.id();
+                self.lock().dmodex.insert(id, done);
+                self.tx.send(&Up::Dmodex { id, proc_, info });
+            }
+            other => return other.unsupported(),
+        }
         Ok(HostReply::Pending)
+    }
+    fn client_connected(&self, proc: &ProcId) -> Result<()> {
+        self.tx.send(&Up::Connected(proc.clone()));
+        Ok(())
+    }
+    fn client_lost(&self, proc: &ProcId) {
+        self.tx.send(&Up::Lost(proc.clone()));
     }
     fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
         self.tx.send(&Up::Notify {
