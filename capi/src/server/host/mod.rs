@@ -1,13 +1,13 @@
-//! A C host's module table as the engine's [`Host`]: [`CHost::call`](Host::call) matches
+//! A C host's module table as the engine's [`Host`]: `CHost::call` matches
 //! each [`HostCall`] onto its `pmix_server_module_t` slot, one file per family of slots.
-//! Each slot lends the host malloc'd C copies of its arguments ([`lend::Lent`]) that stay
+//! Each slot lends the host malloc'd C copies of its arguments (`lend::Lent`) that stay
 //! alive until the host's completion callback ran; each completion callback copies the
 //! host's answer and re-enters the engine on the progress thread (`lend::complete`).
 //!
-//! Families: [`lifecycle`] (client connected/finalized, abort), [`modex`] (fence, direct
-//! modex), [`connect`] (connect, disconnect, spawn), [`pubsub`] (publish, lookup,
-//! unpublish), [`services`] (query, log, job control, events), [`tools`] (tool
-//! connection, IO forwarding), [`groups`] (groups, fabrics), [`resources`]
+//! Families: `lifecycle` (client connected/finalized, abort), `modex` (fence, direct
+//! modex), `connect` (connect, disconnect, spawn), `pubsub` (publish, lookup,
+//! unpublish), `services` (query, log, job control, events), `tools` (tool
+//! connection, IO forwarding), `groups` (groups, fabrics), `resources`
 //! (credentials, allocation, monitoring, sessions, resource blocks).
 
 mod connect;
