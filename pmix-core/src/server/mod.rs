@@ -342,6 +342,36 @@ fn rendezvous_files(
     files
 }
 
+/// Make the private rendezvous directory for server `id` under `tmpdir` and bind its
+/// socket (private too, non-blocking): the directory, the socket's path, the listener.
+fn bind_rendezvous(
+    tmpdir: &Path,
+    id: &ProcId,
+) -> Result<(PathBuf, PathBuf, std::os::unix::net::UnixListener)> {
+    let mut base = tmpdir.join(format!("pmix-rs.{}", crate::sys::euid()));
+    let mut dir = base.join(format!("{}.{}", id.nspace, std::process::id()));
+    // sun_path holds 108 bytes; fall back to /tmp for very long directories.
+    if dir.join("sock").as_os_str().len() > 100 {
+        base = PathBuf::from("/tmp").join(format!("pmix-rs.{}", crate::sys::euid()));
+        dir = base.join(format!("s.{}", std::process::id()));
+    }
+    private_dir(&base)?;
+    remove_stale(&base);
+    private_dir(&dir)?;
+    let sock = dir.join("sock");
+    let _ = std::fs::remove_file(&sock);
+    let listener = std::os::unix::net::UnixListener::bind(&sock)
+        .map_err(|e| comm(&format!("bind {}", sock.display()), e))?;
+    // bind() applies the umask only: the socket itself is private too (connecting
+    // needs write permission on it), not just its directory.
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| comm("chmod rendezvous socket", e))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| comm("nonblocking listener", e))?;
+    Ok((dir, sock, listener))
+}
+
 fn comm(what: &str, e: std::io::Error) -> Error {
     Error::new(sys::PMIX_ERR_COMM_FAILURE, format!("{}: {}", what, e))
 }
@@ -428,27 +458,7 @@ impl Server {
             .clone()
             .or_else(|| crate::params::get_os(crate::params::TMPDIR).map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/tmp"));
-        let mut base = tmpdir.join(format!("pmix-rs.{}", crate::sys::euid()));
-        let mut dir = base.join(format!("{}.{}", id.nspace, std::process::id()));
-        // sun_path holds 108 bytes; fall back to /tmp for very long directories.
-        if dir.join("sock").as_os_str().len() > 100 {
-            base = PathBuf::from("/tmp").join(format!("pmix-rs.{}", crate::sys::euid()));
-            dir = base.join(format!("s.{}", std::process::id()));
-        }
-        private_dir(&base)?;
-        remove_stale(&base);
-        private_dir(&dir)?;
-        let sock = dir.join("sock");
-        let _ = std::fs::remove_file(&sock);
-        let listener = std::os::unix::net::UnixListener::bind(&sock)
-            .map_err(|e| comm(&format!("bind {}", sock.display()), e))?;
-        // bind() applies the umask only: the socket itself is private too (connecting
-        // needs write permission on it), not just its directory.
-        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| comm("chmod rendezvous socket", e))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| comm("nonblocking listener", e))?;
+        let (dir, sock, listener) = bind_rendezvous(&tmpdir, &id)?;
         let handle = reactor::acquire()?;
         let mut state = ServerState::new(id.clone(), hostname.clone());
         let flag = |key: &str| {

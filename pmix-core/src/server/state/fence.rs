@@ -34,19 +34,16 @@ impl ServerState {
         Ok((n, all_local))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn fence(
-        &mut self,
+    /// A fence's participants, sorted and checked (the caller among them, none ended),
+    /// and how many arrivals complete it here; `None` once the caller was answered.
+    pub(super) fn fence_participants(
+        &self,
         conn: ConnId,
         tag: u32,
         me: &ProcId,
         mut procs: Vec<ProcId>,
-        collect: bool,
-        timeout_ms: u32,
-        info: Vec<Info>,
-        data: Option<Vec<u8>>,
         out: &mut Vec<Action>,
-    ) {
+    ) -> Option<(Vec<ProcId>, usize)> {
         if procs.is_empty() {
             procs.push(ProcId::new(me.nspace.clone(), sys::PMIX_RANK_WILDCARD));
         }
@@ -59,7 +56,7 @@ impl ServerState {
                 sys::PMIX_ERR_NOT_A_MEMBER,
                 ReplyData::None,
             ));
-            return;
+            return None;
         }
         // A participant that already vanished (or finalized and was deregistered) can
         // never arrive.
@@ -70,14 +67,33 @@ impl ServerState {
                 sys::PMIX_ERR_PROC_TERM_WO_SYNC,
                 ReplyData::None,
             ));
-            return;
+            return None;
         }
         let (expected, _) = match self.fence_shape(&procs) {
             Ok(s) => s,
             Err(e) => {
                 out.push(reply(conn, tag, protocol::status_of(&e), ReplyData::None));
-                return;
+                return None;
             }
+        };
+        Some((procs, expected))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fence(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        procs: Vec<ProcId>,
+        collect: bool,
+        timeout_ms: u32,
+        info: Vec<Info>,
+        data: Option<Vec<u8>>,
+        out: &mut Vec<Action>,
+    ) {
+        let Some((procs, expected)) = self.fence_participants(conn, tag, me, procs, out) else {
+            return;
         };
         let key = FenceKey {
             procs,

@@ -172,6 +172,86 @@ impl ServerState {
         ));
     }
 
+    /// Answer a Get for a wildcard rank, or for a reserved or registered key the target
+    /// did not put itself, from the registered job data; false if it is not such a Get.
+    pub(super) fn answer_from_job_data(
+        &self,
+        conn: ConnId,
+        tag: u32,
+        target: &ProcId,
+        key: Option<&Key>,
+        out: &mut Vec<Action>,
+    ) -> bool {
+        // Reserved keys and job-level requests are answered from the registered job data
+        // (a process may also have published a reserved key itself; that wins).
+        let reserved = key
+            .map(|k| k.is_reserved() && k.as_str() != crate::store::qualified::CONTAINER)
+            .unwrap_or(false);
+        let in_job_data = match (key, self.nspaces.get(&target.nspace)) {
+            (Some(k), Some(ns)) => ns
+                .job
+                .proc_value(target.rank, k.as_str(), Level::Any)
+                .is_some(),
+            _ => false,
+        };
+        if target.rank == sys::PMIX_RANK_WILDCARD
+            || ((reserved || in_job_data) && !self.has_key(target, key))
+        {
+            let v = self.nspaces.get(&target.nspace).and_then(|ns| {
+                let k = key?;
+                if target.rank == sys::PMIX_RANK_WILDCARD {
+                    ns.job
+                        .job_value(k.as_str(), Level::Any, Some(&self.hostname))
+                        .map(std::borrow::Cow::into_owned)
+                } else {
+                    ns.job
+                        .proc_value(target.rank, k.as_str(), Level::Any)
+                        .map(std::borrow::Cow::into_owned)
+                }
+                .map(|value| Info {
+                    key: k.clone(),
+                    flags: 0,
+                    value,
+                })
+            });
+            match v {
+                Some(i) => out.push(reply(
+                    conn,
+                    tag,
+                    sys::PMIX_SUCCESS,
+                    ReplyData::Data(vec![i]),
+                )),
+                None => out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None)),
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Another node holds `target`'s data: ask the host for it (once per process and key
+    /// at a time).
+    pub(super) fn ask_dmodex(
+        &mut self,
+        target: &ProcId,
+        key: Option<&Key>,
+        info: &[Info],
+        out: &mut Vec<Action>,
+    ) {
+        // Another node holds it: ask the host (once per process and key at a time).
+        let mut dinfo = info.to_vec();
+        if let Some(k) = key {
+            if let Ok(i) = Info::new(keys::REQUIRED_KEY, Value::string(k.as_str())) {
+                dinfo.push(i);
+            }
+        }
+        self.dmodex_out.insert((target.clone(), key.cloned()));
+        out.push(Action::Host(Upcall::Dmodex {
+            proc_: target.clone(),
+            key: key.cloned(),
+            info: dinfo,
+        }));
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn get(
         &mut self,
@@ -214,48 +294,7 @@ impl ServerState {
             });
             return;
         }
-        // Reserved keys and job-level requests are answered from the registered job data
-        // (a process may also have published a reserved key itself; that wins).
-        let reserved = key
-            .as_ref()
-            .map(|k| k.is_reserved() && k.as_str() != crate::store::qualified::CONTAINER)
-            .unwrap_or(false);
-        let in_job_data = match (&key, self.nspaces.get(&target.nspace)) {
-            (Some(k), Some(ns)) => ns
-                .job
-                .proc_value(target.rank, k.as_str(), Level::Any)
-                .is_some(),
-            _ => false,
-        };
-        if target.rank == sys::PMIX_RANK_WILDCARD
-            || ((reserved || in_job_data) && !self.has_key(&target, key.as_ref()))
-        {
-            let v = self.nspaces.get(&target.nspace).and_then(|ns| {
-                let k = key.as_ref()?;
-                if target.rank == sys::PMIX_RANK_WILDCARD {
-                    ns.job
-                        .job_value(k.as_str(), Level::Any, Some(&self.hostname))
-                        .map(std::borrow::Cow::into_owned)
-                } else {
-                    ns.job
-                        .proc_value(target.rank, k.as_str(), Level::Any)
-                        .map(std::borrow::Cow::into_owned)
-                }
-                .map(|value| Info {
-                    key: k.clone(),
-                    flags: 0,
-                    value,
-                })
-            });
-            match v {
-                Some(i) => out.push(reply(
-                    conn,
-                    tag,
-                    sys::PMIX_SUCCESS,
-                    ReplyData::Data(vec![i]),
-                )),
-                None => out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None)),
-            }
+        if self.answer_from_job_data(conn, tag, &target, key.as_ref(), out) {
             return;
         }
         let refresh = info
@@ -292,19 +331,7 @@ impl ServerState {
                 return;
             }
         } else if known_ns && !self.dmodex_out.contains(&(target.clone(), key.clone())) {
-            // Another node holds it: ask the host (once per process and key at a time).
-            let mut dinfo = info.clone();
-            if let Some(k) = &key {
-                if let Ok(i) = Info::new(keys::REQUIRED_KEY, Value::string(k.as_str())) {
-                    dinfo.push(i);
-                }
-            }
-            self.dmodex_out.insert((target.clone(), key.clone()));
-            out.push(Action::Host(Upcall::Dmodex {
-                proc_: target.clone(),
-                key: key.clone(),
-                info: dinfo,
-            }));
+            self.ask_dmodex(&target, key.as_ref(), &info, out);
         }
         let id = self.next();
         if timeout_ms > 0 {

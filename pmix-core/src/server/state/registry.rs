@@ -185,6 +185,18 @@ impl ServerState {
         }
         gone.sort();
         gone.dedup();
+        self.tell_forgotten(&gone, &node_gone, out);
+    }
+
+    /// Tell the clients what a deregistration of resources removed: `gone` keys their
+    /// namespace no longer holds anywhere, and `node_gone` node entries (to every client:
+    /// one that holds another namespace's job data after a connect drops it there too).
+    pub(super) fn tell_forgotten(
+        &self,
+        gone: &[Key],
+        node_gone: &[(Nspace, crate::store::NodeData)],
+        out: &mut Vec<Action>,
+    ) {
         // One-way notices to the clients whose namespace no longer holds the key anywhere,
         // and, for removals narrowed to a node, to every client (one that holds another
         // namespace's job data after a connect drops it there too).
@@ -195,7 +207,7 @@ impl ServerState {
             let Some(ns) = self.nspaces.get(&proc_.nspace) else {
                 continue;
             };
-            for (name, node) in &node_gone {
+            for (name, node) in node_gone {
                 out.push(Action::Send(
                     c,
                     protocol::encode(&ServerMsg::ForgetNode {
@@ -204,7 +216,7 @@ impl ServerState {
                     }),
                 ));
             }
-            for k in &gone {
+            for k in gone {
                 let still = ns.job.job.iter().any(|x| &x.key == k)
                     || ns
                         .job
