@@ -139,6 +139,41 @@ impl ServerState {
         })
     }
 
+    /// Why `me` may not enter a connect (or disconnect) over `key`, as the status to
+    /// answer; `None` if it may.
+    fn connect_refusal(&self, me: &ProcId, key: &[ProcId], disconnect: bool) -> Option<i32> {
+        if !includes(key, me) {
+            return Some(sys::PMIX_ERR_NOT_A_MEMBER);
+        }
+        if disconnect && !self.is_connected(key, me) {
+            log::warn!(
+                "server: {} disconnects from {:?}, which it never connected to",
+                me,
+                key
+            );
+            return Some(sys::PMIX_ERR_INVALID_OPERATION);
+        }
+        let busy = [false, true].iter().any(|&d| {
+            self.dynamic
+                .trackers
+                .get(&(d, key.to_vec()))
+                .is_some_and(|t| t.arrived.iter().any(|a| &a.proc_ == me))
+        });
+        if busy {
+            log::warn!(
+                "server: {} is already in a connect or disconnect over {:?}; refusing \
+                 another over the identical participant list",
+                me,
+                key
+            );
+            return Some(sys::PMIX_ERR_EXISTS);
+        }
+        if self.participant_gone(key) {
+            return Some(sys::PMIX_ERR_PROC_TERM_WO_SYNC);
+        }
+        None
+    }
+
     /// A `PMIx_Connect` (or, with `disconnect`, `PMIx_Disconnect`) request.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn connect_req(
@@ -160,52 +195,8 @@ impl ServerState {
             return;
         }
         let key = self.participants(procs);
-        if !includes(&key, me) {
-            out.push(reply(
-                conn,
-                tag,
-                sys::PMIX_ERR_NOT_A_MEMBER,
-                ReplyData::None,
-            ));
-            return;
-        }
-        if disconnect && !self.is_connected(&key, me) {
-            log::warn!(
-                "server: {} disconnects from {:?}, which it never connected to",
-                me,
-                key
-            );
-            out.push(reply(
-                conn,
-                tag,
-                sys::PMIX_ERR_INVALID_OPERATION,
-                ReplyData::None,
-            ));
-            return;
-        }
-        let busy = [false, true].iter().any(|&d| {
-            self.dynamic
-                .trackers
-                .get(&(d, key.clone()))
-                .is_some_and(|t| t.arrived.iter().any(|a| &a.proc_ == me))
-        });
-        if busy {
-            log::warn!(
-                "server: {} is already in a connect or disconnect over {:?}; refusing \
-                 another over the identical participant list",
-                me,
-                key
-            );
-            out.push(reply(conn, tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
-            return;
-        }
-        if self.participant_gone(&key) {
-            out.push(reply(
-                conn,
-                tag,
-                sys::PMIX_ERR_PROC_TERM_WO_SYNC,
-                ReplyData::None,
-            ));
+        if let Some(status) = self.connect_refusal(me, &key, disconnect) {
+            out.push(reply(conn, tag, status, ReplyData::None));
             return;
         }
         let tkey = (disconnect, key.clone());

@@ -229,6 +229,46 @@ impl ServerState {
         })))
     }
 
+    /// `PMIX_QUERY_RESOLVE_NODE`: the hosts namespace `ns`'s ranks run on.
+    fn resolve_node(&self, ns: &Nspace) -> Option<Value> {
+        let n = self.nspaces.get(ns)?;
+        let size = n.job.job_size().unwrap_or(n.nlocal);
+        let mut hosts: Vec<String> = Vec::new();
+        for r in 0..size {
+            let v = n.job.proc_value(r, ak::PMIX_HOSTNAME, Level::Any);
+            if let Some(h) = v.as_deref().and_then(|v| v.as_str()) {
+                if !hosts.iter().any(|x| x == h) {
+                    hosts.push(h.to_string());
+                }
+            }
+        }
+        Some(strings(hosts))
+    }
+
+    /// `PMIX_QUERY_RESOLVE_PEERS`: namespace `ns`'s ranks on the host the query names
+    /// (this server's host by default).
+    fn resolve_peers(&self, ns: &Nspace, q: &Query) -> Option<Value> {
+        let n = self.nspaces.get(ns)?;
+        let host = qual(q, ak::PMIX_HOSTNAME)
+            .and_then(|v| v.as_str())
+            .unwrap_or(&self.hostname);
+        let size = n.job.job_size().unwrap_or(n.nlocal);
+        let items = (0..size)
+            .filter(|&r| {
+                n.job
+                    .proc_value(r, ak::PMIX_HOSTNAME, Level::Any)
+                    .as_deref()
+                    .and_then(|v| v.as_str())
+                    == Some(host)
+            })
+            .map(|r| Value::Proc(Some(ProcId::new(ns.clone(), r))))
+            .collect();
+        Some(Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_PROC,
+            items,
+        })))
+    }
+
     /// Answer one key of query `q` from the server's data, if it can.
     fn answer_key(&self, key: &str, q: &Query, me: &ProcId) -> Option<Value> {
         let ns = Self::query_nspace(q, me);
@@ -273,41 +313,8 @@ impl ServerState {
                     items: m.into_iter().map(|p| Value::Proc(Some(p))).collect(),
                 })))
             }
-            ak::PMIX_QUERY_RESOLVE_NODE => {
-                let n = self.nspaces.get(&ns)?;
-                let size = n.job.job_size().unwrap_or(n.nlocal);
-                let mut hosts: Vec<String> = Vec::new();
-                for r in 0..size {
-                    let v = n.job.proc_value(r, ak::PMIX_HOSTNAME, Level::Any);
-                    if let Some(h) = v.as_deref().and_then(|v| v.as_str()) {
-                        if !hosts.iter().any(|x| x == h) {
-                            hosts.push(h.to_string());
-                        }
-                    }
-                }
-                Some(strings(hosts))
-            }
-            ak::PMIX_QUERY_RESOLVE_PEERS => {
-                let n = self.nspaces.get(&ns)?;
-                let host = qual(q, ak::PMIX_HOSTNAME)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or(&self.hostname);
-                let size = n.job.job_size().unwrap_or(n.nlocal);
-                let items = (0..size)
-                    .filter(|&r| {
-                        n.job
-                            .proc_value(r, ak::PMIX_HOSTNAME, Level::Any)
-                            .as_deref()
-                            .and_then(|v| v.as_str())
-                            == Some(host)
-                    })
-                    .map(|r| Value::Proc(Some(ProcId::new(ns.clone(), r))))
-                    .collect();
-                Some(Value::DataArray(Box::new(DataArray {
-                    dtype: sys::PMIX_PROC,
-                    items,
-                })))
-            }
+            ak::PMIX_QUERY_RESOLVE_NODE => self.resolve_node(&ns),
+            ak::PMIX_QUERY_RESOLVE_PEERS => self.resolve_peers(&ns, q),
             ak::PMIX_QUERY_SUPPORTED_KEYS => Some(Value::string(
                 &[
                     ak::PMIX_QUERY_NAMESPACES,
