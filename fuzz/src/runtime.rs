@@ -186,11 +186,11 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                     eprintln!("host dmodex {} {:?}", proc_, key)
                 }
                 Action::Host(Upcall::Notify { .. }) => eprintln!("host notify"),
-                Action::Host(_) => eprintln!("host call"),
                 Action::Timer(d, ev) => eprintln!("timer {:?} {:?}", d, ev),
                 Action::Host(Upcall::Abort { conn, .. }) => eprintln!("host abort from {}", conn),
                 Action::Host(Upcall::Finalized { proc_, .. }) => eprintln!("finalized {}", proc_),
                 Action::Host(Upcall::Lost(p)) => eprintln!("lost {}", p),
+                Action::Host(_) => eprintln!("host call"),
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
                 Action::IofLocal(_, id, c) => eprintln!("iof local {} {} bytes", id, c.data.len()),
                 Action::SendFds(c, _, fds) => eprintln!("send conn {} with {} fds", c, fds.len()),
