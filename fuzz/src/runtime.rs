@@ -8,7 +8,7 @@ use pmix_core::protocol::{
     self, decode_blobs, encode_blob, encode_frame_into, Blob, FrameDecoder, Hello, ProcBlob, Put,
     Req, Request, ServerMsg, Welcome, MAX_FRAME,
 };
-use pmix_core::server::state::{Action, ServerState, TimerEv};
+use pmix_core::server::state::{Action, ServerState, TimerEv, Upcall};
 use pmix_core::store::{Entry, JobData};
 use pmix_core::*;
 use pmix_sys as sys;
@@ -179,16 +179,18 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                         .unwrap_or_else(|_| "welcome".into())
                 ),
                 Action::Close(c) => eprintln!("close {}", c),
-                Action::HostFence { id, procs, .. } => eprintln!("host fence {} {:?}", id, procs),
-                Action::HostDmodex { proc_, key, .. } => {
+                Action::Host(Upcall::Fence { id, procs, .. }) => {
+                    eprintln!("host fence {} {:?}", id, procs)
+                }
+                Action::Host(Upcall::Dmodex { proc_, key, .. }) => {
                     eprintln!("host dmodex {} {:?}", proc_, key)
                 }
-                Action::HostNotify { .. } => eprintln!("host notify"),
-                Action::Host(_) => eprintln!("host call"),
+                Action::Host(Upcall::Notify { .. }) => eprintln!("host notify"),
                 Action::Timer(d, ev) => eprintln!("timer {:?} {:?}", d, ev),
-                Action::HostAbort { conn, .. } => eprintln!("host abort from {}", conn),
-                Action::HostFinalized { proc_, .. } => eprintln!("finalized {}", proc_),
-                Action::HostLost(p) => eprintln!("lost {}", p),
+                Action::Host(Upcall::Abort { conn, .. }) => eprintln!("host abort from {}", conn),
+                Action::Host(Upcall::Finalized { proc_, .. }) => eprintln!("finalized {}", proc_),
+                Action::Host(Upcall::Lost(p)) => eprintln!("lost {}", p),
+                Action::Host(_) => eprintln!("host call"),
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
                 Action::IofLocal(_, id, c) => eprintln!("iof local {} {} bytes", id, c.data.len()),
                 Action::SendFds(c, _, fds) => eprintln!("send conn {} with {} fds", c, fds.len()),
@@ -202,14 +204,14 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 assert!(ok, "server sent a frame its clients cannot decode");
                 assert!(body.len() <= MAX_FRAME, "server sent an over-long frame");
             }
-            Action::HostFence { id, .. } => p.fences.push(id),
-            Action::HostDmodex { proc_, key, .. } => p.dmodex.push((proc_, key)),
-            Action::HostFinalized { conn, tag, .. } => p.finalizes.push((conn, tag)),
+            Action::Host(Upcall::Fence { id, .. }) => p.fences.push(id),
+            Action::Host(Upcall::Dmodex { proc_, key, .. }) => p.dmodex.push((proc_, key)),
+            Action::Host(Upcall::Finalized { conn, tag, .. }) => p.finalizes.push((conn, tag)),
             Action::Timer(_, ev) => p.timers.push(ev),
-            Action::HostAbort { conn, tag, .. } => p.aborts.push((conn, tag)),
+            Action::Host(Upcall::Abort { conn, tag, .. }) => p.aborts.push((conn, tag)),
             Action::Close(_)
-            | Action::HostLost(_)
-            | Action::HostNotify { .. }
+            | Action::Host(Upcall::Lost(_))
+            | Action::Host(Upcall::Notify { .. })
             | Action::Host(_)
             | Action::AnswerDmodex(..)
             | Action::IofLocal(..) => {}

@@ -5,9 +5,9 @@ mod util;
 
 use pmix_core::client::{Client, ClientConfig};
 use pmix_core::cuda::{self, Finished, ObjectId, ReduceOp, RequestId};
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::server::{Host, HostCall, HostDone, HostReply, Server, ServerConfig};
 use pmix_core::store::keys;
-use pmix_core::{protocol, Info, ProcId, Value};
+use pmix_core::{protocol, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -279,13 +279,16 @@ type Contribution = (Vec<u8>, HostDone<Vec<u8>>);
 struct Node(Arc<Fabric>);
 
 impl Host for Node {
-    fn fence(
-        &self,
-        procs: &[ProcId],
-        info: &[Info],
-        data: Vec<u8>,
-        done: HostDone<Vec<u8>>,
-    ) -> pmix_core::Result<HostReply> {
+    fn call(&self, call: HostCall) -> pmix_core::Result<HostReply> {
+        let HostCall::Fence {
+            procs,
+            info,
+            data,
+            done,
+        } = call
+        else {
+            return call.unsupported();
+        };
         let tag = info
             .iter()
             .find(|i| i.key.as_str() == protocol::FENCE_TAG)

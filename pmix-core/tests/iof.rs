@@ -4,8 +4,8 @@
 mod util;
 
 use pmix_core::iof::{IofChunk, IofHandler};
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
-use pmix_core::{Info, ProcId, Value};
+use pmix_core::server::{Host, HostCall, HostReply, Server, ServerConfig};
+use pmix_core::{ProcId, Value};
 use pmix_sys as sys;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -17,37 +17,39 @@ struct IofHost {
 }
 
 impl Host for IofHost {
-    fn iof_pull(
-        &self,
-        procs: &[ProcId],
-        channels: u16,
-        directives: &[Info],
-        done: HostDone<()>,
-    ) -> pmix_core::Result<HostReply> {
-        self.calls.lock().unwrap().push(format!(
-            "pull {} {} {}",
-            procs.len(),
-            channels,
-            directives.len()
-        ));
-        done(Ok(()));
-        Ok(HostReply::Pending)
-    }
-    fn push_stdin(
-        &self,
-        source: &ProcId,
-        targets: &[ProcId],
-        _directives: &[Info],
-        data: Option<&[u8]>,
-        _done: HostDone<()>,
-    ) -> pmix_core::Result<HostReply> {
-        self.calls.lock().unwrap().push(format!(
-            "push {} {} {:?}",
-            source.rank,
-            targets.len(),
-            data.map(|d| String::from_utf8_lossy(d).to_string())
-        ));
-        Ok(HostReply::Completed)
+    fn call(&self, call: HostCall) -> pmix_core::Result<HostReply> {
+        match call {
+            HostCall::IofPull {
+                procs,
+                channels,
+                directives,
+                done,
+            } => {
+                self.calls.lock().unwrap().push(format!(
+                    "pull {} {} {}",
+                    procs.len(),
+                    channels,
+                    directives.len()
+                ));
+                done(Ok(()));
+                Ok(HostReply::Pending)
+            }
+            HostCall::PushStdin {
+                source,
+                targets,
+                data,
+                ..
+            } => {
+                self.calls.lock().unwrap().push(format!(
+                    "push {} {} {:?}",
+                    source.rank,
+                    targets.len(),
+                    data.map(|d| String::from_utf8_lossy(&d).to_string())
+                ));
+                Ok(HostReply::Completed)
+            }
+            other => other.unsupported(),
+        }
     }
 }
 

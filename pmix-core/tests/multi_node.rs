@@ -5,7 +5,7 @@
 mod util;
 
 use pmix_core::client::{Client, GetOpts};
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::server::{Host, HostCall, HostDone, HostReply, Server, ServerConfig};
 use pmix_core::store::keys;
 use pmix_core::{Info, Key, ProcId, Value};
 use pmix_sys as sys;
@@ -31,42 +31,36 @@ struct NodeHost {
 }
 
 impl Host for NodeHost {
-    fn fence(
-        &self,
-        _procs: &[ProcId],
-        _info: &[Info],
-        data: Vec<u8>,
-        done: HostDone<Vec<u8>>,
-    ) -> pmix_core::Result<HostReply> {
-        let nservers = self.fabric.servers.lock().unwrap().len();
-        let mut f = self.fabric.fence.lock().unwrap();
-        f.push((self.node, data, done));
-        if f.len() == nservers {
-            let mut parts: Vec<_> = f.drain(..).collect();
-            parts.sort_by_key(|p| p.0);
-            let mut all = Vec::new();
-            for (_, d, _) in &parts {
-                all.extend_from_slice(d);
-            }
-            std::thread::spawn(move || {
-                for (_, _, done) in parts {
-                    done(Ok(all.clone()));
+    fn call(&self, call: HostCall) -> pmix_core::Result<HostReply> {
+        match call {
+            HostCall::Fence { data, done, .. } => {
+                let nservers = self.fabric.servers.lock().unwrap().len();
+                let mut f = self.fabric.fence.lock().unwrap();
+                f.push((self.node, data, done));
+                if f.len() == nservers {
+                    let mut parts: Vec<_> = f.drain(..).collect();
+                    parts.sort_by_key(|p| p.0);
+                    let mut all = Vec::new();
+                    for (_, d, _) in &parts {
+                        all.extend_from_slice(d);
+                    }
+                    std::thread::spawn(move || {
+                        for (_, _, done) in parts {
+                            done(Ok(all.clone()));
+                        }
+                    });
                 }
-            });
+                Ok(HostReply::Pending)
+            }
+            HostCall::DirectModex { proc_, info, done } => {
+                self.fabric.dmodex_calls.fetch_add(1, Ordering::SeqCst);
+                let owner = self.fabric.owner[proc_.rank as usize];
+                let s = self.fabric.servers.lock().unwrap()[owner].clone();
+                s.dmodex_request_info(&proc_, &info, done)?;
+                Ok(HostReply::Pending)
+            }
+            other => other.unsupported(),
         }
-        Ok(HostReply::Pending)
-    }
-
-    fn direct_modex(
-        &self,
-        proc_: &ProcId,
-        info: &[Info],
-        done: HostDone<Vec<u8>>,
-    ) -> pmix_core::Result<HostReply> {
-        self.fabric.dmodex_calls.fetch_add(1, Ordering::SeqCst);
-        let s = self.fabric.servers.lock().unwrap()[self.fabric.owner[proc_.rank as usize]].clone();
-        s.dmodex_request_info(proc_, info, done)?;
-        Ok(HostReply::Pending)
     }
 }
 

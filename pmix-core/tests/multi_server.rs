@@ -5,9 +5,9 @@
 mod util;
 
 use pmix_core::client::GetOpts;
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::server::{Host, HostCall, HostDone, HostReply, Server, ServerConfig};
 use pmix_core::store::keys;
-use pmix_core::{Info, Key, ProcId, Value};
+use pmix_core::{Key, ProcId, Value};
 use pmix_sys as sys;
 use std::sync::{Arc, Mutex};
 use util::*;
@@ -29,45 +29,38 @@ struct Node {
 }
 
 impl Host for Node {
-    fn fence(
-        &self,
-        _procs: &[ProcId],
-        _info: &[Info],
-        data: Vec<u8>,
-        done: HostDone<Vec<u8>>,
-    ) -> pmix_core::Result<HostReply> {
-        *self.fabric.fence_calls.lock().unwrap() += 1;
-        let mut f = self.fabric.fence.lock().unwrap();
-        f.push((data, done));
-        if f.len() == 2 {
-            let mut all = Vec::new();
-            let parts: Vec<_> = f.drain(..).collect();
-            for (d, _) in &parts {
-                all.extend_from_slice(d);
-            }
-            if *self.fabric.corrupt.lock().unwrap() {
-                all.truncate(all.len() - 1);
-            }
-            // Complete from another thread, as a real host would.
-            std::thread::spawn(move || {
-                for (_, done) in parts {
-                    done(Ok(all.clone()));
+    fn call(&self, call: HostCall) -> pmix_core::Result<HostReply> {
+        match call {
+            HostCall::Fence { data, done, .. } => {
+                *self.fabric.fence_calls.lock().unwrap() += 1;
+                let mut f = self.fabric.fence.lock().unwrap();
+                f.push((data, done));
+                if f.len() == 2 {
+                    let mut all = Vec::new();
+                    let parts: Vec<_> = f.drain(..).collect();
+                    for (d, _) in &parts {
+                        all.extend_from_slice(d);
+                    }
+                    if *self.fabric.corrupt.lock().unwrap() {
+                        all.truncate(all.len() - 1);
+                    }
+                    // Complete from another thread, as a real host would.
+                    std::thread::spawn(move || {
+                        for (_, done) in parts {
+                            done(Ok(all.clone()));
+                        }
+                    });
                 }
-            });
+                Ok(HostReply::Pending)
+            }
+            HostCall::DirectModex { proc_, done, .. } => {
+                // Rank r lives on server r.
+                let s = self.fabric.servers.lock().unwrap()[proc_.rank as usize].clone();
+                s.dmodex_request(&proc_, done)?;
+                Ok(HostReply::Pending)
+            }
+            other => other.unsupported(),
         }
-        Ok(HostReply::Pending)
-    }
-
-    fn direct_modex(
-        &self,
-        proc_: &ProcId,
-        _info: &[Info],
-        done: HostDone<Vec<u8>>,
-    ) -> pmix_core::Result<HostReply> {
-        // Rank r lives on server r.
-        let s = self.fabric.servers.lock().unwrap()[proc_.rank as usize].clone();
-        s.dmodex_request(proc_, done)?;
-        Ok(HostReply::Pending)
     }
 }
 

@@ -4,7 +4,7 @@
 //! and drop the `#[ignore]` with the fix (none is open now).
 
 use pmix_core::protocol::{self, Hello, Req, Request, ServerMsg};
-use pmix_core::server::state::{Action, ServerState};
+use pmix_core::server::state::{Action, ServerState, Upcall};
 use pmix_core::{Info, Nspace, ProcId, Value};
 use pmix_sys as sys;
 
@@ -60,7 +60,7 @@ fn finalize(s: &mut ServerState, conn: usize, tag: u32) -> Vec<Action> {
     let asked: Vec<(usize, u32)> = out
         .iter()
         .filter_map(|a| match a {
-            Action::HostFinalized { conn, tag, .. } => Some((*conn, *tag)),
+            Action::Host(Upcall::Finalized { conn, tag, .. }) => Some((*conn, *tag)),
             _ => None,
         })
         .collect();
@@ -311,7 +311,9 @@ fn a_remote_rank_the_host_deregisters_ends_collectives_here() {
         1,
         fence(vec![ProcId::new(ns(), 0), remote.clone()]),
     );
-    assert!(out.iter().any(|a| matches!(a, Action::HostFence { .. })));
+    assert!(out
+        .iter()
+        .any(|a| matches!(a, Action::Host(Upcall::Fence { .. }))));
     let mut out = Vec::new();
     s.deregister_client(&remote, &mut out);
     assert_eq!(replies(&out), vec![(1, sys::PMIX_ERR_PROC_TERM_WO_SYNC)]);

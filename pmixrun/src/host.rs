@@ -3,7 +3,7 @@
 //! drains; a socket pair wakes the loop's `poll`.
 
 use crate::pubsub::PubStore;
-use pmix_core::server::{Host, HostDone, HostReply};
+use pmix_core::server::{Host, HostCall, HostDone, HostReply};
 use pmix_core::{App, Info, Nspace, Pdata, ProcId, Result};
 use std::collections::VecDeque;
 use std::fmt;
@@ -203,6 +203,92 @@ impl JobHost {
 }
 
 impl Host for JobHost {
+    fn call(&self, c: HostCall) -> Result<HostReply> {
+        match c {
+            HostCall::ToolConnected {
+                requested,
+                info,
+                done,
+            } => self.tool_connected(requested.as_ref(), &info, done),
+            HostCall::GetCredential {
+                proc_,
+                peer,
+                directives,
+                done,
+            } => self.get_credential(&proc_, peer, &directives, done),
+            HostCall::ValidateCredential {
+                proc_,
+                peer,
+                cred,
+                directives,
+                done,
+            } => self.validate_credential(&proc_, peer, &cred, &directives, done),
+            HostCall::ClientFinalized { proc_, .. } => self.client_finalized(&proc_),
+            HostCall::Abort {
+                proc_,
+                status,
+                msg,
+                targets,
+                done,
+            } => self.abort(&proc_, status, &msg, &targets, done),
+            HostCall::Spawn {
+                requester,
+                job_info,
+                apps,
+                done,
+            } => self.spawn(&requester, &job_info, &apps, done),
+            HostCall::JobControl {
+                proc_,
+                targets,
+                directives,
+                done,
+            } => self.job_control(&proc_, &targets, &directives, done),
+            HostCall::Log {
+                proc_,
+                data,
+                directives,
+                done,
+            } => self.log(&proc_, &data, &directives, done),
+            HostCall::Publish { proc_, info, done } => self.publish(&proc_, &info, done),
+            HostCall::Lookup {
+                proc_,
+                keys,
+                info,
+                done,
+            } => self.lookup(&proc_, &keys, &info, done),
+            HostCall::Unpublish {
+                proc_,
+                keys,
+                info,
+                done,
+            } => self.unpublish(&proc_, &keys, &info, done),
+            HostCall::IofPull {
+                procs,
+                channels,
+                directives,
+                done,
+            } => self.iof_pull(&procs, channels, &directives, done),
+            other => other.unsupported(),
+        }
+    }
+
+    fn client_connected(&self, proc: &ProcId) -> Result<()> {
+        if let Some(r) = self.rank_of(proc) {
+            self.events.push(JobEvent::Connected(r));
+        }
+        Ok(())
+    }
+
+    fn client_lost(&self, proc: &ProcId) {
+        self.store.proc_ended(proc);
+        if let Some(r) = self.rank_of(proc) {
+            self.events.push(JobEvent::Lost(r));
+        }
+    }
+}
+
+/// The upcalls pmixrun serves (see [`Host for JobHost`](#impl-Host-for-JobHost)).
+impl JobHost {
     /// A tool that named itself keeps its name; one that asks gets `<nspace>-tool<n>`,
     /// rank 0 (outside the `<nspace>.<n>` names of spawned jobs, so a tool is never
     /// taken for a rank).
@@ -211,7 +297,7 @@ impl Host for JobHost {
         requested: Option<&ProcId>,
         _info: &[pmix_core::Info],
         done: pmix_core::server::HostDone<ProcId>,
-    ) -> Result<()> {
+    ) -> Result<HostReply> {
         let id = match requested {
             Some(p) => p.clone(),
             None => {
@@ -223,7 +309,7 @@ impl Host for JobHost {
         };
         log::debug!("pmixrun: tool {id} connected");
         done(Ok(id));
-        Ok(())
+        Ok(HostReply::Pending)
     }
 
     fn get_credential(
@@ -268,25 +354,12 @@ impl Host for JobHost {
         Ok(HostReply::Pending)
     }
 
-    fn client_connected(&self, proc: &ProcId) -> Result<()> {
-        if let Some(r) = self.rank_of(proc) {
-            self.events.push(JobEvent::Connected(r));
-        }
-        Ok(())
-    }
-
-    fn client_finalized(&self, proc: &ProcId) {
+    fn client_finalized(&self, proc: &ProcId) -> Result<HostReply> {
         self.store.proc_ended(proc);
         if let Some(r) = self.rank_of(proc) {
             self.events.push_quiet(JobEvent::Finalized(r));
         }
-    }
-
-    fn client_lost(&self, proc: &ProcId) {
-        self.store.proc_ended(proc);
-        if let Some(r) = self.rank_of(proc) {
-            self.events.push(JobEvent::Lost(r));
-        }
+        Ok(HostReply::Completed)
     }
 
     fn abort(
@@ -436,14 +509,27 @@ mod tests {
         let host = JobHost::new(ns(), ev.clone());
         host.client_connected(&ProcId::new(ns(), 1))
             .expect("connect");
-        host.client_finalized(&ProcId::new(ns(), 1));
+        let finalized = |proc_| {
+            let r = host.call(HostCall::ClientFinalized {
+                proc_,
+                done: Box::new(|_| {}),
+            });
+            assert!(matches!(r, Ok(HostReply::Completed)));
+        };
+        finalized(ProcId::new(ns(), 1));
         // Another namespace, and a special rank, are ignored; a spawned job's are not.
-        host.client_finalized(&ProcId::new(Nspace::new("other").expect("ns"), 0));
-        host.client_finalized(&ProcId::new(Nspace::new("jobx").expect("ns"), 0));
-        host.client_finalized(&ProcId::new(Nspace::new("job.1").expect("ns"), 3));
-        host.client_finalized(&ProcId::new(ns(), pmix_sys::PMIX_RANK_WILDCARD));
+        finalized(ProcId::new(Nspace::new("other").expect("ns"), 0));
+        finalized(ProcId::new(Nspace::new("jobx").expect("ns"), 0));
+        finalized(ProcId::new(Nspace::new("job.1").expect("ns"), 3));
+        finalized(ProcId::new(ns(), pmix_sys::PMIX_RANK_WILDCARD));
         let reply = host
-            .abort(&ProcId::new(ns(), 2), 7, "bye", &[], Box::new(|_| {}))
+            .call(HostCall::Abort {
+                proc_: ProcId::new(ns(), 2),
+                status: 7,
+                msg: "bye".into(),
+                targets: vec![],
+                done: Box::new(|_| {}),
+            })
             .expect("abort");
         assert!(matches!(reply, HostReply::Pending));
         let got: Vec<String> = ev.drain().iter().map(|e| format!("{e:?}")).collect();

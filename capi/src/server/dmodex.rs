@@ -12,6 +12,11 @@ use pmix_sys as sys;
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL `proc` or `cbfunc`).
+///
+/// # Safety
+/// `proc_` is NULL or points to a valid `pmix_proc_t`. `cbfunc` is NULL or a
+/// `pmix_dmodex_response_fn_t`; it is called once with `cbdata`, from the progress
+/// thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_dmodex_request(
     proc_: *const sys::pmix_proc_t,
@@ -27,7 +32,7 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or a proc (C contract).
+        // SAFETY: NULL or a proc (promised by the caller, see `# Safety`).
         let p = match unsafe { conv::proc_from_ptr(proc_) } {
             Ok(p) => p,
             Err(e) => return e.status(),

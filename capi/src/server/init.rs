@@ -17,6 +17,12 @@ use std::sync::Arc;
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (already running), `PMIX_ERR_BAD_PARAM`,
 /// `PMIX_ERR_NO_PERMISSIONS`/`PMIX_ERR_COMM_FAILURE` (rendezvous directory or socket).
+///
+/// # Safety
+/// `module` is NULL or points to a readable `pmix_server_module_t` of at least 28 slots
+/// (32 when `info` carries `PMIX_SERVER_MODULE_V7` = true), whose non-NULL slots stay
+/// callable until `PMIx_server_finalize` returns. `info` is NULL or points to `ninfo`
+/// valid `pmix_info_t`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_init(
     module: *mut sys::pmix_server_module_t,
@@ -25,7 +31,7 @@ pub unsafe extern "C" fn PMIx_server_init(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_init, {
         crate::logging::init();
-        // SAFETY: NULL or `ninfo` infos (C contract).
+        // SAFETY: NULL or `ninfo` infos (promised by the caller, see `# Safety`).
         let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
             Ok(i) => i,
             Err(e) => return e.status(),
@@ -77,6 +83,9 @@ pub unsafe extern "C" fn PMIx_server_init(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT` (not running).
+///
+/// # Safety
+/// Takes no pointers: nothing to uphold beyond C's calling convention.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_finalize() -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_finalize, {

@@ -18,6 +18,12 @@ use pmix_sys as sys;
 /// `PMIX_SUCCESS` (with `cbfunc`), `PMIX_OPERATION_SUCCEEDED` (without), `PMIX_ERR_INIT`,
 /// `PMIX_ERR_BAD_PARAM` (NULL `source` or `bo`, a byte object with NULL bytes, the stdin
 /// channel), `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// `source` points to a valid `pmix_proc_t`; `bo` points to a valid `pmix_byte_object_t`
+/// whose `bytes` are readable for its `size`; `info` is NULL or points to `ninfo` valid
+/// `pmix_info_t`. All are only read during the call. `cbfunc`, if not NULL, is a function
+/// of the C type above; it is called once with `cbdata`, from the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_IOF_deliver(
     source: *const sys::pmix_proc_t,
@@ -34,12 +40,12 @@ pub unsafe extern "C" fn PMIx_server_IOF_deliver(
             Err(e) => return e.status(),
         };
         crate::check_null!(source, bo);
-        // SAFETY: non-NULL proc (C contract).
+        // SAFETY: non-NULL proc (promised by the caller, see `# Safety`).
         let src = match unsafe { conv::proc_from_ptr(source) } {
             Ok(p) => p,
             Err(e) => return e.status(),
         };
-        // SAFETY: non-NULL byte object (C contract).
+        // SAFETY: non-NULL byte object (promised by the caller, see `# Safety`).
         let b = unsafe { &*bo };
         if b.bytes.is_null() && b.size > 0 {
             log::warn!(
@@ -48,7 +54,7 @@ pub unsafe extern "C" fn PMIx_server_IOF_deliver(
             );
             return sys::PMIX_ERR_BAD_PARAM;
         }
-        // SAFETY: `size` readable bytes; NULL or `ninfo` infos (C contract).
+        // SAFETY: `size` readable bytes; NULL or `ninfo` infos (promised by the caller, see `# Safety`).
         let (data, infos) = unsafe { (conv::bo_from_c(b), conv::info_array_from_c(info, ninfo)) };
         let infos = match infos {
             Ok(i) => i,

@@ -4,16 +4,11 @@
 
 pub mod dmodex;
 pub mod host;
-pub mod host_dyn;
-pub mod host_iof;
-pub mod host_ops;
-pub mod host_tool;
 pub mod init;
 pub mod iof;
 pub mod nspace;
 pub mod psets;
 pub mod regex;
 pub mod support;
-mod upcall;
 
 pub use crate::client::{status, CbData};

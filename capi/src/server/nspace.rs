@@ -15,7 +15,7 @@ fn complete(
     st: sys::pmix_status_t,
     data: CbData,
 ) -> sys::pmix_status_t {
-    // SAFETY: the caller's callback with its own cbdata (C contract).
+    // SAFETY: the caller's callback with its own cbdata (promised by the caller, see `# Safety`).
     status(
         "completion",
         s.run_on_progress(move || unsafe { cb(st, data.get()) }),
@@ -28,6 +28,11 @@ fn complete(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// `nspace` is NULL or a NUL-terminated string; `info` is NULL or points to `ninfo` valid
+/// `pmix_info_t` (only read during the call). `cbfunc`, if not NULL, is a function of the
+/// C type above; it is called once with `cbdata`, from the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_nspace(
     nspace: *const c_char,
@@ -42,7 +47,7 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: C string / `ninfo` infos (C contract); NULL nspace is BAD_PARAM.
+        // SAFETY: C string / `ninfo` infos (promised by the caller, see `# Safety`); NULL nspace is BAD_PARAM.
         let (ns, info) = match unsafe {
             (
                 conv::nspace_from_ptr(nspace),
@@ -68,7 +73,7 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
                 &ns,
                 nlocal,
                 info,
-                // SAFETY: the caller's callback with its own cbdata (C contract).
+                // SAFETY: the caller's callback with its own cbdata (promised by the caller, see `# Safety`).
                 Box::new(move |r| unsafe {
                     cb(status("PMIx_server_register_nspace", r), data.get())
                 }),
@@ -78,6 +83,10 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
 }
 
 /// Forget namespace `nspace`; `cbfunc` (may be NULL) runs on the progress thread.
+///
+/// # Safety
+/// `nspace` is NULL or a NUL-terminated string. `cbfunc`, if not NULL, is a function of
+/// the C type above; it is called once with `cbdata`, from the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_nspace(
     nspace: *const c_char,
@@ -88,7 +97,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
         let Ok(s) = global::server() else {
             return;
         };
-        // SAFETY: NULL or a C string (C contract).
+        // SAFETY: NULL or a C string (promised by the caller, see `# Safety`).
         let st = match unsafe { conv::nspace_from_ptr(nspace) } {
             Ok(ns) => {
                 s.deregister_nspace(&ns);
@@ -108,6 +117,11 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL or wildcard proc).
+///
+/// # Safety
+/// `proc_` is NULL or points to a valid `pmix_proc_t`; `server_object` is opaque (handed
+/// back to the host's upcalls, never dereferenced). `cbfunc`, if not NULL, is a function
+/// of the C type above; it is called once with `cbdata`, from the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_client(
     proc_: *const sys::pmix_proc_t,
@@ -122,7 +136,7 @@ pub unsafe extern "C" fn PMIx_server_register_client(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or a proc (C contract).
+        // SAFETY: NULL or a proc (promised by the caller, see `# Safety`).
         let p = match unsafe { conv::proc_from_ptr(proc_) } {
             Ok(p) => p,
             Err(e) => return e.status(),
@@ -141,7 +155,7 @@ pub unsafe extern "C" fn PMIx_server_register_client(
                 &p,
                 uid,
                 obj,
-                // SAFETY: the caller's callback with its own cbdata (C contract).
+                // SAFETY: the caller's callback with its own cbdata (promised by the caller, see `# Safety`).
                 Box::new(move |r| unsafe {
                     cb(status("PMIx_server_register_client", r), data.get())
                 }),
@@ -151,6 +165,11 @@ pub unsafe extern "C" fn PMIx_server_register_client(
 }
 
 /// Forget client `proc`; `cbfunc` (may be NULL) runs on the progress thread.
+///
+/// # Safety
+/// `proc_` is NULL or points to a valid `pmix_proc_t`. `cbfunc`, if not NULL, is a
+/// function of the C type above; it is called once with `cbdata`, from the progress
+/// thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_client(
     proc_: *const sys::pmix_proc_t,
@@ -161,7 +180,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
         let Ok(s) = global::server() else {
             return;
         };
-        // SAFETY: NULL or a proc (C contract).
+        // SAFETY: NULL or a proc (promised by the caller, see `# Safety`).
         let st = match unsafe { conv::proc_from_ptr(proc_) } {
             Ok(p) => {
                 s.deregister_client(&p);
@@ -183,6 +202,10 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL argument, wildcard rank),
 /// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `proc_` is NULL or points to a valid `pmix_proc_t`; `env` is NULL or points to a NULL-
+/// terminated, malloc'd argv the library may grow with `realloc`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_fork(
     proc_: *const sys::pmix_proc_t,
@@ -194,7 +217,7 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: non-NULL proc (C contract).
+        // SAFETY: non-NULL proc (promised by the caller, see `# Safety`).
         let vars = match unsafe { conv::proc_from_ptr(proc_) }.and_then(|p| s.setup_fork(&p)) {
             Ok(v) => v,
             Err(e) => return e.status(),
@@ -203,7 +226,7 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(
             let (Ok(k), Ok(v)) = (std::ffi::CString::new(k), std::ffi::CString::new(v)) else {
                 return sys::PMIX_ERR_BAD_PARAM;
             };
-            // SAFETY: C strings we own; `env` is the caller's writable argv (C contract).
+            // SAFETY: C strings we own; `env` is the caller's writable argv (promised by the caller, see `# Safety`).
             let rc =
                 unsafe { crate::helpers::argv::PMIx_Setenv(k.as_ptr(), v.as_ptr(), true, env) };
             if rc != sys::PMIX_SUCCESS {

@@ -11,6 +11,10 @@ use pmix_sys as sys;
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL or empty name, NULL members with a
 /// count), `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// `members` is NULL or points to `nmembers` valid `pmix_proc_t`; `pset_name` is NULL or
+/// a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_define_process_set(
     members: *const sys::pmix_proc_t,
@@ -23,12 +27,12 @@ pub unsafe extern "C" fn PMIx_server_define_process_set(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: a C string (C contract).
+        // SAFETY: a C string (promised by the caller, see `# Safety`).
         let name = match unsafe { conv::cstr_bytes(pset_name) } {
             Some(b) if !b.is_empty() => String::from_utf8_lossy(&b).into_owned(),
             _ => return sys::PMIX_ERR_BAD_PARAM,
         };
-        // SAFETY: NULL or `nmembers` procs (C contract).
+        // SAFETY: NULL or `nmembers` procs (promised by the caller, see `# Safety`).
         let m = match unsafe { conv::proc_array_from_c(members, nmembers) } {
             Ok(m) => m,
             Err(e) => return e.status(),
@@ -41,6 +45,9 @@ pub unsafe extern "C" fn PMIx_server_define_process_set(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// `pset_name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_delete_process_set(
     pset_name: *mut c_char,
@@ -51,7 +58,7 @@ pub unsafe extern "C" fn PMIx_server_delete_process_set(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: a C string (C contract).
+        // SAFETY: a C string (promised by the caller, see `# Safety`).
         let name = match unsafe { conv::cstr_bytes(pset_name) } {
             Some(b) => String::from_utf8_lossy(&b).into_owned(),
             None => return sys::PMIX_ERR_BAD_PARAM,

@@ -7,7 +7,7 @@ use pmix_core::store::regex;
 use pmix_sys as sys;
 
 unsafe fn text(input: *const c_char) -> Option<String> {
-    // SAFETY: a C string (C contract).
+    // SAFETY: a C string (promised by the caller, see `# Safety`).
     unsafe { conv::cstr_bytes(input) }.and_then(|b| String::from_utf8(b).ok())
 }
 
@@ -15,6 +15,10 @@ unsafe fn text(input: *const c_char) -> Option<String> {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL argument, not UTF-8), `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `input` is NULL or a NUL-terminated string; `regex_out` is NULL or a writable `char *`
+/// slot (the result is malloc'd, the caller frees it).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_regex(
     input: *const c_char,
@@ -28,7 +32,7 @@ pub unsafe extern "C" fn PMIx_generate_regex(
         };
         match conv::alloc::strdup(&regex::generate_nodes_from_list(&t)) {
             Ok(p) => {
-                // SAFETY: writable out-parameter (C contract).
+                // SAFETY: writable out-parameter (promised by the caller, see `# Safety`).
                 unsafe { *regex_out = p };
                 sys::PMIX_SUCCESS
             }
@@ -43,6 +47,10 @@ pub unsafe extern "C" fn PMIx_generate_regex(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL argument, a non-numeric rank),
 /// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `input` is NULL or a NUL-terminated string; `ppn` is NULL or a writable `char *` slot
+/// (the result is malloc'd, the caller frees it).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_ppn(
     input: *const c_char,
@@ -60,7 +68,7 @@ pub unsafe extern "C" fn PMIx_generate_ppn(
         };
         match conv::alloc::strdup(&out) {
             Ok(p) => {
-                // SAFETY: writable out-parameter (C contract).
+                // SAFETY: writable out-parameter (promised by the caller, see `# Safety`).
                 unsafe { *ppn = p };
                 sys::PMIX_SUCCESS
             }
@@ -78,6 +86,10 @@ const REGEX2_RAW: &[u8] = b"raw";
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL `input` or `regex`), `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `input` is NULL or a NUL-terminated string; `regex` is NULL or points to a writable
+/// `pmix_regex2_t` (its bytes are malloc'd, the caller frees them). `info` is not read.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_regex2(
     input: *const c_char,
@@ -87,7 +99,7 @@ pub unsafe extern "C" fn PMIx_generate_regex2(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_generate_regex2, {
         crate::check_null!(input, regex);
-        // SAFETY: non-NULL C string (C contract).
+        // SAFETY: non-NULL C string (promised by the caller, see `# Safety`).
         let Some(mut bytes) = (unsafe { conv::cstr_bytes(input) }) else {
             return sys::PMIX_ERR_BAD_PARAM;
         };
@@ -104,7 +116,7 @@ pub unsafe extern "C" fn PMIx_generate_regex2(
                 return e.status();
             }
         };
-        // SAFETY: non-NULL, writable (C contract).
+        // SAFETY: non-NULL, writable (promised by the caller, see `# Safety`).
         unsafe {
             *regex = sys::pmix_regex2_t {
                 type_: ty,
@@ -123,6 +135,11 @@ pub unsafe extern "C" fn PMIx_generate_regex2(
 /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_SUPPORTED` (another scheme, e.g. OpenPMIx's
 /// `"compress"`), `PMIX_ERR_BAD_PARAM` (NULL argument, NULL type, bytes not
 /// NUL-terminated), `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `regex` is NULL or points to a valid `pmix_regex2_t` whose bytes are readable for its
+/// size; `output` is NULL or a writable `char *` slot (the result is malloc'd). `info` is
+/// not read.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_parse_regex2(
     regex: *const sys::pmix_regex2_t,
@@ -132,7 +149,7 @@ pub unsafe extern "C" fn PMIx_parse_regex2(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_parse_regex2, {
         crate::check_null!(regex, output);
-        // SAFETY: non-NULL, the caller's regex (C contract).
+        // SAFETY: non-NULL, the caller's regex (promised by the caller, see `# Safety`).
         let r = unsafe { &*regex };
         // SAFETY: NULL or a C string.
         let Some(ty) = (unsafe { conv::cstr_bytes(r.type_) }) else {
@@ -150,7 +167,7 @@ pub unsafe extern "C" fn PMIx_parse_regex2(
             log::warn!("PMIx_parse_regex2: empty raw regex");
             return sys::PMIX_ERR_BAD_PARAM;
         }
-        // SAFETY: `bytes` is readable for `len` bytes (C contract), checked non-NULL.
+        // SAFETY: `bytes` is readable for `len` bytes (promised by the caller, see `# Safety`), checked non-NULL.
         let b = unsafe { core::slice::from_raw_parts(r.bytes, r.len) };
         let Some((&0, body)) = b.split_last() else {
             log::warn!("PMIx_parse_regex2: raw regex without its terminating NUL");

@@ -22,7 +22,7 @@ fn op_success(
         return sys::PMIX_SUCCESS;
     };
     let data = CbData::new(cbdata);
-    // SAFETY: the caller's callback with its own cbdata (C contract).
+    // SAFETY: the caller's callback with its own cbdata (promised by the caller, see `# Safety`).
     status(
         name,
         s.run_on_progress(move || unsafe { cb(sys::PMIX_SUCCESS, data.get()) }),
@@ -34,6 +34,11 @@ fn op_success(
 /// # Returns
 /// `PMIX_SUCCESS` (then `cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL)` runs on the
 /// progress thread), `PMIX_ERR_BAD_PARAM` (NULL `cbfunc`), `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// The pointer arguments other than `cbdata` are not read. `cbfunc`, if not NULL, is a
+/// `pmix_setup_application_cbfunc_t`; it is called once with `cbdata`, from the progress
+/// thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_application(
     _nspace: *const c_char,
@@ -53,7 +58,7 @@ pub unsafe extern "C" fn PMIx_server_setup_application(
         let data = CbData::new(cbdata);
         status(
             "PMIx_server_setup_application",
-            // SAFETY: the caller's callback with its own cbdata (C contract).
+            // SAFETY: the caller's callback with its own cbdata (promised by the caller, see `# Safety`).
             s.run_on_progress(move || unsafe {
                 cb(
                     sys::PMIX_SUCCESS,
@@ -69,6 +74,11 @@ pub unsafe extern "C" fn PMIx_server_setup_application(
 }
 
 /// Node-local setup for a namespace: nothing to do; completes with success.
+///
+/// # Safety
+/// The pointer arguments other than `cbdata` are not read. `cbfunc`, if not NULL, is a
+/// function of the C type above; it is called once with `cbdata`, from the progress
+/// thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_local_support(
     _nspace: *const c_char,
@@ -97,7 +107,7 @@ unsafe fn resources(
         Ok(s) => s,
         Err(e) => return e.status(),
     };
-    // SAFETY: NULL or `ninfo` infos (C contract).
+    // SAFETY: NULL or `ninfo` infos (promised by the caller, see `# Safety`).
     let info = match unsafe { conv::info_array_from_c(info, ninfo) } {
         Ok(i) => i,
         Err(e) => {
@@ -107,7 +117,7 @@ unsafe fn resources(
     };
     let done: Option<pmix_core::server::HostDone<()>> = cbfunc.map(|cb| {
         let data = CbData::new(cbdata);
-        // SAFETY: the caller's callback with its own cbdata (C contract).
+        // SAFETY: the caller's callback with its own cbdata (promised by the caller, see `# Safety`).
         Box::new(move |r: pmix_core::Result<()>| unsafe {
             cb(status(name_of(deregister), r), data.get())
         }) as pmix_core::server::HostDone<()>
@@ -140,6 +150,11 @@ fn name_of(deregister: bool) -> &'static str {
 /// # Returns
 /// `PMIX_OPERATION_SUCCEEDED` (NULL `cbfunc`: done on return), `PMIX_SUCCESS` (`cbfunc`
 /// runs when done), `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_WOULD_BLOCK`.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid `pmix_info_t` (only read during the call).
+/// `cbfunc`, if not NULL, is a function of the C type above; it is called once with
+/// `cbdata`, from the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_resources(
     info: *mut sys::pmix_info_t,
@@ -148,7 +163,7 @@ pub unsafe extern "C" fn PMIx_server_register_resources(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_register_resources, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: the same pointers and promises as this export's `# Safety`.
         unsafe { resources(name_of(false), info, ninfo, cbfunc, cbdata, false) }
     })
 }
@@ -160,6 +175,11 @@ pub unsafe extern "C" fn PMIx_server_register_resources(
 ///
 /// # Returns
 /// As `PMIx_server_register_resources`.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid `pmix_info_t` (only read during the call).
+/// `cbfunc`, if not NULL, is a function of the C type above; it is called once with
+/// `cbdata`, from the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_resources(
     info: *mut sys::pmix_info_t,
@@ -168,7 +188,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(
     cbdata: *mut c_void,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_server_deregister_resources, {
-        // SAFETY: forwarded C contract.
+        // SAFETY: the same pointers and promises as this export's `# Safety`.
         unsafe { resources(name_of(true), info, ninfo, cbfunc, cbdata, true) }
     })
 }
@@ -183,6 +203,10 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(
 /// `PMIX_SUCCESS`, `PMIX_ERR_REPEAT_ATTR_REGISTRATION` (the function was registered
 /// before), `PMIX_ERR_BAD_PARAM` (NULL `function`, or a name that is not UTF-8),
 /// `PMIX_ERR_WOULD_BLOCK` (on the progress thread, as OpenPMIx), `PMIX_ERR_INIT`.
+///
+/// # Safety
+/// `function` is NULL or a NUL-terminated string; `attrs` is NULL or a NULL-terminated
+/// array of NUL-terminated strings (only read during the call).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Register_attributes(
     function: *mut core::ffi::c_char,
@@ -197,12 +221,12 @@ pub unsafe extern "C" fn PMIx_Register_attributes(
             return st;
         }
         let utf8 = |b: Vec<u8>| String::from_utf8(b).ok();
-        // SAFETY: non-NULL C string (C contract).
+        // SAFETY: non-NULL C string (promised by the caller, see `# Safety`).
         let Some(f) = (unsafe { crate::conv::cstr_bytes(function) }).and_then(utf8) else {
             log::warn!("PMIx_Register_attributes: function name is not UTF-8");
             return sys::PMIX_ERR_BAD_PARAM;
         };
-        // SAFETY: NULL or a NULL-terminated array of C strings (C contract).
+        // SAFETY: NULL or a NULL-terminated array of C strings (promised by the caller, see `# Safety`).
         let names = unsafe { crate::conv::argv_from_c(attrs) }.unwrap_or_default();
         let Some(names) = names.into_iter().map(utf8).collect::<Option<Vec<String>>>() else {
             log::warn!("PMIx_Register_attributes: an attribute name is not UTF-8");

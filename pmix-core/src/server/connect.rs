@@ -25,7 +25,7 @@ use super::{includes, reply, Action, ServerState, TimerEv};
 use crate::protocol::dynamic::{decode_connect_blobs, encode_connect_blob};
 use crate::protocol::{self, ConnectData, PeerData, ReplyData};
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::store::JobData;
 use crate::value::{Info, ProcId, Value};
 use crate::Result;
@@ -139,6 +139,41 @@ impl ServerState {
         })
     }
 
+    /// Why `me` may not enter a connect (or disconnect) over `key`, as the status to
+    /// answer; `None` if it may.
+    fn connect_refusal(&self, me: &ProcId, key: &[ProcId], disconnect: bool) -> Option<i32> {
+        if !includes(key, me) {
+            return Some(sys::PMIX_ERR_NOT_A_MEMBER);
+        }
+        if disconnect && !self.is_connected(key, me) {
+            log::warn!(
+                "server: {} disconnects from {:?}, which it never connected to",
+                me,
+                key
+            );
+            return Some(sys::PMIX_ERR_INVALID_OPERATION);
+        }
+        let busy = [false, true].iter().any(|&d| {
+            self.dynamic
+                .trackers
+                .get(&(d, key.to_vec()))
+                .is_some_and(|t| t.arrived.iter().any(|a| &a.proc_ == me))
+        });
+        if busy {
+            log::warn!(
+                "server: {} is already in a connect or disconnect over {:?}; refusing \
+                 another over the identical participant list",
+                me,
+                key
+            );
+            return Some(sys::PMIX_ERR_EXISTS);
+        }
+        if self.participant_gone(key) {
+            return Some(sys::PMIX_ERR_PROC_TERM_WO_SYNC);
+        }
+        None
+    }
+
     /// A `PMIx_Connect` (or, with `disconnect`, `PMIx_Disconnect`) request.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn connect_req(
@@ -160,52 +195,8 @@ impl ServerState {
             return;
         }
         let key = self.participants(procs);
-        if !includes(&key, me) {
-            out.push(reply(
-                conn,
-                tag,
-                sys::PMIX_ERR_NOT_A_MEMBER,
-                ReplyData::None,
-            ));
-            return;
-        }
-        if disconnect && !self.is_connected(&key, me) {
-            log::warn!(
-                "server: {} disconnects from {:?}, which it never connected to",
-                me,
-                key
-            );
-            out.push(reply(
-                conn,
-                tag,
-                sys::PMIX_ERR_INVALID_OPERATION,
-                ReplyData::None,
-            ));
-            return;
-        }
-        let busy = [false, true].iter().any(|&d| {
-            self.dynamic
-                .trackers
-                .get(&(d, key.clone()))
-                .is_some_and(|t| t.arrived.iter().any(|a| &a.proc_ == me))
-        });
-        if busy {
-            log::warn!(
-                "server: {} is already in a connect or disconnect over {:?}; refusing \
-                 another over the identical participant list",
-                me,
-                key
-            );
-            out.push(reply(conn, tag, sys::PMIX_ERR_EXISTS, ReplyData::None));
-            return;
-        }
-        if self.participant_gone(&key) {
-            out.push(reply(
-                conn,
-                tag,
-                sys::PMIX_ERR_PROC_TERM_WO_SYNC,
-                ReplyData::None,
-            ));
+        if let Some(status) = self.connect_refusal(me, &key, disconnect) {
+            out.push(reply(conn, tag, status, ReplyData::None));
             return;
         }
         let tkey = (disconnect, key.clone());
@@ -263,7 +254,7 @@ impl ServerState {
         t.host_called = true;
         let (id, procs, info, disconnect) = (t.id, t.procs.clone(), t.info.clone(), t.disconnect);
         if disconnect {
-            out.push(Action::Host(HostCall::Disconnect { id, procs, info }));
+            out.push(Action::Host(Upcall::Disconnect { id, procs, info }));
             return;
         }
         let peers: Vec<PeerData> = t
@@ -284,7 +275,7 @@ impl ServerState {
             }
         }
         let data = encode_connect_blob(&ConnectData { jobs, peers });
-        out.push(Action::Host(HostCall::Connect {
+        out.push(Action::Host(Upcall::Connect {
             id,
             procs,
             info,
@@ -533,12 +524,12 @@ impl ServerState {
             .into_iter()
             .flatten()
             .collect();
-            out.push(Action::HostNotify {
+            out.push(Action::Host(Upcall::Notify {
                 source: p.clone(),
                 status: sys::PMIX_ERR_PROC_TERM_WO_SYNC,
                 range: sys::PMIX_RANGE_CUSTOM,
                 info,
-            });
+            }));
         }
         for (s, _) in mine {
             let members: Vec<ProcId> = self
@@ -600,7 +591,7 @@ pub(super) mod tests {
     use super::super::*;
     use crate::protocol::dynamic::{decode_connect_blobs, encode_connect_blob};
     use crate::protocol::{ConnectData, DynReq, PeerData, ReplyData, Req, Request, ServerMsg};
-    use crate::server::HostCall;
+    use crate::server::state::Upcall;
 
     const UID: u32 = 1000;
 
@@ -873,7 +864,7 @@ pub(super) mod tests {
         assert!(send(&mut s, 1, 1, connect(set.clone(), 1)).is_empty());
         let out = send(&mut s, 2, 1, connect(set.clone(), 2));
         let (id, data) = match out.as_slice() {
-            [Action::Host(HostCall::Connect {
+            [Action::Host(Upcall::Connect {
                 id, procs, data, ..
             })] => {
                 assert_eq!(procs, &{
@@ -914,7 +905,7 @@ pub(super) mod tests {
         // A failed host connect fails every local participant with its status.
         let set2 = vec![p("a", 0), wild("r")];
         let out = send(&mut s, 1, 2, connect(set2, 0));
-        let Some(Action::Host(HostCall::Connect { id, .. })) = out.first() else {
+        let Some(Action::Host(Upcall::Connect { id, .. })) = out.first() else {
             panic!("expected a host connect");
         };
         let mut out = Vec::new();

@@ -7,7 +7,7 @@ use super::{reply, Action, ServerState};
 use crate::error::Result;
 use crate::protocol::{self, DynReq, ReplyData, ServerMsg};
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::value::{Info, Nspace, Pdata, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
@@ -75,7 +75,7 @@ impl ServerState {
                     out.push(reply(conn, tag, sys::PMIX_ERR_BAD_PARAM, ReplyData::None));
                     return;
                 }
-                out.push(Action::Host(HostCall::Spawn {
+                out.push(Action::Host(Upcall::Spawn {
                     conn,
                     tag,
                     proc_: me.clone(),
@@ -83,27 +83,27 @@ impl ServerState {
                     apps,
                 }));
             }
-            DynReq::Publish { info } => out.push(Action::Host(HostCall::Publish {
+            DynReq::Publish { info } => out.push(Action::Host(Upcall::Publish {
                 conn,
                 tag,
                 proc_: me.clone(),
                 info: self.with_uid(me, info),
             })),
-            DynReq::Lookup { keys, info } => out.push(Action::Host(HostCall::Lookup {
-                conn,
-                tag,
-                proc_: me.clone(),
-                keys,
-                info: self.with_uid(me, info),
-            })),
-            DynReq::Unpublish { keys, info } => out.push(Action::Host(HostCall::Unpublish {
+            DynReq::Lookup { keys, info } => out.push(Action::Host(Upcall::Lookup {
                 conn,
                 tag,
                 proc_: me.clone(),
                 keys,
                 info: self.with_uid(me, info),
             })),
-            DynReq::Log { data, directives } => out.push(Action::Host(HostCall::Log {
+            DynReq::Unpublish { keys, info } => out.push(Action::Host(Upcall::Unpublish {
+                conn,
+                tag,
+                proc_: me.clone(),
+                keys,
+                info: self.with_uid(me, info),
+            })),
+            DynReq::Log { data, directives } => out.push(Action::Host(Upcall::Log {
                 conn,
                 tag,
                 proc_: me.clone(),
@@ -113,7 +113,7 @@ impl ServerState {
             DynReq::JobControl {
                 targets,
                 directives,
-            } => out.push(Action::Host(HostCall::JobControl {
+            } => out.push(Action::Host(Upcall::JobControl {
                 conn,
                 tag,
                 proc_: me.clone(),

@@ -15,7 +15,7 @@
 //! server and it does not carry `PMIX_EVENT_STAYS_LOCAL`. An event from the host is never
 //! echoed back to it.
 
-use super::{reply, Action, ConnState, ServerState};
+use super::{reply, Action, ConnState, ServerState, Upcall};
 use crate::event::{custom_range, proc_matches};
 use crate::protocol::{self, ReplyData, ServerMsg};
 use crate::reactor::ConnId;
@@ -98,12 +98,12 @@ impl ServerState {
             .iter()
             .any(|i| i.key.as_str() == ak::PMIX_EVENT_STAYS_LOCAL && i.value.is_true());
         if beyond && !stays {
-            out.push(Action::HostNotify {
+            out.push(Action::Host(Upcall::Notify {
                 source: me.clone(),
                 status,
                 range,
                 info,
-            });
+            }));
         }
         out.push(reply(conn, tag, sys::PMIX_SUCCESS, ReplyData::None));
     }
@@ -164,7 +164,8 @@ mod tests {
     }
 
     fn to_host(out: &[Action]) -> bool {
-        out.iter().any(|a| matches!(a, Action::HostNotify { .. }))
+        out.iter()
+            .any(|a| matches!(a, Action::Host(Upcall::Notify { .. })))
     }
 
     #[test]

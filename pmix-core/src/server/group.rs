@@ -31,7 +31,7 @@ use super::{reply, Action, ServerState, TimerEv};
 use crate::error::Result;
 use crate::protocol::{ConnectData, GroupOp as Op, GroupReply, PeerData, ReplyData};
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::store::info_array;
 use crate::value::{DataArray, Info, ProcId, Value};
 use pmix_sys as sys;
@@ -411,12 +411,12 @@ impl ServerState {
         if !remote.is_empty() {
             let mut info = group_info(&grp);
             info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
-            out.push(Action::HostNotify {
+            out.push(Action::Host(Upcall::Notify {
                 source: leader,
                 status: sys::PMIX_GROUP_INVITED,
                 range: sys::PMIX_RANGE_CUSTOM,
                 info,
-            });
+            }));
         }
         self.dynamic.group_ops.push(GroupOp {
             id,
@@ -558,7 +558,7 @@ impl ServerState {
             if let Some(op) = self.dynamic.group_ops.get_mut(idx) {
                 op.host_called = true;
             }
-            out.push(Action::Host(HostCall::Group {
+            out.push(Action::Host(Upcall::Group {
                 id,
                 construct,
                 grp,

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::protocol::hostops::{HostOpReq, CRED_REPLY_KEY};
 use crate::protocol::{self, ReplyData};
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::sys::PeerCred;
 use crate::value::{Info, ProcId, Value};
 use pmix_sys as sys;
@@ -65,7 +65,7 @@ impl ServerState {
             uid: u32::MAX,
             gid: u32::MAX,
         });
-        out.push(Action::Host(HostCall::HostOp {
+        out.push(Action::Host(Upcall::HostOp {
             conn,
             tag,
             proc_: me.clone(),

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::iof::{self, Channels, IofChunk, IofHandler};
 use crate::protocol::{self, IofReq, ReplyData, ServerMsg};
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::value::{Info, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::VecDeque;
@@ -140,7 +140,7 @@ impl ServerState {
                     procs: procs.clone(),
                     channels,
                 });
-                out.push(Action::Host(HostCall::IofPull {
+                out.push(Action::Host(Upcall::IofPull {
                     conn,
                     tag,
                     id,
@@ -162,7 +162,7 @@ impl ServerState {
                 if let Ok(i) = Info::new(stop, Value::Bool(true)) {
                     directives.push(i);
                 }
-                out.push(Action::Host(HostCall::IofStop {
+                out.push(Action::Host(Upcall::IofStop {
                     conn,
                     tag,
                     procs: reg.procs,
@@ -174,7 +174,7 @@ impl ServerState {
                 targets,
                 directives,
                 data,
-            } => out.push(Action::Host(HostCall::PushStdin {
+            } => out.push(Action::Host(Upcall::PushStdin {
                 conn,
                 tag,
                 source: me.clone(),
@@ -419,13 +419,13 @@ mod tests {
 
     fn host_pull(out: &[Action]) -> Option<(Vec<ProcId>, Channels, Vec<Info>)> {
         out.iter().find_map(|a| match a {
-            Action::Host(HostCall::IofPull {
+            Action::Host(Upcall::IofPull {
                 procs,
                 channels,
                 directives,
                 ..
             })
-            | Action::Host(HostCall::IofStop {
+            | Action::Host(Upcall::IofStop {
                 procs,
                 channels,
                 directives,

@@ -3,7 +3,7 @@
 //! `PMIx_IOF_deregister` and `PMIx_IOF_push` called in a server process that is not a
 //! client of another server. The state machine side is `server/iof.rs`.
 
-use super::{HostDone, HostReply, Server};
+use super::{HostCall, HostDone, Server};
 use crate::client::Callback;
 use crate::error::{Error, Result};
 use crate::iof::{self, Channels, IofChunk, IofHandler, LocalOutput};
@@ -168,28 +168,19 @@ impl Server {
             return self.post(move |_, _| cb(Ok(())));
         }
         let me = self.id.clone();
-        self.post(move |sh, _| {
-            let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(cb)));
-            let s2 = slot.clone();
-            let take = |s: &std::sync::Mutex<Option<Callback<()>>>| {
-                s.lock().unwrap_or_else(|p| p.into_inner()).take()
-            };
-            let done: HostDone<()> = Box::new(move |r| {
-                if let Some(cb) = take(&s2) {
-                    cb(r);
-                }
-            });
-            let r = sh
-                .host
-                .push_stdin(&me, &targets, &directives, data.as_deref(), done);
-            let now = match r {
-                Ok(HostReply::Pending) => return,
-                Ok(HostReply::Completed) => Ok(()),
-                Err(e) => Err(e),
-            };
-            if let Some(cb) = take(&slot) {
-                cb(now);
-            }
+        self.post(move |sh, ctx| {
+            sh.upcall(
+                ctx,
+                |done| HostCall::PushStdin {
+                    source: me,
+                    targets,
+                    directives,
+                    data,
+                    done,
+                },
+                || Ok(()),
+                Box::new(move |_, _, r| cb(r)),
+            )
         })
     }
 

@@ -15,21 +15,21 @@
 //! thread: it owns the listening socket and the rendezvous directory, checks each peer's
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
+mod dispatch;
 pub mod global;
+pub mod host;
 pub mod host_attrs;
-mod hostops_call;
 mod iof_api;
 pub mod modex;
 mod psets;
 pub mod state;
-mod upcalls;
 
-pub use upcalls::HostCall;
+pub use host::{Host, HostCall, HostDone, HostReply};
 
 use crate::error::{Error, Result};
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
 use crate::store::keys;
-use crate::value::{App, Info, Nspace, Pdata, ProcId, Query, Value};
+use crate::value::{Info, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use state::{Action, ServerState};
 use std::os::fd::AsFd;
@@ -48,323 +48,10 @@ pub const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_sec
 /// client, its further requests are not read (see [`reactor::ConnOpts::pause_above`]).
 pub const CLIENT_OUTPUT_PAUSE: usize = 4 << 20;
 
-/// How an asynchronous host upcall reports its result (called at most once, any thread).
-pub type HostDone<T> = Box<dyn FnOnce(Result<T>) + Send + 'static>;
-
-/// What a host upcall returned synchronously.
-#[derive(Debug)]
-pub enum HostReply {
-    /// The host will call the `done` callback later (`PMIX_SUCCESS` in C).
-    Pending,
-    /// The host finished synchronously and will not call `done` (`PMIX_OPERATION_SUCCEEDED`).
-    Completed,
-}
-
 /// The security mode a server gives its children (`PMIX_SECURITY_MODE`): the peer's
 /// uid, gid and pid come from the kernel (`SO_PEERCRED`), and a client connects only
 /// from the uid it was registered for (a tool: the server's own uid).
 pub const SECURITY_MODE: &str = "native";
-
-/// The host environment, as the server sees it. Every method has a default that answers
-/// the way OpenPMIx answers for a NULL module slot.
-pub trait Host: Send + Sync + 'static {
-    /// A registered client connected (handshake passed). An `Err` refuses it.
-    fn client_connected(&self, _proc: &ProcId) -> Result<()> {
-        Ok(())
-    }
-    /// A client called `PMIx_Finalize` (or disconnected after finalizing).
-    fn client_finalized(&self, _proc: &ProcId) {}
-    /// [`Host::client_finalized`] for hosts that record it asynchronously: the client's
-    /// `PMIx_Finalize` returns only after `done` is called (or at once for
-    /// `Ok(HostReply::Completed)` or an error). The default calls `client_finalized` and
-    /// completes at once.
-    fn client_finalized_nb(&self, proc: &ProcId, _done: HostDone<()>) -> Result<HostReply> {
-        self.client_finalized(proc);
-        Ok(HostReply::Completed)
-    }
-    /// A client's connection closed before it called `PMIx_Finalize` (it crashed, exited
-    /// without finalizing, or sent malformed data). Fences it took part in have already
-    /// been failed with `PMIX_ERR_PROC_TERM_WO_SYNC` for the other participants.
-    fn client_lost(&self, _proc: &ProcId) {}
-    /// A client called `PMIx_Abort`; `targets` empty means its whole namespace.
-    fn abort(
-        &self,
-        _proc: &ProcId,
-        _status: i32,
-        _msg: &str,
-        _targets: &[ProcId],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no abort"))
-    }
-    /// A fence that involves other servers: `data` is this server's contribution blob;
-    /// `done` receives the concatenation of every participating server's blob.
-    fn fence(
-        &self,
-        _procs: &[ProcId],
-        _info: &[Info],
-        _data: Vec<u8>,
-        _done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no fence"))
-    }
-    /// Ask the node hosting `proc` for its data (the remote host answers with
-    /// [`Server::dmodex_request_info`], passing `info` on, or [`Server::dmodex_request`]);
-    /// `done` receives the blob that call produced. `info` names the wanted key with
-    /// `PMIX_REQUIRED_KEY` when there is one.
-    fn direct_modex(
-        &self,
-        _proc: &ProcId,
-        _info: &[Info],
-        _done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_found("host has no direct modex"))
-    }
-    /// A connect that involves other servers: `data` is this server's blob (its
-    /// participants' endpoint data and their namespaces' job data,
-    /// `protocol::dynamic::encode_connect_blob`); `done` receives the concatenation of
-    /// every participating server's blob. Connects among local clients only never reach
-    /// the host.
-    fn connect(
-        &self,
-        _procs: &[ProcId],
-        _info: &[Info],
-        _data: Vec<u8>,
-        _done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no connect"))
-    }
-    /// A disconnect that involves other servers.
-    fn disconnect(
-        &self,
-        _procs: &[ProcId],
-        _info: &[Info],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no disconnect"))
-    }
-    /// `PMIx_Spawn` from `requester`: start the applications as a new namespace (register
-    /// it and its clients first), then hand `done` the namespace.
-    fn spawn(
-        &self,
-        _requester: &ProcId,
-        _job_info: &[Info],
-        _apps: &[App],
-        _done: HostDone<Nspace>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no spawn"))
-    }
-    /// `PMIx_Publish`: `info` holds the data and the directives (`PMIX_RANGE`,
-    /// `PMIX_PERSISTENCE`, …).
-    fn publish(&self, _proc: &ProcId, _info: &[Info], _done: HostDone<()>) -> Result<HostReply> {
-        Err(Error::not_supported("host has no publish"))
-    }
-    /// `PMIx_Lookup`: `done` receives what was found (with `PMIX_WAIT`, once every key,
-    /// or the number asked for, has been published).
-    fn lookup(
-        &self,
-        _proc: &ProcId,
-        _keys: &[String],
-        _info: &[Info],
-        _done: HostDone<Vec<Pdata>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no lookup"))
-    }
-    /// `PMIx_Unpublish` (`keys` empty: everything `proc` published in the range).
-    fn unpublish(
-        &self,
-        _proc: &ProcId,
-        _keys: &[String],
-        _info: &[Info],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no unpublish"))
-    }
-    /// `PMIx_Query_info` for what the server cannot answer from its own data.
-    fn query(
-        &self,
-        _proc: &ProcId,
-        _queries: &[Query],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no query"))
-    }
-    /// `PMIx_Log`.
-    fn log(
-        &self,
-        _proc: &ProcId,
-        _data: &[Info],
-        _directives: &[Info],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no log"))
-    }
-    /// `PMIx_Job_control` (`targets` empty: the requester's namespace).
-    fn job_control(
-        &self,
-        _proc: &ProcId,
-        _targets: &[ProcId],
-        _directives: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no job control"))
-    }
-    /// Whether a connected process that calls `PMIx_Finalize` without disconnecting
-    /// raises `PMIX_ERR_PROC_TERM_WO_SYNC` at the members it was connected to (the
-    /// server does it). A process that vanishes always does. A C host says no: OpenPMIx
-    /// leaves this to the host, and Open MPI 4.1.4 never disconnects before finalizing.
-    fn finalize_raises_term_wo_sync(&self) -> bool {
-        true
-    }
-    /// A group construct (`construct`) or destruct that involves other servers; `done`
-    /// receives results such as `PMIX_GROUP_CONTEXT_ID`.
-    fn group(
-        &self,
-        _construct: bool,
-        _grp: &str,
-        _procs: &[ProcId],
-        _info: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no group"))
-    }
-    /// A client raised an event for a range beyond this node (`PMIx_Notify_event` with a
-    /// range other than `PMIX_RANGE_LOCAL`/`PMIX_RANGE_PROC_LOCAL`); the host carries it
-    /// to the other servers, which deliver it with [`Server::notify_event`]. The local
-    /// clients have already been given it.
-    fn notify_event(&self, _source: &ProcId, _status: i32, _range: u8, _info: &[Info]) {}
-    /// `PMIx_IOF_pull` from a client: this server wants what `procs` write on `channels`
-    /// (the host then hands it over with [`Server::iof_deliver`]). With `PMIX_IOF_STOP`
-    /// among the directives, a client deregistered the pull for these processes and
-    /// channels. An error refuses the pull; the default refuses with
-    /// `PMIX_ERR_NOT_SUPPORTED`, as OpenPMIx does for a NULL module slot.
-    fn iof_pull(
-        &self,
-        _procs: &[ProcId],
-        _channels: crate::iof::Channels,
-        _directives: &[Info],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no iof_pull"))
-    }
-    /// `PMIx_IOF_push` from `source`: deliver `data` to the stdin of `targets` (a wildcard
-    /// rank: the whole namespace). `data` is `None` when the pusher sent only directives.
-    fn push_stdin(
-        &self,
-        _source: &ProcId,
-        _targets: &[ProcId],
-        _directives: &[Info],
-        _data: Option<&[u8]>,
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no push_stdin"))
-    }
-    /// A tool asks to connect (`PMIx_tool_init`, only with tool support enabled).
-    /// `requested` is the identity it chose, `None` if it asks for one; `info` carries
-    /// `PMIX_USERID`, `PMIX_GRPID`, `PMIX_PROC_PID`, `PMIX_VERSION_INFO` and, for a named
-    /// tool, `PMIX_NSPACE`/`PMIX_RANK`. Call `done` (any thread) with the tool's identity
-    /// or an error; an `Err` return refuses it at once. The default is OpenPMIx's for a
-    /// NULL `tool_connected` slot: a named tool is accepted as it is, one that asks for
-    /// an identity is refused with `PMIX_ERR_NOT_SUPPORTED`.
-    fn tool_connected(
-        &self,
-        requested: Option<&ProcId>,
-        _info: &[Info],
-        done: HostDone<ProcId>,
-    ) -> Result<()> {
-        match requested {
-            Some(p) => {
-                done(Ok(p.clone()));
-                Ok(())
-            }
-            None => Err(Error::not_supported(
-                "the host cannot assign tool identities",
-            )),
-        }
-    }
-
-    /// `PMIx_Get_credential` from `proc`. `peer` is what the kernel reported for the
-    /// client's connection (`SO_PEERCRED`), never what the client claims. `done`
-    /// receives the credential and any infos describing it.
-    fn get_credential(
-        &self,
-        _proc: &ProcId,
-        _peer: crate::sys::PeerCred,
-        _directives: &[Info],
-        _done: HostDone<(Vec<u8>, Vec<Info>)>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no get_credential"))
-    }
-    /// `PMIx_Validate_credential` from `proc`: `done` receives what the host learned
-    /// from the credential (`PMIX_USERID`, `PMIX_GRPID`, …); an error rejects it
-    /// (`PMIX_ERR_INVALID_CRED`).
-    fn validate_credential(
-        &self,
-        _proc: &ProcId,
-        _peer: crate::sys::PeerCred,
-        _cred: &[u8],
-        _directives: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no validate_credential"))
-    }
-    /// `PMIx_Allocation_request` (`directive`: a `pmix_alloc_directive_t`).
-    fn allocate(
-        &self,
-        _proc: &ProcId,
-        _directive: u8,
-        _info: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no allocate"))
-    }
-    /// `PMIx_Process_monitor`: watch `proc` (or the `PMIX_MONITOR_*` target among the
-    /// directives) as `monitor` says and raise `error` when the condition is met.
-    fn monitor(
-        &self,
-        _proc: &ProcId,
-        _monitor: &Info,
-        _error: i32,
-        _directives: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no monitor"))
-    }
-    /// `PMIx_Session_control` for `session`.
-    fn session_control(
-        &self,
-        _proc: &ProcId,
-        _session: u32,
-        _directives: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no session_control"))
-    }
-    /// `PMIx_Fabric_register` (`op` = `PMIX_FABRIC_REQUEST_INFO`) or `PMIx_Fabric_update`
-    /// (`PMIX_FABRIC_UPDATE_INFO`, `info` holding `PMIX_FABRIC_INDEX`): `done` receives
-    /// the fabric's description.
-    fn fabric(
-        &self,
-        _proc: &ProcId,
-        _op: u8,
-        _info: &[Info],
-        _done: HostDone<Vec<Info>>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no fabric"))
-    }
-    /// `PMIx_Resource_block` (`directive`: a `pmix_resource_block_directive_t`).
-    fn resource_block(
-        &self,
-        _proc: &ProcId,
-        _directive: u8,
-        _block: Option<&str>,
-        _units: &[crate::value::ResourceUnit],
-        _info: &[Info],
-        _done: HostDone<()>,
-    ) -> Result<HostReply> {
-        Err(Error::not_supported("host has no resource_block"))
-    }
-}
 
 /// Server configuration.
 #[derive(Debug, Clone, Default)]
@@ -428,91 +115,9 @@ impl Shared {
                         Box::new(move |ctx| me.step(ctx, |s, out| s.timer(ev, out))),
                     );
                 }
-                Action::Host(c) => self.host_call(ctx, c),
+                Action::Host(c) => self.dispatch(ctx, c),
                 Action::IofLocal(h, id, chunk) => h(id, &chunk),
-                Action::HostFinalized { conn, tag, proc_ } => {
-                    let me = self.clone();
-                    let done: HostDone<()> = Box::new(move |_| {
-                        let m2 = me.clone();
-                        let _ = me.handle.post(move |ctx| {
-                            m2.step(ctx, |s, out| s.finalize_done(conn, tag, out))
-                        });
-                    });
-                    match self.host.client_finalized_nb(&proc_, done) {
-                        Ok(HostReply::Pending) => {}
-                        _ => self.step(ctx, |s, out| s.finalize_done(conn, tag, out)),
-                    }
-                }
-                Action::HostLost(p) => self.host.client_lost(&p),
                 Action::AnswerDmodex(done, r) => done(r),
-                Action::HostFence {
-                    id,
-                    procs,
-                    info,
-                    data,
-                } => {
-                    let me = self.clone();
-                    let done: HostDone<Vec<u8>> = Box::new(move |r| {
-                        let m2 = me.clone();
-                        let _ = me
-                            .handle
-                            .post(move |ctx| m2.step(ctx, |s, out| s.fence_done(id, r, out)));
-                    });
-                    match self.host.fence(&procs, &info, data, done) {
-                        Ok(HostReply::Pending) => {}
-                        Ok(HostReply::Completed) => {
-                            self.step(ctx, |s, out| s.fence_done(id, Ok(Vec::new()), out))
-                        }
-                        Err(e) => self.step(ctx, |s, out| s.fence_done(id, Err(e), out)),
-                    }
-                }
-                Action::HostDmodex { proc_, key, info } => {
-                    let me = self.clone();
-                    let (p2, k2) = (proc_.clone(), key.clone());
-                    let done: HostDone<Vec<u8>> = Box::new(move |r| {
-                        let m2 = me.clone();
-                        let _ = me.handle.post(move |ctx| {
-                            m2.step(ctx, |s, out| s.dmodex_done(&p2, k2.as_ref(), r, out))
-                        });
-                    });
-                    let k = key.as_ref();
-                    match self.host.direct_modex(&proc_, &info, done) {
-                        Ok(HostReply::Pending) => {}
-                        Ok(HostReply::Completed) => {
-                            self.step(ctx, |s, out| s.dmodex_done(&proc_, k, Ok(Vec::new()), out))
-                        }
-                        Err(e) => self.step(ctx, |s, out| s.dmodex_done(&proc_, k, Err(e), out)),
-                    }
-                }
-                Action::HostNotify {
-                    source,
-                    status,
-                    range,
-                    info,
-                } => self.host.notify_event(&source, status, range, &info),
-                Action::HostAbort {
-                    conn,
-                    tag,
-                    proc_,
-                    status,
-                    msg,
-                    targets,
-                } => {
-                    let me = self.clone();
-                    let done: HostDone<()> = Box::new(move |r| {
-                        let m2 = me.clone();
-                        let _ = me.handle.post(move |ctx| {
-                            m2.step(ctx, |s, out| s.abort_done(conn, tag, r, out))
-                        });
-                    });
-                    match self.host.abort(&proc_, status, &msg, &targets, done) {
-                        Ok(HostReply::Pending) => {}
-                        Ok(HostReply::Completed) => {
-                            self.step(ctx, |s, out| s.abort_done(conn, tag, Ok(()), out))
-                        }
-                        Err(e) => self.step(ctx, |s, out| s.abort_done(conn, tag, Err(e), out)),
-                    }
-                }
             }
         }
     }
@@ -660,18 +265,16 @@ impl Shared {
             add(k::PMIX_NSPACE, Value::string(p.nspace.as_str()));
             add(k::PMIX_RANK, Value::Rank(p.rank));
         }
-        let me = self.clone();
-        let done: HostDone<ProcId> = Box::new(move |r| {
-            let m2 = me.clone();
-            let _ = me.handle.post(move |ctx| m2.tool_verdict(ctx, id, r));
-        });
-        if let Err(e) = self.host.tool_connected(t.requested.as_ref(), &info, done) {
-            self.tool_verdict(ctx, id, Err(e));
-        }
+        let up = state::Upcall::Tool {
+            conn: id,
+            requested: t.requested,
+            info,
+        };
+        self.dispatch(ctx, up);
     }
 
     /// The host's answer about a tool: accept it (with a client's frame limit) or refuse it.
-    fn tool_verdict(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, r: Result<ProcId>) {
+    pub(super) fn tool_verdict(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, r: Result<ProcId>) {
         self.step(ctx, |s, out| s.accept_tool(id, r, out));
         if self.lock().is_client(id) {
             ctx.set_max_frame(id, crate::protocol::MAX_FRAME);
@@ -737,6 +340,36 @@ fn rendezvous_files(
         }
     });
     files
+}
+
+/// Make the private rendezvous directory for server `id` under `tmpdir` and bind its
+/// socket (private too, non-blocking): the directory, the socket's path, the listener.
+fn bind_rendezvous(
+    tmpdir: &Path,
+    id: &ProcId,
+) -> Result<(PathBuf, PathBuf, std::os::unix::net::UnixListener)> {
+    let mut base = tmpdir.join(format!("pmix-rs.{}", crate::sys::euid()));
+    let mut dir = base.join(format!("{}.{}", id.nspace, std::process::id()));
+    // sun_path holds 108 bytes; fall back to /tmp for very long directories.
+    if dir.join("sock").as_os_str().len() > 100 {
+        base = PathBuf::from("/tmp").join(format!("pmix-rs.{}", crate::sys::euid()));
+        dir = base.join(format!("s.{}", std::process::id()));
+    }
+    private_dir(&base)?;
+    remove_stale(&base);
+    private_dir(&dir)?;
+    let sock = dir.join("sock");
+    let _ = std::fs::remove_file(&sock);
+    let listener = std::os::unix::net::UnixListener::bind(&sock)
+        .map_err(|e| comm(&format!("bind {}", sock.display()), e))?;
+    // bind() applies the umask only: the socket itself is private too (connecting
+    // needs write permission on it), not just its directory.
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| comm("chmod rendezvous socket", e))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| comm("nonblocking listener", e))?;
+    Ok((dir, sock, listener))
 }
 
 fn comm(what: &str, e: std::io::Error) -> Error {
@@ -825,27 +458,7 @@ impl Server {
             .clone()
             .or_else(|| crate::params::get_os(crate::params::TMPDIR).map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/tmp"));
-        let mut base = tmpdir.join(format!("pmix-rs.{}", crate::sys::euid()));
-        let mut dir = base.join(format!("{}.{}", id.nspace, std::process::id()));
-        // sun_path holds 108 bytes; fall back to /tmp for very long directories.
-        if dir.join("sock").as_os_str().len() > 100 {
-            base = PathBuf::from("/tmp").join(format!("pmix-rs.{}", crate::sys::euid()));
-            dir = base.join(format!("s.{}", std::process::id()));
-        }
-        private_dir(&base)?;
-        remove_stale(&base);
-        private_dir(&dir)?;
-        let sock = dir.join("sock");
-        let _ = std::fs::remove_file(&sock);
-        let listener = std::os::unix::net::UnixListener::bind(&sock)
-            .map_err(|e| comm(&format!("bind {}", sock.display()), e))?;
-        // bind() applies the umask only: the socket itself is private too (connecting
-        // needs write permission on it), not just its directory.
-        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| comm("chmod rendezvous socket", e))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| comm("nonblocking listener", e))?;
+        let (dir, sock, listener) = bind_rendezvous(&tmpdir, &id)?;
         let handle = reactor::acquire()?;
         let mut state = ServerState::new(id.clone(), hostname.clone());
         let flag = |key: &str| {

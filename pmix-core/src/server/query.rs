@@ -24,7 +24,7 @@ use super::{reply, Action, ServerState};
 use crate::error::Result;
 use crate::protocol::ReplyData;
 use crate::reactor::ConnId;
-use crate::server::upcalls::HostCall;
+use crate::server::state::Upcall;
 use crate::store::Level;
 use crate::value::{DataArray, Info, Nspace, ProcId, ProcInfo, Query, Rank, Value};
 use pmix_sys as sys;
@@ -229,6 +229,46 @@ impl ServerState {
         })))
     }
 
+    /// `PMIX_QUERY_RESOLVE_NODE`: the hosts namespace `ns`'s ranks run on.
+    fn resolve_node(&self, ns: &Nspace) -> Option<Value> {
+        let n = self.nspaces.get(ns)?;
+        let size = n.job.job_size().unwrap_or(n.nlocal);
+        let mut hosts: Vec<String> = Vec::new();
+        for r in 0..size {
+            let v = n.job.proc_value(r, ak::PMIX_HOSTNAME, Level::Any);
+            if let Some(h) = v.as_deref().and_then(|v| v.as_str()) {
+                if !hosts.iter().any(|x| x == h) {
+                    hosts.push(h.to_string());
+                }
+            }
+        }
+        Some(strings(hosts))
+    }
+
+    /// `PMIX_QUERY_RESOLVE_PEERS`: namespace `ns`'s ranks on the host the query names
+    /// (this server's host by default).
+    fn resolve_peers(&self, ns: &Nspace, q: &Query) -> Option<Value> {
+        let n = self.nspaces.get(ns)?;
+        let host = qual(q, ak::PMIX_HOSTNAME)
+            .and_then(|v| v.as_str())
+            .unwrap_or(&self.hostname);
+        let size = n.job.job_size().unwrap_or(n.nlocal);
+        let items = (0..size)
+            .filter(|&r| {
+                n.job
+                    .proc_value(r, ak::PMIX_HOSTNAME, Level::Any)
+                    .as_deref()
+                    .and_then(|v| v.as_str())
+                    == Some(host)
+            })
+            .map(|r| Value::Proc(Some(ProcId::new(ns.clone(), r))))
+            .collect();
+        Some(Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_PROC,
+            items,
+        })))
+    }
+
     /// Answer one key of query `q` from the server's data, if it can.
     fn answer_key(&self, key: &str, q: &Query, me: &ProcId) -> Option<Value> {
         let ns = Self::query_nspace(q, me);
@@ -273,41 +313,8 @@ impl ServerState {
                     items: m.into_iter().map(|p| Value::Proc(Some(p))).collect(),
                 })))
             }
-            ak::PMIX_QUERY_RESOLVE_NODE => {
-                let n = self.nspaces.get(&ns)?;
-                let size = n.job.job_size().unwrap_or(n.nlocal);
-                let mut hosts: Vec<String> = Vec::new();
-                for r in 0..size {
-                    let v = n.job.proc_value(r, ak::PMIX_HOSTNAME, Level::Any);
-                    if let Some(h) = v.as_deref().and_then(|v| v.as_str()) {
-                        if !hosts.iter().any(|x| x == h) {
-                            hosts.push(h.to_string());
-                        }
-                    }
-                }
-                Some(strings(hosts))
-            }
-            ak::PMIX_QUERY_RESOLVE_PEERS => {
-                let n = self.nspaces.get(&ns)?;
-                let host = qual(q, ak::PMIX_HOSTNAME)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or(&self.hostname);
-                let size = n.job.job_size().unwrap_or(n.nlocal);
-                let items = (0..size)
-                    .filter(|&r| {
-                        n.job
-                            .proc_value(r, ak::PMIX_HOSTNAME, Level::Any)
-                            .as_deref()
-                            .and_then(|v| v.as_str())
-                            == Some(host)
-                    })
-                    .map(|r| Value::Proc(Some(ProcId::new(ns.clone(), r))))
-                    .collect();
-                Some(Value::DataArray(Box::new(DataArray {
-                    dtype: sys::PMIX_PROC,
-                    items,
-                })))
-            }
+            ak::PMIX_QUERY_RESOLVE_NODE => self.resolve_node(&ns),
+            ak::PMIX_QUERY_RESOLVE_PEERS => self.resolve_peers(&ns, q),
             ak::PMIX_QUERY_SUPPORTED_KEYS => Some(Value::string(
                 &[
                     ak::PMIX_QUERY_NAMESPACES,
@@ -402,7 +409,7 @@ impl ServerState {
         if for_host.is_empty() {
             self.query_done(conn, tag, st, Ok(Vec::new()), out);
         } else {
-            out.push(Action::Host(HostCall::Query {
+            out.push(Action::Host(Upcall::Query {
                 conn,
                 tag,
                 proc_: me.clone(),
@@ -505,7 +512,7 @@ mod tests {
     use super::super::connect::tests::{msgs, p, send, setup};
     use super::super::*;
     use crate::protocol::{DynReq, ServerMsg};
-    use crate::server::HostCall;
+    use crate::server::state::Upcall;
     use crate::value::Query;
     use pmix_sys::attrs::keys as ak;
 
@@ -575,7 +582,7 @@ mod tests {
                 queries: vec![q(&[ak::PMIX_QUERY_NAMESPACES, "host.key"], vec![])],
             },
         );
-        let Some(Action::Host(HostCall::Query { state, queries, .. })) =
+        let Some(Action::Host(Upcall::Query { state, queries, .. })) =
             out.into_iter().find(|a| matches!(a, Action::Host(_)))
         else {
             panic!("expected a host query");
@@ -601,7 +608,7 @@ mod tests {
                 queries: vec![q(&[ak::PMIX_QUERY_NAMESPACES, "host.key"], vec![])],
             },
         );
-        let Some(Action::Host(HostCall::Query { state, .. })) =
+        let Some(Action::Host(Upcall::Query { state, .. })) =
             out.into_iter().find(|a| matches!(a, Action::Host(_)))
         else {
             panic!("expected a host query");

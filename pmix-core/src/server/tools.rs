@@ -186,6 +186,7 @@ impl ServerState {
 mod tests {
     use super::*;
     use crate::protocol::{Req, Request, ServerMsg, Welcome};
+    use crate::server::state::Upcall;
     use crate::value::Nspace;
 
     const UID: u32 = 1000;
@@ -291,7 +292,7 @@ mod tests {
         ));
         assert!(!out
             .iter()
-            .any(|a| matches!(a, Action::HostFinalized { .. })));
+            .any(|a| matches!(a, Action::Host(Upcall::Finalized { .. }))));
         // A second tool connects and vanishes: no HostLost, no event to the job's client.
         s.connected(6, UID);
         s.check_tool_hello(6, &hello(PeerKind::ToolNamed, pid("t2", 1)))

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use pmix_core::client::{parse_uri, Client, ClientConfig};
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::server::{Host, HostCall, HostReply, Server, ServerConfig};
 use pmix_core::store::keys;
 use pmix_core::{DataArray, Info, Nspace, ProcId, Value};
 use pmix_sys as sys;
@@ -17,25 +17,19 @@ pub struct RecordingHost {
 }
 
 impl Host for RecordingHost {
-    fn client_finalized(&self, p: &ProcId) {
-        self.events.lock().unwrap().push(format!("finalized {}", p));
+    fn call(&self, call: HostCall) -> pmix_core::Result<HostReply> {
+        let what = match &call {
+            HostCall::ClientFinalized { proc_, .. } => format!("finalized {}", proc_),
+            HostCall::Abort {
+                proc_, status, msg, ..
+            } => format!("abort {} {} {}", proc_, status, msg),
+            _ => return call.unsupported(),
+        };
+        self.events.lock().unwrap().push(what);
+        Ok(HostReply::Completed)
     }
     fn client_lost(&self, p: &ProcId) {
         self.events.lock().unwrap().push(format!("lost {}", p));
-    }
-    fn abort(
-        &self,
-        p: &ProcId,
-        status: i32,
-        msg: &str,
-        _t: &[ProcId],
-        _done: HostDone<()>,
-    ) -> pmix_core::Result<HostReply> {
-        self.events
-            .lock()
-            .unwrap()
-            .push(format!("abort {} {} {}", p, status, msg));
-        Ok(HostReply::Completed)
     }
 }
 

@@ -8,7 +8,7 @@
 //! file), finalizing the server either way.
 
 use super::link::{self, Call, Down, Up};
-use pmix_core::server::{Host, HostDone, HostReply, Server, ServerConfig};
+use pmix_core::server::{Host, HostCall, HostDone, HostReply, Server, ServerConfig};
 use pmix_core::{Error, Info, ProcId, Result, Value};
 use std::collections::HashMap;
 use std::os::fd::AsFd;
@@ -68,54 +68,14 @@ fn outcome(status: i32, what: &str) -> Result<()> {
     }
 }
 
-impl Host for NodeHost {
-    fn client_connected(&self, proc: &ProcId) -> Result<()> {
-        self.tx.send(&Up::Connected(proc.clone()));
-        Ok(())
-    }
-    fn client_finalized(&self, proc: &ProcId) {
-        self.tx.send(&Up::Finalized {
-            id: 0,
-            proc_: proc.clone(),
-        });
-    }
-    /// The client is released once the front end has recorded the finalization, so the
-    /// launcher can never see the process exit before it knows it finalized.
-    fn client_finalized_nb(&self, proc: &ProcId, done: HostDone<()>) -> Result<HostReply> {
-        let id = self.id();
-        self.lock().finalized.insert(id, done);
-        self.tx.send(&Up::Finalized {
-            id,
-            proc_: proc.clone(),
-        });
-        Ok(HostReply::Pending)
-    }
-    fn client_lost(&self, proc: &ProcId) {
-        self.tx.send(&Up::Lost(proc.clone()));
-    }
-    fn abort(
-        &self,
-        proc: &ProcId,
-        status: i32,
-        msg: &str,
-        targets: &[ProcId],
-        done: HostDone<()>,
-    ) -> Result<HostReply> {
-        let id = self.id();
-        self.lock().aborts.insert(id, done);
-        self.tx.send(&Up::Abort {
-            id,
-            proc_: proc.clone(),
-            status,
-            msg: msg.to_string(),
-            targets: targets.to_vec(),
-        });
-        Ok(HostReply::Pending)
-    }
+impl NodeHost {
+    /// A fence (or a connect or disconnect spanning nodes, which travels like one: the
+    /// front end matches the nodes' blobs by participants and tag, and hands each the
+    /// concatenation).
     fn fence(
         &self,
-        procs: &[ProcId],
-        info: &[Info],
+        procs: Vec<ProcId>,
+        info: Vec<Info>,
         data: Vec<u8>,
         done: HostDone<Vec<u8>>,
     ) -> Result<HostReply> {
@@ -123,45 +83,74 @@ impl Host for NodeHost {
         self.lock().fences.insert(id, done);
         self.tx.send(&Up::Fence {
             id,
-            procs: procs.to_vec(),
-            info: info.to_vec(),
+            procs,
+            info,
             data,
         });
         Ok(HostReply::Pending)
     }
-    /// A connect spanning nodes travels like a fence (the front end matches the nodes'
-    /// blobs by participants and tag, and hands each the concatenation).
-    fn connect(
-        &self,
-        procs: &[ProcId],
-        info: &[Info],
-        data: Vec<u8>,
-        done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        self.fence(procs, &tagged(info, "pmixrs.connect"), data, done)
-    }
-    fn disconnect(&self, procs: &[ProcId], info: &[Info], done: HostDone<()>) -> Result<HostReply> {
-        self.fence(
-            procs,
-            &tagged(info, "pmixrs.disconnect"),
-            Vec::new(),
-            Box::new(move |r| done(r.map(|_| ()))),
-        )
-    }
-    fn direct_modex(
-        &self,
-        proc: &ProcId,
-        info: &[Info],
-        done: HostDone<Vec<u8>>,
-    ) -> Result<HostReply> {
-        let id = self.id();
-        self.lock().dmodex.insert(id, done);
-        self.tx.send(&Up::Dmodex {
-            id,
-            proc_: proc.clone(),
-            info: info.to_vec(),
-        });
+}
+
+impl Host for NodeHost {
+    fn call(&self, c: HostCall) -> Result<HostReply> {
+        match c {
+            // The client is released once the front end has recorded the finalization,
+            // so the launcher can never see the process exit before it knows it
+            // finalized.
+            HostCall::ClientFinalized { proc_, done } => {
+                let id = self.id();
+                self.lock().finalized.insert(id, done);
+                self.tx.send(&Up::Finalized { id, proc_ });
+            }
+            HostCall::Abort {
+                proc_,
+                status,
+                msg,
+                targets,
+                done,
+            } => {
+                let id = self.id();
+                self.lock().aborts.insert(id, done);
+                self.tx.send(&Up::Abort {
+                    id,
+                    proc_,
+                    status,
+                    msg,
+                    targets,
+                });
+            }
+            HostCall::Fence {
+                procs,
+                info,
+                data,
+                done,
+            } => return self.fence(procs, info, data, done),
+            HostCall::Connect {
+                procs,
+                info,
+                data,
+                done,
+            } => return self.fence(procs, tagged(&info, "pmixrs.connect"), data, done),
+            HostCall::Disconnect { procs, info, done } => {
+                let info = tagged(&info, "pmixrs.disconnect");
+                let done: HostDone<Vec<u8>> = Box::new(move |r| done(r.map(|_| ())));
+                return self.fence(procs, info, Vec::new(), done);
+            }
+            HostCall::DirectModex { proc_, info, done } => {
+                let id = self.id();
+                self.lock().dmodex.insert(id, done);
+                self.tx.send(&Up::Dmodex { id, proc_, info });
+            }
+            other => return other.unsupported(),
+        }
         Ok(HostReply::Pending)
+    }
+    fn client_connected(&self, proc: &ProcId) -> Result<()> {
+        self.tx.send(&Up::Connected(proc.clone()));
+        Ok(())
+    }
+    fn client_lost(&self, proc: &ProcId) {
+        self.tx.send(&Up::Lost(proc.clone()));
     }
     fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
         self.tx.send(&Up::Notify {
@@ -210,6 +199,150 @@ fn blob_result(status: i32, data: Vec<u8>, what: &str) -> Result<Vec<u8>> {
     outcome(status, what).map(|()| data)
 }
 
+/// The daemon's state between messages of the front end.
+struct Daemon {
+    host: Arc<NodeHost>,
+    tx: link::Sender,
+    server: Option<Server>,
+    node: u32,
+}
+
+impl Daemon {
+    /// Handle one message of the front end; false to stop reading.
+    fn handle(&mut self, msg: Down) -> bool {
+        match msg {
+            Down::Setup {
+                node,
+                hostname,
+                server,
+                tmpdir,
+            } => self.setup(node, hostname, server, tmpdir),
+            Down::Call { id, call: c } => {
+                let (r, env) = match &self.server {
+                    Some(s) => call(s, c),
+                    None => (
+                        Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server")),
+                        Vec::new(),
+                    ),
+                };
+                if id != 0 {
+                    let (status, msg) = status_of(&r);
+                    self.tx.send(&Up::Reply {
+                        id,
+                        status,
+                        msg,
+                        env,
+                    });
+                }
+            }
+            Down::DmodexAsk { id, proc_, info } => self.dmodex_ask(id, proc_, info),
+            Down::Notify {
+                status,
+                source,
+                range,
+                info,
+            } => {
+                if let Some(s) = &self.server {
+                    if let Err(e) = s.notify_event_range(status, &source, range, info) {
+                        log::warn!("node {}: cannot deliver event {status}: {e}", self.node);
+                    }
+                }
+            }
+            // Stop reading; the server is finalized by `run`.
+            Down::Shutdown => return false,
+            other => self.complete(other),
+        }
+        true
+    }
+
+    /// Start this node's server as the front end describes it, and say whether it is up.
+    fn setup(&mut self, node: u32, hostname: String, id: ProcId, tmpdir: String) {
+        self.node = node;
+        let cfg = ServerConfig {
+            id,
+            tmpdir: Some(PathBuf::from(tmpdir)),
+            info: Info::new(
+                pmix_sys::attrs::keys::PMIX_HOSTNAME,
+                Value::string(&hostname),
+            )
+            .into_iter()
+            .collect(),
+        };
+        match Server::start(cfg, self.host.clone()) {
+            Ok(s) => {
+                log::debug!("node {node} ({hostname}): server {} up", s.uri());
+                self.server = Some(s);
+                self.tx.send(&Up::Ready {
+                    status: pmix_sys::PMIX_SUCCESS,
+                    msg: String::new(),
+                });
+            }
+            Err(e) => self.tx.send(&Up::Ready {
+                status: pmix_core::protocol::status_of(&e),
+                msg: e.to_string(),
+            }),
+        }
+    }
+
+    /// Another node asks for one of our processes' data.
+    fn dmodex_ask(&self, id: u64, proc_: ProcId, info: Vec<Info>) {
+        let tx2 = self.tx.clone();
+        let answer: HostDone<Vec<u8>> = Box::new(move |r| {
+            let (status, data) = match r {
+                Ok(d) => (pmix_sys::PMIX_SUCCESS, d),
+                Err(e) => (pmix_core::protocol::status_of(&e), Vec::new()),
+            };
+            tx2.send(&Up::DmodexAnswer { id, status, data });
+        });
+        match &self.server {
+            Some(s) => {
+                if let Err(e) = s.dmodex_request_info(&proc_, &info, answer) {
+                    self.tx.send(&Up::DmodexAnswer {
+                        id,
+                        status: pmix_core::protocol::status_of(&e),
+                        data: Vec::new(),
+                    });
+                }
+            }
+            None => answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server"))),
+        }
+    }
+
+    /// The front end completes one of our upcalls.
+    fn complete(&self, msg: Down) {
+        let node = self.node;
+        match msg {
+            Down::FenceDone { id, status, data } => {
+                let done = self.host.lock().fences.remove(&id);
+                match done {
+                    Some(d) => d(blob_result(status, data, "fence")),
+                    None => log::warn!("node {node}: completion of unknown fence {id}"),
+                }
+            }
+            Down::DmodexDone { id, status, data } => {
+                let done = self.host.lock().dmodex.remove(&id);
+                match done {
+                    Some(d) => d(blob_result(status, data, "direct modex")),
+                    None => log::warn!("node {node}: answer to unknown direct modex {id}"),
+                }
+            }
+            Down::AbortDone { id, status } => {
+                let done = self.host.lock().aborts.remove(&id);
+                if let Some(d) = done {
+                    d(outcome(status, "abort"));
+                }
+            }
+            Down::FinalizedSeen { id } => {
+                let done = self.host.lock().finalized.remove(&id);
+                if let Some(d) = done {
+                    d(Ok(()));
+                }
+            }
+            _ => log::warn!("node {node}: unexpected message from the front end"),
+        }
+    }
+}
+
 /// Run a node daemon; returns its exit status.
 pub fn run() -> i32 {
     let stream = match std::io::stdin()
@@ -238,131 +371,19 @@ pub fn run() -> i32 {
         next: AtomicU64::new(0),
         pending: Mutex::new(Pending::default()),
     });
-    let mut server: Option<Server> = None;
-    let mut node = 0u32;
-    let r = link::read_loop::<Down>(stream, |msg| {
-        match msg {
-            Down::Setup {
-                node: id,
-                hostname,
-                server: sid,
-                tmpdir,
-            } => {
-                node = id;
-                let cfg = ServerConfig {
-                    id: sid,
-                    tmpdir: Some(PathBuf::from(tmpdir)),
-                    info: Info::new(
-                        pmix_sys::attrs::keys::PMIX_HOSTNAME,
-                        Value::string(&hostname),
-                    )
-                    .into_iter()
-                    .collect(),
-                };
-                match Server::start(cfg, host.clone()) {
-                    Ok(s) => {
-                        log::debug!("node {node} ({hostname}): server {} up", s.uri());
-                        server = Some(s);
-                        tx.send(&Up::Ready {
-                            status: pmix_sys::PMIX_SUCCESS,
-                            msg: String::new(),
-                        });
-                    }
-                    Err(e) => tx.send(&Up::Ready {
-                        status: pmix_core::protocol::status_of(&e),
-                        msg: e.to_string(),
-                    }),
-                }
-            }
-            Down::Call { id, call: c } => {
-                let (r, env) = match &server {
-                    Some(s) => call(s, c),
-                    None => (
-                        Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server")),
-                        Vec::new(),
-                    ),
-                };
-                if id != 0 {
-                    let (status, msg) = status_of(&r);
-                    tx.send(&Up::Reply {
-                        id,
-                        status,
-                        msg,
-                        env,
-                    });
-                }
-            }
-            Down::FenceDone { id, status, data } => {
-                let done = host.lock().fences.remove(&id);
-                match done {
-                    Some(d) => d(blob_result(status, data, "fence")),
-                    None => log::warn!("node {node}: completion of unknown fence {id}"),
-                }
-            }
-            Down::DmodexDone { id, status, data } => {
-                let done = host.lock().dmodex.remove(&id);
-                match done {
-                    Some(d) => d(blob_result(status, data, "direct modex")),
-                    None => log::warn!("node {node}: answer to unknown direct modex {id}"),
-                }
-            }
-            Down::AbortDone { id, status } => {
-                let done = host.lock().aborts.remove(&id);
-                if let Some(d) = done {
-                    d(outcome(status, "abort"));
-                }
-            }
-            Down::DmodexAsk { id, proc_, info } => {
-                let tx2 = tx.clone();
-                let answer: HostDone<Vec<u8>> = Box::new(move |r| {
-                    let (status, data) = match r {
-                        Ok(d) => (pmix_sys::PMIX_SUCCESS, d),
-                        Err(e) => (pmix_core::protocol::status_of(&e), Vec::new()),
-                    };
-                    tx2.send(&Up::DmodexAnswer { id, status, data });
-                });
-                match &server {
-                    Some(s) => {
-                        if let Err(e) = s.dmodex_request_info(&proc_, &info, answer) {
-                            tx.send(&Up::DmodexAnswer {
-                                id,
-                                status: pmix_core::protocol::status_of(&e),
-                                data: Vec::new(),
-                            });
-                        }
-                    }
-                    None => answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server"))),
-                }
-            }
-            Down::Notify {
-                status,
-                source,
-                range,
-                info,
-            } => {
-                if let Some(s) = &server {
-                    if let Err(e) = s.notify_event_range(status, &source, range, info) {
-                        log::warn!("node {node}: cannot deliver event {status}: {e}");
-                    }
-                }
-            }
-            Down::FinalizedSeen { id } => {
-                let done = host.lock().finalized.remove(&id);
-                if let Some(d) = done {
-                    d(Ok(()));
-                }
-            }
-            // Stop reading; the server is finalized below.
-            Down::Shutdown => return false,
-        }
-        true
-    });
+    let mut d = Daemon {
+        host,
+        tx,
+        server: None,
+        node: 0,
+    };
+    let r = link::read_loop::<Down>(stream, |msg| d.handle(msg));
     if let Err(e) = r {
-        log::warn!("node {node}: link to the front end failed: {e}");
+        log::warn!("node {}: link to the front end failed: {e}", d.node);
     }
-    if let Some(s) = server.take() {
+    if let Some(s) = d.server.take() {
         s.finalize();
     }
-    drop(tx);
+    drop(d);
     0
 }

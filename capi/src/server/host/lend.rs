@@ -4,6 +4,9 @@
 //! reading of the slot's return code, the two common completion callbacks (op-style
 //! and info-style), and [`complete`], the one way every completion ends.
 //!
+//! Every slot lends through [`start`], and every completion callback ends through
+//! [`take`] then [`complete`].
+//!
 //! The rule (docs/DESIGN.md, "C hosts"): nothing is called back in the host from inside
 //! the host's own callback. A completion copies what it needs out of the host's buffers
 //! and returns; the host's release function, the freeing of what was lent and the
@@ -188,14 +191,9 @@ impl Drop for Lent {
     }
 }
 
-/// A NULL module slot.
-pub(super) fn unsupported(what: &str) -> Result<HostReply> {
-    Err(Error::not_supported(format!("host has no {}", what)))
-}
-
 /// The engine's view of an upcall's return code: `PMIX_SUCCESS` means the host will call
 /// back, `PMIX_OPERATION_SUCCEEDED` that it finished already, anything else failed.
-pub(super) fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
+fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
     match rc {
         sys::PMIX_SUCCESS => Ok(HostReply::Pending),
         sys::PMIX_OPERATION_SUCCEEDED => Ok(HostReply::Completed),
@@ -205,16 +203,12 @@ pub(super) fn verdict(what: &str, rc: sys::pmix_status_t) -> Result<HostReply> {
 
 /// An upcall in flight: the engine's completion and what was lent.
 pub(super) struct Call<T> {
-    pub(super) done: HostDone<T>,
-    pub(super) lent: Lent,
+    done: HostDone<T>,
+    lent: Lent,
 }
 
 /// After the slot returned: keep the box for the host's callback, or take it back.
-pub(super) fn settle<T>(
-    what: &str,
-    rc: sys::pmix_status_t,
-    call: *mut Call<T>,
-) -> Result<HostReply> {
+fn settle<T>(what: &str, rc: sys::pmix_status_t, call: *mut Call<T>) -> Result<HostReply> {
     let v = verdict(what, rc);
     if !matches!(v, Ok(HostReply::Pending)) {
         // SAFETY: the host will not call back; the box is still ours.
@@ -225,7 +219,8 @@ pub(super) fn settle<T>(
 
 /// Lend `lent` to the host for one upcall: `slot(lent, cbdata)` calls the module's
 /// function with the lent blocks and `cbdata` (the box the completion callback takes
-/// back); then the box is kept for that callback or taken back, as the slot's return
+/// back) and returns its return code (a `void` slot returns `PMIX_SUCCESS`: it always
+/// calls back); then the box is kept for that callback or taken back, as the return
 /// code says ([`settle`]).
 pub(super) fn start<T>(
     what: &str,
@@ -375,4 +370,10 @@ pub(super) unsafe extern "C" fn info_cb(
         };
         complete(call, r, Release::new(release_fn, release_cbdata));
     })
+}
+
+/// The answer for a slot found NULL (the dispatcher in `host/mod.rs` gives a host
+/// without the slot the engine's default before getting here).
+pub(super) fn no_slot(what: &str) -> Result<HostReply> {
+    Err(Error::not_supported(format!("host has no {}", what)))
 }
