@@ -207,11 +207,28 @@ pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
     })
 }
 
-/// One byte object of a Get reply: whose data, and the KVALs.
-fn get_blob(b: &[u8]) -> Result<(ProcId, Vec<(Key, Value)>)> {
+/// One process's data in a Get reply.
+pub type ProcData = (ProcId, Vec<Info>);
+
+/// One byte object of a Get reply: whose data, and its KVALs as infos.
+fn get_blob(b: &[u8]) -> Result<ProcData> {
     let mut r = BodyReader::new(b);
     let p = r.proc_id()?;
-    Ok((p, r.kvals_to_end()?))
+    Ok((p, r.kvals_to_end()?.into_iter().map(as_info).collect()))
+}
+
+/// A Get reply with each process's data apart (what [`decode_reply`] flattens).
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK_*` for a malformed body.
+pub fn decode_get_reply(body: &[u8]) -> Result<(i32, Vec<ProcData>)> {
+    let mut r = BodyReader::new(body);
+    let status = r.status()?;
+    let mut out = Vec::new();
+    while !r.is_empty() {
+        out.push(get_blob(&r.byte_object()?)?);
+    }
+    Ok((status, out))
 }
 
 /// Decode a reply to command `c` (the client's half): status and data.
@@ -237,7 +254,7 @@ pub fn decode_reply(c: u8, body: &[u8]) -> Result<(i32, ReplyData)> {
             let mut infos = Vec::new();
             while !r.is_empty() {
                 let (_, kvs) = get_blob(&r.byte_object()?)?;
-                infos.extend(kvs.into_iter().map(as_info));
+                infos.extend(kvs);
             }
             ReplyData::Data(infos)
         }
@@ -345,7 +362,7 @@ pub fn encode_reply(c: u8, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
 }
 
 /// A Get reply: status, then one byte object (`PROC` + `KVAL…`) per process.
-pub fn encode_get_reply(status: i32, blobs: &[(ProcId, Vec<Info>)]) -> Result<Vec<u8>> {
+pub fn encode_get_reply(status: i32, blobs: &[ProcData]) -> Result<Vec<u8>> {
     let mut w = BodyWriter::new();
     w.status(status);
     for (p, infos) in blobs {
