@@ -164,6 +164,9 @@ fn decode_commit(r: &mut BodyReader<'_>) -> Result<Vec<Put>> {
     let mut puts: Vec<Put> = Vec::new();
     while !r.is_empty() {
         let scope = r.byte()?;
+        if !(sys::PMIX_LOCAL..=sys::PMIX_GLOBAL).contains(&scope) {
+            return Err(Error::unpack(format!("v41 commit: scope {}", scope)));
+        }
         let buf = r.buffer()?;
         for (key, value) in super::body::kvals_of(&buf)? {
             match puts.iter_mut().find(|p| p.key == key) {
@@ -386,7 +389,11 @@ fn decode_req(c: u8, r: &mut BodyReader<'_>, s: &Sender) -> Result<Req> {
             puts: decode_commit(r)?,
         },
         cmd::FENCENB => {
-            let procs = r.procs()?;
+            let mut procs = r.procs()?;
+            if procs.is_empty() {
+                // none named: the sender's whole namespace (what a NULL array means)
+                procs.push(ProcId::new(s.me.nspace.clone(), sys::PMIX_RANK_WILDCARD));
+            }
             let info = r.infos()?;
             Req::Fence {
                 procs,

@@ -330,6 +330,17 @@ fn requests_round_trip_and_truncations_fail() {
 }
 
 #[test]
+fn a_commit_with_an_unknown_scope_is_malformed() {
+    // found by the v41_wire fuzz target: scope 0xbe used to be taken as is
+    let mut w = super::body::BodyWriter::new();
+    w.cmd(cmd::COMMIT);
+    w.byte(0xbe);
+    w.buffer(&[]);
+    let e = decode_request(&w.finish(), &me()).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_UNPACK_FAILURE);
+}
+
+#[test]
 fn requests_without_a_v41_form_are_refused_not_garbled() {
     let c = Command::Req(Req::Dyn(DynReq::Group {
         op: 1,
