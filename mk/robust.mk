@@ -27,7 +27,7 @@ DIFF_REF_LIB      ?= /usr/lib/x86_64-linux-gnu/pmix2/lib
 ROBUST_FUZZ_SECS  ?= 5
 ROBUST_FUZZ_LONG_SECS ?= 600
 FUZZ_TARGETS      := value_decode info_decode decompress data_unpack v41_decode \
-                     frame_decode message_decode blob_decode server_session
+                     frame_decode message_decode blob_decode server_session v41_wire
 ROBUST_FUZZ_LONG_TARGETS ?= $(FUZZ_TARGETS)
 FUZZ_DIR          := $(CURDIR)/fuzz
 FUZZ_FALLBACK     := $(FUZZ_DIR)/target/release/fuzz-fallback

@@ -14,6 +14,8 @@
 //! * [`data_unpack`]: `PMIx_Data_unpack` through the C ABI with any requested type and
 //!   capacity returns a status, leaves the buffer and `*max` consistent, hands out
 //!   data that `PMIx_Data_pack` re-packs to a stable normal form, and leaks nothing.
+//! * [`v41wire::v41_wire`]: OpenPMIx's wire protocol decoders (frames, handshake,
+//!   requests, replies): what decodes re-encodes to a fixed point.
 //! * [`runtime`]: the protocol's frame reassembler, message decoders and host-blob
 //!   parser, and a whole server session driven by a hostile peer.
 
@@ -26,7 +28,9 @@ use pmix_core::*;
 use pmix_sys as sys;
 
 pub mod runtime;
+pub mod v41wire;
 pub use runtime::{blob_decode, frame_decode, message_decode, server_session};
+pub use v41wire::v41_wire;
 
 /// A target's body.
 pub type Target = fn(&[u8]);
@@ -42,6 +46,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("message_decode", message_decode),
     ("blob_decode", blob_decode),
     ("server_session", server_session),
+    ("v41_wire", v41_wire),
 ];
 
 /// `codec::from_bytes::<Value>`.
@@ -537,6 +542,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             }
             out
         }
+        "v41_wire" => v41wire::seeds(),
         other => runtime::seeds(other),
     }
 }

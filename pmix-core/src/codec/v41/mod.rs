@@ -26,10 +26,11 @@
 //! unknown type `PMIX_ERR_UNKNOWN_DATA_TYPE`.
 
 use crate::error::{Error, Result};
-use crate::value::{CString, Value};
+use crate::value::{CString, Info, Key, ProcId, Value};
 use pmix_sys as sys;
 
 mod types;
+pub mod wire;
 
 /// Deepest nesting of values (data arrays of values of data arrays …) the decoder
 /// accepts.
@@ -184,6 +185,14 @@ impl Packer {
     pub fn value(&mut self, v: &Value) -> Result<()> {
         self.dtype(v.dtype());
         types::pack_payload(self, v)
+    }
+    /// One `PMIX_PROC` element: namespace string, then the rank.
+    pub fn proc_id(&mut self, id: &ProcId) {
+        types::proc_(self, id);
+    }
+    /// One `PMIX_INFO` element: key, directives, type, payload.
+    pub fn info(&mut self, i: &Info) -> Result<()> {
+        types::info(self, i)
     }
 }
 
@@ -361,6 +370,19 @@ impl<'a> Unpacker<'a> {
             return Ok(Value::Undef);
         }
         self.elem(t)
+    }
+    /// One `PMIX_PROC` element.
+    pub fn proc_id(&mut self) -> Result<ProcId> {
+        types::u_proc(self)
+    }
+    /// One `PMIX_INFO` element.
+    pub fn info(&mut self) -> Result<Info> {
+        types::u_info(self)
+    }
+    /// A string that must be a valid key (an empty one is allowed, as in an unset info).
+    pub fn key(&mut self) -> Result<Key> {
+        let s = self.string()?;
+        types::key(s)
     }
 }
 

@@ -21,7 +21,7 @@ fn pid(p: &mut Packer, pid: i32) {
     p.uint(pid as u32 as u64);
 }
 
-fn proc_(p: &mut Packer, id: &ProcId) {
+pub(super) fn proc_(p: &mut Packer, id: &ProcId) {
     p.string(Some(id.nspace.as_str().as_bytes()));
     p.uint(id.rank as u64);
 }
@@ -35,7 +35,7 @@ fn argv(p: &mut Packer, a: &Option<Vec<Vec<u8>>>) {
     }
 }
 
-fn info(p: &mut Packer, i: &Info) -> Result<()> {
+pub(super) fn info(p: &mut Packer, i: &Info) -> Result<()> {
     p.string(Some(i.key.as_str().as_bytes()));
     p.uint(i.flags as u64);
     p.dtype(i.value.dtype());
@@ -253,7 +253,7 @@ pub(super) fn pack_elem(p: &mut Packer, v: &Value) -> Result<()> {
 
 // ---- decoding ----
 
-fn key(s: CString) -> Result<Key> {
+pub(super) fn key(s: CString) -> Result<Key> {
     let s = String::from_utf8(s.unwrap_or_default()).map_err(|_| Error::unpack("key not UTF-8"))?;
     Key::new_allow_empty(s).map_err(|e| Error::unpack(e.context))
 }
@@ -274,7 +274,7 @@ pub(super) fn pid_as(u: &mut Unpacker<'_>, tag: u16) -> Result<i32> {
     })
 }
 
-fn u_proc(u: &mut Unpacker<'_>) -> Result<ProcId> {
+pub(super) fn u_proc(u: &mut Unpacker<'_>) -> Result<ProcId> {
     let ns = u.string()?.unwrap_or_default();
     let ns = String::from_utf8(ns).map_err(|_| Error::unpack("namespace not UTF-8"))?;
     let nspace = Nspace::new(ns).map_err(|e| Error::unpack(e.context))?;
@@ -293,7 +293,7 @@ fn u_argv(u: &mut Unpacker<'_>) -> Result<Option<Vec<Vec<u8>>>> {
     Ok(Some(out))
 }
 
-fn u_info(u: &mut Unpacker<'_>) -> Result<Info> {
+pub(super) fn u_info(u: &mut Unpacker<'_>) -> Result<Info> {
     let key = key(u.string()?)?;
     let flags = u.u32()?;
     let t = u.u16()?;

@@ -1,0 +1,530 @@
+//! Client requests in OpenPMIx's command encoding, to and from the engine's [`Req`].
+//!
+//! Every request body starts with the command (`pmix_cmd_t`, one pack call of one
+//! byte). [`encode_request`] is the client's half, [`decode_request`] the server's.
+
+use super::body::{BodyReader, BodyWriter};
+use crate::error::{Error, Result};
+use crate::protocol::{DynReq, Put, Req};
+use crate::value::{Info, Key, ProcId, Value};
+use pmix_sys as sys;
+
+/// `pmix_cmd_t` values (OpenPMIx 4.2).
+pub mod cmd {
+    /// Job info of the client's namespace.
+    pub const REQ: u8 = 0;
+    /// `PMIx_Abort`.
+    pub const ABORT: u8 = 1;
+    /// `PMIx_Commit`.
+    pub const COMMIT: u8 = 2;
+    /// `PMIx_Fence_nb`.
+    pub const FENCENB: u8 = 3;
+    /// `PMIx_Get_nb`.
+    pub const GETNB: u8 = 4;
+    /// `PMIx_Finalize`.
+    pub const FINALIZE: u8 = 5;
+    /// `PMIx_Publish_nb`.
+    pub const PUBLISHNB: u8 = 6;
+    /// `PMIx_Lookup_nb`.
+    pub const LOOKUPNB: u8 = 7;
+    /// `PMIx_Unpublish_nb`.
+    pub const UNPUBLISHNB: u8 = 8;
+    /// `PMIx_Spawn_nb`.
+    pub const SPAWNNB: u8 = 9;
+    /// `PMIx_Connect_nb`.
+    pub const CONNECTNB: u8 = 10;
+    /// `PMIx_Disconnect_nb`.
+    pub const DISCONNECTNB: u8 = 11;
+    /// `PMIx_Notify_event` (and the server's event delivery, tag 0).
+    pub const NOTIFY: u8 = 12;
+    /// `PMIx_Register_event_handler`.
+    pub const REGEVENTS: u8 = 13;
+    /// `PMIx_Deregister_event_handler` (no reply).
+    pub const DEREGEVENTS: u8 = 14;
+    /// `PMIx_Query_info_nb`.
+    pub const QUERY: u8 = 15;
+    /// `PMIx_Log_nb`.
+    pub const LOG: u8 = 16;
+    /// `PMIx_Allocation_request_nb`.
+    pub const ALLOC: u8 = 17;
+    /// `PMIx_Job_control_nb`.
+    pub const JOB_CONTROL: u8 = 18;
+    /// `PMIx_Process_monitor_nb`.
+    pub const MONITOR: u8 = 19;
+    /// Largest command a 4.2 peer knows (`PMIX_DEVICE_DIST_CMD`).
+    pub const MAX_42: u8 = 32;
+}
+
+/// A request as an OpenPMIx client sends it: one of ours, or one the engine keeps
+/// inside the client (event registration).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// A request the engine's [`Req`] expresses.
+    Req(Req),
+    /// `REGEVENTS`: the codes (empty: all) and directives of a handler registration.
+    RegEvents {
+        /// Event codes.
+        codes: Vec<i32>,
+        /// Directives.
+        info: Vec<Info>,
+    },
+    /// `DEREGEVENTS` (no reply).
+    DeregEvents {
+        /// Event codes.
+        codes: Vec<i32>,
+    },
+}
+
+impl Command {
+    /// The command byte this request goes out as.
+    pub fn code(&self) -> Result<u8> {
+        Ok(match self {
+            Command::RegEvents { .. } => cmd::REGEVENTS,
+            Command::DeregEvents { .. } => cmd::DEREGEVENTS,
+            Command::Req(r) => req_code(r)?,
+        })
+    }
+    /// True when the server answers this command.
+    pub fn has_reply(&self) -> bool {
+        !matches!(self, Command::DeregEvents { .. })
+    }
+}
+
+/// Who sends: the connection's identity (a fence over "my namespace" names it, a
+/// publish carries the uid).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sender {
+    /// The client.
+    pub me: ProcId,
+    /// Its effective uid.
+    pub uid: u32,
+}
+
+fn req_code(r: &Req) -> Result<u8> {
+    Ok(match r {
+        Req::Commit { .. } => cmd::COMMIT,
+        Req::Fence { .. } => cmd::FENCENB,
+        Req::Get { .. } => cmd::GETNB,
+        Req::JobData { .. } => cmd::REQ,
+        Req::Abort { .. } => cmd::ABORT,
+        Req::Finalize => cmd::FINALIZE,
+        Req::Notify { .. } => cmd::NOTIFY,
+        Req::Dyn(d) => match d {
+            DynReq::Connect { .. } => cmd::CONNECTNB,
+            DynReq::Disconnect { .. } => cmd::DISCONNECTNB,
+            DynReq::Spawn { .. } => cmd::SPAWNNB,
+            DynReq::Publish { .. } => cmd::PUBLISHNB,
+            DynReq::Lookup { .. } => cmd::LOOKUPNB,
+            DynReq::Unpublish { .. } => cmd::UNPUBLISHNB,
+            DynReq::Query { .. } => cmd::QUERY,
+            DynReq::Log { .. } => cmd::LOG,
+            DynReq::JobControl { .. } => cmd::JOB_CONTROL,
+            other => return Err(unsupported(other_kind(other))),
+        },
+        other => return Err(unsupported(other.kind())),
+    })
+}
+
+fn other_kind(d: &DynReq) -> &'static str {
+    match d {
+        DynReq::Group { .. } => "group operations",
+        _ => "host operations",
+    }
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::not_supported(format!(
+        "v41 wire: {} not implemented in this dialect",
+        what
+    ))
+}
+
+/// The commit body: one `{SCOPE, BUFFER(KVAL…)}` pair per non-empty bucket, LOCAL then
+/// REMOTE; a GLOBAL put is in both (as OpenPMIx's client splits it).
+fn encode_commit(w: &mut BodyWriter, puts: &[Put]) -> Result<()> {
+    for (scope, also) in [
+        (sys::PMIX_LOCAL, sys::PMIX_GLOBAL),
+        (sys::PMIX_REMOTE, sys::PMIX_GLOBAL),
+    ] {
+        let mut b = BodyWriter::new();
+        let mut any = false;
+        for p in puts.iter().filter(|p| p.scope == scope || p.scope == also) {
+            b.kval(p.key.as_str(), &p.value)?;
+            any = true;
+        }
+        if any {
+            w.byte(scope);
+            w.buffer(&b.finish());
+        }
+    }
+    Ok(())
+}
+
+fn decode_commit(r: &mut BodyReader<'_>) -> Result<Vec<Put>> {
+    let mut puts: Vec<Put> = Vec::new();
+    while !r.is_empty() {
+        let scope = r.byte()?;
+        if !(sys::PMIX_LOCAL..=sys::PMIX_GLOBAL).contains(&scope) {
+            return Err(Error::unpack(format!("v41 commit: scope {}", scope)));
+        }
+        let buf = r.buffer()?;
+        for (key, value) in super::body::kvals_of(&buf)? {
+            match puts.iter_mut().find(|p| p.key == key) {
+                Some(p) if p.scope != scope && p.value == value => p.scope = sys::PMIX_GLOBAL,
+                Some(p) => {
+                    p.scope = scope;
+                    p.value = value;
+                }
+                None => puts.push(Put { key, scope, value }),
+            }
+        }
+    }
+    Ok(puts)
+}
+
+/// The `PMIX_TIMEOUT` (seconds) among `info`, in milliseconds.
+pub fn timeout_ms(info: &[Info]) -> u32 {
+    info.iter()
+        .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_TIMEOUT)
+        .and_then(|i| match i.value {
+            Value::Int(s) | Value::Int32(s) if s > 0 => Some((s as u32).saturating_mul(1000)),
+            Value::Uint(s) | Value::Uint32(s) => Some(s.saturating_mul(1000)),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// Whether boolean attribute `key` is set (present and not false).
+pub fn flag_set(info: &[Info], key: &str) -> bool {
+    info.iter()
+        .any(|i| i.key.as_str() == key && !matches!(i.value, Value::Bool(false)))
+}
+
+fn fence_infos(collect: bool, info: &[Info]) -> Result<Vec<Info>> {
+    let mut v = info.to_vec();
+    if collect && !flag_set(info, sys::attrs::keys::PMIX_COLLECT_DATA) {
+        v.push(Info::new(
+            sys::attrs::keys::PMIX_COLLECT_DATA,
+            Value::Bool(true),
+        )?);
+    }
+    Ok(v)
+}
+
+fn keys(w: &mut BodyWriter, uid: u32, keys: &[String], info: &[Info]) -> Result<()> {
+    w.u32(uid);
+    w.size(keys.len());
+    keys.iter().for_each(|k| w.string(Some(k)));
+    w.infos(info)
+}
+
+/// The body of a request (the caller frames it with a fresh tag).
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for a request with no OpenPMIx 4.2 counterpart here
+/// (allgather, IOF, groups, host operations); a packing error.
+pub fn encode_request(c: &Command, s: &Sender) -> Result<Vec<u8>> {
+    let mut w = BodyWriter::new();
+    w.cmd(c.code()?);
+    match c {
+        Command::RegEvents { codes, info } => {
+            status_list(&mut w, codes)?;
+            w.infos(info)?;
+        }
+        Command::DeregEvents { codes } => status_list(&mut w, codes)?,
+        Command::Req(r) => encode_req(&mut w, r, s)?,
+    }
+    Ok(w.finish())
+}
+
+fn status_list(w: &mut BodyWriter, codes: &[i32]) -> Result<()> {
+    w.size(codes.len());
+    if !codes.is_empty() {
+        let v: Vec<Value> = codes.iter().map(|&c| Value::Status(c)).collect();
+        w.values(&v, sys::PMIX_STATUS)?;
+    }
+    Ok(())
+}
+
+fn encode_req(w: &mut BodyWriter, r: &Req, s: &Sender) -> Result<()> {
+    match r {
+        Req::Commit { puts } => encode_commit(w, puts)?,
+        Req::Fence {
+            procs,
+            collect,
+            info,
+            ..
+        } => {
+            let mine = [ProcId::new(s.me.nspace.clone(), sys::PMIX_RANK_WILDCARD)];
+            w.procs(if procs.is_empty() { &mine } else { procs });
+            w.infos(&fence_infos(*collect, info)?)?;
+        }
+        Req::Get {
+            target, key, info, ..
+        } => {
+            w.string(Some(target.nspace.as_str()));
+            w.u32(target.rank);
+            w.infos(info)?;
+            if let Some(k) = key {
+                w.string(Some(k.as_str()));
+            }
+        }
+        Req::JobData { .. } | Req::Finalize => {}
+        Req::Abort {
+            status,
+            msg,
+            targets,
+        } => {
+            w.status(*status);
+            w.string(Some(msg));
+            w.procs(targets);
+        }
+        Req::Notify {
+            status,
+            range,
+            info,
+        } => {
+            w.status(*status);
+            w.byte(*range);
+            w.infos(info)?;
+        }
+        Req::Dyn(d) => encode_dyn(w, d, s)?,
+        other => return Err(unsupported(other.kind())),
+    }
+    Ok(())
+}
+
+fn encode_dyn(w: &mut BodyWriter, d: &DynReq, s: &Sender) -> Result<()> {
+    match d {
+        DynReq::Connect { procs, info, .. } | DynReq::Disconnect { procs, info, .. } => {
+            w.procs_always(procs);
+            w.infos(info)?;
+        }
+        DynReq::Spawn { job_info, apps } => {
+            w.infos(job_info)?;
+            w.size(apps.len());
+            if !apps.is_empty() {
+                let v: Vec<Value> = apps
+                    .iter()
+                    .map(|a| Value::App(Box::new(a.clone())))
+                    .collect();
+                w.values(&v, sys::PMIX_APP)?;
+            }
+        }
+        DynReq::Publish { info } => {
+            w.u32(s.uid);
+            w.infos(info)?;
+        }
+        DynReq::Lookup { keys: k, info } | DynReq::Unpublish { keys: k, info } => {
+            keys(w, s.uid, k, info)?
+        }
+        DynReq::Query { queries } => {
+            w.size(queries.len());
+            if !queries.is_empty() {
+                let v: Vec<Value> = queries
+                    .iter()
+                    .map(|q| Value::Query(Box::new(q.clone())))
+                    .collect();
+                w.values(&v, sys::PMIX_QUERY)?;
+            }
+        }
+        DynReq::Log { data, directives } => {
+            w.time(0);
+            w.infos(data)?;
+            w.infos(directives)?;
+        }
+        DynReq::JobControl {
+            targets,
+            directives,
+        } => {
+            w.procs(targets);
+            w.infos(directives)?;
+        }
+        other => return Err(unsupported(other_kind(other))),
+    }
+    Ok(())
+}
+
+/// Decode a request body from the client `s` (the server's half). The body must be
+/// read to its end.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for a command this side does not serve (logged by the
+/// caller; OpenPMIx's own server answers nothing then, we answer this status);
+/// `PMIX_ERR_UNPACK_*` for a malformed body.
+pub fn decode_request(body: &[u8], s: &Sender) -> Result<Command> {
+    let mut r = BodyReader::new(body);
+    let c = r.cmd()?;
+    let out = match c {
+        cmd::REGEVENTS => {
+            let codes = statuses(&mut r)?;
+            let info = r.infos()?;
+            Command::RegEvents { codes, info }
+        }
+        cmd::DEREGEVENTS => Command::DeregEvents {
+            codes: statuses(&mut r)?,
+        },
+        _ => Command::Req(decode_req(c, &mut r, s)?),
+    };
+    r.end("request")?;
+    Ok(out)
+}
+
+fn statuses(r: &mut BodyReader<'_>) -> Result<Vec<i32>> {
+    Ok(r.sized_values(sys::PMIX_STATUS)?
+        .into_iter()
+        .filter_map(|v| match v {
+            Value::Status(c) => Some(c),
+            _ => None,
+        })
+        .collect())
+}
+
+fn decode_req(c: u8, r: &mut BodyReader<'_>, s: &Sender) -> Result<Req> {
+    Ok(match c {
+        cmd::REQ => Req::JobData {
+            nspace: s.me.nspace.clone(),
+        },
+        cmd::COMMIT => Req::Commit {
+            puts: decode_commit(r)?,
+        },
+        cmd::FENCENB => {
+            let mut procs = r.procs()?;
+            if procs.is_empty() {
+                // none named: the sender's whole namespace (what a NULL array means)
+                procs.push(ProcId::new(s.me.nspace.clone(), sys::PMIX_RANK_WILDCARD));
+            }
+            let info = r.infos()?;
+            Req::Fence {
+                procs,
+                collect: flag_set(&info, sys::attrs::keys::PMIX_COLLECT_DATA),
+                timeout_ms: timeout_ms(&info),
+                info,
+            }
+        }
+        cmd::GETNB => decode_get(r)?,
+        cmd::FINALIZE => Req::Finalize,
+        cmd::ABORT => Req::Abort {
+            status: r.status()?,
+            msg: r.string()?.unwrap_or_default(),
+            targets: r.procs()?,
+        },
+        cmd::NOTIFY => Req::Notify {
+            status: r.status()?,
+            range: r.byte()?,
+            info: r.infos()?,
+        },
+        _ => Req::Dyn(decode_dyn(c, r)?),
+    })
+}
+
+fn decode_get(r: &mut BodyReader<'_>) -> Result<Req> {
+    let ns = r.string()?.unwrap_or_default();
+    let nspace = crate::value::Nspace::new(ns).map_err(|e| Error::unpack(e.context))?;
+    let rank = r.u32()?;
+    let info = r.infos()?;
+    let key = if r.is_empty() {
+        None
+    } else {
+        match r.string()? {
+            Some(k) => Some(Key::new(k).map_err(|e| Error::unpack(e.context))?),
+            None => None,
+        }
+    };
+    Ok(Req::Get {
+        target: ProcId::new(nspace, rank),
+        key,
+        immediate: flag_set(&info, sys::attrs::keys::PMIX_IMMEDIATE),
+        timeout_ms: timeout_ms(&info),
+        info,
+    })
+}
+
+fn key_list(r: &mut BodyReader<'_>) -> Result<(Vec<String>, Vec<Info>)> {
+    // 4.2.2 packs the uid as UINT32 (its own server misreads it as a signed PMIX_UINT);
+    // the credential, not this field, says who the peer is.
+    let _uid = r.u32()?;
+    let n = r.size()?;
+    let mut keys = Vec::new();
+    for _ in 0..n {
+        keys.push(r.string()?.unwrap_or_default());
+    }
+    Ok((keys, r.infos()?))
+}
+
+fn decode_dyn(c: u8, r: &mut BodyReader<'_>) -> Result<DynReq> {
+    Ok(match c {
+        cmd::CONNECTNB | cmd::DISCONNECTNB => {
+            let procs = r.procs_always()?;
+            let info = r.infos()?;
+            let timeout_ms = timeout_ms(&info);
+            if c == cmd::CONNECTNB {
+                DynReq::Connect {
+                    procs,
+                    timeout_ms,
+                    info,
+                    endpoint: Vec::new(),
+                }
+            } else {
+                DynReq::Disconnect {
+                    procs,
+                    timeout_ms,
+                    info,
+                }
+            }
+        }
+        cmd::SPAWNNB => {
+            let job_info = r.infos()?;
+            let apps = r.sized_values(sys::PMIX_APP)?;
+            DynReq::Spawn {
+                job_info,
+                apps: apps
+                    .into_iter()
+                    .filter_map(|v| match v {
+                        Value::App(a) => Some(*a),
+                        _ => None,
+                    })
+                    .collect(),
+            }
+        }
+        cmd::PUBLISHNB => {
+            let _uid = r.u32()?;
+            DynReq::Publish { info: r.infos()? }
+        }
+        cmd::LOOKUPNB => {
+            let (keys, info) = key_list(r)?;
+            DynReq::Lookup { keys, info }
+        }
+        cmd::UNPUBLISHNB => {
+            let (keys, info) = key_list(r)?;
+            DynReq::Unpublish { keys, info }
+        }
+        cmd::QUERY => DynReq::Query {
+            queries: r
+                .sized_values(sys::PMIX_QUERY)?
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Query(q) => Some(*q),
+                    _ => None,
+                })
+                .collect(),
+        },
+        cmd::LOG => {
+            let _time = r.time()?;
+            DynReq::Log {
+                data: r.infos()?,
+                directives: r.infos()?,
+            }
+        }
+        cmd::JOB_CONTROL => DynReq::JobControl {
+            targets: r.procs()?,
+            directives: r.infos()?,
+        },
+        c => {
+            return Err(Error::not_supported(format!(
+                "v41 wire: command {} not served",
+                c
+            )))
+        }
+    })
+}

@@ -1,0 +1,546 @@
+use super::body::BodyReader;
+use super::cmds::{cmd, decode_request, encode_request, Command, Sender};
+use super::frame::{FrameDecoder, Header, TagCounter, HEADER_LEN};
+use super::handshake::*;
+use super::replies::*;
+use crate::protocol::{DynReq, Put, ReplyData, Req, ServerMsg};
+use crate::value::*;
+use pmix_sys as sys;
+use std::collections::HashMap;
+
+/// Real 4.2.2 sessions (see fixtures/README.md).
+const SESSIONS: &[(&str, &str)] = &[
+    (
+        "mpirun-hash-rank0",
+        include_str!("fixtures/mpirun-hash-rank0.hex"),
+    ),
+    (
+        "mpirun-hash-rank1",
+        include_str!("fixtures/mpirun-hash-rank1.hex"),
+    ),
+    (
+        "mpirun-ds21-rank0",
+        include_str!("fixtures/mpirun-ds21-rank0.hex"),
+    ),
+    (
+        "minihost-hash-rank0",
+        include_str!("fixtures/minihost-hash-rank0.hex"),
+    ),
+    (
+        "minihost-ds21-rank0",
+        include_str!("fixtures/minihost-ds21-rank0.hex"),
+    ),
+];
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// The records of the session's "full connection" part: (dir, kind, bytes).
+fn records(text: &str) -> Vec<(String, String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut on = false;
+    for line in text.lines() {
+        if line.starts_with("# full connection") {
+            on = true;
+            continue;
+        }
+        if !on || line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        out.push((f[0].to_string(), f[1].to_string(), unhex(f[2])));
+    }
+    out
+}
+
+fn one_frame(bytes: &[u8]) -> (Header, Vec<u8>) {
+    let mut d = FrameDecoder::new();
+    // byte by byte: partial reads must never yield a frame early
+    for (i, b) in bytes.iter().enumerate() {
+        if i + 1 < bytes.len() {
+            d.push(std::slice::from_ref(b));
+            assert!(d.next_frame().unwrap().is_none());
+        }
+    }
+    d.push(&bytes[bytes.len() - 1..]);
+    let f = d.next_frame().unwrap().expect("a whole frame");
+    assert_eq!(d.pending(), 0, "leftover bytes after the frame");
+    assert_eq!(
+        super::frame::frame(f.0.pindex, f.0.tag, &f.1).unwrap(),
+        bytes
+    );
+    f
+}
+
+fn check_hello(name: &str, bytes: &[u8]) -> ClientHello {
+    let mut h = [0u8; HEADER_LEN];
+    h.copy_from_slice(&bytes[..HEADER_LEN]);
+    assert_eq!(hello_len(&h).unwrap(), bytes.len() - HEADER_LEN, "{}", name);
+    let hello = decode_client_hello(&bytes[HEADER_LEN..]).unwrap();
+    assert_eq!(hello.version, "4.2.2rc2");
+    assert_eq!(hello.bfrops, "v41");
+    assert!(hello.pad, "{}: 4.2's trailing byte", name);
+    assert_eq!(parse_native_credential(&hello.credential).unwrap(), (0, 0));
+    assert_eq!(encode_client_hello(&hello).unwrap(), bytes, "{}", name);
+    if name.contains("hash") {
+        check_client_hello(&hello).unwrap();
+    } else {
+        let e = check_client_hello(&hello).unwrap_err();
+        assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED);
+        assert!(e.context.contains("ds21"), "{}", e.context);
+    }
+    hello
+}
+
+fn check_reply(name: &str, c: u8, body: &[u8]) {
+    let (status, data) = decode_reply(c, body).unwrap_or_else(|e| panic!("{}: {:?}", name, e));
+    assert_eq!(status, 0);
+    match c {
+        cmd::REQ => {
+            let j = decode_job_info(body).unwrap();
+            assert_eq!(encode_job_info(&j).unwrap(), body, "{}: job info", name);
+            let ReplyData::Job(jd) = data else {
+                panic!("job data")
+            };
+            assert!(!jd.nodes.is_empty(), "{}: node array", name);
+            if name.contains("hash") {
+                let size = jd.job.iter().find(|i| i.key.as_str() == "pmix.job.size");
+                assert_eq!(size.unwrap().value, Value::Uint32(2));
+                for rank in 0..2 {
+                    assert!(
+                        jd.procs.get(rank, "pmix.lrank").is_some(),
+                        "{} rank {}",
+                        name,
+                        rank
+                    );
+                }
+            }
+        }
+        cmd::GETNB => {
+            let (st, blobs) = decode_get_reply(body).unwrap();
+            assert_eq!(encode_get_reply(st, &blobs).unwrap(), body);
+            let ReplyData::Data(infos) = data else {
+                panic!("get data")
+            };
+            let want = blobs[0].0.rank;
+            let v = format!("value-of-{}-{}", blobs[0].0.nspace, want);
+            assert_eq!(infos[0].key.as_str(), "ring.k");
+            assert_eq!(infos[0].value, Value::string(&v));
+        }
+        _ => {
+            assert_eq!(data, ReplyData::None);
+            assert_eq!(encode_reply(c, 0, &ReplyData::None).unwrap(), body);
+        }
+    }
+}
+
+#[test]
+fn every_captured_message_decodes_and_reencodes() {
+    for (name, text) in SESSIONS {
+        let recs = records(text);
+        assert!(recs.len() >= 10, "{}", name);
+        let mut sender = None;
+        let mut cmds: HashMap<u32, u8> = HashMap::new();
+        let mut u32s = Vec::new();
+        for (dir, kind, bytes) in &recs {
+            match (dir.as_str(), kind.as_str()) {
+                ("C2S", "HS") => {
+                    let h = check_hello(name, bytes);
+                    sender = Some(Sender {
+                        me: h.proc_.unwrap(),
+                        uid: 0,
+                    });
+                }
+                ("S2C", "U32") => u32s.extend_from_slice(bytes),
+                ("C2S", "MSG") => {
+                    let (h, body) = one_frame(bytes);
+                    let s = sender.as_ref().unwrap();
+                    let c =
+                        decode_request(&body, s).unwrap_or_else(|e| panic!("{}: {:?}", name, e));
+                    assert_eq!(encode_request(&c, s).unwrap(), body, "{}: {:?}", name, c);
+                    cmds.insert(h.tag, c.code().unwrap());
+                }
+                ("S2C", "MSG") => {
+                    let (h, body) = one_frame(bytes);
+                    check_reply(name, cmds[&h.tag], &body);
+                }
+                other => panic!("{}: record {:?}", name, other),
+            }
+        }
+        let (r, used) = decode_server_reply(flag::SIMPLE_CLIENT, &u32s)
+            .unwrap()
+            .unwrap();
+        assert_eq!(used, 8);
+        assert!(matches!(
+            r,
+            ServerReply::Client {
+                status: 0,
+                pindex: Some(_)
+            }
+        ));
+        assert_eq!(encode_server_reply(&r), u32s);
+    }
+}
+
+#[test]
+fn captured_requests_mean_what_the_capture_says() {
+    let recs = records(SESSIONS[0].1);
+    let s = Sender {
+        me: ProcId::new(Nspace::new("1431175169").unwrap(), 0),
+        uid: 0,
+    };
+    let reqs: Vec<Command> = recs
+        .iter()
+        .filter(|r| r.0 == "C2S" && r.1 == "MSG")
+        .map(|r| decode_request(&one_frame(&r.2).1, &s).unwrap())
+        .collect();
+    let Command::Req(Req::Commit { puts }) = &reqs[1] else {
+        panic!()
+    };
+    assert_eq!(puts.len(), 1);
+    assert_eq!(
+        puts[0].scope,
+        sys::PMIX_GLOBAL,
+        "LOCAL+REMOTE bucket = a GLOBAL put"
+    );
+    let Command::Req(Req::Fence { procs, collect, .. }) = &reqs[2] else {
+        panic!()
+    };
+    assert!(*collect);
+    assert_eq!(procs[0].rank, sys::PMIX_RANK_WILDCARD);
+    let Command::Req(Req::Get { target, key, .. }) = &reqs[3] else {
+        panic!()
+    };
+    assert_eq!((target.rank, key.as_ref().unwrap().as_str()), (1, "ring.k"));
+    let Command::Req(Req::Fence { collect, .. }) = &reqs[4] else {
+        panic!()
+    };
+    assert!(!collect);
+    assert_eq!(reqs[5], Command::Req(Req::Finalize));
+}
+
+fn me() -> Sender {
+    Sender {
+        me: ProcId::new(Nspace::new("job").unwrap(), 3),
+        uid: 1000,
+    }
+}
+
+fn round(c: Command) {
+    let s = me();
+    let b = encode_request(&c, &s).unwrap();
+    assert_eq!(decode_request(&b, &s).unwrap(), c);
+    // a cut body fails, or (cut between the pairs of a commit, before a Get's optional
+    // key) reads as a different request: never as this one, never a panic
+    for n in 0..b.len() {
+        let r = decode_request(&b[..n], &s);
+        assert_ne!(r.ok().as_ref(), Some(&c), "cut at {}", n);
+    }
+}
+
+fn info(k: &str, v: Value) -> Info {
+    Info::new(k, v).unwrap()
+}
+
+#[test]
+fn requests_round_trip_and_truncations_fail() {
+    let p = |r| ProcId::new(Nspace::new("job").unwrap(), r);
+    let i = vec![info("pmix.range", Value::Range(3))];
+    round(Command::Req(Req::Abort {
+        status: -1,
+        msg: "bye".into(),
+        targets: vec![p(1), p(2)],
+    }));
+    round(Command::Req(Req::Notify {
+        status: -150,
+        range: 2,
+        info: i.clone(),
+    }));
+    round(Command::Req(Req::Commit {
+        puts: vec![
+            Put {
+                key: Key::new("a").unwrap(),
+                scope: sys::PMIX_LOCAL,
+                value: Value::Int(1),
+            },
+            Put {
+                key: Key::new("b").unwrap(),
+                scope: sys::PMIX_REMOTE,
+                value: Value::string("x"),
+            },
+        ],
+    }));
+    let dyns = vec![
+        DynReq::Connect {
+            procs: vec![p(0)],
+            timeout_ms: 0,
+            info: vec![],
+            endpoint: vec![],
+        },
+        DynReq::Disconnect {
+            procs: vec![p(0), p(1)],
+            timeout_ms: 2000,
+            info: vec![info("pmix.timeout", Value::Int(2))],
+        },
+        DynReq::Spawn {
+            job_info: i.clone(),
+            apps: vec![App {
+                cmd: Some(b"/bin/true".to_vec()),
+                argv: Some(vec![b"true".to_vec()]),
+                maxprocs: 2,
+                ..Default::default()
+            }],
+        },
+        DynReq::Publish { info: i.clone() },
+        DynReq::Lookup {
+            keys: vec!["k1".into(), "k2".into()],
+            info: vec![],
+        },
+        DynReq::Unpublish {
+            keys: vec![],
+            info: i.clone(),
+        },
+        DynReq::Query {
+            queries: vec![Query {
+                keys: Some(vec![b"pmix.qry.ns".to_vec()]),
+                qualifiers: vec![],
+            }],
+        },
+        DynReq::Log {
+            data: vec![info("pmix.log.msg", Value::string("hi"))],
+            directives: vec![],
+        },
+        DynReq::JobControl {
+            targets: vec![],
+            directives: vec![info("pmix.jctrl.kill", Value::Bool(true))],
+        },
+    ];
+    for d in dyns {
+        round(Command::Req(Req::Dyn(d)));
+    }
+    round(Command::RegEvents {
+        codes: vec![-150, -151],
+        info: vec![],
+    });
+    round(Command::DeregEvents { codes: vec![] });
+}
+
+#[test]
+fn a_commit_with_an_unknown_scope_is_malformed() {
+    // found by the v41_wire fuzz target: scope 0xbe used to be taken as is
+    let mut w = super::body::BodyWriter::new();
+    w.cmd(cmd::COMMIT);
+    w.byte(0xbe);
+    w.buffer(&[]);
+    let e = decode_request(&w.finish(), &me()).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_UNPACK_FAILURE);
+}
+
+#[test]
+fn requests_without_a_v41_form_are_refused_not_garbled() {
+    let c = Command::Req(Req::Dyn(DynReq::Group {
+        op: 1,
+        id: "g".into(),
+        procs: vec![],
+        info: vec![],
+    }));
+    let e = encode_request(&c, &me()).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED);
+    // an unknown command (a master-only one) is a clear status for the server to answer
+    let e = decode_request(&[0x02, 39], &me()).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED);
+}
+
+#[test]
+fn replies_and_events_round_trip() {
+    let ev = ServerMsg::Event {
+        status: -150,
+        source: ProcId::new(Nspace::new("job").unwrap(), 0),
+        info: vec![info("pmix.evname", Value::string("x"))],
+    };
+    let b = encode_event(&ev, 2).unwrap();
+    assert_eq!(decode_event(&b).unwrap(), ev);
+    let q = ReplyData::Data(vec![info("pmix.qry.ns", Value::string("job"))]);
+    let b = encode_reply(cmd::QUERY, 0, &q).unwrap();
+    assert_eq!(decode_reply(cmd::QUERY, &b).unwrap(), (0, q));
+    let l = ReplyData::Pdata(vec![Pdata {
+        proc_: ProcId::new(Nspace::new("job").unwrap(), 1),
+        key: Key::new("k").unwrap(),
+        value: Value::Int(4),
+    }]);
+    let b = encode_reply(cmd::LOOKUPNB, 0, &l).unwrap();
+    assert_eq!(decode_reply(cmd::LOOKUPNB, &b).unwrap(), (0, l));
+    let e = decode_reply(cmd::FENCENB, &[]).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_UNREACH);
+    // a refusing status reaches the caller as data, not as a decode error
+    let b = encode_reply(cmd::FENCENB, sys::PMIX_ERR_TIMEOUT, &ReplyData::None).unwrap();
+    assert_eq!(
+        decode_reply(cmd::FENCENB, &b).unwrap().0,
+        sys::PMIX_ERR_TIMEOUT
+    );
+}
+
+#[test]
+fn job_info_from_our_job_data_reads_back() {
+    let recs = records(SESSIONS[0].1);
+    let body = one_frame(
+        &recs
+            .iter()
+            .find(|r| r.0 == "S2C" && r.1 == "MSG")
+            .unwrap()
+            .2,
+    )
+    .1;
+    let jd = job_data(&decode_job_info(&body).unwrap()).unwrap();
+    let back = encode_reply(cmd::REQ, 0, &ReplyData::Job(Box::new(jd.clone()))).unwrap();
+    let ReplyData::Job(again) = decode_reply(cmd::REQ, &back).unwrap().1 else {
+        panic!()
+    };
+    assert_eq!(again.job.len(), jd.job.len());
+    assert_eq!(again.nodes, jd.nodes);
+    for rank in 0..2 {
+        assert_eq!(again.procs.infos(rank), jd.procs.infos(rank));
+    }
+    let mut r = BodyReader::new(&back);
+    assert_eq!(r.string().unwrap().as_deref(), Some("1431175169"));
+}
+
+#[test]
+fn handshake_refuses_what_we_do_not_speak() {
+    let me = ProcId::new(Nspace::new("job").unwrap(), 0);
+    let mut h = ClientHello::simple(me, 1000, 1000);
+    h.pad = false; // a 5.x client
+    let b = encode_client_hello(&h).unwrap();
+    let back = decode_client_hello(&b[HEADER_LEN..]).unwrap();
+    assert_eq!(back, h);
+    check_client_hello(&back).unwrap();
+    for (field, val) in [
+        ("bfrops", "v20"),
+        ("gds", "shmem2"),
+        ("psec", "munge"),
+        ("version", "3.2.3"),
+    ] {
+        let mut x = h.clone();
+        match field {
+            "bfrops" => x.bfrops = val.into(),
+            "gds" => x.gds = val.into(),
+            "psec" => x.psec = val.into(),
+            _ => x.version = val.into(),
+        }
+        let e = check_client_hello(&x).unwrap_err();
+        assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED, "{}", field);
+        assert!(e.context.contains(val), "{}: {}", field, e.context);
+    }
+    for n in 0..b.len() - HEADER_LEN - 1 {
+        assert!(
+            decode_client_hello(&b[HEADER_LEN..HEADER_LEN + n]).is_err(),
+            "cut at {}",
+            n
+        );
+    }
+    let mut big = [0u8; HEADER_LEN];
+    big[..8].copy_from_slice(&[0xff; 8]);
+    big[8..12].copy_from_slice(&(MAX_HELLO as u32 + 1).to_ne_bytes());
+    assert!(hello_len(&big).is_err());
+    // the server refuses: the client gets that status
+    let r = encode_server_reply(&ServerReply::Client {
+        status: sys::PMIX_ERR_NOT_SUPPORTED,
+        pindex: None,
+    });
+    let e = decode_server_reply(flag::SIMPLE_CLIENT, &r).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED);
+    assert!(decode_server_reply(flag::SIMPLE_CLIENT, &[0, 0, 0, 0])
+        .unwrap()
+        .is_none());
+}
+
+#[test]
+fn tool_handshake_round_trips() {
+    let srv = ProcId::new(Nspace::new("srv").unwrap(), 0);
+    let tool = ProcId::new(Nspace::new("tool.1").unwrap(), 0);
+    let mut h = ClientHello::simple(tool.clone(), 5, 6);
+    h.flag = flag::TOOL_NEEDS_ID;
+    h.ids = Some((5, 6));
+    h.proc_ = None;
+    h.info = vec![info("pmix.ppid", Value::Pid(42))];
+    let b = encode_client_hello(&h).unwrap();
+    assert_eq!(decode_client_hello(&b[HEADER_LEN..]).unwrap(), h);
+    let r = ServerReply::Tool {
+        status: 0,
+        assigned: Some(tool),
+        server: Some(srv),
+        sec_status: 0,
+    };
+    let bytes = encode_server_reply(&r);
+    assert_eq!(bytes.len(), 4 + 2 * (NSPACE_FIELD + 4) + 4);
+    assert!(decode_server_reply(h.flag, &bytes[..bytes.len() - 1])
+        .unwrap()
+        .is_none());
+    assert_eq!(
+        decode_server_reply(h.flag, &bytes).unwrap().unwrap(),
+        (r, bytes.len())
+    );
+}
+
+#[test]
+fn rendezvous_and_module_choice() {
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| pairs.iter().find(|p| p.0 == k).map(|p| p.1.to_string())
+    };
+    let r = rendezvous_from_env(env(&[
+        ("PMIX_SERVER_URI2", "x.0;tcp4://127.0.0.1:1"),
+        ("PMIX_SERVER_URI41", "1431175168.0;tcp4://127.0.0.1:52659"),
+    ]))
+    .unwrap();
+    assert_eq!(r.server.nspace.as_str(), "1431175168");
+    assert_eq!(r.addr.port(), 52659);
+    assert_eq!(r.var, "PMIX_SERVER_URI41");
+    let e =
+        rendezvous_from_env(env(&[("PMIX_SERVER_URI21", "x.0;tcp4://127.0.0.1:1")])).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED);
+    let e = rendezvous_from_env(env(&[])).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_UNREACH);
+    let (p, a) = parse_uri("a.b.7;tcp6://[::1]:9").unwrap();
+    assert_eq!((p.nspace.as_str(), p.rank, a.port()), ("a.b", 7, 9));
+    for bad in [
+        "x;tcp4://1.2.3.4:5",
+        "x.0",
+        "x.y;tcp4://1.2.3.4:5",
+        "x.0;usock://p",
+        "x.0;tcp4://nope",
+    ] {
+        assert_eq!(
+            parse_uri(bad).unwrap_err().status(),
+            sys::PMIX_ERR_BAD_PARAM,
+            "{}",
+            bad
+        );
+    }
+    assert_eq!(choose_gds(Some("ds21,ds12,hash")).unwrap(), "hash");
+    assert!(choose_gds(Some("ds21,ds12")).is_err());
+    assert_eq!(choose_psec(Some("munge,native")).unwrap(), "native");
+    assert!(choose_psec(Some("munge")).is_err());
+}
+
+#[test]
+fn frames_over_the_limit_fail_and_tags_count_like_openpmix() {
+    let mut d = FrameDecoder::with_limit(8);
+    d.push(&super::frame::frame(0, 101, &[0u8; 9]).unwrap());
+    assert_eq!(
+        d.next_frame().unwrap_err().status(),
+        sys::PMIX_ERR_UNPACK_FAILURE
+    );
+    let mut d = FrameDecoder::new();
+    let mut two = super::frame::frame(0, 101, &[2, 0]).unwrap();
+    two.extend(super::frame::frame(0, 0, &[]).unwrap());
+    d.push(&two);
+    assert_eq!(d.next_frame().unwrap().unwrap().0.tag, 101);
+    assert_eq!(d.next_frame().unwrap().unwrap().1, Vec::<u8>::new());
+    assert!(d.next_frame().unwrap().is_none());
+    let mut t = TagCounter::default();
+    assert_eq!((t.next_tag(), t.next_tag()), (101, 102));
+}
