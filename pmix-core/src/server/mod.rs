@@ -958,12 +958,7 @@ impl Server {
         nlocalprocs: u32,
         info: Vec<Info>,
     ) -> Result<()> {
-        if reactor::on_progress_thread() {
-            return Err(Error::new(
-                sys::PMIX_ERR_WOULD_BLOCK,
-                "PMIx_server_register_nspace would block the progress thread",
-            ));
-        }
+        reactor::would_block("PMIx_server_register_nspace")?;
         self.step_here(|s, out| {
             s.register_nspace(nspace, nlocalprocs, info);
             s.nspace_registered(nspace, out);
@@ -1068,12 +1063,7 @@ impl Server {
         uid: u32,
         object: usize,
     ) -> Result<()> {
-        if reactor::on_progress_thread() {
-            return Err(Error::new(
-                sys::PMIX_ERR_WOULD_BLOCK,
-                "PMIx_server_register_client would block the progress thread",
-            ));
-        }
+        reactor::would_block("PMIx_server_register_client")?;
         self.shared.lock().register_client_object(proc, uid, object)
     }
 
