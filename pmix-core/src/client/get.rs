@@ -136,128 +136,140 @@ impl Client {
         // Borrowed: a Get answered locally allocates nothing but the value it returns.
         let target: &ProcId = proc.unwrap_or(me);
         let d = self.inner.read();
-        let host = Some(self.inner.hostname.as_str());
-        let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
         if target == me {
-            return match key {
-                Some(k) => {
-                    if opts.level == Level::Any {
-                        if let Some(e) = d.own.map.get(k) {
-                            if scope_ok(e.scope) {
-                                return found(f(&e.value));
-                            }
-                        }
-                    }
-                    match d
-                        .jobs
-                        .get(&me.nspace)
-                        .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
-                    {
-                        Some(v) => found(f(&v)),
-                        None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
-                    }
-                }
-                None => {
-                    let mut v = d.own.visible(Reader::Owner);
-                    if let Some(j) = d.jobs.get(&me.nspace) {
-                        v.extend(j.proc_infos(me.rank));
-                    }
-                    found(f(&info_array(v)))
-                }
-            };
+            return self.lookup_own(&d, key, opts, f);
         }
         if target.rank == sys::PMIX_RANK_WILDCARD {
-            // PMIX_GET_REFRESH_CACHE on job data: ask the server's current registration.
-            if opts.refresh && key.is_some() && !self.is_singleton() {
-                return Lookup::Ask {
-                    target: target.clone(),
-                    key: key.cloned(),
-                    immediate: true,
-                };
-            }
-            let Some(j) = d.jobs.get(&target.nspace) else {
-                if opts.optional {
-                    return Lookup::Fail(Error::not_found("namespace not known locally"));
-                }
-                // The server may know it, or will once it is registered: it waits for
-                // the registration unless PMIX_IMMEDIATE says not to.
-                return Lookup::Ask {
-                    target: target.clone(),
-                    key: key.cloned(),
-                    immediate: opts.immediate,
-                };
-            };
-            if let Some(v) = key
-                .filter(|_| opts.level == Level::Any)
-                .and_then(|k| j.job_level(k.as_str()))
-            {
-                // Job-level keys first (the common case): the application and node
-                // selection below matters only when the job level lacks the key.
-                return found(f(v));
-            }
-            return match key {
-                Some(k) => match j.job_value_sel(
-                    k.as_str(),
-                    opts.level,
-                    &Select {
-                        // Default to the caller's own application when it is in this job.
-                        appnum: opts.appnum.or_else(|| {
-                            (target.nspace == me.nspace)
-                                .then(|| {
-                                    j.proc_value(me.rank, keys::APPNUM, Level::Any)
-                                        .and_then(|v| v.as_u64())
-                                        .map(|v| v as u32)
-                                })
-                                .flatten()
-                        }),
-                        hostname: opts.hostname.as_deref(),
-                        nodeid: opts.nodeid,
-                        local_host: host,
-                    },
-                ) {
-                    Some(v) => found(f(&v)),
-                    None => Lookup::Fail(Error::not_found(format!(
-                        "no job-level key {} for {}",
-                        k, target.nspace
-                    ))),
-                },
-                None => found(f(&info_array(j.job.clone()))),
-            };
+            return self.lookup_job(&d, target, key, opts, f);
         }
-        let Some(k) = key else {
-            if self.is_singleton() {
-                // No server to ask (a singleton, or a server process's own view): all we
-                // hold for that process, as stored with PMIx_Store_internal or registered.
-                let mut all: Vec<Info> = d
-                    .peers
-                    .get(target)
-                    .map(|m| {
-                        m.iter()
-                            .map(|(k, v)| Info {
-                                key: k.clone(),
-                                flags: 0,
-                                value: v.clone(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if let Some(j) = d.jobs.get(&target.nspace) {
-                    all.extend(j.proc_infos(target.rank));
+        self.lookup_peer(&d, target, key, opts, f)
+    }
+
+    /// [`Client::lookup_data`] of our own data: what we put, then what the host
+    /// registered for us.
+    fn lookup_own<T>(
+        &self,
+        d: &Data,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Lookup<T> {
+        let me = &self.inner.me;
+        let scope_ok = |s: u8| opts.scope.is_none_or(|want| scope_searched(s, want));
+        match key {
+            Some(k) => {
+                if opts.level == Level::Any {
+                    if let Some(e) = d.own.map.get(k) {
+                        if scope_ok(e.scope) {
+                            return found(f(&e.value));
+                        }
+                    }
                 }
-                return found(f(&info_array(all)));
+                match d
+                    .jobs
+                    .get(&me.nspace)
+                    .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
+                {
+                    Some(v) => found(f(&v)),
+                    None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
+                }
             }
+            None => {
+                let mut v = d.own.visible(Reader::Owner);
+                if let Some(j) = d.jobs.get(&me.nspace) {
+                    v.extend(j.proc_infos(me.rank));
+                }
+                found(f(&info_array(v)))
+            }
+        }
+    }
+
+    /// [`Client::lookup_data`] of job-level data (`target` is a namespace's wildcard).
+    fn lookup_job<T>(
+        &self,
+        d: &Data,
+        target: &ProcId,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Lookup<T> {
+        // PMIX_GET_REFRESH_CACHE on job data: ask the server's current registration.
+        if opts.refresh && key.is_some() && !self.is_singleton() {
             return Lookup::Ask {
                 target: target.clone(),
-                key: None,
+                key: key.cloned(),
+                immediate: true,
+            };
+        }
+        let Some(j) = d.jobs.get(&target.nspace) else {
+            if opts.optional {
+                return Lookup::Fail(Error::not_found("namespace not known locally"));
+            }
+            // The server may know it, or will once it is registered: it waits for the
+            // registration unless PMIX_IMMEDIATE says not to.
+            return Lookup::Ask {
+                target: target.clone(),
+                key: key.cloned(),
                 immediate: opts.immediate,
             };
         };
-        if host_key(k) {
-            if let Some(v) = d
-                .jobs
+        if let Some(v) = key
+            .filter(|_| opts.level == Level::Any)
+            .and_then(|k| j.job_level(k.as_str()))
+        {
+            // Job-level keys first (the common case): the application and node selection
+            // below matters only when the job level lacks the key.
+            return found(f(v));
+        }
+        let Some(k) = key else {
+            return found(f(&info_array(j.job.clone())));
+        };
+        let me = &self.inner.me;
+        let sel = Select {
+            // Default to the caller's own application when it is in this job.
+            appnum: opts.appnum.or_else(|| {
+                (target.nspace == me.nspace)
+                    .then(|| {
+                        j.proc_value(me.rank, keys::APPNUM, Level::Any)
+                            .and_then(|v| v.as_u64())
+                            .map(|v| v as u32)
+                    })
+                    .flatten()
+            }),
+            hostname: opts.hostname.as_deref(),
+            nodeid: opts.nodeid,
+            local_host: Some(self.inner.hostname.as_str()),
+        };
+        match j.job_value_sel(k.as_str(), opts.level, &sel) {
+            Some(v) => found(f(&v)),
+            None => Lookup::Fail(Error::not_found(format!(
+                "no job-level key {} for {}",
+                k, target.nspace
+            ))),
+        }
+    }
+
+    /// [`Client::lookup_data`] of a peer's data: reserved keys from the job data, then
+    /// the cache of values read, what fences collected, what the host registered; else
+    /// the server is asked.
+    fn lookup_peer<T>(
+        &self,
+        d: &Data,
+        target: &ProcId,
+        key: Option<&Key>,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Lookup<T> {
+        let Some(k) = key else {
+            return self.lookup_peer_all(d, target, opts, f);
+        };
+        let registered = || {
+            d.jobs
                 .get(&target.nspace)
                 .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
-            {
+        };
+        if host_key(k) {
+            if let Some(v) = registered() {
                 return found(f(&v));
             }
         }
@@ -275,11 +287,7 @@ impl Client {
             }
         }
         // A non-reserved key the host registered for this process (or its job).
-        if let Some(v) = d
-            .jobs
-            .get(&target.nspace)
-            .and_then(|j| j.proc_value(target.rank, k.as_str(), opts.level))
-        {
+        if let Some(v) = registered() {
             return found(f(&v));
         }
         if opts.optional || self.is_singleton() {
@@ -296,6 +304,42 @@ impl Client {
             target: target.clone(),
             key: Some(k.clone()),
         }
+    }
+
+    /// [`Client::lookup_peer`] without a key: all of a peer's data. Without a server
+    /// (a singleton, or a server process's own view) that is all we hold for it, as
+    /// stored with `PMIx_Store_internal` or registered; otherwise the server answers.
+    fn lookup_peer_all<T>(
+        &self,
+        d: &Data,
+        target: &ProcId,
+        opts: &GetOpts,
+        f: impl FnOnce(&Value) -> Result<T>,
+    ) -> Lookup<T> {
+        if !self.is_singleton() {
+            return Lookup::Ask {
+                target: target.clone(),
+                key: None,
+                immediate: opts.immediate,
+            };
+        }
+        let mut all: Vec<Info> = d
+            .peers
+            .get(target)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| Info {
+                        key: k.clone(),
+                        flags: 0,
+                        value: v.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(j) = d.jobs.get(&target.nspace) {
+            all.extend(j.proc_infos(target.rank));
+        }
+        found(f(&info_array(all)))
     }
 
     pub(super) fn ask(

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::protocol::{DynReq, GroupOp, GroupReply, ReplyData};
 use crate::reactor;
-use crate::server::state::includes;
+use crate::value::includes;
 use crate::value::{DataArray, Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;

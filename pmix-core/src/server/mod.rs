@@ -16,7 +16,7 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 pub mod global;
-pub mod host_attrs;
+pub use crate::host_attrs;
 mod hostops_call;
 mod iof_api;
 pub mod modex;
