@@ -3,7 +3,7 @@
 
 use super::{
     io_err, max_queued, panic_text, run_guarded, AcceptFn, Command, ConnEvent, ConnId, ConnOwner,
-    DirectConn, TimerId, READ_CHUNK,
+    DirectConn, Framing, TimerId, READ_CHUNK,
 };
 use crate::error::Result;
 use crate::fasthash::FastMap;
@@ -24,7 +24,8 @@ type HashMap<K, V> = FastMap<K, V>;
 pub(super) struct Conn {
     stream: UnixStream,
     owner: ConnOwner,
-    dec: FrameDecoder,
+    /// The connection's framing (the seam for another wire dialect: [`Framing`]).
+    dec: Box<dyn Framing>,
     out: Vec<u8>,
     out_pos: usize,
     want_write: bool,
@@ -138,8 +139,30 @@ impl Ctx {
         self.registry
             .register(&mut stream, tok, Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
-        let dec = FrameDecoder::with_limit(opts.max_frame);
+        let dec = Box::new(FrameDecoder::with_limit(opts.max_frame));
         self.insert_conn(tok.0, stream, owner, dec, opts.pause_above, None);
+        Ok(tok.0)
+    }
+
+    /// [`Ctx::add_conn_with`] for a connection in another framing (a second wire
+    /// dialect): `framing` cuts its input into frames and frames what is sent on it;
+    /// `opts.max_frame` is applied to it.
+    ///
+    /// # Errors
+    /// The registration error from mio.
+    pub fn add_conn_framed(
+        &mut self,
+        mut stream: UnixStream,
+        owner: ConnOwner,
+        opts: ConnOpts,
+        mut framing: Box<dyn Framing>,
+    ) -> Result<ConnId> {
+        let tok = self.token();
+        self.registry
+            .register(&mut stream, tok, Interest::READABLE)
+            .map_err(|e| io_err("register connection", e))?;
+        framing.set_limit(opts.max_frame);
+        self.insert_conn(tok.0, stream, owner, framing, opts.pause_above, None);
         Ok(tok.0)
     }
 
@@ -150,7 +173,7 @@ impl Ctx {
         id: ConnId,
         stream: UnixStream,
         owner: ConnOwner,
-        dec: FrameDecoder,
+        dec: Box<dyn Framing>,
         pause_above: Option<usize>,
         direct: Option<Arc<DirectConn>>,
     ) {
@@ -189,7 +212,7 @@ impl Ctx {
         dec: FrameDecoder,
         d: Arc<DirectConn>,
     ) {
-        self.insert_conn(id, stream, owner, dec, None, Some(d));
+        self.insert_conn(id, stream, owner, Box::new(dec), None, Some(d));
     }
 
     /// Read and hand over (to `pending`) what `id` has sent but was not read yet.
@@ -222,7 +245,7 @@ impl Ctx {
         let Some(c) = self.conns.get_mut(&id) else {
             return false;
         };
-        protocol::encode_frame_into(body, &mut c.out);
+        c.dec.encode_into(body, &mut c.out);
         self.flush(id);
         let queued = self
             .conns
@@ -259,7 +282,7 @@ impl Ctx {
             return self.send(id, body);
         }
         let mut frame = Vec::with_capacity(body.len() + 4);
-        protocol::encode_frame_into(body, &mut frame);
+        c.dec.encode_into(body, &mut frame);
         let sent = match crate::sys::send_with_fds(&c.stream, &frame, fds) {
             Ok(n) => n,
             Err(e) => {

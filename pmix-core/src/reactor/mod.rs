@@ -20,16 +20,18 @@
 
 mod conn;
 mod direct;
+mod framing;
 #[cfg(test)]
 mod tests;
 mod wait;
 
 pub use conn::{ConnOpts, Ctx};
 pub use direct::{DirectConn, DirectFrame, DirectReader};
+pub use framing::Framing;
 pub use wait::{prepare, wait, would_block, Completion, Waiter};
 
 use crate::error::{Error, Result};
-use crate::protocol::{self, FrameDecoder};
+use crate::protocol;
 use crossbeam::channel::{self, Receiver, Sender};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -129,7 +131,7 @@ impl Handle {
     /// socket is registered with the poller here, its id is returned at once, and the
     /// progress thread takes it over when it next runs (first the complete frames in
     /// `dec`, what the calling thread read beyond its own exchange, then whatever
-    /// arrived in between). Frames and the close then reach `owner` as with
+    /// arrived in between; `dec` is also the connection's [`Framing`] from then on). Frames and the close then reach `owner` as with
     /// [`Ctx::add_conn`].
     ///
     /// # Errors
@@ -139,13 +141,13 @@ impl Handle {
         &self,
         mut stream: UnixStream,
         owner: ConnOwner,
-        dec: FrameDecoder,
+        dec: impl Framing,
     ) -> Result<ConnId> {
         let id = self.next_id();
         self.registry
             .register(&mut stream, Token(id), Interest::READABLE)
             .map_err(|e| io_err("register connection", e))?;
-        self.post(move |ctx| ctx.insert_conn(id, stream, owner, dec, None, None))?;
+        self.post(move |ctx| ctx.insert_conn(id, stream, owner, Box::new(dec), None, None))?;
         Ok(id)
     }
 

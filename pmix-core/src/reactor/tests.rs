@@ -416,3 +416,65 @@ fn abandoned_wait_is_not_available() {
     assert_eq!(r.unwrap_err().status, sys::PMIX_ERR_NOT_AVAILABLE);
     release();
 }
+
+/// A framing of its own: one frame per line.
+#[derive(Default)]
+struct Lines(Vec<u8>);
+
+impl Framing for Lines {
+    fn push(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+    fn next_frame(&mut self) -> Result<Option<Vec<u8>>> {
+        Ok(self.0.iter().position(|&b| b == b'\n').map(|i| {
+            let rest = self.0.split_off(i + 1);
+            let mut line = std::mem::replace(&mut self.0, rest);
+            line.pop();
+            line
+        }))
+    }
+    fn has_partial(&self) -> bool {
+        !self.0.is_empty()
+    }
+    fn set_limit(&mut self, _max_frame: usize) {}
+    fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(body);
+        out.push(b'\n');
+    }
+}
+
+#[test]
+fn a_connection_in_another_framing_reads_and_writes_its_own_frames() {
+    let _s = serial();
+    let h = acquire().unwrap();
+    let (mut peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    // The owner answers every frame with the frame reversed, in the same framing.
+    let owner: ConnOwner = Arc::new(|ctx, id, ev| {
+        if let ConnEvent::Frame(mut b) = ev {
+            b.reverse();
+            ctx.send(id, &b);
+        }
+    });
+    h.call("test", move |ctx| {
+        ctx.add_conn_framed(
+            UnixStream::from_std(ours),
+            owner,
+            ConnOpts::default(),
+            Box::new(Lines::default()),
+        )
+    })
+    .unwrap();
+    peer.write_all(b"abc\nxy").unwrap();
+    peer.write_all(b"z\n").unwrap();
+    peer.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 64];
+    while got.len() < 8 {
+        let n = peer.read(&mut buf).unwrap();
+        assert!(n > 0);
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(got, b"cba\nzyx\n");
+    release();
+}
