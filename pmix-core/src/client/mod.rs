@@ -491,7 +491,7 @@ impl Client {
     /// Wait for the reply to the request `start` sends (`start` returns its tag, or
     /// `None` when no reply is to come), as `reactor::wait` does, except that the
     /// waiting thread reads the reply from the socket itself when it can
-    /// ([`reactor::DirectRead`]): the reply's handler then runs here, before this
+    /// ([`reactor::DirectConn`]): the reply's handler then runs here, before this
     /// returns, and the progress thread is not woken. The first frame that is not this
     /// reply (an event, a notice to forget a key, another thread's reply) is given back to
     /// the progress thread unhandled, with everything after it, and the wait goes on as
