@@ -6,7 +6,7 @@
 //! ([`reactor::DirectConn`]: the socket, the progress thread and the direct-read fast
 //! path); a test may join a client and a server engine with an in-memory link instead.
 //! The handshake is two pure steps ([`hello_frame`], [`welcome`]) around the one place
-//! that does the socket's first exchange ([`handshake`]).
+//! that does the socket's first exchange (`handshake`).
 
 use super::*;
 
