@@ -79,6 +79,7 @@ thread_local! {
 }
 
 /// True when the calling thread is the progress thread.
+#[inline]
 pub fn on_progress_thread() -> bool {
     ON_PROGRESS.with(|f| f.get())
 }

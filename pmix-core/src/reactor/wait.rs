@@ -22,10 +22,18 @@ static WARNED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 /// # Errors
 /// `PMIX_ERR_WOULD_BLOCK` on the progress thread (inside a callback, an event handler or
 /// a host upcall).
+#[inline]
 pub fn would_block(call: &str) -> Result<()> {
     if !on_progress_thread() {
         return Ok(());
     }
+    refuse(call)
+}
+
+/// [`would_block`]'s refusal, out of the way of the calls that pass.
+#[cold]
+#[inline(never)]
+fn refuse(call: &str) -> Result<()> {
     let first = {
         let mut w = WARNED.lock().unwrap_or_else(|p| p.into_inner());
         w.get_or_insert_with(HashSet::new).insert(call.to_string())
