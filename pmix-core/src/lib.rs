@@ -22,6 +22,7 @@ pub mod dump;
 pub mod error;
 pub mod event;
 pub mod fasthash;
+pub mod host_attrs;
 pub mod iof;
 pub mod params;
 pub mod protocol;

@@ -142,6 +142,13 @@ impl ProcId {
     }
 }
 
+/// True when `p` is among `procs`: named itself, or its namespace's wildcard is.
+pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
+    procs
+        .iter()
+        .any(|q| q.nspace == p.nspace && (q.rank == p.rank || q.rank == sys::PMIX_RANK_WILDCARD))
+}
+
 impl std::fmt::Display for ProcId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.rank {

@@ -1,5 +1,5 @@
 //! A caller blocked in `PMIx_Fence`/`PMIx_Get` reads its reply from the socket itself
-//! (`reactor::DirectRead`). What the server sent before that reply must still take
+//! (`reactor::DirectConn`). What the server sent before that reply must still take
 //! effect before the call returns, and every callback still runs on the progress thread.
 
 mod util;

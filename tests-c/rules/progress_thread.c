@@ -3,8 +3,9 @@
  * once with a diagnostic naming the call, and does nothing". The calls: PMIx_Get,
  * PMIx_Fence, PMIx_Fence_nb with a NULL cbfunc (its blocking form), PMIx_Put and
  * PMIx_Commit. The self-referential Gets (PMIX_PROCID, PMIX_VERSION_NUMERIC) touch
- * nothing that waits and stay usable there. The diagnostics are read from the library's
- * log (PMIX_DEBUG=warn), captured from this process's stderr. "Nothing done": the Put
+ * nothing that waits and stay usable there. The diagnostic goes to stderr without any
+ * PMIX_DEBUG setting, once per call name in the process (as OpenPMIx's help messages
+ * do): each call is refused in three contexts, and named once. "Nothing done": the Put
  * made there left no value, and later fences still pair up.
  * Run: pmixrun -n 2 progress_thread */
 #include "rules.h"
@@ -87,7 +88,7 @@ static void in_fence_cb(pmix_status_t st, void *cbdata)
 
 int main(void)
 {
-    setenv("PMIX_DEBUG", "warn", 1);
+    unsetenv("PMIX_DEBUG");
     int fd = capture_stderr();
     RULES_INIT();
     CHECK(fd >= 0, "stderr captured");
@@ -137,7 +138,7 @@ int main(void)
                            "PMIx_Commit:"};
     for (size_t i = 0; i < 5; i++) {
         int n = count_lines(text, calls[i], "WOULD_BLOCK");
-        CHECK(NCTX == n, "a diagnostic naming %s in each context (%d of %d)", calls[i], n, NCTX);
+        CHECK(1 == n, "one diagnostic naming %s for its %d refusals (%d)", calls[i], NCTX, n);
     }
     free(text);
 

@@ -560,8 +560,8 @@ int main(int argc, char **argv)
         CHECK_RC(upcall_put, PMIX_ERR_WOULD_BLOCK, "PMIx_Put inside a host upcall");
         pthread_mutex_unlock(&mtx);
         char *text = captured(fd);
-        CHECK(count_lines(text, "PMIx_Fence:", "WOULD_BLOCK") >= 2,
-              "a diagnostic naming PMIx_Fence for each upcall");
+        CHECK(count_lines(text, "PMIx_Fence:", "WOULD_BLOCK") == 1,
+              "one diagnostic naming PMIx_Fence for its two refusals (once per call name)");
         free(text);
     }
     PMIx_server_deregister_nspace(ns, NULL, NULL);

@@ -11,11 +11,9 @@ use pmix_sys as sys;
 /// `Some(PMIX_ERR_WOULD_BLOCK)` (with the diagnostic naming `call`) when a blocking form
 /// is called on the progress thread.
 pub fn would_block(call: &str) -> Option<sys::pmix_status_t> {
-    if !pmix_core::reactor::on_progress_thread() {
-        return None;
-    }
-    let r: pmix_core::Result<()> = pmix_core::reactor::wait(call, None, |_| Ok(()));
-    Some(status(call, r))
+    pmix_core::reactor::would_block(call)
+        .err()
+        .map(|e| status(call, Err::<(), _>(e)))
 }
 
 /// Read a participant list that must not be empty (NULL or 0 → `PMIX_ERR_BAD_PARAM`).

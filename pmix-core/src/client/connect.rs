@@ -11,7 +11,7 @@ use super::{timeout_of, Callback, Client};
 use crate::error::{Error, Result};
 use crate::protocol::{ConnectData, DynReq, ReplyData, Req};
 use crate::reactor;
-use crate::server::state::includes;
+use crate::value::includes;
 use crate::value::{Info, ProcId};
 use pmix_sys as sys;
 

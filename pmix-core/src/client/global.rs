@@ -138,9 +138,7 @@ pub fn tool_set_server(server: &ProcId) -> Result<()> {
 /// `PMIX_ERR_INIT` before `PMIx_tool_init`, `PMIX_ERR_NOT_FOUND` if we are not
 /// connected to `server`; `PMIX_ERR_WOULD_BLOCK` on the progress thread.
 pub fn tool_disconnect(server: &ProcId) -> Result<()> {
-    if crate::reactor::on_progress_thread() {
-        return crate::reactor::wait("PMIx_tool_disconnect", None, |_| Ok(()));
-    }
+    crate::reactor::would_block("PMIx_tool_disconnect")?;
     let mut g = lock();
     let c = tool_client(&g)?;
     if !(c.is_connected() && c.server_id() == Some(server)) {
@@ -163,13 +161,7 @@ pub fn tool_disconnect(server: &ProcId) -> Result<()> {
 /// `PMIX_ERR_INIT` before `PMIx_tool_init`, `PMIX_ERR_BAD_PARAM` if `info` names no
 /// server, `PMIX_ERR_NOT_SUPPORTED` for a second server, or the connection's error.
 pub fn tool_attach(info: &[Info]) -> Result<(ProcId, ProcId)> {
-    if crate::reactor::on_progress_thread() {
-        crate::reactor::wait("PMIx_tool_attach_to_server", None, |_| Ok(()))?;
-        return Err(Error::new(
-            sys::PMIX_ERR_WOULD_BLOCK,
-            "on the progress thread",
-        ));
-    }
+    crate::reactor::would_block("PMIx_tool_attach_to_server")?;
     let t = super::tool::Target::from_info(info)?;
     if !t.names_a_server() {
         return Err(Error::bad_param(
@@ -205,9 +197,8 @@ pub fn tool_attach(info: &[Info]) -> Result<(ProcId, ProcId)> {
 /// # Errors
 /// `PMIX_ERR_INIT` without `PMIx_tool_init`.
 pub fn tool_finalize() -> Result<()> {
-    if !crate::reactor::on_progress_thread() {
-        tool_client(&lock())?;
-    }
+    crate::reactor::would_block("PMIx_tool_finalize")?;
+    tool_client(&lock())?;
     finalize()
 }
 
@@ -262,9 +253,7 @@ pub fn detach_server() {
 /// # Errors
 /// `PMIX_ERR_INIT` without a matching Init; `PMIX_ERR_WOULD_BLOCK` on the progress thread.
 pub fn finalize() -> Result<()> {
-    if crate::reactor::on_progress_thread() {
-        return crate::reactor::wait("PMIx_Finalize", None, |_| Ok(()));
-    }
+    crate::reactor::would_block("PMIx_Finalize")?;
     let c = {
         let mut g = lock();
         if g.client.is_none() {

@@ -182,7 +182,7 @@ fn asks_host(q: &Query) -> bool {
 /// The answer to one attribute-support query (keys\[0\] is
 /// `PMIX_QUERY_ATTRIBUTE_SUPPORT`, the other keys name functions; none: all). Host
 /// levels come from this process's `PMIx_Register_attributes` registrations
-/// (`server::host_attrs`): a server answers them for its clients.
+/// (`crate::host_attrs`): a server answers them for its clients.
 pub(crate) fn attribute_support(q: &Query) -> Vec<Info> {
     let keys = keys_of(q);
     let wanted: Vec<&str> = keys.iter().skip(1).map(String::as_str).collect();
@@ -196,7 +196,7 @@ pub(crate) fn attribute_support(q: &Query) -> Vec<Info> {
             Value::string(&names.join(",")),
         ));
     }
-    let host = crate::server::host_attrs::registered();
+    let host = crate::host_attrs::registered();
     if flag(ak::PMIX_HOST_FUNCTIONS) && !host.is_empty() {
         let names: Vec<&str> = host.iter().map(|(f, _)| f.as_str()).collect();
         out.extend(info(

@@ -261,7 +261,7 @@ pub fn create(client: &Client, procs: Vec<ProcId>) -> Result<ObjectId> {
     };
     procs.sort();
     procs.dedup();
-    if !crate::server::state::includes(&procs, &me) {
+    if !crate::value::includes(&procs, &me) {
         return Err(Error::new(
             sys::PMIX_ERR_NOT_A_MEMBER,
             format!("{} is not a member of the CUDA communications object", me),

@@ -53,8 +53,8 @@ impl Server {
             return Err(Error::bad_param("stdin cannot be delivered as output"));
         }
         crate::reactor::check_serviceable("PMIx_server_IOF_deliver")?;
-        if done.is_none() && crate::reactor::on_progress_thread() {
-            return crate::reactor::wait("PMIx_server_IOF_deliver", None, |_| Ok(()));
+        if done.is_none() {
+            crate::reactor::would_block("PMIx_server_IOF_deliver")?;
         }
         if iof::flag(&info, ak::PMIX_IOF_LOCAL_OUTPUT) != Some(false) {
             let mut lo = self.local_output.lock().unwrap_or_else(|p| p.into_inner());

@@ -18,7 +18,7 @@
 mod dispatch;
 pub mod global;
 pub mod host;
-pub mod host_attrs;
+pub use crate::host_attrs;
 mod iof_api;
 pub mod modex;
 mod psets;
@@ -571,12 +571,7 @@ impl Server {
         nlocalprocs: u32,
         info: Vec<Info>,
     ) -> Result<()> {
-        if reactor::on_progress_thread() {
-            return Err(Error::new(
-                sys::PMIX_ERR_WOULD_BLOCK,
-                "PMIx_server_register_nspace would block the progress thread",
-            ));
-        }
+        reactor::would_block("PMIx_server_register_nspace")?;
         self.step_here(|s, out| {
             s.register_nspace(nspace, nlocalprocs, info);
             s.nspace_registered(nspace, out);
@@ -681,12 +676,7 @@ impl Server {
         uid: u32,
         object: usize,
     ) -> Result<()> {
-        if reactor::on_progress_thread() {
-            return Err(Error::new(
-                sys::PMIX_ERR_WOULD_BLOCK,
-                "PMIx_server_register_client would block the progress thread",
-            ));
-        }
+        reactor::would_block("PMIx_server_register_client")?;
         self.shared.lock().register_client_object(proc, uid, object)
     }
 

@@ -373,12 +373,7 @@ impl ServerState {
     }
 }
 
-/// True if the participant list names `p` (explicitly or through its namespace's wildcard).
-pub fn includes(procs: &[ProcId], p: &ProcId) -> bool {
-    procs
-        .iter()
-        .any(|q| q.nspace == p.nspace && (q.rank == p.rank || q.rank == sys::PMIX_RANK_WILDCARD))
-}
+pub use crate::value::includes;
 
 /// Tests only: register `proc_` (uid `uid`) and run its handshake on connection `conn`,
 /// as the reactor would for a client that connects; returns what the server sent.
