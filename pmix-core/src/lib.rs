@@ -3,7 +3,7 @@
 //! A path through the crate:
 //! * [`value`] — the data model (`Value`, `Info`, `ProcId`, …), no C types;
 //! * [`codec`] — the one codec (wire protocol, host blobs, `PMIx_Data_pack`);
-//! * [`compress`] — the small LZ compressor behind `PMIx_Data_compress`;
+//! * [`compress`] — zlib (flate2 with the zlib-rs backend) behind `PMIx_Data_compress`;
 //! * [`store`] — key/value storage with scopes, qualifiers, deletion and caching;
 //! * [`client`] and [`server`] — the client and server state machines;
 //! * [`iof`] — I/O forwarding: chunks, matching, the server's own copy of output;
@@ -11,8 +11,11 @@
 //!   thread that runs callbacks;
 //! * [`dump`] — the debug dump written on a signal (recent calls, pending operations);
 //! * [`params`] — the one table of environment parameters and the accessor every read uses;
+//! * [`topology`] — the node topology through the system libhwloc (locality, cpusets,
+//!   distances);
 //! * [`sys`] — the reviewed `unsafe` (credentials, socket options, shared memory).
 #![deny(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod client;
 pub mod codec;

@@ -81,6 +81,11 @@ unsafe fn source_of(p: *const c_char) -> Result<Option<String>, sys::pmix_status
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL), `PMIX_ERR_NOT_SUPPORTED`
 /// (another source stipulated), `PMIX_ERROR` (hwloc failed).
+///
+/// # Safety
+/// `t` is NULL or points to a writable `pmix_topology_t` (its `source` NULL or a
+/// NUL-terminated string). On success `t->topology` is the process's shared hwloc topology:
+/// the caller must not destroy it.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_topology(t: *mut sys::pmix_topology_t) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Load_topology, {
@@ -132,6 +137,11 @@ unsafe fn fill_cpuset(c: &mut sys::pmix_cpuset_t, b: Bitmap) -> sys::pmix_status
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL, unknown envelope),
 /// `PMIX_ERR_NOT_SUPPORTED` (another source), `PMIX_ERR_NOT_FOUND` (hwloc cannot read it).
+///
+/// # Safety
+/// `cpuset` is NULL or points to a writable `pmix_cpuset_t`. On success it holds a
+/// new hwloc bitmap and a malloc'd `source` owned by the caller (`PMIx_Cpuset_destruct`
+/// frees the source; the bitmap is freed with `hwloc_bitmap_free`).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_cpuset(
     cpuset: *mut sys::pmix_cpuset_t,
@@ -189,6 +199,10 @@ unsafe fn parse_into(s: *const c_char, cpuset: *mut sys::pmix_cpuset_t) -> sys::
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL, no source, bad list),
 /// `PMIX_ERR_NOT_SUPPORTED` (another source).
+///
+/// # Safety
+/// `cpuset_string` is NULL or a NUL-terminated string; `cpuset` is NULL or points to a
+/// writable `pmix_cpuset_t`, filled as by [`PMIx_Get_cpuset`] (the caller owns the result).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
     cpuset_string: *const c_char,
@@ -208,6 +222,10 @@ pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL, bad token),
 /// `PMIX_ERR_NOT_SUPPORTED` (not hwloc locality strings).
+///
+/// # Safety
+/// `locality1` and `locality2` are NULL or NUL-terminated strings; `locality` is NULL
+/// or points to a writable `pmix_locality_t`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_relative_locality(
     locality1: *const c_char,

@@ -92,6 +92,12 @@ fn to_c(d: &[DeviceDistance]) -> pmix_core::Result<*mut sys::pmix_device_distanc
 /// `PMIX_SUCCESS` (possibly with no entry), `PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` (NULL,
 /// no source, no topology or bitmap), `PMIX_ERR_NOT_SUPPORTED` (another source),
 /// `PMIX_ERR_NOT_AVAILABLE` (only the whole machine covers the cpuset).
+///
+/// # Safety
+/// `topo` and `cpuset` are NULL or point to valid structs (as [`PMIx_Load_topology`] and
+/// [`PMIx_Get_cpuset`] fill them); `info` is NULL or an array of `ninfo` valid
+/// `pmix_info_t`; `distances` and `ndist` are NULL or writable. The array written to
+/// `*distances` is malloc'd and owned by the caller.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances(
     topo: *mut sys::pmix_topology_t,
@@ -146,6 +152,11 @@ unsafe extern "C" fn release_handed(cbdata: *mut c_void) {
 /// # Returns
 /// `PMIX_SUCCESS` (`cbfunc` will be called), or an error of [`PMIx_Compute_distances`]
 /// (`cbfunc` will not be called); `PMIX_ERR_BAD_PARAM` for a NULL `cbfunc`.
+///
+/// # Safety
+/// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info`, which are read before
+/// this returns; `cbfunc` is NULL or a function that may be called on the progress thread
+/// with `cbdata`, which must stay valid until then.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances_nb(
     topo: *mut sys::pmix_topology_t,

@@ -44,6 +44,11 @@ unsafe fn hand(out: *mut *mut c_char, s: Option<String>) -> sys::pmix_status_t {
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL, no source), `PMIX_ERR_NOT_SUPPORTED`.
+///
+/// # Safety
+/// `cpuset` is NULL or points to a valid `pmix_cpuset_t` (a source string and an hwloc
+/// bitmap); `locality` is NULL or points to a writable `char *`, set to a malloc'd string
+/// the caller frees (or NULL).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_locality_string(
     cpuset: *const sys::pmix_cpuset_t,
@@ -74,6 +79,10 @@ pub unsafe extern "C" fn PMIx_server_generate_locality_string(
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM` (NULL, no source or bitmap),
 /// `PMIX_ERR_NOT_SUPPORTED`.
+///
+/// # Safety
+/// `cpuset` is NULL or points to a valid `pmix_cpuset_t`; `cpuset_string` is NULL or
+/// points to a writable `char *`, set to a malloc'd string the caller frees.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(
     cpuset: *const sys::pmix_cpuset_t,
@@ -99,6 +108,10 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(
 ///
 /// # Returns
 /// `PMIX_SUCCESS`, `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_SUPPORTED`.
+///
+/// # Safety
+/// `cpuset_string` is NULL or a NUL-terminated string; `cpuset` is NULL or points to a
+/// writable `pmix_cpuset_t`, filled as by [`PMIx_Parse_cpuset_string`].
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_cpuset(
     cpuset_string: *const c_char,
