@@ -712,39 +712,12 @@ impl Value {
     pub fn compare(&self, other: &Value) -> ValueCmp {
         use self::Value as V;
         use ValueCmp as C;
-        fn o<T: Ord + ?Sized>(a: &T, b: &T) -> ValueCmp {
-            ValueCmp::of(a.cmp(b))
-        }
-        fn bytes(a: &[u8], b: &[u8]) -> ValueCmp {
-            o(&(a.len(), a), &(b.len(), b))
-        }
-        fn present<T: Ord>(a: &Option<T>, b: &Option<T>) -> ValueCmp {
-            match (a, b) {
-                (None, None) => ValueCmp::Equal,
-                (Some(a), Some(b)) => o(a, b),
-                _ => ValueCmp::NotAvailable,
-            }
-        }
-        fn opaque(a: &Opaque, b: &Opaque) -> ValueCmp {
-            match (&a.source, &b.source) {
-                (None, None) => ValueCmp::NotAvailable,
-                (Some(x), Some(y)) if x == y && a.ptr == b.ptr => ValueCmp::Equal,
-                (Some(x), Some(y)) if x == y => ValueCmp::NotAvailable,
-                _ => ValueCmp::IncompatibleObjects,
-            }
-        }
-        fn coord(a: &Coord, b: &Coord) -> ValueCmp {
-            if a.view != b.view {
-                return ValueCmp::IncompatibleObjects;
-            }
-            o(&(a.coord.len(), &a.coord), &(b.coord.len(), &b.coord))
-        }
         if self.dtype() != other.dtype() {
             return C::TypeDifferent;
         }
         match (self, other) {
             (V::Undef, V::Undef) => C::Equal,
-            (V::Bool(a), V::Bool(b)) => o(a, b),
+            (V::Bool(a), V::Bool(b)) => by_ord(a, b),
             (V::Byte(a), V::Byte(b))
             | (V::Uint8(a), V::Uint8(b))
             | (V::Persist(a), V::Persist(b))
@@ -756,38 +729,48 @@ impl Value {
             | (V::AllocDirective(a), V::AllocDirective(b))
             | (V::ResblockDirective(a), V::ResblockDirective(b))
             | (V::AllocInherit(a), V::AllocInherit(b))
-            | (V::Command(a), V::Command(b)) => o(a, b),
-            (V::Int8(a), V::Int8(b)) => o(a, b),
-            (V::Int16(a), V::Int16(b)) => o(a, b),
+            | (V::Command(a), V::Command(b)) => by_ord(a, b),
+            (V::Int8(a), V::Int8(b)) => by_ord(a, b),
+            (V::Int16(a), V::Int16(b)) => by_ord(a, b),
             (V::Uint16(a), V::Uint16(b))
             | (V::DataType(a), V::DataType(b))
             | (V::IofChannel(a), V::IofChannel(b))
-            | (V::Locality(a), V::Locality(b)) => o(a, b),
+            | (V::Locality(a), V::Locality(b)) => by_ord(a, b),
             (V::Int(a), V::Int(b))
             | (V::Int32(a), V::Int32(b))
             | (V::Pid(a), V::Pid(b))
-            | (V::Status(a), V::Status(b)) => o(a, b),
+            | (V::Status(a), V::Status(b)) => by_ord(a, b),
             (V::Uint(a), V::Uint(b))
             | (V::Uint32(a), V::Uint32(b))
             | (V::Rank(a), V::Rank(b))
-            | (V::InfoDirectives(a), V::InfoDirectives(b)) => o(a, b),
-            (V::Int64(a), V::Int64(b)) | (V::Time(a), V::Time(b)) => o(a, b),
+            | (V::InfoDirectives(a), V::InfoDirectives(b)) => by_ord(a, b),
+            (V::Int64(a), V::Int64(b)) | (V::Time(a), V::Time(b)) => by_ord(a, b),
             (V::Uint64(a), V::Uint64(b))
             | (V::Size(a), V::Size(b))
-            | (V::DevType(a), V::DevType(b)) => o(a, b),
+            | (V::DevType(a), V::DevType(b)) => by_ord(a, b),
             (V::Float(a), V::Float(b)) => a.partial_cmp(b).map_or(C::NotAvailable, C::of),
             (V::Double(a), V::Double(b)) => a.partial_cmp(b).map_or(C::NotAvailable, C::of),
-            (V::Timeval(a, x), V::Timeval(b, y)) => o(&(a, x), &(b, y)),
-            (V::Pointer(a), V::Pointer(b)) => o(a, b),
-            (V::String(a), V::String(b)) => o(a, b),
-            (V::ProcNspace(a), V::ProcNspace(b)) => present(a, b),
-            (V::Proc(a), V::Proc(b)) => present(a, b),
+            (V::Timeval(a, x), V::Timeval(b, y)) => by_ord(&(a, x), &(b, y)),
+            (V::Pointer(a), V::Pointer(b)) => by_ord(a, b),
+            (V::String(a), V::String(b)) => by_ord(a, b),
+            (V::ProcNspace(a), V::ProcNspace(b)) => by_presence(a, b),
+            (V::Proc(a), V::Proc(b)) => by_presence(a, b),
             (V::ByteObject(a), V::ByteObject(b))
             | (V::CompressedString(a), V::CompressedString(b))
             | (V::CompressedByteObject(a), V::CompressedByteObject(b))
             | (V::Regex(a), V::Regex(b))
-            | (V::DataBuffer(a), V::DataBuffer(b)) => bytes(a, b),
-            (V::ProcInfo(a), V::ProcInfo(b)) => o(
+            | (V::DataBuffer(a), V::DataBuffer(b)) => by_bytes(a, b),
+            _ => self.compare_struct(other),
+        }
+    }
+
+    /// [`Value::compare`] of two values of the same type, for the struct types (and, last,
+    /// every other type).
+    fn compare_struct(&self, other: &Value) -> ValueCmp {
+        use self::Value as V;
+        use ValueCmp as C;
+        match (self, other) {
+            (V::ProcInfo(a), V::ProcInfo(b)) => by_ord(
                 &(
                     &a.proc_,
                     &a.hostname,
@@ -803,65 +786,22 @@ impl Value {
                     b.exit_code,
                 ),
             ),
-            (V::Envar(a), V::Envar(b)) => o(
+            (V::Envar(a), V::Envar(b)) => by_ord(
                 &(&a.envar, &a.value, a.separator),
                 &(&b.envar, &b.value, b.separator),
             ),
-            (V::Coord(a), V::Coord(b)) => coord(a, b),
-            (V::Topo(a), V::Topo(b)) | (V::Cpuset(a), V::Cpuset(b)) => opaque(a, b),
-            (V::Geometry(a), V::Geometry(b)) => {
-                if a.fabric != b.fabric {
-                    return C::IncompatibleObjects;
-                }
-                o(
-                    &(&a.uuid, &a.osname, a.coordinates.len()),
-                    &(&b.uuid, &b.osname, b.coordinates.len()),
-                )
-                .then(|| {
-                    a.coordinates
-                        .iter()
-                        .zip(&b.coordinates)
-                        .map(|(x, y)| coord(x, y))
-                        .find(|c| *c != C::Equal)
-                        .unwrap_or(C::Equal)
-                })
-            }
-            (V::Device(a), V::Device(b)) => {
-                if a.dtype != b.dtype {
-                    return C::IncompatibleObjects;
-                }
-                o(&(&a.uuid, &a.osname), &(&b.uuid, &b.osname))
-            }
-            (V::DeviceDist(a), V::DeviceDist(b)) => {
-                if a.dtype != b.dtype {
-                    return C::IncompatibleObjects;
-                }
-                o(
-                    &(&a.uuid, &a.osname, a.mindist, a.maxdist),
-                    &(&b.uuid, &b.osname, b.mindist, b.maxdist),
-                )
-            }
-            (V::Endpoint(a), V::Endpoint(b)) => {
-                o(&(&a.uuid, &a.osname), &(&b.uuid, &b.osname)).then(|| bytes(&a.endpt, &b.endpt))
-            }
-            (V::ResourceUnit(a), V::ResourceUnit(b)) => {
-                if a.dtype != b.dtype {
-                    return C::IncompatibleObjects;
-                }
-                o(&a.count, &b.count)
-            }
-            (V::NodePid(a), V::NodePid(b)) => o(
+            (V::NodePid(a), V::NodePid(b)) => by_ord(
                 &(&a.hostname, a.nodeid, a.pid),
                 &(&b.hostname, b.nodeid, b.pid),
             ),
             (V::Regex2(a), V::Regex2(b)) => {
-                o(&a.rtype, &b.rtype).then(|| bytes(&a.bytes, &b.bytes))
+                by_ord(&a.rtype, &b.rtype).then(|| by_bytes(&a.bytes, &b.bytes))
             }
             (V::Regattr(a), V::Regattr(b)) => {
                 if a.name.is_none() && b.name.is_none() {
                     return C::NotAvailable;
                 }
-                o(
+                by_ord(
                     &(&a.name, &a.string, a.dtype),
                     &(&b.name, &b.string, b.dtype),
                 )
@@ -870,22 +810,22 @@ impl Value {
                         a.description.as_deref().unwrap_or(&[]),
                         b.description.as_deref().unwrap_or(&[]),
                     );
-                    o(
+                    by_ord(
                         &(a.description.is_some(), x.len(), x),
                         &(b.description.is_some(), y.len(), y),
                     )
                 })
             }
-            (V::Info(a), V::Info(b)) => o(&a.key, &b.key).then(|| a.value.compare(&b.value)),
+            (V::Info(a), V::Info(b)) => by_ord(&a.key, &b.key).then(|| a.value.compare(&b.value)),
             (V::Pdata(a), V::Pdata(b)) => {
-                o(&(&a.proc_, &a.key), &(&b.proc_, &b.key)).then(|| a.value.compare(&b.value))
+                by_ord(&(&a.proc_, &a.key), &(&b.proc_, &b.key)).then(|| a.value.compare(&b.value))
             }
             (V::Value(a), V::Value(b)) => a.compare(b),
             (V::DataArray(a), V::DataArray(b)) => {
                 if a.dtype != b.dtype {
                     return C::TypeDifferent;
                 }
-                o(&a.items.len(), &b.items.len()).then(|| {
+                by_ord(&a.items.len(), &b.items.len()).then(|| {
                     a.items
                         .iter()
                         .zip(&b.items)
@@ -894,10 +834,101 @@ impl Value {
                         .unwrap_or(C::Equal)
                 })
             }
+            _ => self.compare_fabric(other),
+        }
+    }
+
+    /// [`Value::compare`] of two values of the same type, for the fabric, device and
+    /// topology types (and, last, every other type).
+    fn compare_fabric(&self, other: &Value) -> ValueCmp {
+        use self::Value as V;
+        use ValueCmp as C;
+        match (self, other) {
+            (V::Coord(a), V::Coord(b)) => by_coord(a, b),
+            (V::Topo(a), V::Topo(b)) | (V::Cpuset(a), V::Cpuset(b)) => by_opaque(a, b),
+            (V::Geometry(a), V::Geometry(b)) => {
+                if a.fabric != b.fabric {
+                    return C::IncompatibleObjects;
+                }
+                by_ord(
+                    &(&a.uuid, &a.osname, a.coordinates.len()),
+                    &(&b.uuid, &b.osname, b.coordinates.len()),
+                )
+                .then(|| {
+                    a.coordinates
+                        .iter()
+                        .zip(&b.coordinates)
+                        .map(|(x, y)| by_coord(x, y))
+                        .find(|c| *c != C::Equal)
+                        .unwrap_or(C::Equal)
+                })
+            }
+            (V::Device(a), V::Device(b)) => {
+                if a.dtype != b.dtype {
+                    return C::IncompatibleObjects;
+                }
+                by_ord(&(&a.uuid, &a.osname), &(&b.uuid, &b.osname))
+            }
+            (V::DeviceDist(a), V::DeviceDist(b)) => {
+                if a.dtype != b.dtype {
+                    return C::IncompatibleObjects;
+                }
+                by_ord(
+                    &(&a.uuid, &a.osname, a.mindist, a.maxdist),
+                    &(&b.uuid, &b.osname, b.mindist, b.maxdist),
+                )
+            }
+            (V::Endpoint(a), V::Endpoint(b)) => {
+                by_ord(&(&a.uuid, &a.osname), &(&b.uuid, &b.osname))
+                    .then(|| by_bytes(&a.endpt, &b.endpt))
+            }
+            (V::ResourceUnit(a), V::ResourceUnit(b)) => {
+                if a.dtype != b.dtype {
+                    return C::IncompatibleObjects;
+                }
+                by_ord(&a.count, &b.count)
+            }
             (a, b) if a == b => C::Equal,
             _ => C::NotAvailable,
         }
     }
+}
+
+/// [`Value::compare`] of two ordered values.
+fn by_ord<T: Ord + ?Sized>(a: &T, b: &T) -> ValueCmp {
+    ValueCmp::of(a.cmp(b))
+}
+
+/// [`Value::compare`] of two byte strings: shorter first, then byte-wise.
+fn by_bytes(a: &[u8], b: &[u8]) -> ValueCmp {
+    by_ord(&(a.len(), a), &(b.len(), b))
+}
+
+/// [`Value::compare`] of two optional values: absent ones have no order.
+fn by_presence<T: Ord>(a: &Option<T>, b: &Option<T>) -> ValueCmp {
+    match (a, b) {
+        (None, None) => ValueCmp::Equal,
+        (Some(a), Some(b)) => by_ord(a, b),
+        _ => ValueCmp::NotAvailable,
+    }
+}
+
+/// [`Value::compare`] of two opaque objects (hwloc topologies, cpusets).
+fn by_opaque(a: &Opaque, b: &Opaque) -> ValueCmp {
+    match (&a.source, &b.source) {
+        (None, None) => ValueCmp::NotAvailable,
+        (Some(x), Some(y)) if x == y && a.ptr == b.ptr => ValueCmp::Equal,
+        (Some(x), Some(y)) if x == y => ValueCmp::NotAvailable,
+        _ => ValueCmp::IncompatibleObjects,
+    }
+}
+
+/// [`Value::compare`] of two coordinates: only those of the same view compare.
+fn by_coord(a: &Coord, b: &Coord) -> ValueCmp {
+    if a.view != b.view {
+        return ValueCmp::IncompatibleObjects;
+    }
+    by_ord(&(a.coord.len(), &a.coord), &(b.coord.len(), &b.coord))
 }
 
 #[cfg(test)]

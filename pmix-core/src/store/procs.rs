@@ -815,21 +815,19 @@ impl ProcBuilder {
         add_info(self.lists.entry(rank).or_default(), info, nspace);
     }
 
-    /// Write the image.
-    pub fn finish(self) -> ProcTable {
-        let nranks = self
-            .cols
+    /// The number of ranks the image covers: the longest column or process map.
+    fn nranks(&self) -> usize {
+        self.cols
             .iter()
-            .map(|c| {
-                if c.kind == KIND_TEXT {
-                    c.data.len() / 2
-                } else {
-                    c.data.len()
-                }
-            })
+            .map(|c| c.data.len() / if c.kind == KIND_TEXT { 2 } else { 1 })
             .chain(self.map.iter().map(|m| m.node_of.len()))
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+    }
+
+    /// Write the image.
+    pub fn finish(self) -> ProcTable {
+        let nranks = self.nranks();
         let cols: Vec<&ColBuild> = self.cols.iter().filter(|c| !c.present.is_empty()).collect();
         if nranks == 0 && self.map.as_ref().is_none_or(|m| m.hosts.is_empty()) {
             return ProcTable {
@@ -854,17 +852,7 @@ impl ProcBuilder {
             .iter()
             .map(|c| spans(c.key.as_str().as_bytes(), &mut strings))
             .collect();
-        let pad4 = |v: &mut Vec<u8>| {
-            while !v.len().is_multiple_of(4) {
-                v.push(0);
-            }
-        };
         let mut out = vec![0u8; HEADER];
-        let put32 = |out: &mut Vec<u8>, at: usize, v: usize| {
-            if let Some(s) = out.get_mut(at..at + 4) {
-                s.copy_from_slice(&(v as u32).to_le_bytes());
-            }
-        };
         // Node table.
         let nodes_off = out.len();
         for (o, n) in &hosts {
@@ -872,47 +860,12 @@ impl ProcBuilder {
             out.extend_from_slice(&n.to_le_bytes());
         }
         // Process map.
-        let (mut node_of_off, mut lrank_off) = (0, 0);
-        if let Some(m) = &self.map {
-            node_of_off = out.len();
-            for r in 0..nranks {
-                let n = m.node_of.get(r).copied().unwrap_or(NO_NODE);
-                out.extend_from_slice(&n.to_le_bytes());
-            }
-            lrank_off = out.len();
-            for r in 0..nranks {
-                out.extend_from_slice(&m.lrank.get(r).copied().unwrap_or(0).to_le_bytes());
-            }
-            pad4(&mut out);
-        }
+        let (node_of_off, lrank_off) = match &self.map {
+            Some(m) => write_map(&mut out, m, nranks),
+            None => (0, 0),
+        };
         // Columns: descriptors, then each column's bitmap and data.
-        let cols_off = out.len();
-        out.resize(cols_off + cols.len() * DESC, 0);
-        for (i, (c, (ko, kl))) in cols.iter().zip(&keyspans).enumerate() {
-            let present_off = out.len();
-            for byte in 0..nranks.div_ceil(8) {
-                out.push(c.present.get(byte).copied().unwrap_or(0));
-            }
-            pad4(&mut out);
-            let data_off = out.len();
-            let per = if c.kind == KIND_TEXT { 2 } else { 1 };
-            for w in 0..nranks * per {
-                out.extend_from_slice(&c.data.get(w).copied().unwrap_or(0).to_le_bytes());
-            }
-            let at = cols_off + i * DESC;
-            put32(&mut out, at, *ko as usize);
-            put32(&mut out, at + 4, *kl as usize);
-            if let Some(s) = out.get_mut(at + 8..at + 12) {
-                s.copy_from_slice(&[
-                    c.dtype.to_le_bytes()[0],
-                    c.dtype.to_le_bytes()[1],
-                    c.kind,
-                    0,
-                ]);
-            }
-            put32(&mut out, at + 12, present_off);
-            put32(&mut out, at + 16, data_off);
-        }
+        let cols_off = write_columns(&mut out, &cols, &keyspans, nranks);
         let strings_off = out.len();
         out.extend_from_slice(&strings);
         pad4(&mut out);
@@ -947,6 +900,70 @@ impl ProcBuilder {
             }
         }
     }
+}
+
+/// Pad `v` with zeros to a multiple of 4 bytes.
+fn pad4(v: &mut Vec<u8>) {
+    while !v.len().is_multiple_of(4) {
+        v.push(0);
+    }
+}
+
+/// Write `v` as a little-endian `u32` at `at` of `out` (nothing if out of range).
+fn put32(out: &mut [u8], at: usize, v: usize) {
+    if let Some(s) = out.get_mut(at..at + 4) {
+        s.copy_from_slice(&(v as u32).to_le_bytes());
+    }
+}
+
+/// Append the process map (node of each rank, then local rank of each rank) to the image;
+/// the offsets of the two arrays.
+fn write_map(out: &mut Vec<u8>, m: &MapBuild, nranks: usize) -> (usize, usize) {
+    let node_of_off = out.len();
+    for r in 0..nranks {
+        let n = m.node_of.get(r).copied().unwrap_or(NO_NODE);
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    let lrank_off = out.len();
+    for r in 0..nranks {
+        out.extend_from_slice(&m.lrank.get(r).copied().unwrap_or(0).to_le_bytes());
+    }
+    pad4(out);
+    (node_of_off, lrank_off)
+}
+
+/// Append the column descriptors, then each column's bitmap and data, to the image
+/// (`keyspans`: each column's key in the string area); the descriptors' offset.
+fn write_columns(
+    out: &mut Vec<u8>,
+    cols: &[&ColBuild],
+    keyspans: &[(u32, u32)],
+    nranks: usize,
+) -> usize {
+    let cols_off = out.len();
+    out.resize(cols_off + cols.len() * DESC, 0);
+    for (i, (c, (ko, kl))) in cols.iter().zip(keyspans).enumerate() {
+        let present_off = out.len();
+        for byte in 0..nranks.div_ceil(8) {
+            out.push(c.present.get(byte).copied().unwrap_or(0));
+        }
+        pad4(out);
+        let data_off = out.len();
+        let per = if c.kind == KIND_TEXT { 2 } else { 1 };
+        for w in 0..nranks * per {
+            out.extend_from_slice(&c.data.get(w).copied().unwrap_or(0).to_le_bytes());
+        }
+        let at = cols_off + i * DESC;
+        put32(out, at, *ko as usize);
+        put32(out, at + 4, *kl as usize);
+        if let Some(s) = out.get_mut(at + 8..at + 12) {
+            let d = c.dtype.to_le_bytes();
+            s.copy_from_slice(&[d[0], d[1], c.kind, 0]);
+        }
+        put32(out, at + 12, present_off);
+        put32(out, at + 16, data_off);
+    }
+    cols_off
 }
 
 /// Wire forms of a table: the image inline, or this node's segment (a descriptor passed
