@@ -301,6 +301,17 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
         Info::new(PMIX_LOCALLDR, Value::Rank(leader))?,
     ];
 
+    out.extend(app_and_node_infos(layout)?);
+    out.extend(node_topology());
+    out.extend(proc_infos(layout, pids, me)?);
+    Ok(out)
+}
+
+/// The app-level (`PMIX_APP_INFO_ARRAY`) and node-level (`PMIX_NODE_INFO_ARRAY`) infos
+/// of [`registration_for`].
+fn app_and_node_infos(layout: &Layout) -> Result<Vec<Info>> {
+    let oversubscribed = |n: &NodeLayout| n.ranks.len() > layout.ncpus as usize;
+    let mut out = Vec::new();
     // App level.
     for app in &layout.apps {
         out.push(Info::new(
@@ -318,7 +329,7 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
     // Node level: every node. Its process list (PMIX_LOCAL_PEERS, PMIX_LOCAL_PROCS) is
     // left to the process map (the engine answers those keys from it when asked), so a
     // client does not hold one entry per process of the job; this node's lists are at
-    // job level above.
+    // job level (registration_for).
     for n in &layout.nodes {
         let count = u32::try_from(n.ranks.len()).unwrap_or(u32::MAX);
         out.push(Info::new(
@@ -336,9 +347,13 @@ pub fn registration_for(layout: &Layout, pids: &[i32], node: usize) -> Result<Ve
             ]),
         )?);
     }
+    Ok(out)
+}
 
-    out.extend(node_topology());
-
+/// The process-level infos (`PMIX_PROC_INFO_ARRAY`) of [`registration_for`]: every rank
+/// of the job; those on node `me` also get this node's locality keys.
+fn proc_infos(layout: &Layout, pids: &[i32], me: &NodeLayout) -> Result<Vec<Info>> {
+    let mut out = Vec::new();
     // Process level: every rank of the job, wherever it runs.
     let local = proc_locality();
     for p in layout.places() {

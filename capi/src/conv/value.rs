@@ -230,6 +230,27 @@ pub(crate) unsafe fn elem_from(p: *const u8, t: DataType, depth: usize) -> Resul
                     _ => Value::Regex(b),
                 }
             }
+            _ => return compound_from(p, t, depth),
+        }
+    })
+}
+
+/// The compound types of [`elem_from`] (structs, nested values, arrays).
+///
+/// # Safety
+/// As for [`elem_from`].
+unsafe fn compound_from(p: *const u8, t: DataType, depth: usize) -> Result<Value> {
+    macro_rules! rd {
+        ($ty:ty) => {
+            core::ptr::read_unaligned(p as *const $ty)
+        };
+    }
+    // SAFETY: the caller promises `p` holds an initialised datum of type `t` whose
+    // pointers are NULL or valid. Each arm reads it as the C type of `t`
+    // (read_unaligned tolerates any alignment) and hands the nested pointers to
+    // readers with the same contract.
+    Ok(unsafe {
+        match t {
             PMIX_ENVAR => Value::Envar(envar_from_c(&rd!(pmix_envar_t))),
             PMIX_VALUE => Value::Value(Box::new(value_from(p as *const pmix_value_t, depth + 1)?)),
             PMIX_INFO => Value::Info(Box::new(info_from(&rd!(pmix_info_t), depth + 1)?)),
@@ -373,6 +394,35 @@ unsafe fn elem_fill(v: &Value, p: *mut u8) -> Result<()> {
                 }
             );
         }
+        V::Undef => return Err(unknown_type(PMIX_UNDEF)),
+        // SAFETY: `p` is as this function's contract requires, which is `fill_compound`'s.
+        _ => unsafe { fill_compound(v, p) }?,
+    }
+    Ok(())
+}
+
+/// The compound values of [`elem_fill`] (structs, nested values, arrays); the scalars
+/// are `elem_fill`'s own (given one, this answers `PMIX_ERR_UNKNOWN_DATA_TYPE`).
+///
+/// # Safety
+/// As for [`elem_fill`]: `p` is writable for `elem_size(v.dtype())` zeroed bytes,
+/// aligned for the C type of `v`.
+unsafe fn fill_compound(v: &Value, p: *mut u8) -> Result<()> {
+    macro_rules! wr {
+        ($ty:ty, $val:expr) => {{
+            // SAFETY: `p` holds `elem_size` bytes for this type, aligned for it
+            // (caller's promise), and `$ty` is the C type of the datum.
+            unsafe { core::ptr::write(p as *mut $ty, $val) };
+        }};
+    }
+    macro_rules! st {
+        ($ty:ty) => {
+            // SAFETY: as for `wr!`; the storage is zeroed, a valid `$ty`.
+            unsafe { &mut *(p as *mut $ty) }
+        };
+    }
+    use Value as V;
+    match v {
         V::Envar(e) => envar_to_c(e, st!(pmix_envar_t))?,
         // SAFETY: the storage is a zeroed pmix_value_t.
         V::Value(inner) => unsafe { value_to_c(inner, p as *mut pmix_value_t) }?,
@@ -411,7 +461,7 @@ unsafe fn elem_fill(v: &Value, p: *mut u8) -> Result<()> {
         V::DataBuffer(b) => dbuf_to_c(b, st!(pmix_data_buffer_t))?,
         // SAFETY: the storage is a zeroed pmix_data_array_t.
         V::DataArray(d) => unsafe { darray_to_c(d, p as *mut pmix_data_array_t) }?,
-        V::Undef => return Err(unknown_type(PMIX_UNDEF)),
+        _ => return Err(unknown_type(v.dtype())),
     }
     Ok(())
 }

@@ -98,7 +98,14 @@ pub(crate) fn app_text(a: &App) -> String {
 /// `"Data type: PMIX_X\tValue: ..."` for any value (data arrays list their elements).
 pub(crate) fn value_text(v: &Value) -> String {
     let t = data_type_name(v.dtype()).to_string_lossy();
-    let body = match v {
+    let body = scalar_text(v).unwrap_or_else(|| compound_text(v));
+    format!("Data type: {}\tValue: {}", t, body)
+}
+
+/// The value part of [`value_text`] for the scalar types (and strings, byte objects,
+/// procs); `None` for the compound ones.
+fn scalar_text(v: &Value) -> Option<String> {
+    Some(match v {
         Value::Undef => "UNDEF".to_string(),
         Value::Bool(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),
         Value::Byte(x) | Value::Uint8(x) => format!("{:#x}", x),
@@ -141,6 +148,14 @@ pub(crate) fn value_text(v: &Value) -> String {
         Value::Locality(l) => format!("{:#x}", l),
         Value::DevType(d) => device_type_name(*d).to_string_lossy().into_owned(),
         Value::Pointer(p) => format!("{:#x}", p),
+        _ => return None,
+    })
+}
+
+/// The value part of [`value_text`] for the compound types (structs, nested values,
+/// arrays); the scalars are [`scalar_text`]'s (given one, this answers "").
+fn compound_text(v: &Value) -> String {
+    match v {
         Value::ProcInfo(p) => format!(
             "Proc: {} Host: {} Exe: {} Pid: {} State: {}",
             proc_text(&p.proc_),
@@ -236,6 +251,6 @@ pub(crate) fn value_text(v: &Value) -> String {
             }
             s
         }
-    };
-    format!("Data type: {}\tValue: {}", t, body)
+        _ => String::new(),
+    }
 }

@@ -574,38 +574,7 @@ impl ServerState {
     /// Answer everyone of a completed operation (`host_results` from the host, if any).
     fn finish_group(&mut self, op: GroupOp, host_results: Vec<Info>, out: &mut Vec<Action>) {
         match op.kind {
-            Kind::Destruct => {
-                let g = self.dynamic.groups.remove(&op.grp);
-                let notify = g.as_ref().is_some_and(|g| g.notify_term)
-                    || op
-                        .arrived
-                        .iter()
-                        .any(|a| flag(&a.info, ak::PMIX_GROUP_NOTIFY_TERMINATION));
-                let lost: Vec<ProcId> = op
-                    .expected
-                    .iter()
-                    .filter(|p| !op.arrived.iter().any(|a| &a.proc_ == *p))
-                    .cloned()
-                    .collect();
-                let status = if lost.is_empty() || notify {
-                    sys::PMIX_SUCCESS
-                } else {
-                    sys::PMIX_ERR_LOST_CONNECTION
-                };
-                for a in &op.arrived {
-                    if notify {
-                        for l in &lost {
-                            let mut info = group_info(&op.grp);
-                            info.extend(Info::new(
-                                ak::PMIX_EVENT_AFFECTED_PROC,
-                                Value::Proc(Some(l.clone())),
-                            ));
-                            self.event_to(&a.proc_, sys::PMIX_GROUP_MEMBER_FAILED, l, info, out);
-                        }
-                    }
-                    out.push(reply(a.conn, a.tag, status, ReplyData::None));
-                }
-            }
+            Kind::Destruct => self.finish_destruct(op, out),
             Kind::Construct => {
                 let members = self.flatten(&op.expected);
                 let infos: Vec<&Vec<Info>> = op.arrived.iter().map(|a| &a.info).collect();
@@ -614,94 +583,132 @@ impl ServerState {
                 self.answer_formed(&members, &arrived, &results, out);
                 self.membership_event(&op.grp, &members, sys::PMIX_GROUP_MEMBERSHIP_UPDATE, out);
             }
-            Kind::Invite => {
-                let Some(leader) = op.leader else {
-                    return;
-                };
-                let optional = flag(&leader.info, ak::PMIX_GROUP_OPTIONAL);
-                let (accepted, refused): (Vec<Arrival>, Vec<Arrival>) =
-                    op.arrived.into_iter().partition(|a| a.accepted);
-                let failed: Vec<ProcId> = refused
-                    .iter()
-                    .map(|a| a.proc_.clone())
-                    .chain(op.gone.iter().cloned())
-                    .chain(
-                        op.expected
-                            .iter()
-                            .filter(|p| {
-                                !accepted.iter().any(|a| &&a.proc_ == p)
-                                    && !refused.iter().any(|a| &&a.proc_ == p)
-                                    && !op.gone.contains(p)
-                            })
-                            .cloned(),
-                    )
-                    .collect();
-                for f in &failed {
-                    let mut info = group_info(&op.grp);
-                    info.extend(Info::new(
-                        ak::PMIX_EVENT_AFFECTED_PROC,
-                        Value::Proc(Some(f.clone())),
-                    ));
-                    self.event_to(&leader.proc_, sys::PMIX_GROUP_INVITE_FAILED, f, info, out);
-                }
-                if !failed.is_empty() && !optional {
-                    // Every invited participant still here (those that accepted, declined
-                    // or never answered) and the leader hear that no group formed.
-                    let told = std::iter::once(&leader.proc_)
-                        .chain(op.expected.iter().filter(|p| !op.gone.contains(p)));
-                    for p in told {
-                        self.event_to(
-                            p,
-                            sys::PMIX_GROUP_CONSTRUCT_ABORT,
-                            &leader.proc_,
-                            group_info(&op.grp),
-                            out,
-                        );
-                    }
-                    for a in &accepted {
-                        out.push(reply(
-                            a.conn,
-                            a.tag,
-                            sys::PMIX_GROUP_CONSTRUCT_ABORT,
-                            ReplyData::None,
-                        ));
-                    }
-                    out.push(reply(
-                        leader.conn,
-                        leader.tag,
-                        sys::PMIX_GROUP_CONSTRUCT_ABORT,
-                        ReplyData::None,
-                    ));
-                    return;
-                }
-                let mut members: Vec<ProcId> = accepted.iter().map(|a| a.proc_.clone()).collect();
-                if op.leader_member {
-                    members.push(leader.proc_.clone());
-                }
-                members.sort();
-                let results = self.form_group(&op.grp, &members, &[&leader.info], host_results);
-                let mut arrived: Vec<&Arrival> = accepted.iter().collect();
-                if op.leader_member {
-                    arrived.push(&leader);
-                } else {
-                    // Not a member: its invite completes with the results, and it neither
-                    // contributes nor receives endpoint data.
-                    out.push(reply(
-                        leader.conn,
-                        leader.tag,
-                        sys::PMIX_SUCCESS,
-                        ReplyData::Group(Box::new(GroupReply {
-                            results: results.clone(),
-                            data: Default::default(),
-                        })),
-                    ));
-                }
-                self.answer_formed(&members, &arrived, &results, out);
-                self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
-            }
+            Kind::Invite => self.finish_invite(op, host_results, out),
         }
     }
 
+    /// Answer the participants of a completed destruct; with `PMIX_GROUP_NOTIFY_TERMINATION`
+    /// they hear of the members that never arrived.
+    fn finish_destruct(&mut self, op: GroupOp, out: &mut Vec<Action>) {
+        let g = self.dynamic.groups.remove(&op.grp);
+        let notify = g.as_ref().is_some_and(|g| g.notify_term)
+            || op
+                .arrived
+                .iter()
+                .any(|a| flag(&a.info, ak::PMIX_GROUP_NOTIFY_TERMINATION));
+        let lost: Vec<ProcId> = op
+            .expected
+            .iter()
+            .filter(|p| !op.arrived.iter().any(|a| &a.proc_ == *p))
+            .cloned()
+            .collect();
+        let status = if lost.is_empty() || notify {
+            sys::PMIX_SUCCESS
+        } else {
+            sys::PMIX_ERR_LOST_CONNECTION
+        };
+        for a in &op.arrived {
+            if notify {
+                for l in &lost {
+                    let mut info = group_info(&op.grp);
+                    info.extend(Info::new(
+                        ak::PMIX_EVENT_AFFECTED_PROC,
+                        Value::Proc(Some(l.clone())),
+                    ));
+                    self.event_to(&a.proc_, sys::PMIX_GROUP_MEMBER_FAILED, l, info, out);
+                }
+            }
+            out.push(reply(a.conn, a.tag, status, ReplyData::None));
+        }
+    }
+
+    /// Answer the leader and the invited of a completed invite: the group forms, or (when
+    /// a required member failed) everyone hears that it was aborted.
+    fn finish_invite(&mut self, op: GroupOp, host_results: Vec<Info>, out: &mut Vec<Action>) {
+        let Some(leader) = op.leader else {
+            return;
+        };
+        let optional = flag(&leader.info, ak::PMIX_GROUP_OPTIONAL);
+        let (accepted, refused): (Vec<Arrival>, Vec<Arrival>) =
+            op.arrived.into_iter().partition(|a| a.accepted);
+        let failed: Vec<ProcId> = refused
+            .iter()
+            .map(|a| a.proc_.clone())
+            .chain(op.gone.iter().cloned())
+            .chain(
+                op.expected
+                    .iter()
+                    .filter(|p| {
+                        !accepted.iter().any(|a| &&a.proc_ == p)
+                            && !refused.iter().any(|a| &&a.proc_ == p)
+                            && !op.gone.contains(p)
+                    })
+                    .cloned(),
+            )
+            .collect();
+        for f in &failed {
+            let mut info = group_info(&op.grp);
+            info.extend(Info::new(
+                ak::PMIX_EVENT_AFFECTED_PROC,
+                Value::Proc(Some(f.clone())),
+            ));
+            self.event_to(&leader.proc_, sys::PMIX_GROUP_INVITE_FAILED, f, info, out);
+        }
+        if !failed.is_empty() && !optional {
+            // Every invited participant still here (those that accepted, declined
+            // or never answered) and the leader hear that no group formed.
+            let told = std::iter::once(&leader.proc_)
+                .chain(op.expected.iter().filter(|p| !op.gone.contains(p)));
+            for p in told {
+                self.event_to(
+                    p,
+                    sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                    &leader.proc_,
+                    group_info(&op.grp),
+                    out,
+                );
+            }
+            for a in &accepted {
+                out.push(reply(
+                    a.conn,
+                    a.tag,
+                    sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                    ReplyData::None,
+                ));
+            }
+            out.push(reply(
+                leader.conn,
+                leader.tag,
+                sys::PMIX_GROUP_CONSTRUCT_ABORT,
+                ReplyData::None,
+            ));
+            return;
+        }
+        let mut members: Vec<ProcId> = accepted.iter().map(|a| a.proc_.clone()).collect();
+        if op.leader_member {
+            members.push(leader.proc_.clone());
+        }
+        members.sort();
+        let results = self.form_group(&op.grp, &members, &[&leader.info], host_results);
+        let mut arrived: Vec<&Arrival> = accepted.iter().collect();
+        if op.leader_member {
+            arrived.push(&leader);
+        } else {
+            // Not a member: its invite completes with the results, and it neither
+            // contributes nor receives endpoint data.
+            out.push(reply(
+                leader.conn,
+                leader.tag,
+                sys::PMIX_SUCCESS,
+                ReplyData::Group(Box::new(GroupReply {
+                    results: results.clone(),
+                    data: Default::default(),
+                })),
+            ));
+        }
+        self.answer_formed(&members, &arrived, &results, out);
+        self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
+    }
     /// A group formed: exchange the endpoint data `arrived` contributed among `members`
     /// and answer each of them with the group's `results` and the others' data.
     fn answer_formed(

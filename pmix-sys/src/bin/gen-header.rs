@@ -207,8 +207,16 @@ macro_rules! scalars {
 }
 
 fn layout() -> String {
-    use pmix_sys::*;
     let mut s = String::new();
+    struct_layouts(&mut s);
+    union_layout(&mut s);
+    scalar_layouts(&mut s);
+    s
+}
+
+/// The `field` lines of every struct whose layout is checked.
+fn struct_layouts(s: &mut String) {
+    use pmix_sys::*;
     layout! { s;
         pmix_proc_t { nspace, rank }
         pmix_byte_object_t { bytes, size }
@@ -240,6 +248,11 @@ fn layout() -> String {
             validate_credential, iof_pull, push_stdin, group, fabric, client_connected2,
             tool_connected2, log2, session_control, resource_block }
     }
+}
+
+/// The `field` lines of the members of `pmix_value_t`'s data union.
+fn union_layout(s: &mut String) {
+    use pmix_sys::*;
     // The members of pmix_value_t's union all start at the union's offset.
     let base = std::mem::offset_of!(pmix_value_t, data);
     macro_rules! union_members {
@@ -304,6 +317,11 @@ fn layout() -> String {
         nodepid,
         regex2
     );
+}
+
+/// The `type` lines of the scalar typedefs and fixed-size arrays.
+fn scalar_layouts(s: &mut String) {
+    use pmix_sys::*;
     scalars! { s;
         pmix_status_t, pmix_rank_t, pmix_data_type_t, pmix_scope_t, pmix_data_range_t,
         pmix_persistence_t, pmix_info_directives_t, pmix_proc_state_t, pmix_job_state_t,
@@ -313,7 +331,6 @@ fn layout() -> String {
         pmix_group_opt_t, pmix_group_operation_t, pmix_fabric_operation_t;
         arrays pmix_nspace_t, pmix_key_t
     }
-    s
 }
 
 fn main() -> ExitCode {
