@@ -132,11 +132,13 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Socket
         }
         dec.push(buf.get(..n).unwrap_or_default());
     };
+    // Name the server's socket in the refusal: "the PMIx server at <path> refused us: …".
     let w = welcome(&body, me, kind).map_err(|e| {
-        Error::new(
-            e.status,
-            format!("the PMIx server at {}: {}", path, e.context),
-        )
+        let context = match e.context.strip_prefix("the PMIx server ") {
+            Some(rest) => format!("the PMIx server at {} {}", path, rest),
+            None => format!("the PMIx server at {}: {}", path, e.context),
+        };
+        Error::new(e.status, context)
     })?;
     s.set_read_timeout(None).map_err(unreach)?;
     Ok((s, w, dec, fds))

@@ -20,7 +20,8 @@ fn ranks(v: &[ProcId]) -> String {
 
 impl ServerState {
     fn dump_fence(&self, t: &Tracker, tag: Option<&str>, out: &mut String) {
-        let arrived: Vec<ProcId> = t
+        // In rank order, not arrival order: the reader looks for a rank.
+        let mut arrived: Vec<ProcId> = t
             .arrived
             .iter()
             .filter_map(|a| match self.conns.get(&a.conn) {
@@ -28,6 +29,7 @@ impl ServerState {
                 _ => None,
             })
             .collect();
+        arrived.sort_by(|a, b| (a.nspace.as_str(), a.rank).cmp(&(b.nspace.as_str(), b.rank)));
         let missing: Vec<ProcId> = self
             .local_participants(&t.procs)
             .into_iter()
