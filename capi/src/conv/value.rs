@@ -327,23 +327,27 @@ pub unsafe fn elem_to_c(v: &Value, p: *mut u8) -> Result<()> {
     r
 }
 
+/// Write `$val` as a `$ty` at `$p` (for `elem_fill` and `fill_compound`).
+macro_rules! wr_at {
+    ($p:expr, $ty:ty, $val:expr) => {{
+        // SAFETY: `$p` holds `elem_size` bytes for this type, aligned for it (the
+        // caller's promise), and `$ty` is the C type of the datum.
+        unsafe { core::ptr::write($p as *mut $ty, $val) };
+    }};
+}
+
+/// The zeroed `$ty` at `$p` as a mutable reference (for `elem_fill` and `fill_compound`).
+macro_rules! st_at {
+    ($p:expr, $ty:ty) => {
+        // SAFETY: as for `wr_at!`; the storage is zeroed, a valid `$ty`.
+        unsafe { &mut *($p as *mut $ty) }
+    };
+}
+
 unsafe fn elem_fill(v: &Value, p: *mut u8) -> Result<()> {
-    macro_rules! wr {
-        ($ty:ty, $val:expr) => {{
-            // SAFETY: `p` holds `elem_size` bytes for this type, aligned for it
-            // (caller's promise), and `$ty` is the C type of the datum.
-            unsafe { core::ptr::write(p as *mut $ty, $val) };
-        }};
-    }
-    macro_rules! st {
-        ($ty:ty) => {
-            // SAFETY: as for `wr!`; the storage is zeroed, a valid `$ty`.
-            unsafe { &mut *(p as *mut $ty) }
-        };
-    }
     use Value as V;
     match v {
-        V::Bool(b) => wr!(u8, *b as u8),
+        V::Bool(b) => wr_at!(p, u8, *b as u8),
         V::Byte(x)
         | V::Uint8(x)
         | V::Persist(x)
@@ -355,38 +359,40 @@ unsafe fn elem_fill(v: &Value, p: *mut u8) -> Result<()> {
         | V::AllocDirective(x)
         | V::ResblockDirective(x)
         | V::AllocInherit(x)
-        | V::Command(x) => wr!(u8, *x),
-        V::Int8(x) => wr!(i8, *x),
-        V::Int16(x) => wr!(i16, *x),
-        V::Uint16(x) | V::DataType(x) | V::IofChannel(x) | V::Locality(x) => wr!(u16, *x),
-        V::Int(x) | V::Int32(x) | V::Pid(x) | V::Status(x) => wr!(i32, *x),
-        V::Uint(x) | V::Uint32(x) | V::Rank(x) | V::InfoDirectives(x) => wr!(u32, *x),
-        V::Int64(x) | V::Time(x) => wr!(i64, *x),
-        V::Uint64(x) | V::Size(x) | V::DevType(x) => wr!(u64, *x),
-        V::Float(x) => wr!(f32, *x),
-        V::Double(x) => wr!(f64, *x),
-        V::Timeval(s, us) => wr!(
+        | V::Command(x) => wr_at!(p, u8, *x),
+        V::Int8(x) => wr_at!(p, i8, *x),
+        V::Int16(x) => wr_at!(p, i16, *x),
+        V::Uint16(x) | V::DataType(x) | V::IofChannel(x) | V::Locality(x) => wr_at!(p, u16, *x),
+        V::Int(x) | V::Int32(x) | V::Pid(x) | V::Status(x) => wr_at!(p, i32, *x),
+        V::Uint(x) | V::Uint32(x) | V::Rank(x) | V::InfoDirectives(x) => wr_at!(p, u32, *x),
+        V::Int64(x) | V::Time(x) => wr_at!(p, i64, *x),
+        V::Uint64(x) | V::Size(x) | V::DevType(x) => wr_at!(p, u64, *x),
+        V::Float(x) => wr_at!(p, f32, *x),
+        V::Double(x) => wr_at!(p, f64, *x),
+        V::Timeval(s, us) => wr_at!(
+            p,
             libc::timeval,
             libc::timeval {
                 tv_sec: *s,
                 tv_usec: *us
             }
         ),
-        V::String(s) => wr!(*mut c_char, alloc::strdup_opt(s)?),
-        V::Pointer(a) => wr!(usize, *a),
+        V::String(s) => wr_at!(p, *mut c_char, alloc::strdup_opt(s)?),
+        V::Pointer(a) => wr_at!(p, usize, *a),
         V::ProcNspace(ns) => {
             if let Some(ns) = ns {
-                load_nspace(st!(pmix_nspace_t), ns);
+                load_nspace(st_at!(p, pmix_nspace_t), ns);
             }
         }
         V::Proc(pr) => {
             if let Some(pr) = pr {
-                proc_to_c(pr, st!(pmix_proc_t));
+                proc_to_c(pr, st_at!(p, pmix_proc_t));
             }
         }
         V::ByteObject(b) | V::CompressedString(b) | V::CompressedByteObject(b) | V::Regex(b) => {
             let (bytes, size) = alloc::bytes_to_c(b)?;
-            wr!(
+            wr_at!(
+                p,
                 pmix_byte_object_t,
                 pmix_byte_object_t {
                     bytes: bytes as *mut c_char,
@@ -408,49 +414,37 @@ unsafe fn elem_fill(v: &Value, p: *mut u8) -> Result<()> {
 /// As for [`elem_fill`]: `p` is writable for `elem_size(v.dtype())` zeroed bytes,
 /// aligned for the C type of `v`.
 unsafe fn fill_compound(v: &Value, p: *mut u8) -> Result<()> {
-    macro_rules! wr {
-        ($ty:ty, $val:expr) => {{
-            // SAFETY: `p` holds `elem_size` bytes for this type, aligned for it
-            // (caller's promise), and `$ty` is the C type of the datum.
-            unsafe { core::ptr::write(p as *mut $ty, $val) };
-        }};
-    }
-    macro_rules! st {
-        ($ty:ty) => {
-            // SAFETY: as for `wr!`; the storage is zeroed, a valid `$ty`.
-            unsafe { &mut *(p as *mut $ty) }
-        };
-    }
     use Value as V;
     match v {
-        V::Envar(e) => envar_to_c(e, st!(pmix_envar_t))?,
+        V::Envar(e) => envar_to_c(e, st_at!(p, pmix_envar_t))?,
         // SAFETY: the storage is a zeroed pmix_value_t.
         V::Value(inner) => unsafe { value_to_c(inner, p as *mut pmix_value_t) }?,
-        V::Info(i) => info_to_c(i, st!(pmix_info_t))?,
-        V::Pdata(d) => pdata_to_c(d, st!(pmix_pdata_t))?,
-        V::App(a) => app_to_c(a, st!(pmix_app_t))?,
-        V::Query(q) => query_to_c(q, st!(pmix_query_t))?,
-        V::ProcInfo(pi) => proc_info_to_c(pi, st!(pmix_proc_info_t))?,
-        V::Coord(c) => coord_to_c(c, st!(pmix_coord_t))?,
-        V::Regattr(r) => regattr_to_c(r, st!(pmix_regattr_t))?,
-        V::Geometry(g) => geometry_to_c(g, st!(pmix_geometry_t))?,
-        V::Device(d) => device_to_c(d, st!(pmix_device_t))?,
-        V::DeviceDist(d) => devdist_to_c(d, st!(pmix_device_distance_t))?,
-        V::Endpoint(e) => endpoint_to_c(e, st!(pmix_endpoint_t))?,
+        V::Info(i) => info_to_c(i, st_at!(p, pmix_info_t))?,
+        V::Pdata(d) => pdata_to_c(d, st_at!(p, pmix_pdata_t))?,
+        V::App(a) => app_to_c(a, st_at!(p, pmix_app_t))?,
+        V::Query(q) => query_to_c(q, st_at!(p, pmix_query_t))?,
+        V::ProcInfo(pi) => proc_info_to_c(pi, st_at!(p, pmix_proc_info_t))?,
+        V::Coord(c) => coord_to_c(c, st_at!(p, pmix_coord_t))?,
+        V::Regattr(r) => regattr_to_c(r, st_at!(p, pmix_regattr_t))?,
+        V::Geometry(g) => geometry_to_c(g, st_at!(p, pmix_geometry_t))?,
+        V::Device(d) => device_to_c(d, st_at!(p, pmix_device_t))?,
+        V::DeviceDist(d) => devdist_to_c(d, st_at!(p, pmix_device_distance_t))?,
+        V::Endpoint(e) => endpoint_to_c(e, st_at!(p, pmix_endpoint_t))?,
         V::Topo(o) => {
-            let s = st!(pmix_topology_t);
+            let s = st_at!(p, pmix_topology_t);
             s.source = alloc::strdup_opt(&o.source)?;
             s.topology = o.ptr as *mut c_void;
         }
         V::Cpuset(o) => {
-            let s = st!(pmix_cpuset_t);
+            let s = st_at!(p, pmix_cpuset_t);
             s.source = alloc::strdup_opt(&o.source)?;
             s.bitmap = o.ptr as *mut c_void;
         }
-        V::NodePid(n) => nodepid_to_c(n, st!(pmix_node_pid_t))?,
-        V::Regex2(r) => regex2_to_c(r, st!(pmix_regex2_t))?,
+        V::NodePid(n) => nodepid_to_c(n, st_at!(p, pmix_node_pid_t))?,
+        V::Regex2(r) => regex2_to_c(r, st_at!(p, pmix_regex2_t))?,
         V::ResourceUnit(r) => {
-            wr!(
+            wr_at!(
+                p,
                 pmix_resource_unit_t,
                 pmix_resource_unit_t {
                     type_: r.dtype,
@@ -458,7 +452,7 @@ unsafe fn fill_compound(v: &Value, p: *mut u8) -> Result<()> {
                 }
             )
         }
-        V::DataBuffer(b) => dbuf_to_c(b, st!(pmix_data_buffer_t))?,
+        V::DataBuffer(b) => dbuf_to_c(b, st_at!(p, pmix_data_buffer_t))?,
         // SAFETY: the storage is a zeroed pmix_data_array_t.
         V::DataArray(d) => unsafe { darray_to_c(d, p as *mut pmix_data_array_t) }?,
         _ => return Err(unknown_type(v.dtype())),
