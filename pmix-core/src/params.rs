@@ -11,6 +11,10 @@
 
 use std::ffi::OsString;
 
+/// The version string this library reports: exported to children in `PMIX_VERSION`,
+/// given to tools as `PMIX_VERSION_INFO`, written into rendezvous files.
+pub const VERSION_STRING: &str = "7.0.0";
+
 /// Who reads a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reader {

@@ -123,7 +123,7 @@ pub fn write(path: &Path, uri: &str) -> Result<()> {
         .open(path)
         .map_err(fail)?;
     writeln!(f, "{}", uri).map_err(fail)?;
-    writeln!(f, "v{}", crate::client::VERSION_STRING).map_err(fail)?;
+    writeln!(f, "v{}", crate::params::VERSION_STRING).map_err(fail)?;
     Ok(())
 }
 

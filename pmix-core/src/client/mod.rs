@@ -58,8 +58,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
-/// The version string this library reports in `PMIX_VERSION`.
-pub const VERSION_STRING: &str = "7.0.0";
+/// The version string this library reports in `PMIX_VERSION` (defined in [`crate::params`]).
+pub use crate::params::VERSION_STRING;
 
 /// How long `PMIx_Init` waits for the server's handshake answer.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
