@@ -2,7 +2,10 @@
 //!
 //! A path through the crate:
 //! * [`value`] — the data model (`Value`, `Info`, `ProcId`, …), no C types;
-//! * [`codec`] — the one codec (wire protocol, host blobs, `PMIx_Data_pack`);
+//! * [`wire`] — the engine's own byte format (native wire protocol, stored job data, host
+//!   blobs);
+//! * [`codec`] — every byte format: [`wire`]'s re-exported, OpenPMIx's (`PMIx_Data_pack`,
+//!   the v4.1 client/server dialect);
 //! * [`compress`] — zlib (flate2 with the zlib-rs backend) behind `PMIx_Data_compress`;
 //! * [`store`] — key/value storage with scopes, qualifiers, deletion and caching;
 //! * [`client`] and [`server`] — the client and server state machines;
@@ -36,6 +39,7 @@ pub mod store;
 pub mod sys;
 pub mod topology;
 pub mod value;
+pub mod wire;
 
 pub use error::{Error, Result};
 pub use value::*;

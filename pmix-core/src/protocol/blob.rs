@@ -1,10 +1,10 @@
 //! Host blobs: what a server hands its host for a fence or direct-modex answer
 //! ([`encode_blob`]) and reads back from a concatenation of them ([`decode_blobs`]).
 
-use crate::codec::{decode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::Entry;
 use crate::value::{Key, Nspace, ProcId, Value};
+use crate::wire::{decode_seq, Decoder, Wire};
 use pmix_sys as sys;
 
 const BLOB_MAGIC: u32 = u32::from_le_bytes(*b"PMXB");

@@ -2,9 +2,9 @@
 //! fence's reply carries ([`CollectedWriter`], [`collected_index`], [`collected_find`]).
 
 use super::REPLY_COLLECTED;
-use crate::codec::{Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::value::{Key, ProcId, Value};
+use crate::wire::{Decoder, Wire};
 use pmix_sys as sys;
 
 /// One value a client publishes: key, scope (`pmix_scope_t`) and value.
@@ -249,7 +249,7 @@ pub fn collected_find(payload: &[u8], c: &CollectedProc, key: &str) -> Result<Op
         match k.cmp(key.as_bytes()) {
             std::cmp::Ordering::Less => lo = mid + 1,
             std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return crate::codec::from_bytes::<Value>(v).map(Some),
+            std::cmp::Ordering::Equal => return crate::wire::from_bytes::<Value>(v).map(Some),
         }
     }
     Ok(None)

@@ -5,10 +5,10 @@
 //! They travel inside [`super::Req::Dyn`] (request type 8), so the base protocol stays as
 //! it is; each has a one-byte sub-type here.
 
-use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::JobData;
 use crate::value::{App, Info, ProcId, Query};
+use crate::wire::{decode_seq, encode_seq, Decoder, Wire};
 
 /// A dynamic-operation request from a client. Every one gets a reply.
 #[derive(Debug, Clone, PartialEq)]
@@ -332,7 +332,7 @@ const CONNECT_VERSION: u16 = 1;
 /// participants' endpoint data and the job data of their namespaces. Self-delimiting, so
 /// a host may concatenate the blobs of every server.
 pub fn encode_connect_blob(data: &ConnectData) -> Vec<u8> {
-    let body = crate::codec::to_bytes(data);
+    let body = crate::wire::to_bytes(data);
     let mut out = Vec::with_capacity(body.len() + 10);
     CONNECT_MAGIC.encode(&mut out);
     CONNECT_VERSION.encode(&mut out);
@@ -363,7 +363,7 @@ pub fn decode_connect_blobs(bytes: &[u8]) -> Result<ConnectData> {
         }
         let len = u32::decode(&mut d).map_err(bad)? as usize;
         let body = d.take(len).map_err(bad)?;
-        let part: ConnectData = crate::codec::from_bytes(body).map_err(bad)?;
+        let part: ConnectData = crate::wire::from_bytes(body).map_err(bad)?;
         all.jobs.extend(part.jobs);
         all.peers.extend(part.peers);
     }
@@ -434,10 +434,10 @@ mod tests {
             },
         ];
         for r in reqs {
-            let b = crate::codec::to_bytes(&r);
-            assert_eq!(crate::codec::from_bytes::<DynReq>(&b).unwrap(), r);
+            let b = crate::wire::to_bytes(&r);
+            assert_eq!(crate::wire::from_bytes::<DynReq>(&b).unwrap(), r);
             for cut in 0..b.len() {
-                assert!(crate::codec::from_bytes::<DynReq>(&b[..cut]).is_err());
+                assert!(crate::wire::from_bytes::<DynReq>(&b[..cut]).is_err());
             }
         }
     }

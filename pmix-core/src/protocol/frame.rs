@@ -2,8 +2,8 @@
 //! the tag of an encoded reply.
 
 use super::MAX_FRAME;
-use crate::codec::Wire;
 use crate::error::{Error, Result};
+use crate::wire::Wire;
 
 /// Append `body` as one frame (length prefix + body) to `out`.
 pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
@@ -100,12 +100,12 @@ impl FrameDecoder {
 
 /// Decode exactly one message from a frame body (trailing bytes are an error).
 pub fn decode<T: Wire>(body: &[u8]) -> Result<T> {
-    crate::codec::from_bytes(body)
+    crate::wire::from_bytes(body)
 }
 
 /// Encode one message as a frame body.
 pub fn encode<T: Wire>(msg: &T) -> Vec<u8> {
-    crate::codec::to_bytes(msg)
+    crate::wire::to_bytes(msg)
 }
 
 /// The tag of an encoded [`ServerMsg::Reply`] body, without decoding it (`None`: not a

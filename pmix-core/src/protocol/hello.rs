@@ -1,9 +1,9 @@
 //! The handshake: [`Hello`] and [`Welcome`], with the job data a Welcome carries.
 
-use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::{JobData, NodeData, ProcTable};
 use crate::value::{Info, Nspace, ProcId};
+use crate::wire::{decode_seq, encode_seq, Decoder, Wire};
 
 const HELLO_MAGIC: u32 = u32::from_le_bytes(*b"PMXR");
 

@@ -7,9 +7,9 @@
 //! [`wire::DYN_SUBTYPE`], and numbers its own requests from 1 (see [`wire`]), so other
 //! request families can grow without meeting these.
 
-use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::value::{Info, ResourceUnit};
+use crate::wire::{decode_seq, encode_seq, Decoder, Wire};
 
 /// The wire numbers of this family, kept together.
 pub mod wire {
@@ -229,14 +229,14 @@ mod tests {
             },
         ];
         for r in reqs {
-            let b = crate::codec::to_bytes(&r);
-            assert_eq!(crate::codec::from_bytes::<HostOpReq>(&b).unwrap(), r);
+            let b = crate::wire::to_bytes(&r);
+            assert_eq!(crate::wire::from_bytes::<HostOpReq>(&b).unwrap(), r);
             for cut in 0..b.len() {
-                assert!(crate::codec::from_bytes::<HostOpReq>(&b[..cut]).is_err());
+                assert!(crate::wire::from_bytes::<HostOpReq>(&b[..cut]).is_err());
             }
         }
-        let hb = crate::codec::to_bytes(&HostOpReq::Heartbeat);
+        let hb = crate::wire::to_bytes(&HostOpReq::Heartbeat);
         assert_eq!(hb, vec![wire::HEARTBEAT]);
-        assert!(crate::codec::from_bytes::<HostOpReq>(&[99]).is_err());
+        assert!(crate::wire::from_bytes::<HostOpReq>(&[99]).is_err());
     }
 }

@@ -2,10 +2,10 @@
 //! stdin push travel inside [`super::Req::Iof`]; forwarded output reaches the client as
 //! [`super::ServerMsg::Iof`].
 
-use crate::codec::{Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::iof::Channels;
 use crate::value::{Info, ProcId};
+use crate::wire::{Decoder, Wire};
 
 /// An I/O-forwarding request from a client. Every one gets a reply (status only).
 #[derive(Debug, Clone, PartialEq)]

@@ -16,7 +16,7 @@
 //! 4. Server → client: [`ServerMsg::Reply`] carrying the request's tag, or an unsolicited
 //!    [`ServerMsg::Event`].
 //!
-//! All items inside bodies use the one codec ([`crate::codec::Wire`]).
+//! All items inside bodies use the engine's own byte format ([`crate::wire::Wire`]).
 //!
 //! # Host blobs
 //! A fence contribution or direct-modex answer handed to a host ([`encode_blob`]) is

@@ -1,9 +1,9 @@
 //! Client requests: [`Req`] and its tagged envelope [`Request`].
 
 use super::{DynReq, IofReq, Put, REQ_ALLGATHER, REQ_IOF};
-use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::value::{Info, Key, Nspace, ProcId};
+use crate::wire::{decode_seq, encode_seq, Decoder, Wire};
 
 /// A client request.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,10 +4,10 @@ use super::{
     ConnectData, Contribution, GroupReply, MSG_FORGET_NODE, MSG_IOF, REPLY_COLLECTED,
     REPLY_GATHERED,
 };
-use crate::codec::{decode_seq, encode_seq, Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::store::{JobData, NodeData};
 use crate::value::{Info, Key, Nspace, Pdata, ProcId};
+use crate::wire::{decode_seq, encode_seq, Decoder, Wire};
 
 /// Data carried by a reply.
 #[derive(Debug, Clone, PartialEq)]

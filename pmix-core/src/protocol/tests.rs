@@ -1,7 +1,7 @@
 use super::*;
-use crate::codec::Wire;
 use crate::store::{Entry, JobData, NodeData};
 use crate::value::{Info, Key, Value};
+use crate::wire::Wire;
 
 fn p(ns: &str, r: u32) -> ProcId {
     ProcId::new(Nspace::new(ns).unwrap(), r)
@@ -431,7 +431,7 @@ fn collected_reply_is_encoded_once_tagged_per_waiter_and_read_in_place() {
         Key::new("c").unwrap(),
     );
     let (one, x) = (Value::Uint32(1), Value::string("x"));
-    let (one_b, x_b) = (crate::codec::to_bytes(&one), crate::codec::to_bytes(&x));
+    let (one_b, x_b) = (crate::wire::to_bytes(&one), crate::wire::to_bytes(&x));
     let mut w = CollectedWriter::new(COLLECTED_INLINE_MAX, false);
     assert!(w.add(&p("ns", 0), [(&a, &one_b[..])], &[]));
     assert!(w.add(&p("ns", 1), [], &[]), "nothing to say: left out");

@@ -37,9 +37,9 @@
 //! ```
 
 use super::{add_info, find, keys};
-use crate::codec::{Decoder, Wire};
 use crate::error::{Error, Result};
 use crate::value::{Info, Key, Nspace, Rank, Value};
+use crate::wire::{Decoder, Wire};
 use pmix_sys as sys;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -1080,8 +1080,8 @@ mod tests {
     #[test]
     fn wire_round_trip_and_malformed_images() {
         let t = table();
-        let bytes = crate::codec::to_bytes(&t);
-        let back: ProcTable = crate::codec::from_bytes(&bytes).unwrap();
+        let bytes = crate::wire::to_bytes(&t);
+        let back: ProcTable = crate::wire::from_bytes(&bytes).unwrap();
         assert_eq!(back, t);
         assert_eq!(
             back.get(3, "dir").map(Cow::into_owned),
@@ -1132,9 +1132,9 @@ mod tests {
         let mut fds = Vec::new();
         t.encode_local(&mut local, &mut fds);
         assert_eq!(fds.len(), 1);
-        let inline = crate::codec::to_bytes(&t);
+        let inline = crate::wire::to_bytes(&t);
         assert!(local.len() + t.image().len() / 2 < inline.len());
-        let mut got: ProcTable = crate::codec::from_bytes(&local).unwrap();
+        let mut got: ProcTable = crate::wire::from_bytes(&local).unwrap();
         assert!(got.needs_attach());
         // Not mapped yet: list values answer, image values do not.
         assert_eq!(
@@ -1152,7 +1152,7 @@ mod tests {
             assert_eq!(got.infos(r), t.infos(r));
         }
         // The plain encoding of a mapped table carries the image inline.
-        let again: ProcTable = crate::codec::from_bytes(&crate::codec::to_bytes(&got)).unwrap();
+        let again: ProcTable = crate::wire::from_bytes(&crate::wire::to_bytes(&got)).unwrap();
         assert_eq!(
             again.get(3, "dir").map(Cow::into_owned),
             Some(Value::string("/t/3"))
@@ -1165,7 +1165,7 @@ mod tests {
             0u32.encode(&mut out);
             len.encode(&mut out);
             0u32.encode(&mut out);
-            let mut t: ProcTable = crate::codec::from_bytes(&out).unwrap();
+            let mut t: ProcTable = crate::wire::from_bytes(&out).unwrap();
             let r = t.attach(&[fd]);
             assert_eq!(
                 t.needs_attach(),
