@@ -1,5 +1,7 @@
 # Peers: behaviour that OpenPMIx master's own example programs rely on (issue 18: group
-# invitations, PMIX_GROUP_INFO, event handler ordering, spawn attribute checks), tested
+# invitations, PMIX_GROUP_INFO, event handler ordering, spawn attribute checks, a Get that
+# waits for a late peer, key deletion, ABI queries before init, the event a failing rank
+# raises, process sets for late handlers), tested
 # with programs of our own under tests-peers/ (tests-peers/run.sh holds the cases).
 # docs/STATUS.md ("OpenPMIx's examples") has the per-example results.
 #

@@ -19,4 +19,14 @@ check "handlers AFTER the first / BEFORE the last overall" 0 "$OK" 30 -- \
     "${PR[@]}" -n 1 "$PEERS/evorder"
 check "a mistyped PMIX_PARENT_ID is BAD_PARAM" 0 "$OK" 30 -- \
     "${PR[@]}" -n 1 "$PEERS/spawn_parent"
+check "a Get with PMIX_TIMEOUT waits for a peer that has not connected yet" 0 "$OK" 30 2 -- \
+    "${PR[@]}" -n 2 "$PEERS/dmodex_late"
+check "PMIX_DEL_GLOBAL + commit + collecting fence: the peers no longer read the key" \
+    0 "$OK" 30 3 -- "${PR[@]}" -n 3 "$PEERS/delkey"
+check "the ABI levels are answered before PMIx_Init" 0 "$OK" 30 -- \
+    "${PR[@]}" -n 1 "$PEERS/abi_noinit"
+check "a rank's exit that ends the job is told to the others (PMIX_ERR_PROC_ABORTED)" \
+    3 "$OK" 30 2 -- "${PR[@]}" -n 3 "$PEERS/fault_notice"
+check "a --pset set reaches a PMIX_PROCESS_SET_DEFINE handler registered later" \
+    0 "$OK" 30 2 -- "${PR[@]}" -n 2 --pset late.set "$PEERS/pset_late"
 harness_end

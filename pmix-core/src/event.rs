@@ -22,12 +22,27 @@
 //! wildcard rank stands for the whole namespace). `PMIX_EVENT_ONESHOT` removes a handler
 //! once it has been called. `PMIX_EVENT_RETURN_OBJECT` is handed back to the handler as
 //! an info of that key.
+//!
+//! # Events that describe lasting state
+//! A process-set definition or deletion ([`KEPT_CODES`]) that reached no handler
+//! registered for its code is kept (the last [`KEPT_MAX`]); a handler registered later
+//! for that code gets it then, once, after its registration callback
+//! ([`Handlers::replay_kept`]; as OpenPMIx's server replays its cached events to a new
+//! registration). A program that waits for
+//! the sets its launcher defined at start-up hears of them however late it registers.
 
 use crate::error::{Error, Result};
 use crate::value::{Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Event codes kept for handlers registered after the event (see the module notes).
+pub const KEPT_CODES: [i32; 2] = [sys::PMIX_PROCESS_SET_DEFINE, sys::PMIX_PROCESS_SET_DELETE];
+
+/// How many such events are kept (the oldest goes first).
+pub const KEPT_MAX: usize = 32;
 
 /// An event delivered to handlers.
 #[derive(Debug, Clone, PartialEq)]
@@ -221,6 +236,10 @@ pub struct Registry {
     multi: Category,
     default: Category,
     next: usize,
+    /// Events of [`KEPT_CODES`] no handler of their code has seen yet.
+    kept: VecDeque<Event>,
+    /// How the last delivery scheduled its steps (replays use the same).
+    post: Option<Poster>,
 }
 
 fn reg_error(msg: String) -> Error {
@@ -413,10 +432,52 @@ impl Handlers {
         self.lock().deregister(id)
     }
 
+    /// Run the kept events (see the module notes) that handler `id` is for through it
+    /// alone, each once, on the progress thread. Call after the handler's registration
+    /// callback was scheduled, so that it runs first. Nothing happens for a default
+    /// handler or an unknown id.
+    pub fn replay_kept(&self, id: usize) {
+        let mut r = self.lock();
+        let Some(post) = r.post.clone() else {
+            return;
+        };
+        let Some(reg) = r.all().find(|g| g.id == id && !g.codes.is_empty()).cloned() else {
+            return;
+        };
+        let (due, keep): (VecDeque<Event>, VecDeque<Event>) = std::mem::take(&mut r.kept)
+            .into_iter()
+            .partition(|ev| reg.matches(ev, &affected_procs(&ev.info)));
+        r.kept = keep;
+        drop(r);
+        for ev in due {
+            log::debug!(
+                "event {} from {}: replayed to handler {}",
+                ev.status,
+                ev.source,
+                id
+            );
+            let (hs, chain, p2) = (self.clone(), vec![reg.clone()], post.clone());
+            post(Box::new(move || {
+                step(hs, chain, 0, Arc::new(ev), Vec::new(), p2)
+            }));
+        }
+    }
+
     /// Run `ev` through the chain. Call on the progress thread; `post` schedules each
     /// next step there.
     pub fn deliver(&self, ev: Event, post: Poster) {
-        let chain = self.lock().chain(&ev);
+        let chain = {
+            let mut r = self.lock();
+            r.post = Some(post.clone());
+            let chain = r.chain(&ev);
+            if KEPT_CODES.contains(&ev.status) && chain.iter().all(|g| g.codes.is_empty()) {
+                if r.kept.len() >= KEPT_MAX {
+                    r.kept.pop_front();
+                }
+                r.kept.push_back(ev.clone());
+            }
+            chain
+        };
         if chain.is_empty() {
             log::debug!("event {} from {}: no handler", ev.status, ev.source);
             return;
@@ -502,6 +563,41 @@ mod tests {
             name: Some(name.into()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_pset_definition_waits_for_a_handler_of_its_code() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let hs = Handlers::default();
+        let ok = sys::PMIX_SUCCESS;
+        let define = sys::PMIX_PROCESS_SET_DEFINE;
+        hs.register(vec![], named("d"), rec(&log, "d", ok)).unwrap();
+        run(&hs, ev(define));
+        run(&hs, ev(-1)); // not a kept code: gone once delivered
+        assert_eq!(*log.lock().unwrap(), ["d(0)", "d(0)"]);
+        // A handler for other codes does not take it.
+        let id = hs
+            .register(vec![-1], named("x"), rec(&log, "x", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        assert_eq!(log.lock().unwrap().len(), 2);
+        // The first handler of its code gets it, alone, once.
+        let id = hs
+            .register(vec![define], named("s"), rec(&log, "s", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        let id = hs
+            .register(vec![define], named("t"), rec(&log, "t", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        assert_eq!(*log.lock().unwrap(), ["d(0)", "d(0)", "s(0)"]);
+        // One that a handler of its code saw is not kept.
+        run(&hs, ev(define));
+        let id = hs
+            .register(vec![define], named("u"), rec(&log, "u", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        assert_eq!(log.lock().unwrap().len(), 6, "{:?}", log.lock().unwrap());
     }
 
     #[test]

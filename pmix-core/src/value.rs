@@ -82,9 +82,13 @@ impl Key {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-    /// True for keys in the reserved `pmix` namespace.
+    /// True for keys in the reserved `pmix.` namespace (every attribute the standard
+    /// and OpenPMIx define) and our own `pmixrs.` one. OpenPMIx tests only the four
+    /// letters `pmix`, which would make every key an application names after a pmixrun
+    /// namespace (`pmixrun.<host>.<pid>-0-local`, as OpenPMIx's dmodex example does)
+    /// reserved: never waited for, and answered NOT_FOUND before its owner commits.
     pub fn is_reserved(&self) -> bool {
-        self.0.starts_with("pmix")
+        self.0.starts_with("pmix.") || self.0.starts_with("pmixrs.")
     }
 }
 
@@ -934,6 +938,17 @@ fn by_coord(a: &Coord, b: &Coord) -> ValueCmp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reserved_keys_are_the_pmix_dot_namespace() {
+        let r = |k: &str| Key::new(k).unwrap().is_reserved();
+        assert!(r("pmix.job.size"));
+        assert!(r("pmixrs.fence.tag"));
+        // An application's key named after a pmixrun namespace is its own.
+        assert!(!r("pmixrun.vm.1234-0-local"));
+        assert!(!r("pmixkey"));
+        assert!(!r("victim"));
+    }
 
     #[test]
     fn key_length_limits() {

@@ -81,6 +81,24 @@ impl Cause {
         )
     }
 
+    /// The rank whose end ends the job, and its exit code, for the
+    /// `PMIX_ERR_PROC_ABORTED` event the job's other ranks get before they are killed
+    /// (`PMIX_EVENT_AFFECTED_PROC`, `PMIX_EXIT_CODE`; OpenPMIx's `examples/fault.c` waits
+    /// for it). None when no one rank ended the job (a timeout, a signal to pmixrun, a
+    /// node) or the rank never started.
+    pub fn fault_event(&self) -> Option<(Rank, i32)> {
+        match self {
+            Cause::RankExit { rank, .. }
+            | Cause::NoFinalize { rank, .. }
+            | Cause::Lost { rank }
+            | Cause::Abort { rank, .. } => Some((*rank, self.exit_status())),
+            Cause::Timeout(_)
+            | Cause::Interrupted(_)
+            | Cause::Launch { .. }
+            | Cause::Node { .. } => None,
+        }
+    }
+
     /// pmixrun's exit status for this failure.
     pub fn exit_status(&self) -> i32 {
         match self {
@@ -561,6 +579,34 @@ mod tests {
             .exit_status(),
             1
         );
+    }
+
+    #[test]
+    fn one_ranks_end_is_told_with_its_exit_code() {
+        let exit = |c| Cause::RankExit {
+            rank: 2,
+            exit: ExitKind::Code(c),
+        };
+        assert_eq!(exit(3).fault_event(), Some((2, 3)));
+        let killed = Cause::RankExit {
+            rank: 1,
+            exit: ExitKind::Signal(9),
+        };
+        assert_eq!(killed.fault_event(), Some((1, 137)));
+        let abort = Cause::Abort {
+            rank: 0,
+            status: 5,
+            msg: String::new(),
+        };
+        assert_eq!(abort.fault_event(), Some((0, 5)));
+        assert_eq!(Cause::Lost { rank: 4 }.fault_event(), Some((4, 1)));
+        assert_eq!(Cause::Timeout(Duration::from_secs(1)).fault_event(), None);
+        assert_eq!(Cause::Interrupted(2).fault_event(), None);
+        let launch = Cause::Launch {
+            rank: 0,
+            msg: String::new(),
+        };
+        assert_eq!(launch.fault_event(), None);
     }
 
     #[test]

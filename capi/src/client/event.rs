@@ -193,20 +193,33 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             Err(e) => return e.status(),
         };
         let h = c_handler(f);
+        let mut replay = None;
         let (r, post): (_, Poster) = match events() {
-            Some(Events::Client(c)) => (
-                c.register_chain_handler(codes, opts, h),
-                Box::new(move |g| c.run_on_progress(g)),
-            ),
+            Some(Events::Client(c)) => {
+                replay = Some(c.clone());
+                (
+                    c.register_chain_handler(codes, opts, h),
+                    Box::new(move |g| c.run_on_progress(g)),
+                )
+            }
             Some(Events::Server(s)) => (
                 s.register_chain_handler(codes, opts, h),
                 Box::new(move |g| s.run_on_progress(g)),
             ),
             None => return sys::PMIX_ERR_INIT,
         };
+        // Events kept for a late handler reach it after its registration callback.
+        let replay = |id: usize| {
+            if let Some(c) = &replay {
+                c.replay_kept_events(id);
+            }
+        };
         let Some(cb) = cbfunc else {
             return match r {
-                Ok(id) => sys::pmix_status_t::try_from(id).unwrap_or(sys::PMIX_ERROR),
+                Ok(id) => {
+                    replay(id);
+                    sys::pmix_status_t::try_from(id).unwrap_or(sys::PMIX_ERROR)
+                }
                 Err(e) => e.status(),
             };
         };
@@ -217,6 +230,9 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
         let data = CbData::new(cbdata);
         // SAFETY: the caller's callback with its own cbdata (C contract).
         let r = post(Box::new(move || unsafe { cb(st, id, data.get()) }));
+        if st == sys::PMIX_SUCCESS {
+            replay(id);
+        }
         status("PMIx_Register_event_handler", r)
     })
 }

@@ -19,6 +19,28 @@ unsafe fn queries(q: *mut sys::pmix_query_t, n: usize) -> pmix_core::Result<Vec<
     unsafe { conv::query_array_from_c(q, n) }
 }
 
+/// The answer to queries that ask only for the ABI levels (`PMIX_QUERY_STABLE_ABI_VERSION`,
+/// `PMIX_QUERY_PROVISIONAL_ABI_VERSION`), which need no server: one info per key, named by
+/// the key, as OpenPMIx answers them before `PMIx_Init`. None if any other key is asked.
+fn abi_only(qs: &[Query]) -> Option<Vec<Info>> {
+    let mut out = Vec::new();
+    for q in qs {
+        for k in q.keys.as_deref().filter(|k| !k.is_empty())? {
+            use sys::attrs::keys::{
+                PMIX_QUERY_PROVISIONAL_ABI_VERSION as PROV, PMIX_QUERY_STABLE_ABI_VERSION as STAB,
+            };
+            let key = std::str::from_utf8(k).ok()?;
+            let v = match key {
+                STAB => sys::PMIX_STD_ABI_STABLE_VERSION,
+                PROV => sys::PMIX_STD_ABI_PROVISIONAL_VERSION,
+                _ => return None,
+            };
+            out.push(Info::new(key, pmix_core::Value::string(v)).ok()?);
+        }
+    }
+    Some(out)
+}
+
 /// A malloc'd info array lent to an info callback, freed by its release function.
 struct Lent {
     info: *mut sys::pmix_info_t,
@@ -132,7 +154,19 @@ pub unsafe extern "C" fn PMIx_Query_info(
         crate::arg!(set nresults, 0);
         let c = match global::client() {
             Ok(c) => c,
-            Err(e) => return e.status(),
+            Err(e) => {
+                // Before PMIx_Init only the ABI levels can be asked (as in OpenPMIx).
+                // SAFETY: this export's `# Safety` contract promises of `queries_` what
+                // `queries` requires.
+                let abi = unsafe { queries(queries_, nqueries) }
+                    .ok()
+                    .and_then(|q| abi_only(&q));
+                return match abi {
+                    // SAFETY: as below; out-parameters.
+                    Some(res) => unsafe { store_results(&res, results, nresults) },
+                    None => e.status(),
+                };
+            }
         };
         if let Some(st) = would_block("PMIx_Query_info") {
             return st;

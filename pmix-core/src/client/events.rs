@@ -22,6 +22,12 @@ impl Client {
         self.inner.handlers.register(codes, opts, h)
     }
 
+    /// Hand handler `id` the kept events it is for (see [`crate::event`]); call once its
+    /// registration callback is scheduled.
+    pub fn replay_kept_events(&self, id: usize) {
+        self.inner.handlers.replay_kept(id)
+    }
+
     /// Whether an event we raise with `range` is also for our own handlers: not when it
     /// is meant for the resource manager only, nor when a custom range leaves us out.
     pub(super) fn event_reaches_self(&self, range: u8, info: &[Info]) -> bool {

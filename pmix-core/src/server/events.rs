@@ -19,7 +19,7 @@ use super::{reply, Action, ConnState, ServerState, Upcall};
 use crate::event::{custom_range, proc_matches};
 use crate::protocol::{self, ReplyData, ServerMsg};
 use crate::reactor::ConnId;
-use crate::value::{Info, ProcId};
+use crate::value::{DataArray, Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 
@@ -127,6 +127,33 @@ impl ServerState {
         }
         let (targets, _) = self.event_targets(source, range, &info);
         self.send_event(&targets, status, source, info, out);
+    }
+
+    /// A client just connected: tell it of every process set defined so far (as the
+    /// `PMIX_PROCESS_SET_DEFINE` events it missed; its library keeps them for the
+    /// handler it registers for them, see [`crate::event`]).
+    pub(super) fn psets_to_new_client(&self, conn: ConnId, out: &mut Vec<Action>) {
+        for (name, members) in &self.dynamic.psets {
+            let info = [
+                Info::new(ak::PMIX_PSET_NAME, Value::string(name)),
+                Info::new(
+                    ak::PMIX_PSET_MEMBERS,
+                    Value::DataArray(Box::new(DataArray {
+                        dtype: sys::PMIX_PROC,
+                        items: members
+                            .iter()
+                            .cloned()
+                            .map(|p| Value::Proc(Some(p)))
+                            .collect(),
+                    })),
+                ),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let id = self.id.clone();
+            self.send_event(&[conn], sys::PMIX_PROCESS_SET_DEFINE, &id, info, out);
+        }
     }
 }
 

@@ -7,7 +7,10 @@ use crate::supervisor::Cause;
 use crate::sys::{self, ExitKind};
 use pmix_core::{Info, ProcId, Rank, Value};
 use pmix_sys::attrs::keys as ak;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long the ranks have to act on `PMIX_ERR_PROC_ABORTED` before the job is signalled.
+const FAULT_NOTICE: Duration = Duration::from_millis(250);
 
 impl Launcher {
     /// Signal every running rank of `job` (every job: `None`), and each job's process
@@ -80,6 +83,7 @@ impl Launcher {
             ));
         }
         self.say(&msg);
+        let told = self.tell_fault(job, &cause);
         // Connected jobs end because a process ended without synchronizing: say so.
         let unsynced = matches!(cause, Cause::NoFinalize { .. } | Cause::Lost { .. });
         if unsynced && self.jobs.len() > 1 {
@@ -104,9 +108,40 @@ impl Launcher {
             _ => libc::SIGTERM,
         };
         if running > 0 {
+            if told {
+                // A moment for the others' handlers of that event before the signal.
+                std::thread::sleep(FAULT_NOTICE);
+            }
             self.signal_jobs(None, sig);
             self.kill_at = Some(Instant::now() + self.cfg.grace);
         }
+    }
+
+    /// Tell job `job`'s ranks which of them ended it (`PMIX_ERR_PROC_ABORTED`, see
+    /// [`Cause::fault_event`]); whether an event went out.
+    fn tell_fault(&self, job: usize, cause: &Cause) -> bool {
+        let (Some((rank, code)), Some(server), Some(j)) = (
+            cause.fault_event(),
+            self.server.as_ref(),
+            self.jobs.get(job),
+        ) else {
+            return false;
+        };
+        let who = ProcId::new(j.layout.nspace.clone(), rank);
+        let info = [
+            Info::new(ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(who.clone()))),
+            Info::new(ak::PMIX_EXIT_CODE, Value::Int(code)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        server.notify(
+            pmix_sys::PMIX_ERR_PROC_ABORTED,
+            &who,
+            pmix_sys::PMIX_RANGE_NAMESPACE,
+            info,
+        );
+        true
     }
 
     /// With recovery: say that a rank failed and that the others run on.

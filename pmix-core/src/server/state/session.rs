@@ -105,6 +105,7 @@ impl ServerState {
                 finalized: false,
             },
         );
+        self.psets_to_new_client(conn, out);
     }
 
     /// Refuse a handshake: send the reason and close.
