@@ -111,7 +111,7 @@ mod tests {
             l.consumed(n);
         }
         assert_eq!(got, b"sharedabcdshared");
-        assert!(l.is_empty() && l.len() == 0);
+        assert_eq!((l.is_empty(), l.len()), (true, 0));
         assert_eq!(Arc::strong_count(&tail), 1, "released once written");
     }
 }
