@@ -1,10 +1,12 @@
 /* scale: many ranks on one machine (e.g. pmixrun -n 256): PMIx_Init, one Put + Commit,
- * one collecting fence, then a Get of every peer's key (value checked), a plain fence and
+ * one collecting fence, then a Get of every peer's key, or of the next PEERS ranks' keys
+ * (values checked), a plain fence and
  * PMIx_Finalize. Rank 0 prints the timings (median and maximum over ranks, shared through
  * one more collecting fence) and the ranks' resident memory (VmRSS, VmHWM); exit status 0 only if every
  * rank read every value correctly.
  *
- *   scale [KEYBYTES]      value size in bytes (default 64) */
+ *   scale [KEYBYTES [PEERS]]   value size in bytes (default 64); how many peers each
+ *                              rank reads (default 0: every rank, itself included) */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <stdio.h>
@@ -82,6 +84,7 @@ int main(int argc, char **argv)
     size_t len = argc > 1 ? (size_t)atol(argv[1]) : 64;
     if (len < 16)
         len = 16;
+    long peers = argc > 2 ? atol(argv[2]) : 0;
     double t0 = now_us();
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     double t_init = now_us() - t0;
@@ -95,6 +98,7 @@ int main(int argc, char **argv)
         die("PMIx_Get(JOB_SIZE)", rc);
     uint32_t n = val->data.uint32;
     PMIX_VALUE_RELEASE(val);
+    uint32_t nget = peers > 0 && (uint32_t)peers < n ? (uint32_t)peers : n;
 
     char *buf = malloc(len), *want = malloc(len);
     value_of(buf, len, me.rank);
@@ -111,7 +115,9 @@ int main(int argc, char **argv)
 
     long bad = 0;
     t0 = now_us();
-    for (uint32_t r = 0; r < n; r++) {
+    for (uint32_t i = 0; i < nget; i++) {
+        /* Every rank from 0, or the next `peers` ranks after this one. */
+        uint32_t r = nget == n ? i : (me.rank + 1 + i) % n;
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, me.nspace, r);
         if (PMIX_SUCCESS != (rc = PMIx_Get(&p, "scale.key", NULL, 0, &val)))
@@ -140,10 +146,12 @@ int main(int argc, char **argv)
         const char *keys[] = {"scale.init", "scale.fence", "scale.get", "scale.rss0",
                               "scale.rss1", "scale.hwm", "scale.bad"};
         const char *what[] = {"PMIx_Init us", "collecting fence us",
-                              "Get of every peer's key us (all peers)", "RSS after init KiB",
+                              nget == n ? "Get of every peer's key us (all peers)"
+                                        : "Get of the next peers' keys us",
+                              "RSS after init KiB",
                               "RSS after the Gets KiB", "peak RSS (VmHWM) KiB", "wrong values"};
         double *x = calloc(n, sizeof(double));
-        printf("scale: np=%u, %zu-byte values\n", n, len);
+        printf("scale: np=%u, %zu-byte values, %u peers read\n", n, len, nget);
         for (int k = 0; k < 7; k++) {
             double sum = 0;
             for (uint32_t r = 0; r < n; r++) {

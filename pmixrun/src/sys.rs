@@ -5,9 +5,10 @@
 //! why it is sound.
 //!
 //! The launch gate: [`spawn_gated`] forks a child that waits, before `execve`, for its
-//! environment to arrive on a pipe. pmixrun forks every rank first (so it knows their
-//! pids), then registers the job with the PMIx server (pids included), asks the server
-//! for each rank's environment and only then opens the gates. Between `fork` and
+//! environment to arrive on its gate (a socket pair, [`gate_pair`]). pmixrun forks
+//! every rank first (so it knows their pids), then registers the job with the PMIx
+//! server (pids included), asks the server for each rank's environment and only then
+//! opens the gates. Between `fork` and
 //! `execve` the child calls only async-signal-safe functions and allocates nothing: the
 //! buffers it fills were allocated by the parent before the fork. That is why the fork
 //! stays here on libc rather than `std::process::Command`: `Command` fixes the
@@ -29,6 +30,15 @@ pub type Pid = libc::pid_t;
 /// A pipe whose both ends are close-on-exec: `(read end, write end)`.
 pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
+}
+
+/// A launch gate: a connected socket pair, both ends close-on-exec, `(parent's end,
+/// child's end)`. One descriptor per rank serves both directions of the gate: the
+/// parent writes the environment on its end and then reads the child's launch error
+/// from it (end of stream: `execve` succeeded). A pair of pipes cost pmixrun two.
+pub fn gate_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let (a, b) = std::os::unix::net::UnixStream::pair()?;
+    Ok((a.into(), b.into()))
 }
 
 /// Put a descriptor in non-blocking mode.
@@ -400,9 +410,10 @@ pub struct ChildFds {
     pub stdout: RawFd,
     /// Becomes the child's stderr.
     pub stderr: RawFd,
-    /// Read end of the gate (environment block arrives here).
+    /// Where the environment block arrives (the child's end of [`gate_pair`]).
     pub gate: RawFd,
-    /// Write end of the error pipe (close-on-exec: EOF there means exec succeeded).
+    /// Where a launch error is reported (close-on-exec: EOF there means exec
+    /// succeeded); the same socket as `gate` for a [`gate_pair`].
     pub err: RawFd,
 }
 

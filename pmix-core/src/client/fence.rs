@@ -88,7 +88,12 @@ impl Client {
                                 if cp.proc_ == inner.me {
                                     continue;
                                 }
-                                let layers = d.collected.entry(cp.proc_.clone()).or_default();
+                                // One layer is the rule: room for one, not the four a
+                                // first push reserves (a 4,096-rank job has 4,095 peers).
+                                let layers = d
+                                    .collected
+                                    .entry(cp.proc_.clone())
+                                    .or_insert_with(|| Vec::with_capacity(1));
                                 if layers.len() >= COLLECTED_LAYERS {
                                     layers.remove(0);
                                 }

@@ -11,6 +11,9 @@ pub fn encode_frame_into(body: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(body);
 }
 
+/// The largest buffer capacity a [`FrameDecoder`] keeps once it is empty.
+const RETAIN: usize = 128 * 1024;
+
 /// Reassembles frames from a byte stream.
 #[derive(Debug)]
 pub struct FrameDecoder {
@@ -46,10 +49,20 @@ impl FrameDecoder {
     /// Feed bytes read from the stream.
     pub fn push(&mut self, bytes: &[u8]) {
         if self.pos > 0 && self.pos == self.buf.len() {
-            self.buf.clear();
-            self.pos = 0;
+            self.empty();
         }
         self.buf.extend_from_slice(bytes);
+    }
+    /// Forget the consumed bytes. The buffer keeps its capacity up to [`RETAIN`]: the
+    /// room a large frame needed (a collecting fence's reply in a big job) is given
+    /// back, not held by every client for the rest of its life.
+    fn empty(&mut self) {
+        if self.buf.capacity() > RETAIN {
+            self.buf = Vec::new();
+        } else {
+            self.buf.clear();
+        }
+        self.pos = 0;
     }
     /// True when some bytes of an unfinished frame are buffered.
     pub fn has_partial(&self) -> bool {
@@ -88,8 +101,7 @@ impl FrameDecoder {
         let frame = body.to_vec();
         self.pos += 4 + len;
         if self.pos == self.buf.len() {
-            self.buf.clear();
-            self.pos = 0;
+            self.empty();
         } else if self.pos > 1 << 20 {
             self.buf.drain(..self.pos);
             self.pos = 0;

@@ -110,8 +110,10 @@ const REPLY_COLLECTED: u8 = 65;
 
 /// Largest collected data a collecting fence's reply carries (encoded). Beyond it the
 /// reply carries none and clients fetch each peer's data on first access, as before: a
-/// client's memory then does not grow with the job.
-pub const COLLECTED_INLINE_MAX: usize = 256 * 1024;
+/// client's memory then does not grow with the job. 1 MiB carries one 64-byte value
+/// per rank of a 4,096-rank job (about 130 bytes each); at 256 KiB a job of 2,048 ranks
+/// fell back to one Get per peer per rank, N² requests to the server.
+pub const COLLECTED_INLINE_MAX: usize = 1 << 20;
 
 /// A process id from parts, for messages.
 pub fn proc_of(nspace: &Nspace, rank: Rank) -> ProcId {

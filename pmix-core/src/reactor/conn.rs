@@ -3,7 +3,7 @@
 
 use super::{
     io_err, max_queued, panic_text, run_guarded, AcceptFn, Command, ConnEvent, ConnId, ConnOwner,
-    DirectConn, Framing, TimerId, READ_CHUNK,
+    DirectConn, Framing, Later, TimerId, READ_CHUNK,
 };
 use crate::error::Result;
 use crate::fasthash::FastMap;
@@ -28,6 +28,8 @@ pub(super) struct Conn {
     dec: Box<dyn Framing>,
     out: Vec<u8>,
     out_pos: usize,
+    /// Output queued behind `out` once a shared tail is ([`Ctx::send_shared`]).
+    later: Later,
     want_write: bool,
     /// Input back-pressure ([`ConnOpts::pause_above`]); `None` for unthrottled connections.
     pause_above: Option<usize>,
@@ -44,7 +46,7 @@ pub(super) struct Conn {
 
 impl Conn {
     fn queued(&self) -> usize {
-        self.out.len().saturating_sub(self.out_pos)
+        self.out.len().saturating_sub(self.out_pos) + self.later.len()
     }
     fn over_output_limit(&self) -> bool {
         self.pause_above.is_some_and(|l| self.queued() > l)
@@ -185,6 +187,7 @@ impl Ctx {
                 dec,
                 out: Vec::new(),
                 out_pos: 0,
+                later: Later::default(),
                 want_write: false,
                 pause_above,
                 in_flight: false,
@@ -245,13 +248,46 @@ impl Ctx {
         let Some(c) = self.conns.get_mut(&id) else {
             return false;
         };
-        c.dec.encode_into(body, &mut c.out);
+        if c.later.is_empty() {
+            c.dec.encode_into(body, &mut c.out);
+        } else {
+            c.later.push_own(|b| c.dec.encode_into(body, b));
+        }
         self.flush(id);
-        let queued = self
-            .conns
-            .get(&id)
-            .map(|c| c.out.len().saturating_sub(c.out_pos))
-            .unwrap_or(0);
+        self.limit_queue(id)
+    }
+
+    /// [`Ctx::send`] of the frame body `head` followed by `tail`, a tail other sends
+    /// share (the reply every participant of a collective gets): the connection holds a
+    /// reference to it, not a copy, until the peer has read it. A direct connection, and
+    /// a framing that cannot frame a body in pieces, get one copied body instead.
+    pub fn send_shared(&mut self, id: ConnId, head: &[u8], tail: &Arc<[u8]>) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return false;
+        };
+        let mut header = Vec::new();
+        if c.direct.is_some()
+            || !c
+                .dec
+                .encode_header_into(head.len() + tail.len(), &mut header)
+        {
+            let body = [head, &tail[..]].concat();
+            return self.send(id, &body);
+        }
+        header.extend_from_slice(head);
+        if c.later.is_empty() {
+            c.out.extend_from_slice(&header);
+        } else {
+            c.later.push_own(|b| b.extend_from_slice(&header));
+        }
+        c.later.push_shared(tail.clone());
+        self.flush(id);
+        self.limit_queue(id)
+    }
+
+    /// Close `id` if more than [`max_queued`] bytes wait for its peer; whether it is open.
+    fn limit_queue(&mut self, id: ConnId) -> bool {
+        let queued = self.conns.get(&id).map(|c| c.queued()).unwrap_or(0);
         let cap = max_queued();
         if queued > cap {
             log::warn!(
@@ -275,7 +311,7 @@ impl Ctx {
         let Some(c) = self.conns.get_mut(&id) else {
             return false;
         };
-        if fds.is_empty() || c.out_pos < c.out.len() {
+        if fds.is_empty() || c.out_pos < c.out.len() || !c.later.is_empty() {
             if !fds.is_empty() {
                 log::debug!("connection {}: output queued, descriptors not passed", id);
             }
@@ -306,7 +342,11 @@ impl Ctx {
         let Some(c) = self.conns.get_mut(&id) else {
             return false;
         };
-        c.out.extend_from_slice(bytes);
+        if c.later.is_empty() {
+            c.out.extend_from_slice(bytes);
+        } else {
+            c.later.push_own(|b| b.extend_from_slice(bytes));
+        }
         self.flush(id);
         self.conns.contains_key(&id)
     }
@@ -327,15 +367,18 @@ impl Ctx {
 
     /// True when nothing queued on `id` is left to write (or the connection is gone).
     pub fn flushed(&self, id: ConnId) -> bool {
-        self.conns.get(&id).is_none_or(|c| c.out_pos >= c.out.len())
+        self.conns
+            .get(&id)
+            .is_none_or(|c| c.out_pos >= c.out.len() && c.later.is_empty())
     }
 
     /// Close a connection at the owner's request (its owner gets no `Closed` event).
     /// Bytes not yet written are attempted once more, then dropped.
     pub fn close(&mut self, id: ConnId) {
         if let Some(mut c) = self.conns.remove(&id) {
-            if c.out_pos < c.out.len() {
-                let _ = c.stream.write(c.out.get(c.out_pos..).unwrap_or_default());
+            if c.queued() > 0 {
+                // Non-blocking: as much as the socket takes now.
+                let _ = write_out(&mut c);
             }
             self.unregister(&mut c);
         }
@@ -404,7 +447,7 @@ impl Ctx {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
             };
-            let want = !c.out.is_empty();
+            let want = !c.out.is_empty() || !c.later.is_empty();
             if let Some(d) = &c.direct {
                 c.want_write = want;
                 if d.output_written(want) {
@@ -683,10 +726,20 @@ impl Ctx {
 /// Write what the socket takes of `c`'s queued output; the reason to drop the connection
 /// if the write failed.
 fn write_out(c: &mut Conn) -> Option<String> {
-    while c.out_pos < c.out.len() {
-        match c.stream.write(c.out.get(c.out_pos..).unwrap_or_default()) {
+    loop {
+        let in_out = c.out_pos < c.out.len();
+        let buf = if in_out {
+            c.out.get(c.out_pos..).unwrap_or_default()
+        } else {
+            match c.later.front() {
+                Some(f) => f,
+                None => break,
+            }
+        };
+        match c.stream.write(buf) {
             Ok(0) => return Some("peer stopped reading (write returned 0)".to_string()),
-            Ok(n) => c.out_pos += n,
+            Ok(n) if in_out => c.out_pos += n,
+            Ok(n) => c.later.consumed(n),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Some(format!("write failed: {}", e)),

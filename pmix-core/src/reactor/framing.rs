@@ -28,6 +28,12 @@ pub trait Framing: Send + 'static {
     fn set_limit(&mut self, max_frame: usize);
     /// Append `body`, framed, to `out`.
     fn encode_into(&self, body: &[u8], out: &mut Vec<u8>);
+    /// Append the header of a frame whose body of `len` bytes follows in pieces
+    /// ([`Ctx::send_shared`](super::Ctx::send_shared)); false, with nothing appended,
+    /// for a framing that cannot (the default): such bodies are framed whole.
+    fn encode_header_into(&self, _len: usize, _out: &mut Vec<u8>) -> bool {
+        false
+    }
 }
 
 impl Framing for FrameDecoder {
@@ -45,5 +51,15 @@ impl Framing for FrameDecoder {
     }
     fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) {
         protocol::encode_frame_into(body, out);
+    }
+    fn encode_header_into(&self, len: usize, out: &mut Vec<u8>) -> bool {
+        // The length prefix `encode_frame_into` writes.
+        match u32::try_from(len) {
+            Ok(n) => {
+                out.extend_from_slice(&n.to_le_bytes());
+                true
+            }
+            Err(_) => false,
+        }
     }
 }

@@ -21,6 +21,7 @@
 mod conn;
 mod direct;
 mod framing;
+mod later;
 #[cfg(test)]
 mod tests;
 mod wait;
@@ -28,6 +29,7 @@ mod wait;
 pub use conn::{ConnOpts, Ctx};
 pub use direct::{DirectConn, DirectFrame, DirectReader};
 pub use framing::Framing;
+use later::Later;
 pub use wait::{prepare, wait, would_block, Completion, Waiter};
 
 use crate::error::{Error, Result};

@@ -94,6 +94,15 @@ pub fn parse_size(s: &str) -> Option<usize> {
     n.checked_mul(1usize << shift)
 }
 
+/// The connection and tag of a `Reply` among the actions.
+fn reply_of(a: &Action) -> Option<(ConnId, u32)> {
+    match a {
+        Action::Send(c, body) => protocol::reply_tag(body).map(|t| (*c, t)),
+        Action::SendShared(c, head, _) => protocol::reply_tag(head).map(|t| (*c, t)),
+        _ => None,
+    }
+}
+
 #[derive(Default)]
 struct ConnBudget {
     count: usize,
@@ -148,15 +157,11 @@ impl Budget {
     /// is not among `actions`, it is parked.
     pub fn settle(&mut self, request: Option<(ConnId, u32, usize)>, actions: &[Action]) {
         let mut answered = false;
-        for a in actions {
-            let Action::Send(c, body) = a else { continue };
-            let Some(tag) = protocol::reply_tag(body) else {
-                continue;
-            };
-            if !answered && request.is_some_and(|(rc, rt, _)| rc == *c && rt == tag) {
+        for (c, tag) in actions.iter().filter_map(reply_of) {
+            if !answered && request.is_some_and(|(rc, rt, _)| rc == c && rt == tag) {
                 answered = true;
             } else {
-                self.release(*c, tag);
+                self.release(c, tag);
             }
         }
         if let Some((conn, tag, len)) = request.filter(|&(_, t, _)| !answered && t != 0) {
@@ -168,10 +173,10 @@ impl Budget {
     /// batch needs no [`Budget::settle`]).
     pub fn concerns(&self, actions: &[Action]) -> bool {
         !self.conns.is_empty()
-            && actions.iter().any(|a| {
-                matches!(a, Action::Send(c, body)
-                    if self.conns.contains_key(c) && protocol::reply_tag(body).is_some())
-            })
+            && actions
+                .iter()
+                .filter_map(reply_of)
+                .any(|(c, _)| self.conns.contains_key(&c))
     }
 
     fn park(&mut self, conn: ConnId, tag: u32, len: usize) {

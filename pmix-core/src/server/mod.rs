@@ -103,6 +103,9 @@ impl Shared {
                 Action::Send(c, body) => {
                     ctx.send(c, &body);
                 }
+                Action::SendShared(c, head, tail) => {
+                    ctx.send_shared(c, &head, &tail);
+                }
                 Action::SendFds(c, body, fds) => {
                     let fds: Vec<_> = fds.iter().map(|f| f.as_fd()).collect();
                     ctx.send_with_fds(c, &body, &fds);

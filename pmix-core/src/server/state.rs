@@ -56,6 +56,10 @@ pub use query::QueryState;
 pub enum Action {
     /// Send this frame body on a connection.
     Send(ConnId, Vec<u8>),
+    /// Send the frame body made of this head and this tail, which other sends share (the
+    /// reply of a collective: one encoding for every participant, the head carries the
+    /// tag). The connection holds the tail by reference while its peer reads it.
+    SendShared(ConnId, Vec<u8>, std::sync::Arc<[u8]>),
     /// Send this frame body on a connection with these descriptors attached
     /// (`SCM_RIGHTS`; a Welcome's job-data segments). Should they not go (the
     /// connection's queue is not empty), the frame goes alone and the client asks for

@@ -158,6 +158,9 @@ const LOST_GRACE: Duration = Duration::from_millis(300);
 pub const EXIT_VERDICT_WAIT: Duration = Duration::from_secs(30);
 /// Without pidfds, how often to look for exited ranks.
 const TICK: Duration = Duration::from_millis(50);
+/// At most this many released ranks may still hold their gate while they connect to
+/// the server (one descriptor more each), so that 4 descriptors per rank suffice.
+const RELEASE_WINDOW: usize = 64;
 
 struct Out {
     fd: OwnedFd,
@@ -177,8 +180,10 @@ struct Child {
     pidfd: Option<OwnedFd>,
     stdout: Option<Out>,
     stderr: Option<Out>,
+    /// pmixrun's end of the launch gate ([`sys::gate_pair`]) until its launch result is
+    /// read: the descriptors pmixrun holds per running rank are its stdout and stderr
+    /// pipes, its pidfd and its server connection.
     gate: Option<OwnedFd>,
-    err: Option<OwnedFd>,
     reaped: bool,
     /// A process asked for this rank's end (job control, abort of a subset).
     on_request: bool,
@@ -367,8 +372,7 @@ impl Launcher {
             )?;
             let (out_r, out_w) = sys::pipe()?;
             let (err_r, err_w) = sys::pipe()?;
-            let (gate_r, gate_w) = sys::pipe()?;
-            let (fail_r, fail_w) = sys::pipe()?;
+            let (gate, gate_child) = sys::gate_pair()?;
             sys::set_nonblocking(&out_r)?;
             sys::set_nonblocking(&err_r)?;
             let stdin = if job == 0 && rank == 0 && self.cfg.stdin_to_rank0 {
@@ -380,8 +384,8 @@ impl Launcher {
                 stdin,
                 stdout: out_w.as_raw_fd(),
                 stderr: err_w.as_raw_fd(),
-                gate: gate_r.as_raw_fd(),
-                err: fail_w.as_raw_fd(),
+                gate: gate_child.as_raw_fd(),
+                err: gate_child.as_raw_fd(),
             };
             let pgid = self.jobs.get(job).map_or(0, |j| j.pgid);
             let pid = sys::spawn_gated(&mut spec, &fds, pgid)?;
@@ -391,7 +395,7 @@ impl Launcher {
                 }
             }
             // The child's ends, and its buffers, are the child's copy now.
-            drop((out_w, err_w, gate_r, fail_w));
+            drop((out_w, err_w, gate_child));
             let env_fits = spec.fits();
             drop(spec);
             let pidfd = match sys::pidfd_open(pid) {
@@ -421,8 +425,7 @@ impl Launcher {
                     fd: err_r,
                     stream: Stream::new(tag),
                 }),
-                gate: Some(gate_w),
-                err: Some(fail_r),
+                gate: Some(gate),
                 reaped: false,
                 on_request: false,
             });
@@ -511,64 +514,81 @@ impl Launcher {
                 .register_client(&ProcId::new(ns.clone(), c.rank), uid, gid)
                 .map_err(|e| format!("the PMIx server refused rank {}: {e}", c.rank))?;
         }
-        for c in self.children.iter_mut().filter(|c| c.job == job) {
-            let proc = ProcId::new(ns.clone(), c.rank);
-            let mut vars = c.extra_env.clone();
-            vars.extend(
-                server
-                    .setup_fork(&proc)
-                    .map_err(|e| format!("no environment for rank {}: {e}", c.rank))?,
-            );
-            let env = merge_env(&self.cfg.base_env, &vars);
-            let block = env_block(&env);
-            if !c.env_fits.fits(block.len(), env.len()) {
-                return Err(format!(
-                    "the environment of rank {} is too large ({} bytes)",
-                    c.rank,
-                    block.len()
-                ));
-            }
-            if let Some(gate) = c.gate.take() {
-                sys::open_gate(&gate, &block)
-                    .map_err(|e| format!("cannot release rank {}: {e}", c.rank))?;
+        let ranks: Vec<usize> = (0..self.children.len())
+            .filter(|&i| self.children.get(i).is_some_and(|c| c.job == job))
+            .collect();
+        // Each released rank's gate ends at its exec (or carries why not); it is read a
+        // window behind the releases, which bounds the gates still open.
+        let mut failed = Vec::new();
+        for (n, &i) in ranks.iter().enumerate() {
+            self.release(i, &ns, server)?;
+            if let Some(&done) = n.checked_sub(RELEASE_WINDOW).and_then(|k| ranks.get(k)) {
+                failed.extend(self.launch_result(job, done));
             }
         }
-        // Every rank is released: each error pipe now ends at exec (or carries why not).
-        let mut failed = Vec::new();
-        for i in 0..self.children.len() {
-            if self.children.get(i).is_none_or(|c| c.job != job) {
-                continue;
-            }
-            let Some(err) = self.children.get_mut(i).and_then(|c| c.err.take()) else {
-                continue;
-            };
-            if let Some((step, e)) = sys::child_launch_error(&err) {
-                let (rank, program) = match self.children.get(i) {
-                    Some(c) => (c.rank, c.program.clone()),
-                    None => continue,
-                };
-                let what = match step {
-                    sys::ChildStep::Exec => format!("cannot execute {program}: {e}"),
-                    sys::ChildStep::Chdir => {
-                        let dir = self
-                            .jobs
-                            .get(job)
-                            .and_then(|j| {
-                                j.layout
-                                    .apps
-                                    .iter()
-                                    .find(|a| rank >= a.first && rank < a.first + a.size)
-                            })
-                            .map(|a| a.wdir.display().to_string())
-                            .unwrap_or_default();
-                        format!("cannot change to directory {dir}: {e}")
-                    }
-                    sys::ChildStep::Gate => format!("did not receive its environment: {e}"),
-                };
-                failed.push((rank, what));
-            }
+        for &i in ranks
+            .iter()
+            .skip(ranks.len().saturating_sub(RELEASE_WINDOW))
+        {
+            failed.extend(self.launch_result(job, i));
         }
         Ok(failed)
+    }
+
+    /// Give child `i` its environment through its gate.
+    fn release(&mut self, i: usize, ns: &Nspace, server: &dyn JobServer) -> Result<(), String> {
+        let Some(c) = self.children.get_mut(i) else {
+            return Ok(());
+        };
+        let proc = ProcId::new(ns.clone(), c.rank);
+        let mut vars = c.extra_env.clone();
+        vars.extend(
+            server
+                .setup_fork(&proc)
+                .map_err(|e| format!("no environment for rank {}: {e}", c.rank))?,
+        );
+        let env = merge_env(&self.cfg.base_env, &vars);
+        let block = env_block(&env);
+        if !c.env_fits.fits(block.len(), env.len()) {
+            return Err(format!(
+                "the environment of rank {} is too large ({} bytes)",
+                c.rank,
+                block.len()
+            ));
+        }
+        if let Some(gate) = &c.gate {
+            sys::open_gate(gate, &block)
+                .map_err(|e| format!("cannot release rank {}: {e}", c.rank))?;
+        }
+        Ok(())
+    }
+
+    /// Wait for released child `i` (of job `job`) to execute its program, closing its
+    /// gate: `Some((rank, why))` if it could not.
+    fn launch_result(&mut self, job: usize, i: usize) -> Option<(Rank, String)> {
+        let gate = self.children.get_mut(i).and_then(|c| c.gate.take())?;
+        let (step, e) = sys::child_launch_error(&gate)?;
+        let c = self.children.get(i)?;
+        let (rank, program) = (c.rank, &c.program);
+        let what = match step {
+            sys::ChildStep::Exec => format!("cannot execute {program}: {e}"),
+            sys::ChildStep::Chdir => {
+                let dir = self
+                    .jobs
+                    .get(job)
+                    .and_then(|j| {
+                        j.layout
+                            .apps
+                            .iter()
+                            .find(|a| rank >= a.first && rank < a.first + a.size)
+                    })
+                    .map(|a| a.wdir.display().to_string())
+                    .unwrap_or_default();
+                format!("cannot change to directory {dir}: {e}")
+            }
+            sys::ChildStep::Gate => format!("did not receive its environment: {e}"),
+        };
+        Some((rank, what))
     }
 
     /// Kill every rank (SIGKILL) and reap it: the job never started properly.

@@ -338,6 +338,25 @@ fn exec_failure_is_reported() {
 }
 
 #[test]
+fn launch_failures_inside_and_beyond_the_release_window_are_reported() {
+    // Gates are read a window behind the releases: a failure read inside the loop
+    // (rank 3) and one read after it (the last rank) are each reported.
+    let n = RELEASE_WINDOW + 8;
+    for bad in [3, n - 1] {
+        let mut plans: Vec<RankPlan> = (0..n).map(|_| sh("sleep 30")).collect();
+        plans[bad] = RankPlan {
+            path: "/nonexistent/prog".into(),
+            argv: vec!["prog".into()],
+            wdir: None,
+        };
+        let r = launch(plans, false, Some(20.0), fake(None));
+        assert_eq!(r.status, 127, "{}", r.err);
+        let want = format!("rank {bad} could not be started: cannot execute /nonexistent/prog");
+        assert!(r.err.contains(&want), "{want} not in {}", r.err);
+    }
+}
+
+#[test]
 fn bad_working_directory_is_reported() {
     let mut p = sh("pwd");
     p.wdir = Some("/nonexistent/dir".into());

@@ -331,7 +331,8 @@ impl ServerState {
 
     /// The replies that release a completed fence's local participants. A successful
     /// collecting fence carries what its participants published, as local readers may
-    /// see it (encoded once and tagged per waiter; nothing when larger than
+    /// see it (encoded once, held once and shared by every waiter's reply, which only
+    /// has its own tag: the server's memory stays linear in the job; nothing when larger than
     /// [`protocol::COLLECTED_INLINE_MAX`]), so that a client answers its first Get of a
     /// peer's key after the fence from its own store instead of asking us.
     pub(super) fn release_fence(
@@ -347,14 +348,12 @@ impl ServerState {
         } else {
             None
         };
-        for a in arrived {
-            match &body {
-                Some(b) => {
-                    let mut b = b.clone();
-                    protocol::set_reply_tag(&mut b, a.tag);
-                    out.push(Action::Send(a.conn, b));
+        match body {
+            Some(b) => send_shared(&arrived, b, out),
+            None => {
+                for a in arrived {
+                    out.push(reply(a.conn, a.tag, status, ReplyData::None));
                 }
-                None => out.push(reply(a.conn, a.tag, status, ReplyData::None)),
             }
         }
     }
@@ -448,6 +447,23 @@ impl ServerState {
     }
 }
 
+/// Reply to every arrival with `body` (a `Reply` encoded with tag 0): one shared tail,
+/// and a head of the message byte and each arrival's tag
+/// ([`Action::SendShared`]). Holding `body` once is what keeps a collective's replies
+/// linear in the number of participants rather than quadratic.
+pub(super) fn send_shared(arrived: &[Arrival], mut body: Vec<u8>, out: &mut Vec<Action>) {
+    const HEAD: usize = 5; // the message byte and the tag (`protocol::set_reply_tag`)
+    if body.len() < HEAD {
+        return;
+    }
+    let tail: std::sync::Arc<[u8]> = std::sync::Arc::from(body.split_off(HEAD));
+    for a in arrived {
+        let mut head = body.clone();
+        protocol::set_reply_tag(&mut head, a.tag);
+        out.push(Action::SendShared(a.conn, head, tail.clone()));
+    }
+}
+
 /// The blob a server hands its host for an allgather: every local contribution as one
 /// [`protocol::GATHER_KEY`] byte object (collecting, so any concatenating host carries it).
 pub(super) fn gather_blob(arrived: &[Arrival]) -> Vec<u8> {
@@ -515,11 +531,19 @@ pub(super) fn release_gather(
     } else {
         (sys::PMIX_SUCCESS, Some(all))
     };
-    for a in arrived {
-        let d = match &data {
-            Some(all) => ReplyData::Gathered(all.clone()),
-            None => ReplyData::None,
-        };
-        out.push(reply(a.conn, a.tag, status, d));
+    match data {
+        Some(all) => {
+            let body = protocol::encode(&ServerMsg::Reply {
+                tag: 0,
+                status,
+                data: ReplyData::Gathered(all),
+            });
+            send_shared(&arrived, body, out);
+        }
+        None => {
+            for a in arrived {
+                out.push(reply(a.conn, a.tag, status, ReplyData::None));
+            }
+        }
     }
 }

@@ -46,14 +46,23 @@ fn req(s: &mut ServerState, conn: ConnId, tag: u32, r: Req) -> Vec<Action> {
 /// (conn, tag, status) of every reply among the actions.
 fn replies(out: &[Action]) -> Vec<(ConnId, u32, i32)> {
     out.iter()
-        .filter_map(|a| match a {
-            Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
-                Ok(ServerMsg::Reply { tag, status, .. }) => Some((*c, tag, status)),
+        .filter_map(|a| match sent(a) {
+            Some((c, b)) => match protocol::decode::<ServerMsg>(&b) {
+                Ok(ServerMsg::Reply { tag, status, .. }) => Some((c, tag, status)),
                 _ => None,
             },
             _ => None,
         })
         .collect()
+}
+
+/// The connection and whole frame body of a send (a shared one reassembled).
+fn sent(a: &Action) -> Option<(ConnId, Vec<u8>)> {
+    match a {
+        Action::Send(c, b) => Some((*c, b.clone())),
+        Action::SendShared(c, head, tail) => Some((*c, [&head[..], &tail[..]].concat())),
+        _ => None,
+    }
 }
 
 fn fence(procs: Vec<ProcId>, collect: bool) -> Req {
@@ -693,10 +702,10 @@ fn gather(tag: &str, data: &[u8]) -> Req {
 /// (conn, tag, status, contributions) of every gathered reply among the actions.
 fn gathers(out: &[Action]) -> Vec<(ConnId, u32, i32, Vec<Contribution>)> {
     out.iter()
-        .filter_map(|a| match a {
-            Action::Send(c, b) => match protocol::decode::<ServerMsg>(b) {
+        .filter_map(|a| match sent(a) {
+            Some((c, b)) => match protocol::decode::<ServerMsg>(&b) {
                 Ok(ServerMsg::Reply { tag, status, data }) => Some((
-                    *c,
+                    c,
                     tag,
                     status,
                     match data {
