@@ -91,6 +91,74 @@ impl Later {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::FrameDecoder;
+    use crate::reactor::{acquire, release, ConnEvent, ConnOwner};
+    use std::io::Read;
+    use std::time::Duration;
+
+    /// Read frames from `peer` until `n` have arrived.
+    fn frames(peer: &mut std::os::unix::net::UnixStream, n: usize) -> Vec<Vec<u8>> {
+        peer.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let mut dec = FrameDecoder::new();
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        while got.len() < n {
+            let k = peer.read(&mut buf).unwrap();
+            assert!(k > 0, "connection ended after {} frames", got.len());
+            dec.push(&buf[..k]);
+            while let Some(f) = dec.next_frame().unwrap() {
+                got.push(f);
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn a_shared_tail_reaches_every_peer_whole_and_in_order() {
+        let _s = crate::reactor::tests::serial();
+        let h = acquire().unwrap();
+        // Larger than a socket buffer: most of it waits in the queues.
+        let tail: Arc<[u8]> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        let owner: ConnOwner = Arc::new(|_, _, _: ConnEvent| {});
+        let mut peers = Vec::new();
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let (peer, ours) = std::os::unix::net::UnixStream::pair().unwrap();
+            ours.set_nonblocking(true).unwrap();
+            let o = owner.clone();
+            ids.push(
+                h.call("add", move |ctx| {
+                    ctx.add_conn(mio::net::UnixStream::from_std(ours), o)
+                })
+                .unwrap(),
+            );
+            peers.push(peer);
+        }
+        let t = tail.clone();
+        h.call("send", move |ctx| {
+            for (k, &id) in ids.iter().enumerate() {
+                assert!(ctx.send_shared(id, &[k as u8], &t));
+                assert!(ctx.send(id, b"after"));
+            }
+            Ok(())
+        })
+        .unwrap();
+        for (k, peer) in peers.iter_mut().enumerate() {
+            let got = frames(peer, 2);
+            assert_eq!(got[0].len(), 1 + tail.len());
+            assert_eq!(got[0][0], k as u8, "each peer its own head");
+            assert!(got[0][1..] == tail[..], "the tail, whole");
+            assert_eq!(got[1], b"after", "what was sent next comes next");
+        }
+        // Written out: the queues hold no reference any more.
+        let t0 = std::time::Instant::now();
+        while Arc::strong_count(&tail) > 1 && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(Arc::strong_count(&tail), 1);
+        release();
+    }
 
     #[test]
     fn chunks_come_out_in_order_and_shared_tails_are_not_copied() {
