@@ -1,7 +1,7 @@
 /* dmodex_late: a PMIx_Get with PMIX_TIMEOUT of a peer's key waits for a peer that has
  * not even connected yet (as OpenPMIx master's examples/dmodex.c relies on), also for
- * keys named after the namespace as that example names them ("<nspace>-1-local": under
- * pmixrun they start with "pmix", and are not reserved keys for all that).
+ * keys named after the namespace as that example names them ("<nspace>-1-local"; pmixrun's
+ * namespaces do not begin with "pmix", so these are not reserved keys).
  * Run: pmixrun -n 2 dmodex_late
  * Rank 1 sleeps 1.5 s before PMIx_Init, then puts "late" (global) and "<nspace>-1-local"
  * (local) and commits. Rank 0 asks for both with a 10 s timeout: both arrive, after the

@@ -82,13 +82,12 @@ impl Key {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-    /// True for keys in the reserved `pmix.` namespace (every attribute the standard
-    /// and OpenPMIx define) and our own `pmixrs.` one. OpenPMIx tests only the four
-    /// letters `pmix`, which would make every key an application names after a pmixrun
-    /// namespace (`pmixrun.<host>.<pid>-0-local`, as OpenPMIx's dmodex example does)
-    /// reserved: never waited for, and answered NOT_FOUND before its owner commits.
+    /// True for reserved keys: those beginning with `pmix` (the PMIx_Get page's rule,
+    /// and OpenPMIx's four-letter test). This is why pmixrun's namespaces do not begin
+    /// with `pmix`: an application that names its keys after its namespace (OpenPMIx's
+    /// dmodex example does) would otherwise post reserved keys, never waited for.
     pub fn is_reserved(&self) -> bool {
-        self.0.starts_with("pmix.") || self.0.starts_with("pmixrs.")
+        self.0.starts_with("pmix")
     }
 }
 
@@ -940,13 +939,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reserved_keys_are_the_pmix_dot_namespace() {
+    fn reserved_keys_begin_with_pmix() {
         let r = |k: &str| Key::new(k).unwrap().is_reserved();
         assert!(r("pmix.job.size"));
         assert!(r("pmixrs.fence.tag"));
+        assert!(r("pmixkey"));
         // An application's key named after a pmixrun namespace is its own.
-        assert!(!r("pmixrun.vm.1234-0-local"));
-        assert!(!r("pmixkey"));
+        assert!(!r("job.vm.1234-0-local"));
         assert!(!r("victim"));
     }
 

@@ -164,7 +164,9 @@ fn run(opts: Options) -> i32 {
         }
     };
     let pid = std::process::id();
-    let nspace = match Nspace::new(format!("pmixrun.{hostname}.{pid}")) {
+    // Not `pmixrun.…`: keys beginning with `pmix` are reserved (never waited for), and
+    // programs name keys after their namespace (OpenPMIx's dmodex example does).
+    let nspace = match Nspace::new(format!("job.{hostname}.{pid}")) {
         Ok(n) => n,
         Err(e) => {
             eprintln!("pmixrun: cannot name the job: {e}");

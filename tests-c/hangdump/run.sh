@@ -31,17 +31,17 @@ has "each hung case is reported as a hang" 4 '^FAIL .*: hang: still running afte
 has "the report lists the processes of each case" 3 '# == hang report: still running after [0-9]+ s; [0-9]+ processes$'
 has "the two ranks that entered the fence are blocked in PMIx_Fence (from their dumps)" 2 \
     '#    blocked in: PMIx_Fence \(from its dump\)$'
-has "the server's pending fence names the missing rank 2" 1 '#    \|       missing: pmixrun\.[^ ]*:2$'
-has "the server's pending fence names who arrived" 1 '#    \|       arrived: pmixrun\.[^ ]*:0, pmixrun\.[^ ]*:1$'
+has "the server's pending fence names the missing rank 2" 1 '#    \|       missing: job\.[^ ]*:2$'
+has "the server's pending fence names who arrived" 1 '#    \|       arrived: job\.[^ ]*:0, job\.[^ ]*:1$'
 has "the rank that Gets is blocked in PMIx_Get (from its dump)" 1 '#    blocked in: PMIx_Get \(from its dump\)$'
 has "the server's parked Get names the key and its owner" 1 \
-    '#    \|     pmixrun\.[^ ]*:0 waits for hangdump-never-put of pmixrun\.[^ ]*:1'
+    '#    \|     job\.[^ ]*:0 waits for hangdump-never-put of job\.[^ ]*:1'
 has "the client's pending request is listed with its age" 1 '#    \|     tag [0-9]+: get, waiting [0-9.]+ s$'
 has "every thread's stack is shown" 6 '#    \| (TID [0-9]+ \(.*\):|Thread [0-9]+ .*LWP [0-9]+)'
 has "stack frames are shown" 6 '#    \| #[0-9]+ +0x[0-9a-f]+ '
 has "the stacks show the blocked call" 2 '#    \| #[0-9]+ +0x[0-9a-f]+ (in )?PMIx_Fence\b'
 has "across 2 nodes, the rank on node 1 that never arrives is missing there" 1 \
-    '#    \|       missing: pmixrun\.[^ ]*:3$'
+    '#    \|       missing: job\.[^ ]*:3$'
 has "no dump within 1 s of the signal is reported as a progress thread not responding" 1 \
     '#    PMIx debug dump: none within 1 s of the signal: progress thread not responding$'
 has "the full reports stay in the log directory" 3 '# \(full report: .*/hang-report\)$'

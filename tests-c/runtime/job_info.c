@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 
     /* Job level. */
     char nsname[512];
-    snprintf(nsname, sizeof nsname, "pmixrun.%s.%d", host, (int)launcher);
+    snprintf(nsname, sizeof nsname, "job.%s.%d", host, (int)launcher);
     CHECK(0 == strcmp(me.nspace, nsname), "nspace is %s (want %s)", me.nspace, nsname);
     want_str(&job, PMIX_NSPACE, me.nspace);
     want_str(&job, PMIX_JOBID, me.nspace);

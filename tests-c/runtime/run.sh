@@ -28,7 +28,7 @@ check "exit status of the failing rank" 5 'rank 2 exited with status 5' 20 -- \
     "${PR[@]}" -n 3 sh -c 'if [ "$PMIX_RANK" = 2 ]; then exit 5; fi; sleep 30'
 check "signal death is 128+signal" 139 'rank 0 was killed by SIGSEGV' 20 -- \
     "${PR[@]}" -n 2 sh -c 'if [ "$PMIX_RANK" = 0 ]; then kill -SEGV $$; fi; sleep 30'
-check "--tag-output prefixes [nspace,rank]" 0 '^\[pmixrun\.[^,]+,1\] hello from 1$' 20 -- \
+check "--tag-output prefixes [nspace,rank]" 0 '^\[job\.[^,]+,1\] hello from 1$' 20 -- \
     "${PR[@]}" --tag-output -n 2 sh -c 'echo "hello from $PMIX_RANK"'
 check "--timeout kills the job" 124 'timed out after 1 s' 15 -- \
     "$PMIXRUN" --timeout 1 -n 2 sleep 30
