@@ -23,6 +23,7 @@ mod iof_api;
 pub mod modex;
 mod psets;
 pub mod state;
+pub mod v41;
 
 pub use host::{Host, HostCall, HostDone, HostReply};
 
@@ -295,6 +296,8 @@ pub struct Server {
     local_output: Mutex<Option<crate::iof::LocalOutput>>,
     /// Rendezvous files for tools (removed at finalize).
     rendezvous: Vec<PathBuf>,
+    /// The OpenPMIx (v41) listener, unless `PMIX_RS_V41=0` or it could not start.
+    v41: Option<v41::Listener>,
 }
 
 /// Write the rendezvous files tools look for (see [`crate::rendezvous`]); a file that
@@ -370,6 +373,22 @@ fn bind_rendezvous(
         .set_nonblocking(true)
         .map_err(|e| comm("nonblocking listener", e))?;
     Ok((dir, sock, listener))
+}
+
+/// Start the OpenPMIx listener unless `PMIX_RS_V41=0`; a failure is logged and leaves
+/// the server serving our own clients only.
+fn start_v41(shared: &Arc<Shared>, remote: bool) -> Option<v41::Listener> {
+    if !v41::enabled() {
+        log::debug!("server: OpenPMIx listener off ({}=0)", v41::ENV);
+        return None;
+    }
+    match v41::start(shared, remote) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            log::warn!("server: no OpenPMIx listener: {}", e);
+            None
+        }
+    }
 }
 
 fn comm(what: &str, e: std::io::Error) -> Error {
@@ -507,6 +526,10 @@ impl Server {
             }
         };
         log::debug!("server {} listening on {}", id, sock.display());
+        let v41 = start_v41(
+            &shared,
+            flag(pmix_sys::attrs::keys::PMIX_SERVER_REMOTE_CONNECTIONS),
+        );
         let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
         let uri = format!("{}.{};unix:{}", id.nspace, id.rank, sock.display());
         let rendezvous = if tools {
@@ -515,6 +538,7 @@ impl Server {
             Vec::new()
         };
         Ok(Server {
+            v41,
             rendezvous,
             shared,
             id,
@@ -725,14 +749,25 @@ impl Server {
         if proc.rank >= sys::PMIX_RANK_VALID {
             return Err(Error::bad_param("setup_fork needs a real rank"));
         }
-        let uri = self.uri();
         let host = self.shared.lock().hostname().to_string();
         let mut env = vec![
             ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
             ("PMIX_RANK".to_string(), proc.rank.to_string()),
+            (crate::params::PMIX_RS_SERVER_URI.to_string(), self.uri()),
         ];
-        for v in ["41", "4", "3", "21", "2"] {
-            env.push((format!("PMIX_SERVER_URI{}", v), uri.clone()));
+        if let Some(l) = &self.v41 {
+            // What OpenPMIx clients read: only the URI versions we speak (v41 and older
+            // names), so that 5.x and later clients choose v41 too; hash job data.
+            let uri = l.uri(&self.id);
+            for v in crate::params::SERVER_URIS {
+                env.push((v.to_string(), uri.clone()));
+            }
+            env.push(("PMIX_ID".into(), proc.to_string()));
+            env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+            env.push((
+                "PMIX_BFROP_BUFFER_TYPE".into(),
+                "PMIX_BFROP_BUFFER_NON_DESC".into(),
+            ));
         }
         env.push(("PMIX_SECURITY_MODE".into(), SECURITY_MODE.into()));
         env.push(("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()));
@@ -928,6 +963,9 @@ impl Server {
 
     fn stop(&self, join: bool) {
         self.flush_local_output();
+        if let Some(l) = &self.v41 {
+            l.stop();
+        }
         let lid = self.listener;
         // Not waited for: `reactor::release` below (when it stops the thread) runs after
         // it, and a thread still used by others runs it next.
