@@ -43,4 +43,18 @@ check "mixed job: 3 pmix-rs + 5 OpenPMIx ranks" 0 'peers on openpmix: 5$' 90 8 -
 check "mixed job across 2 nodes: 3 OpenPMIx + 3 pmix-rs ranks" 0 'peers on openpmix: 3$' 90 6 -- \
     "${PR[@]}" --nodes 2 -n 3 "$OPX" : -n 3 "$OURS"
 
+# --- OpenPMIx's tools attach to a running job (pps --pid <pmixrun pid>) ---
+if command -v pps >/dev/null; then
+    check "pps --pid <pmixrun pid> attaches" 0 '^Active nspaces' 40 -- bash -c '
+        t=$(mktemp -d); trap "rm -rf $t" EXIT
+        TMPDIR=$t "$0" --timeout 30 -n 1 sleep 20 & pr=$!
+        for i in $(seq 100); do
+            [ -n "$(find "$t" -name "pmix.*.tool.$pr" 2>/dev/null)" ] && break; sleep 0.1
+        done
+        TMPDIR=$t timeout -s KILL 15 pps --pid "$pr"; rc=$?
+        kill $pr; wait $pr 2>/dev/null; exit $rc' "$PMIXRUN"
+else
+    echo "SKIP pps: libpmix-bin not installed"
+fi
+
 harness_end

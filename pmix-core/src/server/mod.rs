@@ -308,6 +308,7 @@ fn rendezvous_files(
     host: &str,
     id: &ProcId,
     uri: &str,
+    v41_uri: Option<&str>,
 ) -> Vec<PathBuf> {
     use crate::rendezvous as rv;
     use pmix_sys::attrs::keys as k;
@@ -332,7 +333,11 @@ fn rendezvous_files(
             host,
         ));
     }
-    files.retain(|f| match rv::write(f, uri) {
+    let write = |f: &Path| match v41_uri {
+        Some(v) => rv::write_v41(f, v, uri),
+        None => rv::write(f, uri),
+    };
+    files.retain(|f| match write(f) {
         Ok(()) => {
             log::debug!("server: tools find us through {}", f.display());
             true
@@ -533,7 +538,8 @@ impl Server {
         let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
         let uri = format!("{}.{};unix:{}", id.nspace, id.rank, sock.display());
         let rendezvous = if tools {
-            rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri)
+            let v41_uri = v41.as_ref().map(|l| l.uri(&id));
+            rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri, v41_uri.as_deref())
         } else {
             Vec::new()
         };

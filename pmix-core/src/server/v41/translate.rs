@@ -54,6 +54,8 @@ pub struct Translation {
     local: Vec<Vec<u8>>,
     /// A refused connect message: the status to answer with.
     refusal: Option<i32>,
+    /// A tool's process-type flag (its handshake answer has the tool layout).
+    tool: Option<u8>,
 }
 
 /// The translation shared between a connection's framing and its owner.
@@ -74,6 +76,7 @@ impl Translation {
             pending: HashMap::new(),
             local: Vec::new(),
             refusal: None,
+            tool: None,
         }))
     }
 
@@ -112,16 +115,15 @@ impl Translation {
                 ),
             ));
         }
-        if h.flag != handshake::flag::SIMPLE_CLIENT {
-            return Err(Error::not_supported(format!(
-                "v41 handshake: process type {} (tools, launchers and singletons are not \
-                 served over the OpenPMIx listener yet)",
-                h.flag
-            )));
-        }
-        let Some(me) = h.proc_.clone() else {
-            return Err(Error::unpack("v41 handshake: a client without an identity"));
+        let kind = peer_kind(h.flag)?;
+        let me = match (kind, h.proc_.clone()) {
+            (PeerKind::ToolAssign, _) => ProcId::default(),
+            (_, Some(p)) => p,
+            (_, None) => return Err(Error::unpack("v41 handshake: no identity")),
         };
+        if kind != PeerKind::Client {
+            self.tool = Some(h.flag);
+        }
         log::debug!(
             "server: OpenPMIx {} client {} (bfrops {}, gds {}, psec {})",
             h.version,
@@ -130,13 +132,22 @@ impl Translation {
             h.gds,
             h.psec
         );
+        let pid = h
+            .info
+            .iter()
+            .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_PROC_PID)
+            .and_then(|i| match i.value {
+                crate::value::Value::Pid(p) => Some(p),
+                _ => None,
+            })
+            .unwrap_or(0);
         let hello = Hello {
             version: protocol::VERSION,
             proc_: me.clone(),
-            pid: 0,
+            pid,
             uid,
             gid,
-            kind: PeerKind::Client,
+            kind,
         };
         self.sender = Some(Sender { me, uid });
         self.phase = Phase::Welcome;
@@ -173,6 +184,7 @@ impl Translation {
         }
         let target = match &req {
             Req::Get { target, .. } => Some(target.clone()),
+            Req::JobData { nspace } => Some(ProcId::new(nspace.clone(), sys::PMIX_RANK_WILDCARD)),
             _ => None,
         };
         self.pending.insert(tag, Pending { cmd: code, target });
@@ -181,6 +193,9 @@ impl Translation {
 
     /// One engine message as v41 bytes (header and body) appended to `out`.
     fn encode(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        if self.phase == Phase::Welcome && self.tool.is_some() {
+            return self.tool_welcome(body, out);
+        }
         if self.phase == Phase::Welcome {
             let w = welcome_status(body)?;
             let r = handshake::ServerReply::Client {
@@ -222,6 +237,59 @@ impl Translation {
             }
         }
     }
+}
+
+impl Translation {
+    /// A tool's handshake answer: status, the identity assigned to a tool that asked for
+    /// one, the server's identity, the security handshake's status.
+    fn tool_welcome(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let w: Welcome = protocol::decode(body)?;
+        self.phase = Phase::Ready;
+        let r = match w {
+            Welcome::Accepted { server, you, .. } => {
+                let needs_id = self.tool == Some(handshake::flag::TOOL_NEEDS_ID);
+                let uid = self.kernel_uid;
+                self.sender = Some(Sender {
+                    me: you.clone(),
+                    uid,
+                });
+                handshake::ServerReply::Tool {
+                    status: sys::PMIX_SUCCESS,
+                    assigned: needs_id.then_some(you),
+                    server: Some(server),
+                    sec_status: 0,
+                }
+            }
+            Welcome::Refused { status, reason } => {
+                log::info!("server: v41 tool refused: {}", reason);
+                handshake::ServerReply::Tool {
+                    status: status_or_error(status),
+                    assigned: None,
+                    server: None,
+                    sec_status: 0,
+                }
+            }
+        };
+        out.extend_from_slice(&handshake::encode_server_reply(&r));
+        Ok(())
+    }
+}
+
+/// Our peer kind for a v41 process-type flag (launchers and singletons are not served).
+fn peer_kind(flag: u8) -> Result<PeerKind> {
+    use handshake::flag as f;
+    Ok(match flag {
+        f::SIMPLE_CLIENT => PeerKind::Client,
+        f::TOOL_NEEDS_ID => PeerKind::ToolAssign,
+        f::TOOL_GIVEN_ID | f::TOOL_CLIENT => PeerKind::ToolNamed,
+        other => {
+            return Err(Error::not_supported(format!(
+                "v41 handshake: process type {} (launchers and singletons are not served \
+                 over the OpenPMIx listener)",
+                other
+            )))
+        }
+    })
 }
 
 fn status_or_error(s: i32) -> i32 {
@@ -270,6 +338,14 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
             replies::encode_get_reply(status, &[(who, infos.clone())])
         }
         (cmd::GETNB, _) => replies::encode_get_reply(status, &[]),
+        (cmd::REQ, d) if !matches!(d, ReplyData::Job(_)) => {
+            // A namespace the server has no job data for (a tool's own): none.
+            let nspace = p.target.clone().unwrap_or_default().nspace;
+            replies::encode_job_info(&replies::JobInfo {
+                nspace,
+                kvals: Vec::new(),
+            })
+        }
         (c, d) => replies::encode_reply(c, status, d),
     }
 }
