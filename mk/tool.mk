@@ -18,7 +18,7 @@ TOOL_CASES := "$(PMIXRUN) --timeout 100 -n 2 $(TOOL_BUILD)/tool_job pid $(TOOL_B
               "$(PMIXRUN) --timeout 100 -n 2 $(TOOL_BUILD)/tool_job uri $(TOOL_BUILD)/tool_attach" \
               "$(PMIXRUN) --timeout 100 --no-tools -n 2 $(TOOL_BUILD)/tool_job refused $(TOOL_BUILD)/tool_attach" \
               "$(TOOL_BUILD)/tool_host slot" "$(TOOL_BUILD)/tool_host null" "$(TOOL_BUILD)/tool_host off" \
-              "env -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 -u PMIX_SERVER_URI3 -u PMIX_SERVER_URI21 -u PMIX_SERVER_URI2 -u PMIX_NAMESPACE -u PMIX_RANK PMIX_SERVER_TMPDIR=$(TOOL_BUILD)/empty PMIX_SYSTEM_TMPDIR=$(TOOL_BUILD)/empty $(TOOL_BUILD)/tool_noserver"
+              "env -u PMIX_RS_SERVER_URI -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 -u PMIX_SERVER_URI3 -u PMIX_SERVER_URI21 -u PMIX_SERVER_URI2 -u PMIX_NAMESPACE -u PMIX_RANK PMIX_SERVER_TMPDIR=$(TOOL_BUILD)/empty PMIX_SYSTEM_TMPDIR=$(TOOL_BUILD)/empty $(TOOL_BUILD)/tool_noserver"
 
 .PHONY: tool-check
 tool-check: lib $(TOOL_BINS)

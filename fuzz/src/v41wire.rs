@@ -7,6 +7,11 @@
 //! * 2: a server's handshake reply for flag `byte % 10`: never takes more than given.
 //! * 3: a request body: whatever decodes encodes again and decodes to the same request.
 //! * 4: a reply body to command `byte % 33`, and an event body: no panic.
+//! * 5: the server's side of a connection (`server::v41::translate`, the framing that
+//!   turns a v41 peer's bytes into our Hello and requests), fed in pieces of the second
+//!   byte's size: what it yields decodes as our Hello (first) and our requests, and the
+//!   answers it is given (a welcome, a reply per tagged request, its own replies) come
+//!   out as whole v41 frames.
 //! Sources of the seeds are the messages of a 4.2.2 session, re-created with the
 //! encoders (the byte-exact captures are the unit tests' fixtures).
 
@@ -27,7 +32,7 @@ pub fn v41_wire(data: &[u8]) {
     let [sel, rest @ ..] = data else {
         return;
     };
-    match sel % 5 {
+    match sel % 6 {
         0 => frames(rest),
         1 => hello(rest),
         2 => {
@@ -37,6 +42,7 @@ pub fn v41_wire(data: &[u8]) {
             }
         }
         3 => request(rest),
+        5 => serve(rest),
         _ => {
             let [c, body @ ..] = rest else { return };
             let _ = replies::decode_reply(c % 33, body);
@@ -92,6 +98,52 @@ fn request(body: &[u8]) {
     assert_eq!(back, c, "request is not a fixed point");
 }
 
+fn serve(rest: &[u8]) {
+    use pmix_core::reactor::Framing;
+    use pmix_core::server::v41::translate::{lock, Translation, V41Framing};
+    let [piece, stream @ ..] = rest else { return };
+    let t = Translation::new(0);
+    let mut f = V41Framing::new(t.clone(), 1 << 16);
+    let mut out = Vec::new();
+    let mut hello_seen = false;
+    for chunk in stream.chunks((*piece as usize).max(1)) {
+        f.push(chunk);
+        loop {
+            match f.next_frame() {
+                Ok(Some(body)) if body.is_empty() => {}
+                Ok(Some(body)) if !hello_seen => {
+                    protocol::decode::<protocol::Hello>(&body).expect("a Hello");
+                    hello_seen = true;
+                    f.encode_into(&[0], &mut out);
+                }
+                Ok(Some(body)) => {
+                    let r: protocol::Request = protocol::decode(&body).expect("a Request");
+                    if r.tag != 0 {
+                        let m = protocol::ServerMsg::Reply {
+                            tag: r.tag,
+                            status: 0,
+                            data: protocol::ReplyData::None,
+                        };
+                        f.encode_into(&protocol::encode(&m), &mut out);
+                    }
+                }
+                Ok(None) | Err(_) => break,
+            }
+            let local = lock(&t).take_local();
+            for m in local {
+                f.encode_into(&m, &mut out);
+            }
+        }
+    }
+    // After the handshake answer (status + pindex, 8 bytes) only whole v41 frames.
+    if hello_seen && out.len() >= 8 {
+        let mut d = frame::FrameDecoder::new();
+        d.push(&out[8..]);
+        while let Ok(Some(_)) = d.next_frame() {}
+        assert_eq!(d.pending(), 0, "the server wrote a partial v41 frame");
+    }
+}
+
 /// Seeds: a frame stream, a connect payload, a handshake reply, requests, replies.
 pub fn seeds() -> Vec<Vec<u8>> {
     let s = sender();
@@ -132,6 +184,7 @@ pub fn seeds() -> Vec<Vec<u8>> {
     out.push([&[0u8, 7][..], &stream].concat());
     let h = handshake::ClientHello::simple(me.clone(), 0, 0);
     let hb = handshake::encode_client_hello(&h).expect("encodes");
+    out.push([&[5u8, 13][..], &hb, &stream].concat());
     out.push([&[1u8][..], &hb[frame::HEADER_LEN..]].concat());
     out.push(vec![2, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     let blob = vec![(

@@ -69,6 +69,10 @@ pub const SERVER_URIS: [&str; 5] = [
     "PMIX_SERVER_URI21",
     "PMIX_SERVER_URI2",
 ];
+/// `PMIX_RS_SERVER_URI` (ours): our server's native URI, `<nspace>.<rank>;unix:<path>`.
+pub const PMIX_RS_SERVER_URI: &str = "PMIX_RS_SERVER_URI";
+/// `PMIX_RS_V41` (ours): `0` turns the server's OpenPMIx (v41) listener off.
+pub const PMIX_RS_V41: &str = "PMIX_RS_V41";
 /// `PMIX_SERVER_TMPDIR`.
 pub const PMIX_SERVER_TMPDIR: &str = "PMIX_SERVER_TMPDIR";
 /// `PMIX_SYSTEM_TMPDIR`.
@@ -152,6 +156,20 @@ pub const PARAMS: &[Param] = &[
         default: "unset",
         readers: &[Client, Tool],
         meaning: URI_MEANING,
+    },
+    Param {
+        name: PMIX_RS_SERVER_URI,
+        default: "unset",
+        readers: &[Client, Tool],
+        meaning: "our server's own URI (<nspace>.<rank>;unix:<path>), set by its setup_fork; \
+                  when set it is used before any PMIX_SERVER_URI<v>",
+    },
+    Param {
+        name: PMIX_RS_V41,
+        default: "1",
+        readers: &[Server],
+        meaning: "0 turns off the server's OpenPMIx (v41, loopback TCP) listener; then \
+                  children get only PMIX_RS_SERVER_URI",
     },
     Param {
         name: PMIX_HOSTNAME,
@@ -286,8 +304,12 @@ pub fn server_uri() -> Option<String> {
     server_uri_var().map(|(_, uri)| uri)
 }
 
-/// The first of the `PMIX_SERVER_URI<v>` variables that is set: its name and value.
+/// `PMIX_RS_SERVER_URI`, else the first of the `PMIX_SERVER_URI<v>` variables that is
+/// set: its name and value.
 pub fn server_uri_var() -> Option<(&'static str, String)> {
+    if let Some(u) = get(PMIX_RS_SERVER_URI) {
+        return Some((PMIX_RS_SERVER_URI, u));
+    }
     SERVER_URIS.iter().find_map(|v| get(v).map(|u| (*v, u)))
 }
 

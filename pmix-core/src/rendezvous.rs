@@ -14,6 +14,10 @@
 //! `<tmpdir>` is `PMIX_SERVER_TMPDIR` (directive, else environment), else `$TMPDIR`, else
 //! `/tmp`; `<systmpdir>` likewise from `PMIX_SYSTEM_TMPDIR`. The server removes its files
 //! when it finalizes.
+//!
+//! With the OpenPMIx listener on, a file reads as OpenPMIx 4.2's tools expect
+//! ([`write_v41`]): the `tcp4://` URI, the version we speak (`4.2.2`), then our own Unix
+//! socket's URI, which our tools take ([`read`] prefers a `unix:` line).
 
 use crate::error::{Error, Result};
 use crate::params;
@@ -127,7 +131,32 @@ pub fn write(path: &Path, uri: &str) -> Result<()> {
     Ok(())
 }
 
-/// The URI in a rendezvous file (its first line).
+/// Write a file for OpenPMIx tools and ours: `v41_uri` first (what OpenPMIx reads),
+/// the OpenPMIx version whose protocol we speak, then `native_uri` (mode 0600).
+///
+/// # Errors
+/// `PMIX_ERROR` if the file cannot be written.
+pub fn write_v41(path: &Path, v41_uri: &str, native_uri: &str) -> Result<()> {
+    let fail = |e: std::io::Error| {
+        Error::new(
+            sys::PMIX_ERROR,
+            format!("rendezvous file {}: {}", path.display(), e),
+        )
+    };
+    let _ = std::fs::remove_file(path);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(fail)?;
+    let version = crate::codec::v41::wire::handshake::VERSION;
+    write!(f, "{}\n{}\n{}\n", v41_uri, version, native_uri).map_err(fail)?;
+    Ok(())
+}
+
+/// The URI in a rendezvous file: its first line naming a `unix:` socket (ours), else
+/// its first line.
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_FOUND` if the file does not exist or cannot be read,
@@ -139,7 +168,12 @@ pub fn read(path: &Path) -> Result<String> {
             format!("rendezvous file {}: {}", path.display(), e),
         )
     })?;
-    let line = text.lines().next().unwrap_or("").trim();
+    let line = text
+        .lines()
+        .find(|l| l.contains(";unix:"))
+        .or_else(|| text.lines().next())
+        .unwrap_or("")
+        .trim();
     if line.is_empty() {
         return Err(Error::bad_param(format!(
             "rendezvous file {} holds no URI",
@@ -167,6 +201,10 @@ mod tests {
             read(&dir.join("absent")).unwrap_err().status,
             sys::PMIX_ERR_NOT_FOUND
         );
+        write_v41(&f, "ns.1;tcp4://127.0.0.1:5", "ns.1;unix:/z").unwrap();
+        assert_eq!(read(&f).unwrap(), "ns.1;unix:/z");
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(text.lines().next(), Some("ns.1;tcp4://127.0.0.1:5"));
         std::fs::write(&f, "\n").unwrap();
         assert_eq!(read(&f).unwrap_err().status, sys::PMIX_ERR_BAD_PARAM);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -43,7 +43,7 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
 /* The server's socket path, from the URI the launcher gave us ("...;unix:<path>"). */
 static bool server_path(struct sockaddr_un *sa)
 {
-    const char *uri = getenv("PMIX_SERVER_URI41");
+    const char *uri = getenv("PMIX_RS_SERVER_URI");
     const char *p = uri ? strstr(uri, ";unix:") : NULL;
     if (!p || strlen(p + 6) >= sizeof sa->sun_path) {
         return false;
@@ -97,7 +97,7 @@ static int library_fd(const struct sockaddr_un *sa)
 static void hostile(void)
 {
     struct sockaddr_un sa;
-    CHECK(server_path(&sa), "the server's socket path from PMIX_SERVER_URI41");
+    CHECK(server_path(&sa), "the server's socket path from PMIX_RS_SERVER_URI");
     unsigned char buf[64];
     memset(buf, 0x5a, sizeof buf);
     /* half of a length prefix */

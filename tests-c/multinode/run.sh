@@ -117,7 +117,7 @@ check "exit without PMIx_Finalize on another node fails the job" 1 \
 # Either message is right: the server may die before or after its other rank (3) was set up.
 check "a node whose server dies fails the job" 1 \
     "the PMIx server of node 1 failed|node 1's server did not answer" 60 -- \
-    "${PR[@]}" --nodes 2 -n 4 sh -c 'if [ "$PMIX_RANK" = 2 ]; then d=${PMIX_SERVER_URI41%/sock};
+    "${PR[@]}" --nodes 2 -n 4 sh -c 'if [ "$PMIX_RANK" = 2 ]; then d=${PMIX_RS_SERVER_URI%/sock};
         kill -9 "${d##*.}"; fi; sleep 30'
 check "fences over subsets across nodes (3 nodes, 7 ranks)" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 3 -n 7 "$RT/fence_subset"

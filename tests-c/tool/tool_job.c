@@ -37,7 +37,7 @@ static pid_t start_tool(const char *tool, const char *mode, const char *target, 
         close(p[0]);
         const char *vars[] = {"PMIX_NAMESPACE", "PMIX_RANK", "PMIX_SERVER_URI41",
                               "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
-                              "PMIX_SERVER_URI2"};
+                              "PMIX_SERVER_URI2", "PMIX_RS_SERVER_URI"};
         for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
         char fdarg[16];
         snprintf(fdarg, sizeof fdarg, "%d", p[1]);
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     if (check_failures) CHECK_DONE();
     char ppid[32];
     snprintf(ppid, sizeof ppid, "%d", (int)getppid());
-    const char *uri = getenv("PMIX_SERVER_URI41");
+    const char *uri = getenv("PMIX_RS_SERVER_URI");
     CHECK(uri != NULL, "the rank has its server's URI");
     if (!uri) CHECK_DONE();
     int rfd = -1;

@@ -130,7 +130,8 @@ def attach(ctx):
     proc, rfd = None, None
     if ctx.rank == 0:
         env = {k: v for k, v in os.environ.items()
-               if k not in ("PMIX_NAMESPACE", "PMIX_RANK") and not k.startswith("PMIX_SERVER_URI")}
+               if k not in ("PMIX_NAMESPACE", "PMIX_RANK", "PMIX_RS_SERVER_URI")
+               and not k.startswith("PMIX_SERVER_URI")}
         rfd, wfd = os.pipe()
         # the tool's own lines come back through a pipe (they are relayed
         # below), so its output is not mixed into the stdout it pulls

@@ -23,6 +23,7 @@ mod iof_api;
 pub mod modex;
 mod psets;
 pub mod state;
+pub mod v41;
 
 pub use host::{Host, HostCall, HostDone, HostReply};
 
@@ -298,6 +299,8 @@ pub struct Server {
     local_output: Mutex<Option<crate::iof::LocalOutput>>,
     /// Rendezvous files for tools (removed at finalize).
     rendezvous: Vec<PathBuf>,
+    /// The OpenPMIx (v41) listener, unless `PMIX_RS_V41=0` or it could not start.
+    v41: Option<v41::Listener>,
 }
 
 /// Write the rendezvous files tools look for (see [`crate::rendezvous`]); a file that
@@ -308,6 +311,7 @@ fn rendezvous_files(
     host: &str,
     id: &ProcId,
     uri: &str,
+    v41_uri: Option<&str>,
 ) -> Vec<PathBuf> {
     use crate::rendezvous as rv;
     use pmix_sys::attrs::keys as k;
@@ -332,7 +336,11 @@ fn rendezvous_files(
             host,
         ));
     }
-    files.retain(|f| match rv::write(f, uri) {
+    let write = |f: &Path| match v41_uri {
+        Some(v) => rv::write_v41(f, v, uri),
+        None => rv::write(f, uri),
+    };
+    files.retain(|f| match write(f) {
         Ok(()) => {
             log::debug!("server: tools find us through {}", f.display());
             true
@@ -373,6 +381,22 @@ fn bind_rendezvous(
         .set_nonblocking(true)
         .map_err(|e| comm("nonblocking listener", e))?;
     Ok((dir, sock, listener))
+}
+
+/// Start the OpenPMIx listener unless `PMIX_RS_V41=0`; a failure is logged and leaves
+/// the server serving our own clients only.
+fn start_v41(shared: &Arc<Shared>, remote: bool) -> Option<v41::Listener> {
+    if !v41::enabled() {
+        log::debug!("server: OpenPMIx listener off ({}=0)", v41::ENV);
+        return None;
+    }
+    match v41::start(shared, remote) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            log::warn!("server: no OpenPMIx listener: {}", e);
+            None
+        }
+    }
 }
 
 fn comm(what: &str, e: std::io::Error) -> Error {
@@ -510,14 +534,20 @@ impl Server {
             }
         };
         log::debug!("server {} listening on {}", id, sock.display());
+        let v41 = start_v41(
+            &shared,
+            flag(pmix_sys::attrs::keys::PMIX_SERVER_REMOTE_CONNECTIONS),
+        );
         let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
         let uri = format!("{}.{};unix:{}", id.nspace, id.rank, sock.display());
         let rendezvous = if tools {
-            rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri)
+            let v41_uri = v41.as_ref().map(|l| l.uri(&id));
+            rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri, v41_uri.as_deref())
         } else {
             Vec::new()
         };
         Ok(Server {
+            v41,
             rendezvous,
             shared,
             id,
@@ -728,14 +758,25 @@ impl Server {
         if proc.rank >= sys::PMIX_RANK_VALID {
             return Err(Error::bad_param("setup_fork needs a real rank"));
         }
-        let uri = self.uri();
         let host = self.shared.lock().hostname().to_string();
         let mut env = vec![
             ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
             ("PMIX_RANK".to_string(), proc.rank.to_string()),
+            (crate::params::PMIX_RS_SERVER_URI.to_string(), self.uri()),
         ];
-        for v in ["41", "4", "3", "21", "2"] {
-            env.push((format!("PMIX_SERVER_URI{}", v), uri.clone()));
+        if let Some(l) = &self.v41 {
+            // What OpenPMIx clients read: only the URI versions we speak (v41 and older
+            // names), so that 5.x and later clients choose v41 too; hash job data.
+            let uri = l.uri(&self.id);
+            for v in crate::params::SERVER_URIS {
+                env.push((v.to_string(), uri.clone()));
+            }
+            env.push(("PMIX_ID".into(), proc.to_string()));
+            env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+            env.push((
+                "PMIX_BFROP_BUFFER_TYPE".into(),
+                "PMIX_BFROP_BUFFER_NON_DESC".into(),
+            ));
         }
         env.push(("PMIX_SECURITY_MODE".into(), SECURITY_MODE.into()));
         env.push(("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()));
@@ -931,6 +972,9 @@ impl Server {
 
     fn stop(&self, join: bool) {
         self.flush_local_output();
+        if let Some(l) = &self.v41 {
+            l.stop();
+        }
         let lid = self.listener;
         // Not waited for: `reactor::release` below (when it stops the thread) runs after
         // it, and a thread still used by others runs it next.

@@ -19,6 +19,9 @@
 //! [`Mapping`]'s `mmap` and `munmap` carry their own reasoning.
 #![allow(unsafe_code)]
 
+mod tcp;
+pub use tcp::{owner_in_table, reactor_stream, shutdown_listener, tcp_peer_uid};
+
 use std::io;
 use std::os::fd::AsFd;
 use std::os::unix::io::AsRawFd;

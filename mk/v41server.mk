@@ -1,0 +1,37 @@
+# OpenPMIx clients under our server (issue 16): the server's OpenPMIx (v41) listener
+# (pmix-core/src/server/v41/), beside our own clients in the same jobs and fences.
+#
+#   make v41server-check   the raw-socket tests (pmix-core/tests/v41_server.rs: a v41
+#                          client's life beside one of ours; a version, gds, bfrops or
+#                          security mode we lack, a uid the kernel contradicts and an
+#                          unregistered client refused at the handshake with a status;
+#                          a malformed or oversized frame closes that connection only),
+#                          then tests-c/v41server/run.sh: tests-c/v41server/mixed.c
+#                          built against Debian's OpenPMIx 4.2.2 under pmixrun at 1, 4
+#                          and 16 ranks and under --nodes 2, MPMD jobs mixing it with
+#                          the same program built against our library (Put/Commit,
+#                          both kinds of fence, peer Gets across the two libraries),
+#                          and the rendezvous variables (PMIX_RS_V41=0 too). The C part
+#                          is skipped with a message when libpmix-dev is not installed.
+
+V41S_OUT := $(BUILD)/tests/v41server
+
+$(V41S_OUT)/mixed_ours: tests-c/v41server/mixed.c | lib
+	@mkdir -p $(dir $@)
+	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
+
+$(V41S_OUT)/mixed_openpmix: tests-c/v41server/mixed.c
+	@mkdir -p $(dir $@)
+	$(CC) -Wall -Wextra -Werror -g -DMIXED_OPENPMIX -I$(DIFF_REF_INC) -o $@ $< \
+	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
+
+.PHONY: v41server-check
+v41server-check: lib $(V41S_OUT)/mixed_ours
+	$(TIMEOUT) 900 $(CARGO) test --$(PROFILE) -p pmix-core --test v41_server -q
+	@if [ ! -f $(DIFF_REF_INC)/pmix.h ] || [ ! -e $(DIFF_REF_LIB)/libpmix.so ]; then \
+	  echo "SKIP v41server-check C clients: OpenPMIx 4.2.2 (libpmix-dev) not installed"; exit 0; fi; \
+	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix; \
+	PMIXRUN=$(PMIXRUN) OPX=$(V41S_OUT)/mixed_openpmix OURS=$(V41S_OUT)/mixed_ours \
+	  $(TIMEOUT) 300 bash tests-c/v41server/run.sh
+
+CHECK_TARGETS += v41server-check

@@ -1,0 +1,242 @@
+//! The OpenPMIx listener: OpenPMIx 4.2.x and 5.x clients (Debian's libpmix, say) beside
+//! our own, in the same namespaces, fences and key-value store.
+//!
+//! A loopback TCP socket (all interfaces only when the host passed
+//! `PMIX_SERVER_REMOTE_CONNECTIONS`), on by default, off with `PMIX_RS_V41=0`. A small
+//! thread blocks in `accept` (the reactor's listeners are Unix sockets); for each
+//! connection it asks the kernel which uid owns the peer's socket
+//! ([`crate::sys::tcp_peer_uid`]) and hands the socket to the progress thread, where it is
+//! served like any connection of ours except for its framing: [`translate`] turns the
+//! v41 connect message and requests into our Hello and requests, and our replies and
+//! events into v41 ones. The same handshake deadline, frame limits and back-pressure
+//! apply.
+
+pub mod translate;
+
+use super::{Shared, CLIENT_OUTPUT_PAUSE, HANDSHAKE_MAX_FRAME, HANDSHAKE_TIMEOUT};
+use crate::codec::v41::wire::handshake::{encode_server_reply, ServerReply};
+use crate::error::{Error, Result};
+use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
+use crate::value::ProcId;
+use pmix_sys as sys;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use translate::{lock, Translation, V41Framing};
+
+/// `PMIX_RS_V41`: `0` turns the OpenPMIx listener off.
+pub const ENV: &str = crate::params::PMIX_RS_V41;
+
+/// Whether the OpenPMIx listener is wanted (`PMIX_RS_V41` is not `0`/`no`/`off`).
+pub fn enabled() -> bool {
+    match crate::params::get(ENV) {
+        Some(v) => !matches!(v.trim(), "0" | "no" | "off" | "false"),
+        None => true,
+    }
+}
+
+/// A running OpenPMIx listener.
+pub struct Listener {
+    sock: Arc<TcpListener>,
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl Listener {
+    /// The address clients connect to.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The URI OpenPMIx clients read: `<nspace>.<rank>;tcp4://<ip>:<port>`.
+    pub fn uri(&self, server: &ProcId) -> String {
+        let ip = match self.addr.ip() {
+            std::net::IpAddr::V4(v4) if v4.is_unspecified() => std::net::Ipv4Addr::LOCALHOST,
+            std::net::IpAddr::V4(v4) => v4,
+            std::net::IpAddr::V6(_) => std::net::Ipv4Addr::LOCALHOST,
+        };
+        format!(
+            "{}.{};tcp4://{}:{}",
+            server.nspace,
+            server.rank,
+            ip,
+            self.addr.port()
+        )
+    }
+
+    /// Stop accepting (connections already accepted stay).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        crate::sys::shutdown_listener(&self.sock);
+    }
+}
+
+/// Bind the listener and start its accept thread.
+///
+/// # Errors
+/// `PMIX_ERR_COMM_FAILURE` if the socket cannot be bound or the thread not started.
+pub(super) fn start(sh: &Arc<Shared>, remote: bool) -> Result<Listener> {
+    let comm = |what: &str, e: std::io::Error| {
+        Error::new(sys::PMIX_ERR_COMM_FAILURE, format!("{}: {}", what, e))
+    };
+    let bind = if remote { "0.0.0.0:0" } else { "127.0.0.1:0" };
+    let sock = Arc::new(TcpListener::bind(bind).map_err(|e| comm("bind the v41 listener", e))?);
+    let addr = sock.local_addr().map_err(|e| comm("v41 listener", e))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (s2, st2, weak, handle) = (
+        sock.clone(),
+        stop.clone(),
+        Arc::downgrade(sh),
+        sh.handle.clone(),
+    );
+    std::thread::Builder::new()
+        .name("pmix-v41-accept".into())
+        .spawn(move || accept_loop(&s2, &st2, &weak, &handle, remote))
+        .map_err(|e| comm("start the v41 accept thread", e))?;
+    log::debug!("server: OpenPMIx (v41) listener on {}", addr);
+    Ok(Listener { sock, addr, stop })
+}
+
+fn accept_loop(
+    l: &TcpListener,
+    stop: &AtomicBool,
+    sh: &Weak<Shared>,
+    handle: &Handle,
+    remote: bool,
+) {
+    loop {
+        let r = l.accept();
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        match r {
+            Ok((s, peer)) => {
+                let Some(sh) = sh.upgrade() else { return };
+                if let Some((stream, uid)) = vet(s, peer, remote) {
+                    let posted = handle.post(move |ctx| sh.on_accept_v41(ctx, stream, uid, peer));
+                    if posted.is_err() {
+                        return;
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                log::warn!("server: v41 listener: accept failed: {}", e);
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// The kernel's word on who owns the peer's socket; `None` (logged) when it has none
+/// and remote peers were not asked for, or the socket cannot be served.
+fn vet(s: TcpStream, peer: SocketAddr, remote: bool) -> Option<(mio::net::UnixStream, u32)> {
+    let ours = s.local_addr().ok()?;
+    let uid = match crate::sys::tcp_peer_uid(&peer, &ours) {
+        Ok(Some(uid)) => uid,
+        Ok(None) if remote => {
+            log::info!(
+                "server: v41 peer {} is not on this host; its claimed uid cannot be checked",
+                peer
+            );
+            crate::sys::euid()
+        }
+        Ok(None) => {
+            log::warn!(
+                "server: refusing v41 peer {}: the kernel knows no local socket of it",
+                peer
+            );
+            return None;
+        }
+        Err(e) => {
+            log::warn!(
+                "server: refusing v41 peer {}: cannot read the socket table: {}",
+                peer,
+                e
+            );
+            return None;
+        }
+    };
+    let _ = s.set_nodelay(true);
+    match crate::sys::reactor_stream(s) {
+        Ok(stream) => Some((stream, uid)),
+        Err(e) => {
+            log::warn!("server: cannot serve v41 peer {}: {}", peer, e);
+            None
+        }
+    }
+}
+
+impl Shared {
+    /// A v41 connection accepted (its socket owned by `uid`, says the kernel).
+    fn on_accept_v41(
+        self: &Arc<Self>,
+        ctx: &mut Ctx,
+        stream: mio::net::UnixStream,
+        uid: u32,
+        peer: SocketAddr,
+    ) {
+        let t = Translation::new(uid);
+        let framing = Box::new(V41Framing::new(t.clone(), HANDSHAKE_MAX_FRAME));
+        let me = self.clone();
+        let owner: reactor::ConnOwner =
+            Arc::new(move |ctx, id, ev| me.on_v41_conn(ctx, id, ev, &t));
+        let opts = reactor::ConnOpts {
+            max_frame: HANDSHAKE_MAX_FRAME,
+            pause_above: Some(CLIENT_OUTPUT_PAUSE),
+        };
+        // Registered before its frames are handled (dispatch runs later).
+        let id = match ctx.add_conn_framed(stream, owner, opts, framing) {
+            Ok(id) => id,
+            Err(e) => return log::warn!("server: cannot serve v41 peer {}: {}", peer, e),
+        };
+        log::debug!("server: v41 connection {} from {} (uid {})", id, peer, uid);
+        {
+            let mut s = self.lock();
+            s.connected(id, uid);
+            s.set_peer_cred(
+                id,
+                crate::sys::PeerCred {
+                    pid: 0,
+                    uid,
+                    gid: crate::sys::egid(),
+                },
+            );
+        }
+        let me = self.clone();
+        ctx.add_timer(
+            HANDSHAKE_TIMEOUT,
+            Box::new(move |ctx| me.handshake_deadline(ctx, id, 0)),
+        );
+    }
+
+    /// A v41 connection's event: the engine takes our-protocol frames as from any
+    /// client; what the translation answered itself goes out after.
+    fn on_v41_conn(
+        self: &Arc<Self>,
+        ctx: &mut Ctx,
+        id: ConnId,
+        ev: ConnEvent,
+        t: &translate::Shared,
+    ) {
+        match ev {
+            ConnEvent::Frame(body) if body.is_empty() => {
+                let refused = lock(t).take_refusal();
+                if let Some(status) = refused {
+                    let r = ServerReply::Client {
+                        status,
+                        pindex: None,
+                    };
+                    ctx.send_raw(id, &encode_server_reply(&r));
+                    ctx.close(id);
+                    return self.step(ctx, |s, out| s.closed(id, out));
+                }
+            }
+            ev => self.on_conn(ctx, id, ev),
+        }
+        let local = lock(t).take_local();
+        for body in local {
+            ctx.send(id, &body);
+        }
+    }
+}

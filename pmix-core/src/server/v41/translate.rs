@@ -1,0 +1,444 @@
+//! The one translation between an OpenPMIx (v41) connection and the engine: a
+//! [`Framing`] that turns the peer's connect message into a [`Hello`] and its requests
+//! into [`Request`]s, and the engine's [`Welcome`] and [`ServerMsg`]s back into v41
+//! replies and events. The state machine behind it sees ordinary frames of our own
+//! protocol; nothing there knows which dialect a connection speaks.
+//!
+//! What the engine has no message for is answered here: the status reply v41 clients
+//! expect for a commit and an event registration ([`Translation::local`], sent by the
+//! connection's owner after the engine has taken the request), and the refusal of a
+//! connect message that asks for what we do not implement ([`Translation::refusal`]).
+
+use crate::codec::v41::wire::{
+    cmds::{self, cmd, Command, Sender},
+    frame::{self, FrameDecoder as V41Decoder, HEADER_LEN},
+    handshake::{self, ClientHello},
+    replies,
+};
+use crate::error::{Error, Result};
+use crate::protocol::{self, Hello, PeerKind, ReplyData, Req, Request, ServerMsg, Welcome};
+use crate::reactor::Framing;
+use crate::value::ProcId;
+use pmix_sys as sys;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What an answered request needs to be encoded for v41: its command and, for a Get,
+/// whose data it asked for.
+#[derive(Debug, Clone)]
+struct Pending {
+    cmd: u8,
+    target: Option<ProcId>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for the connect message.
+    Hello,
+    /// Connect message taken; waiting for the engine's Welcome.
+    Welcome,
+    /// Accepted.
+    Ready,
+}
+
+/// The per-connection translation state, shared by the framing and the owner.
+#[derive(Debug)]
+pub struct Translation {
+    phase: Phase,
+    /// The uid the kernel says owns the peer's socket.
+    kernel_uid: u32,
+    /// Who the peer is, once its connect message is taken.
+    sender: Option<Sender>,
+    pending: HashMap<u32, Pending>,
+    /// Replies made here (native [`ServerMsg`] bodies), for the owner to send.
+    local: Vec<Vec<u8>>,
+    /// A refused connect message: the status to answer with.
+    refusal: Option<i32>,
+    /// A tool's process-type flag (its handshake answer has the tool layout).
+    tool: Option<u8>,
+}
+
+/// The translation shared between a connection's framing and its owner.
+pub type Shared = Arc<Mutex<Translation>>;
+
+/// Lock, ignoring a poisoned lock (the state stays consistent between calls).
+pub fn lock(t: &Shared) -> MutexGuard<'_, Translation> {
+    t.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Translation {
+    /// A new connection whose socket the kernel says `kernel_uid` owns.
+    pub fn new(kernel_uid: u32) -> Shared {
+        Arc::new(Mutex::new(Translation {
+            phase: Phase::Hello,
+            kernel_uid,
+            sender: None,
+            pending: HashMap::new(),
+            local: Vec::new(),
+            refusal: None,
+            tool: None,
+        }))
+    }
+
+    /// Replies made here since the last call, for the owner to send (through the framing).
+    pub fn take_local(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.local)
+    }
+
+    /// The status of a refused connect message, once.
+    pub fn take_refusal(&mut self) -> Option<i32> {
+        self.refusal.take()
+    }
+
+    fn answer_here(&mut self, tag: u32, cmd: u8, status: i32) {
+        self.pending.insert(tag, Pending { cmd, target: None });
+        let m = ServerMsg::Reply {
+            tag,
+            status,
+            data: ReplyData::None,
+        };
+        self.local.push(protocol::encode(&m));
+    }
+
+    /// Check a connect message and make the engine's Hello of it.
+    fn hello(&mut self, payload: &[u8]) -> Result<Vec<u8>> {
+        let h = handshake::decode_client_hello(payload)?;
+        handshake::check_client_hello(&h)?;
+        let (uid, gid) = claimed_ids(&h)?;
+        if uid != self.kernel_uid {
+            return Err(Error::new(
+                sys::PMIX_ERR_INVALID_CRED,
+                format!(
+                    "v41 handshake: the peer claims uid {} but the kernel says its socket \
+                     belongs to uid {}",
+                    uid, self.kernel_uid
+                ),
+            ));
+        }
+        let kind = peer_kind(h.flag)?;
+        let me = match (kind, h.proc_.clone()) {
+            (PeerKind::ToolAssign, _) => ProcId::default(),
+            (_, Some(p)) => p,
+            (_, None) => return Err(Error::unpack("v41 handshake: no identity")),
+        };
+        if kind != PeerKind::Client {
+            self.tool = Some(h.flag);
+        }
+        log::debug!(
+            "server: OpenPMIx {} client {} (bfrops {}, gds {}, psec {})",
+            h.version,
+            me,
+            h.bfrops,
+            h.gds,
+            h.psec
+        );
+        let pid = h
+            .info
+            .iter()
+            .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_PROC_PID)
+            .and_then(|i| match i.value {
+                crate::value::Value::Pid(p) => Some(p),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let hello = Hello {
+            version: protocol::VERSION,
+            proc_: me.clone(),
+            pid,
+            uid,
+            gid,
+            kind,
+        };
+        self.sender = Some(Sender { me, uid });
+        self.phase = Phase::Welcome;
+        Ok(protocol::encode(&hello))
+    }
+
+    /// A v41 request as the engine's request body; `None` when answered here.
+    fn request(&mut self, tag: u32, body: &[u8]) -> Result<Option<Vec<u8>>> {
+        let Some(s) = self.sender.clone() else {
+            return Err(Error::bad_param("v41: a request before the handshake"));
+        };
+        let c = match cmds::decode_request(body, &s) {
+            Ok(c) => c,
+            Err(e) if e.status == sys::PMIX_ERR_NOT_SUPPORTED => {
+                log::info!("server: v41 client {}: {}", s.me, e.context);
+                self.answer_here(tag, cmd::NOTIFY, e.status);
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let req = match c {
+            Command::RegEvents { .. } => {
+                self.answer_here(tag, cmd::REGEVENTS, sys::PMIX_SUCCESS);
+                return Ok(None);
+            }
+            Command::DeregEvents { .. } => return Ok(None),
+            Command::Req(r) => r,
+        };
+        let code = Command::Req(req.clone()).code().unwrap_or(cmd::NOTIFY);
+        if let Req::Commit { .. } = req {
+            // The engine answers no commit; v41 clients wait for a status.
+            self.answer_here(tag, cmd::COMMIT, sys::PMIX_SUCCESS);
+            return Ok(Some(protocol::encode(&Request { tag: 0, req })));
+        }
+        let target = match &req {
+            Req::Get { target, .. } => Some(target.clone()),
+            Req::JobData { nspace } => Some(ProcId::new(nspace.clone(), sys::PMIX_RANK_WILDCARD)),
+            _ => None,
+        };
+        self.pending.insert(tag, Pending { cmd: code, target });
+        Ok(Some(protocol::encode(&Request { tag, req })))
+    }
+
+    /// One engine message as v41 bytes (header and body) appended to `out`.
+    fn encode(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        if self.phase == Phase::Welcome && self.tool.is_some() {
+            return self.tool_welcome(body, out);
+        }
+        if self.phase == Phase::Welcome {
+            let w = welcome_status(body)?;
+            let r = handshake::ServerReply::Client {
+                status: w,
+                pindex: (w == sys::PMIX_SUCCESS).then_some(0),
+            };
+            out.extend_from_slice(&handshake::encode_server_reply(&r));
+            self.phase = Phase::Ready;
+            return Ok(());
+        }
+        let m: ServerMsg = protocol::decode(body)?;
+        match m {
+            ServerMsg::Reply { tag, status, data } => {
+                let p = self.pending.remove(&tag).unwrap_or(Pending {
+                    cmd: cmd::NOTIFY,
+                    target: None,
+                });
+                let b = reply_body(&p, status, &data).or_else(|e| {
+                    log::warn!(
+                        "server: v41 reply to command {} cannot carry its data ({}); \
+                         answering with the status only",
+                        p.cmd,
+                        e.context
+                    );
+                    replies::encode_reply(p.cmd, status_or_error(status), &ReplyData::None)
+                })?;
+                frame::encode_frame(0, tag, &b, out)
+            }
+            m @ ServerMsg::Event { .. } => {
+                let b = replies::encode_event(&m, sys::PMIX_RANGE_SESSION)?;
+                frame::encode_frame(0, frame::TAG_NOTIFY, &b, out)
+            }
+            other => {
+                log::debug!(
+                    "server: v41 peers have no message for {:?}; not sent",
+                    std::mem::discriminant(&other)
+                );
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Translation {
+    /// A tool's handshake answer: status, the identity assigned to a tool that asked for
+    /// one, the server's identity, the security handshake's status.
+    fn tool_welcome(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let w: Welcome = protocol::decode(body)?;
+        self.phase = Phase::Ready;
+        let r = match w {
+            Welcome::Accepted { server, you, .. } => {
+                let needs_id = self.tool == Some(handshake::flag::TOOL_NEEDS_ID);
+                let uid = self.kernel_uid;
+                self.sender = Some(Sender {
+                    me: you.clone(),
+                    uid,
+                });
+                handshake::ServerReply::Tool {
+                    status: sys::PMIX_SUCCESS,
+                    assigned: needs_id.then_some(you),
+                    server: Some(server),
+                    sec_status: 0,
+                }
+            }
+            Welcome::Refused { status, reason } => {
+                log::info!("server: v41 tool refused: {}", reason);
+                handshake::ServerReply::Tool {
+                    status: status_or_error(status),
+                    assigned: None,
+                    server: None,
+                    sec_status: 0,
+                }
+            }
+        };
+        out.extend_from_slice(&handshake::encode_server_reply(&r));
+        Ok(())
+    }
+}
+
+/// Our peer kind for a v41 process-type flag (launchers and singletons are not served).
+fn peer_kind(flag: u8) -> Result<PeerKind> {
+    use handshake::flag as f;
+    Ok(match flag {
+        f::SIMPLE_CLIENT => PeerKind::Client,
+        f::TOOL_NEEDS_ID => PeerKind::ToolAssign,
+        f::TOOL_GIVEN_ID | f::TOOL_CLIENT => PeerKind::ToolNamed,
+        other => {
+            return Err(Error::not_supported(format!(
+                "v41 handshake: process type {} (launchers and singletons are not served \
+                 over the OpenPMIx listener)",
+                other
+            )))
+        }
+    })
+}
+
+fn status_or_error(s: i32) -> i32 {
+    if s == sys::PMIX_SUCCESS {
+        sys::PMIX_ERROR
+    } else {
+        s
+    }
+}
+
+/// The uid and gid a connect message claims (its native credential).
+fn claimed_ids(h: &ClientHello) -> Result<(u32, u32)> {
+    match h.psec.as_str() {
+        "native" => handshake::parse_native_credential(&h.credential),
+        _ => h.ids.ok_or_else(|| {
+            Error::new(
+                sys::PMIX_ERR_INVALID_CRED,
+                format!("v41 handshake: security {:?} with no uid", h.psec),
+            )
+        }),
+    }
+}
+
+/// The status of an engine Welcome (its first byte says accepted or refused).
+fn welcome_status(body: &[u8]) -> Result<i32> {
+    match body.first() {
+        Some(0) => Ok(sys::PMIX_SUCCESS),
+        Some(1) => match protocol::decode::<Welcome>(body)? {
+            Welcome::Refused { status, reason } => {
+                log::info!("server: v41 client refused: {}", reason);
+                Ok(status_or_error(status))
+            }
+            Welcome::Accepted { .. } => Ok(sys::PMIX_SUCCESS),
+        },
+        _ => Err(Error::unpack("v41: an engine message that is no welcome")),
+    }
+}
+
+/// The v41 body of the reply to `p` (a collecting fence's data is not carried: v41
+/// clients fetch their peers' data with Gets).
+fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
+    match (p.cmd, data) {
+        (cmd::FENCENB, _) => replies::encode_reply(cmd::FENCENB, status, &ReplyData::None),
+        (cmd::GETNB, ReplyData::Data(infos)) if status == sys::PMIX_SUCCESS => {
+            let who = p.target.clone().unwrap_or_default();
+            replies::encode_get_reply(status, &[(who, infos.clone())])
+        }
+        (cmd::GETNB, _) => replies::encode_get_reply(status, &[]),
+        (cmd::REQ, d) if !matches!(d, ReplyData::Job(_)) => {
+            // A namespace the server has no job data for (a tool's own): none.
+            let nspace = p.target.clone().unwrap_or_default().nspace;
+            replies::encode_job_info(&replies::JobInfo {
+                nspace,
+                kvals: Vec::new(),
+            })
+        }
+        (c, d) => replies::encode_reply(c, status, d),
+    }
+}
+
+/// The framing of a v41 connection (see the module documentation).
+pub struct V41Framing {
+    t: Shared,
+    dec: V41Decoder,
+    /// Bytes of the connect message (its header is in host order, no v41 frame).
+    hello: Vec<u8>,
+    limit: usize,
+}
+
+impl V41Framing {
+    /// The framing of a new connection, sharing `t` with its owner.
+    pub fn new(t: Shared, limit: usize) -> V41Framing {
+        V41Framing {
+            t,
+            dec: V41Decoder::with_limit(limit),
+            hello: Vec::new(),
+            limit,
+        }
+    }
+
+    /// The connect message, once all of it is here.
+    fn next_hello(&mut self) -> Result<Option<Vec<u8>>> {
+        let Some(h) = self.hello.first_chunk::<HEADER_LEN>() else {
+            return Ok(None);
+        };
+        let n = handshake::hello_len(h)?;
+        if n > self.limit {
+            return Err(Error::new(
+                sys::PMIX_ERR_BAD_PARAM,
+                format!("v41 connect message of {} bytes (limit {})", n, self.limit),
+            ));
+        }
+        if self.hello.len() < HEADER_LEN + n {
+            return Ok(None);
+        }
+        let rest = self.hello.split_off(HEADER_LEN + n);
+        let payload = self.hello.split_off(HEADER_LEN);
+        self.hello.clear();
+        self.dec.push(&rest);
+        let mut t = lock(&self.t);
+        match t.hello(&payload) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) => {
+                log::warn!("server: refusing an OpenPMIx peer: {}", e.context);
+                t.refusal = Some(status_or_error(e.status));
+                t.phase = Phase::Welcome;
+                // Empty: the owner sends the refusal and closes.
+                Ok(Some(Vec::new()))
+            }
+        }
+    }
+}
+
+impl Framing for V41Framing {
+    fn push(&mut self, bytes: &[u8]) {
+        if lock(&self.t).phase == Phase::Hello {
+            self.hello.extend_from_slice(bytes);
+        } else {
+            self.dec.push(bytes);
+        }
+    }
+    fn next_frame(&mut self) -> Result<Option<Vec<u8>>> {
+        if lock(&self.t).phase == Phase::Hello {
+            return self.next_hello();
+        }
+        if lock(&self.t).refusal.is_some() {
+            return Ok(None);
+        }
+        let Some((h, body)) = self.dec.next_frame()? else {
+            return Ok(None);
+        };
+        // A request answered here yields an empty frame: the owner sends the answer.
+        Ok(Some(
+            lock(&self.t).request(h.tag, &body)?.unwrap_or_default(),
+        ))
+    }
+    fn has_partial(&self) -> bool {
+        !self.hello.is_empty() || self.dec.pending() > 0
+    }
+    fn set_limit(&mut self, max_frame: usize) {
+        self.limit = max_frame;
+        self.dec.set_limit(max_frame);
+    }
+    fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) {
+        if let Err(e) = lock(&self.t).encode(body, out) {
+            log::warn!(
+                "server: a message for a v41 peer could not be encoded: {}",
+                e
+            );
+        }
+    }
+}

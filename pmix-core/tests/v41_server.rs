@@ -1,0 +1,299 @@
+//! The server's OpenPMIx (v41) listener, spoken to with a raw TCP stream: a good client's
+//! whole life (handshake, hash job info, commit, fence with a client of ours, Get of its
+//! data, finalize), and the refusals: a version, gds or security mode we do not
+//! implement, a claimed uid the kernel contradicts, an unregistered client; a malformed
+//! frame closes that connection only. Every read has a deadline.
+
+mod util;
+
+use pmix_core::codec::v41::wire::{
+    cmds::{self, cmd, Command, Sender},
+    frame::{self, Header, HEADER_LEN},
+    handshake::{self, ClientHello},
+    replies,
+};
+use pmix_core::protocol::{Put, ReplyData, Req};
+use pmix_core::server::Server;
+use pmix_core::store::keys;
+use pmix_core::{Key, ProcId, Value};
+use pmix_sys as sys;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+use util::{ns, RecordingHost};
+
+/// The tcp4 address setup_fork gives OpenPMIx clients.
+fn v41_addr(s: &Server, job: &str) -> String {
+    let env = s.setup_fork(&ProcId::new(ns(job), 0)).unwrap();
+    let uri = env
+        .iter()
+        .find(|(k, _)| k == "PMIX_SERVER_URI41")
+        .map(|(_, v)| v.clone())
+        .expect("PMIX_SERVER_URI41 exported");
+    for v in [
+        "PMIX_SERVER_URI4",
+        "PMIX_SERVER_URI3",
+        "PMIX_SERVER_URI21",
+        "PMIX_SERVER_URI2",
+    ] {
+        assert!(env.iter().any(|(k, u)| k == v && *u == uri), "{v}");
+    }
+    assert!(env
+        .iter()
+        .any(|(k, v)| k == "PMIX_GDS_MODULE" && v == "hash"));
+    let native = env.iter().find(|(k, _)| k == "PMIX_RS_SERVER_URI").unwrap();
+    assert!(native.1.contains(";unix:"), "{}", native.1);
+    let addr = uri.split_once(";tcp4://").expect("a tcp4 URI").1;
+    assert!(addr.starts_with("127.0.0.1:"), "loopback only: {addr}");
+    addr.to_string()
+}
+
+fn dial(addr: &str) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s
+}
+
+/// Send a connect message; the server's status (and pindex when 0).
+fn handshake(s: &mut TcpStream, h: &ClientHello) -> (i32, Option<u32>) {
+    s.write_all(&handshake::encode_client_hello(h).unwrap())
+        .unwrap();
+    let mut st = [0u8; 4];
+    s.read_exact(&mut st).unwrap();
+    let status = i32::from_be_bytes(st);
+    if status != 0 {
+        return (status, None);
+    }
+    s.read_exact(&mut st).unwrap();
+    (0, Some(u32::from_be_bytes(st)))
+}
+
+fn closed_by_server(s: &mut TcpStream) -> bool {
+    let mut b = [0u8; 64];
+    matches!(s.read(&mut b), Ok(0))
+}
+
+fn me(job: &str, rank: u32) -> ProcId {
+    ProcId::new(ns(job), rank)
+}
+
+fn euid() -> u32 {
+    pmix_core::sys::euid()
+}
+
+fn egid() -> u32 {
+    pmix_core::sys::egid()
+}
+
+/// Send request `c` with `tag`; read the reply with that tag (events are skipped).
+fn call(s: &mut TcpStream, who: &Sender, tag: u32, c: &Command) -> (i32, ReplyData) {
+    let body = cmds::encode_request(c, who).unwrap();
+    s.write_all(&frame::frame(0, tag, &body).unwrap()).unwrap();
+    loop {
+        let mut h = [0u8; HEADER_LEN];
+        s.read_exact(&mut h).unwrap();
+        let h = Header::from_bytes(&h);
+        let mut body = vec![0u8; h.nbytes as usize];
+        s.read_exact(&mut body).unwrap();
+        if h.tag == tag {
+            return replies::decode_reply(c.code().unwrap(), &body).unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_openpmix_client_lives_beside_ours() {
+    let host = Arc::new(RecordingHost::default());
+    let srv = util::server_with_job("v41-life", "v41life", 2, host);
+    let addr = v41_addr(&srv, "v41life");
+    let mut s = dial(&addr);
+    let (st, pindex) = handshake(
+        &mut s,
+        &ClientHello::simple(me("v41life", 0), euid(), egid()),
+    );
+    assert_eq!((st, pindex.is_some()), (0, true));
+    let who = Sender {
+        me: me("v41life", 0),
+        uid: euid(),
+    };
+    let (_, job) = call(
+        &mut s,
+        &who,
+        101,
+        &Command::Req(Req::JobData {
+            nspace: ns("v41life"),
+        }),
+    );
+    let ReplyData::Job(j) = job else {
+        panic!("job info: {job:?}")
+    };
+    assert_eq!(j.nspace.as_str(), "v41life");
+    let put = Put {
+        key: Key::new("v41.k").unwrap(),
+        scope: sys::PMIX_GLOBAL,
+        value: Value::Uint32(4242),
+    };
+    let commit = Command::Req(Req::Commit { puts: vec![put] });
+    assert_eq!(call(&mut s, &who, 102, &commit).0, 0, "commit answered");
+    // Our own client, rank 1, fences with it and reads its key.
+    let ours = std::thread::spawn({
+        let uri = srv.uri();
+        move || {
+            let c = pmix_core::client::Client::connect(pmix_core::client::ClientConfig {
+                server: Some((
+                    me("v41life", 1),
+                    pmix_core::client::parse_uri(&uri).unwrap(),
+                )),
+                ..Default::default()
+            })
+            .unwrap();
+            let collect = vec![util::info(keys::COLLECT_DATA, Value::Bool(true))];
+            c.fence(vec![], &collect).unwrap();
+            let opts = Default::default();
+            let k = Key::new("v41.k").unwrap();
+            let v = c.get(Some(&me("v41life", 0)), Some(&k), &opts).unwrap();
+            c.finalize().unwrap();
+            v
+        }
+    });
+    let fence = Command::Req(Req::Fence {
+        procs: vec![],
+        collect: true,
+        timeout_ms: 0,
+        info: vec![],
+    });
+    assert_eq!(
+        call(&mut s, &who, 103, &fence).0,
+        0,
+        "fence with our rank 1"
+    );
+    assert_eq!(ours.join().unwrap(), Value::Uint32(4242));
+    assert_eq!(call(&mut s, &who, 104, &Command::Req(Req::Finalize)).0, 0);
+}
+
+#[test]
+fn what_we_do_not_implement_is_refused_at_the_handshake() {
+    let host = Arc::new(RecordingHost::default());
+    let srv = util::server_with_job("v41-refuse", "v41ref", 4, host);
+    let addr = v41_addr(&srv, "v41ref");
+    let good = || ClientHello::simple(me("v41ref", 0), euid(), egid());
+    let cases: Vec<(&str, ClientHello, i32)> = vec![
+        (
+            "gds ds21",
+            ClientHello {
+                gds: "ds21".into(),
+                ..good()
+            },
+            sys::PMIX_ERR_NOT_SUPPORTED,
+        ),
+        (
+            "version 3.1",
+            ClientHello {
+                version: "3.1.6".into(),
+                ..good()
+            },
+            sys::PMIX_ERR_NOT_SUPPORTED,
+        ),
+        (
+            "bfrops v4",
+            ClientHello {
+                bfrops: "v4".into(),
+                ..good()
+            },
+            sys::PMIX_ERR_NOT_SUPPORTED,
+        ),
+        (
+            "munge",
+            ClientHello {
+                psec: "munge".into(),
+                ..good()
+            },
+            sys::PMIX_ERR_NOT_SUPPORTED,
+        ),
+        (
+            "another uid",
+            ClientHello {
+                credential: handshake::native_credential(euid().wrapping_add(1), egid()),
+                ..good()
+            },
+            sys::PMIX_ERR_INVALID_CRED,
+        ),
+        (
+            "unregistered",
+            ClientHello::simple(me("v41ref", 9), euid(), egid()),
+            sys::PMIX_ERR_NOT_FOUND,
+        ),
+    ];
+    for (what, h, want) in cases {
+        let mut s = dial(&addr);
+        let (st, _) = handshake(&mut s, &h);
+        assert_eq!(st, want, "{what}");
+        assert!(closed_by_server(&mut s), "{what}: closed after the refusal");
+    }
+    // Not a connect message at all: closed without an answer.
+    let mut s = dial(&addr);
+    s.write_all(&[0x55; 32]).unwrap();
+    assert!(closed_by_server(&mut s), "garbage closed");
+}
+
+#[test]
+fn a_malformed_frame_closes_that_connection_only() {
+    let host = Arc::new(RecordingHost::default());
+    let srv = util::server_with_job("v41-bad", "v41bad", 2, host);
+    let addr = v41_addr(&srv, "v41bad");
+    let mut a = dial(&addr);
+    assert_eq!(
+        handshake(
+            &mut a,
+            &ClientHello::simple(me("v41bad", 0), euid(), egid())
+        )
+        .0,
+        0
+    );
+    let mut b = dial(&addr);
+    assert_eq!(
+        handshake(
+            &mut b,
+            &ClientHello::simple(me("v41bad", 1), euid(), egid())
+        )
+        .0,
+        0
+    );
+    // A GETNB whose body is cut short.
+    let bad = frame::frame(0, 101, &[0, 0, 0, 1, cmd::GETNB, 0xff]).unwrap();
+    a.write_all(&bad).unwrap();
+    assert!(
+        closed_by_server(&mut a),
+        "the malformed frame's connection is closed"
+    );
+    // An oversized frame header on another fresh connection.
+    let mut c = dial(&addr);
+    let mut hello = ClientHello::simple(me("v41bad", 0), euid(), egid());
+    hello.pad = false;
+    assert_eq!(handshake(&mut c, &hello).0, 0, "rank 0 may connect again");
+    let huge = Header {
+        pindex: 0,
+        tag: 101,
+        nbytes: u32::MAX,
+    }
+    .to_bytes();
+    c.write_all(&huge).unwrap();
+    assert!(closed_by_server(&mut c), "an oversized frame is refused");
+    let who = Sender {
+        me: me("v41bad", 1),
+        uid: euid(),
+    };
+    let (_, job) = call(
+        &mut b,
+        &who,
+        101,
+        &Command::Req(Req::JobData {
+            nspace: ns("v41bad"),
+        }),
+    );
+    assert!(
+        matches!(job, ReplyData::Job(_)),
+        "the other connection still works"
+    );
+}

@@ -1,0 +1,155 @@
+/* One rank of a job that may mix OpenPMIx clients and ours under our server (pmixrun).
+ * Built twice (mk/v41server.mk): against Debian's OpenPMIx 4.2.2 headers and library,
+ * and against ours. Every rank, whichever library it runs on:
+ *   1. PMIx_Init; PMIX_JOB_SIZE, PMIX_LOCAL_SIZE and PMIX_APPNUM of the job;
+ *   2. Puts "mx.a" (rank * 7 + 1, uint32) and "mx.s" ("<lib>-<rank>"), Commit;
+ *   3. a fence without data collection, then Gets every peer's "mx.a";
+ *   4. Puts "mx.b" (rank + 1000), Commit, a collecting fence, Gets every peer's "mx.b"
+ *      and "mx.s" (the library a peer runs on is printed: "peers on openpmix: N");
+ *   5. PMIx_Finalize.
+ * Prints "PASS mixed <lib> <nspace>.<rank> ..." or "FAIL <call>: <status>". */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef MIXED_OPENPMIX
+#    define LIB "openpmix"
+#else
+#    define LIB "pmix-rs"
+#endif
+
+#define CHECK(call)                                                                    \
+    do {                                                                               \
+        pmix_status_t rc_ = (call);                                                    \
+        if (PMIX_SUCCESS != rc_) {                                                     \
+            printf("FAIL %s (" LIB " rank %u): %s\n", #call, me.rank,                  \
+                   PMIx_Error_string(rc_));                                            \
+            fflush(stdout);                                                            \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+
+static pmix_proc_t me;
+
+static uint32_t job_u32(const char *key)
+{
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+    uint32_t out;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Get(&wild, key, NULL, 0, &v));
+    if (PMIX_UINT32 != v->type) {
+        printf("FAIL %s has type %d\n", key, (int) v->type);
+        exit(1);
+    }
+    out = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    return out;
+}
+
+static void put_u32(const char *key, uint32_t x)
+{
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, &x, PMIX_UINT32);
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &v));
+    PMIX_VALUE_DESTRUCT(&v);
+}
+
+static uint32_t peer_u32(uint32_t rank, const char *key)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    uint32_t out;
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    CHECK(PMIx_Get(&p, key, NULL, 0, &v));
+    if (PMIX_UINT32 != v->type) {
+        printf("FAIL rank %u's %s has type %d\n", rank, key, (int) v->type);
+        exit(1);
+    }
+    out = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    return out;
+}
+
+/* 1 when rank's "mx.s" says it runs on OpenPMIx. */
+static int peer_is_openpmix(uint32_t rank)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    char want[64];
+    int is;
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    CHECK(PMIx_Get(&p, "mx.s", NULL, 0, &v));
+    if (PMIX_STRING != v->type || NULL == v->data.string) {
+        printf("FAIL rank %u's mx.s has type %d\n", rank, (int) v->type);
+        exit(1);
+    }
+    is = 0 == strncmp(v->data.string, "openpmix-", 9);
+    snprintf(want, sizeof want, "%s-%u", is ? "openpmix" : "pmix-rs", rank);
+    if (0 != strcmp(want, v->data.string)) {
+        printf("FAIL rank %u's mx.s is %s\n", rank, v->data.string);
+        exit(1);
+    }
+    PMIX_VALUE_RELEASE(v);
+    return is;
+}
+
+static void fence(int collect)
+{
+    pmix_info_t info;
+    bool yes = true;
+    if (collect) {
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        CHECK(PMIx_Fence(NULL, 0, &info, 1));
+        PMIX_INFO_DESTRUCT(&info);
+    } else {
+        CHECK(PMIx_Fence(NULL, 0, NULL, 0));
+    }
+}
+
+int main(void)
+{
+    uint32_t size, local, appnum, r;
+    int openpmix_peers = 0;
+    char s[64];
+    pmix_value_t v;
+
+    CHECK(PMIx_Init(&me, NULL, 0));
+    size = job_u32(PMIX_JOB_SIZE);
+    local = job_u32(PMIX_LOCAL_SIZE);
+    appnum = job_u32(PMIX_APPNUM);
+    if (0 == size || local > size || me.rank >= size) {
+        printf("FAIL job size %u, local size %u, rank %u\n", size, local, me.rank);
+        return 1;
+    }
+    put_u32("mx.a", me.rank * 7 + 1);
+    snprintf(s, sizeof s, LIB "-%u", me.rank);
+    PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
+    CHECK(PMIx_Put(PMIX_GLOBAL, "mx.s", &v));
+    PMIX_VALUE_DESTRUCT(&v);
+    CHECK(PMIx_Commit());
+    fence(0);
+    for (r = 0; r < size; r++) {
+        uint32_t got = peer_u32(r, "mx.a");
+        if (got != r * 7 + 1) {
+            printf("FAIL rank %u's mx.a is %u, not %u\n", r, got, r * 7 + 1);
+            return 1;
+        }
+    }
+    put_u32("mx.b", me.rank + 1000);
+    CHECK(PMIx_Commit());
+    fence(1);
+    for (r = 0; r < size; r++) {
+        uint32_t got = peer_u32(r, "mx.b");
+        if (got != r + 1000) {
+            printf("FAIL rank %u's mx.b is %u, not %u\n", r, got, r + 1000);
+            return 1;
+        }
+        openpmix_peers += peer_is_openpmix(r);
+    }
+    CHECK(PMIx_Finalize(NULL, 0));
+    printf("PASS mixed " LIB " %s.%u of %u (app %u, %u local): peers on openpmix: %d\n",
+           me.nspace, me.rank, size, appnum, local, openpmix_peers);
+    return 0;
+}

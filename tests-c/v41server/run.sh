@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# run.sh: OpenPMIx clients under our server (see mk/v41server.mk). One ok/FAIL line per
+# case, a failing case's output below it, and a closing "N passed, M failed"; every case
+# runs through tools/harness.sh (a hang is a failure, reported before it is killed).
+#
+# Environment (set by mk/v41server.mk):
+#   PMIXRUN   the launcher
+#   OPX       tests-c/v41server/mixed.c built against Debian's OpenPMIx 4.2.2
+#   OURS      the same program built against our library
+set -u
+: "${PMIXRUN:?}" "${OPX:?}" "${OURS:?}"
+AREA=v41server
+. "$(dirname "$0")/../../tools/harness.sh"
+PR=("$PMIXRUN" --timeout 40)
+
+# --- the rendezvous variables ---
+check "children get our URI and the v41 tcp4 URIs" 0 '^ok tcp4 127.0.0.1$' 30 -- \
+    "${PR[@]}" -n 1 sh -c 'case "$PMIX_SERVER_URI41" in *";tcp4://127.0.0.1:"*) ;; *) exit 1;; esac;
+        [ "$PMIX_SERVER_URI2" = "$PMIX_SERVER_URI41" ] || exit 2
+        case "$PMIX_RS_SERVER_URI" in *";unix:"*) ;; *) exit 3;; esac
+        [ "$PMIX_GDS_MODULE" = hash ] && [ "$PMIX_SECURITY_MODE" = native ] || exit 4
+        env | grep -q "^PMIX_SERVER_URI5" && exit 5; echo "ok tcp4 127.0.0.1"'
+check "PMIX_RS_V41=0: only PMIX_RS_SERVER_URI" 0 '^ok v41 off$' 30 -- \
+    env PMIX_RS_V41=0 "${PR[@]}" -n 1 sh -c 'env | grep -q "^PMIX_SERVER_URI" && exit 1;
+        case "$PMIX_RS_SERVER_URI" in *";unix:"*) echo "ok v41 off";; esac'
+check "PMIX_RS_V41=0: our clients as before (4 ranks)" 0 'PASS mixed pmix-rs' 60 4 -- \
+    env PMIX_RS_V41=0 "${PR[@]}" -n 4 "$OURS"
+
+# --- OpenPMIx 4.2.2 clients (Debian's libpmix) under pmixrun ---
+for n in 1 4 16; do
+    check "OpenPMIx clients, $n rank(s)" 0 "^PASS mixed openpmix .* of $n .*peers on openpmix: $n\$" \
+        90 "$n" -- "${PR[@]}" -n "$n" "$OPX"
+done
+check "OpenPMIx clients across 2 nodes (4 ranks)" 0 \
+    '^PASS mixed openpmix .* of 4 \(app 0, 2 local\): peers on openpmix: 4$' 90 4 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$OPX"
+
+# --- one job mixing both libraries (MPMD: app 0 OpenPMIx, app 1 ours) ---
+check "mixed job: 2 OpenPMIx + 2 pmix-rs ranks" 0 'peers on openpmix: 2$' 90 4 -- \
+    "${PR[@]}" -n 2 "$OPX" : -n 2 "$OURS"
+check "mixed job: 3 pmix-rs + 5 OpenPMIx ranks" 0 'peers on openpmix: 5$' 90 8 -- \
+    "${PR[@]}" -n 3 "$OURS" : -n 5 "$OPX"
+check "mixed job across 2 nodes: 3 OpenPMIx + 3 pmix-rs ranks" 0 'peers on openpmix: 3$' 90 6 -- \
+    "${PR[@]}" --nodes 2 -n 3 "$OPX" : -n 3 "$OURS"
+
+# --- OpenPMIx's tools attach to a running job (pps --pid <pmixrun pid>) ---
+if command -v pps >/dev/null; then
+    check "pps --pid <pmixrun pid> attaches" 0 '^Active nspaces' 40 -- bash -c '
+        t=$(mktemp -d); trap "rm -rf $t" EXIT
+        TMPDIR=$t "$0" --timeout 30 -n 1 sleep 20 & pr=$!
+        for i in $(seq 100); do
+            [ -n "$(find "$t" -name "pmix.*.tool.$pr" 2>/dev/null)" ] && break; sleep 0.1
+        done
+        TMPDIR=$t timeout -s KILL 15 pps --pid "$pr"; rc=$?
+        kill $pr; wait $pr 2>/dev/null; exit $rc' "$PMIXRUN"
+else
+    echo "SKIP pps: libpmix-bin not installed"
+fi
+
+harness_end
