@@ -65,6 +65,13 @@ pub const SERVER_URIS: [&str; 5] = [
     "PMIX_SERVER_URI21",
     "PMIX_SERVER_URI2",
 ];
+/// `PMIX_RS_SERVER_URI`: our own server's native socket (`<nspace>.<rank>;unix:<path>`),
+/// read before the `PMIX_SERVER_URI<v>` variables.
+pub const PMIX_RS_SERVER_URI: &str = "PMIX_RS_SERVER_URI";
+/// `PMIX_GDS_MODULE`: the gds modules an OpenPMIx server offers its clients.
+pub const PMIX_GDS_MODULE: &str = "PMIX_GDS_MODULE";
+/// `PMIX_SECURITY_MODE`: the security modules an OpenPMIx server offers its clients.
+pub const PMIX_SECURITY_MODE: &str = "PMIX_SECURITY_MODE";
 /// `PMIX_SERVER_TMPDIR`.
 pub const PMIX_SERVER_TMPDIR: &str = "PMIX_SERVER_TMPDIR";
 /// `PMIX_SYSTEM_TMPDIR`.
@@ -118,6 +125,28 @@ pub const PARAMS: &[Param] = &[
         default: "unset",
         readers: &[Client, Tool],
         meaning: "the rank of this process, set by its server's setup_fork",
+    },
+    Param {
+        name: PMIX_RS_SERVER_URI,
+        default: "unset",
+        readers: &[Client, Tool],
+        meaning: "our own server's native socket, <nspace>.<rank>;unix:<path> (set by our \
+                  servers' setup_fork; read before PMIX_SERVER_URI41...; without it a \
+                  tcp4:// PMIX_SERVER_URI41 makes the client speak OpenPMIx's protocol)",
+    },
+    Param {
+        name: PMIX_GDS_MODULE,
+        default: "unset (hash)",
+        readers: &[Client],
+        meaning: "the gds modules an OpenPMIx server offers (comma separated); our client \
+                  under it needs hash and is refused at connect otherwise",
+    },
+    Param {
+        name: PMIX_SECURITY_MODE,
+        default: "unset (native)",
+        readers: &[Client],
+        meaning: "the security modules an OpenPMIx server offers; our client under it \
+                  needs native or none and is refused at connect otherwise",
     },
     Param {
         name: SERVER_URIS[0],
@@ -277,14 +306,17 @@ pub fn is_set(name: &str) -> bool {
     get_os(name).is_some()
 }
 
-/// The first of the `PMIX_SERVER_URI<v>` variables that is set.
+/// [`PMIX_RS_SERVER_URI`], else the first of the `PMIX_SERVER_URI<v>` variables that is set.
 pub fn server_uri() -> Option<String> {
     server_uri_var().map(|(_, uri)| uri)
 }
 
-/// The first of the `PMIX_SERVER_URI<v>` variables that is set: its name and value.
+/// [`PMIX_RS_SERVER_URI`] if set, else the first of the `PMIX_SERVER_URI<v>` variables
+/// that is set: its name and value.
 pub fn server_uri_var() -> Option<(&'static str, String)> {
-    SERVER_URIS.iter().find_map(|v| get(v).map(|u| (*v, u)))
+    std::iter::once(&PMIX_RS_SERVER_URI)
+        .chain(SERVER_URIS.iter())
+        .find_map(|v| get(v).map(|u| (*v, u)))
 }
 
 #[cfg(test)]

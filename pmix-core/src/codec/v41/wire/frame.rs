@@ -108,6 +108,10 @@ impl FrameDecoder {
             limit,
         }
     }
+    /// Refuse bodies over `limit` bytes from now on.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
     /// Feed bytes read from the stream.
     pub fn push(&mut self, bytes: &[u8]) {
         if self.start > 0 && self.start == self.buf.len() {

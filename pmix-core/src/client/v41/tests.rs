@@ -1,0 +1,1 @@
+//! The translation of [`super::Xlate`] without a server: requests out, replies in.
