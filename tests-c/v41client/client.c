@@ -8,9 +8,10 @@
  *   - Get of a peer's key with PMIX_GET_REFRESH_CACHE;
  *   - an event handler registered for a code, PMIx_Notify_event, delivery to the
  *     notifier (mpirun forwards a client's event to no other rank);
- *   - Publish/Lookup (rank 0 publishes, all look up after a fence) when the server's host
- *     supports them (mpirun's ORTE does);
- *   - PMIx_Finalize. */
+ *   - Publish/Lookup (rank 0 publishes, all look up after a fence);
+ *   - PMIx_Finalize.
+ * With V41CLIENT_REFUSE set (and PMIX_GDS_MODULE or PMIX_SECURITY_MODE naming modules we
+ * do not implement), only that PMIx_Init fails with PMIX_ERR_NOT_SUPPORTED. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pthread.h>
@@ -209,6 +210,11 @@ int main(void)
 {
     check_maps();
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (getenv("V41CLIENT_REFUSE") != NULL) {
+        /* the environment offers a gds or security module we do not implement */
+        CHECK_RC(rc, PMIX_ERR_NOT_SUPPORTED, "PMIx_Init");
+        CHECK_DONE();
+    }
     CHECK_RC(rc, PMIX_SUCCESS, "PMIx_Init");
     if (rc != PMIX_SUCCESS)
         CHECK_DONE();
