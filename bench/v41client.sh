@@ -36,7 +36,7 @@ done
 python3 - "$tmp" "$NPS" "$RUNS" <<'PY'
 import re, statistics, sys, glob, os
 tmp, nps, runs = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
-pat = re.compile(r"^RESULT np=(\d+) op=(\S+) median_us=([0-9.]+)")
+pat = re.compile(r"^RESULT np=(\d+) op=(.+?) median_us=([0-9.]+)")
 def load(lib, np):
     per = {}
     for run in range(1, runs + 1):
