@@ -4,7 +4,7 @@
 //! The engine does not know which server it talks to. It hands its [`Link`] each
 //! request as it would to one of our servers (an encoded [`Request`]) and is handed each
 //! server message as one of ours (an encoded [`ServerMsg`]). For an OpenPMIx server the
-//! link is a [`V41Link`] and the connection's framing a [`V41Framing`]; both share one
+//! link is a `V41Link` and the connection's framing a [`V41Framing`]; both share one
 //! [`Xlate`], the per-connection state of the translation:
 //!
 //! * out: our `Request` → [`Command`] → a v41 body with a fresh v41 tag and the
@@ -16,7 +16,7 @@
 //!   a client registered for) are answered by OpenPMIx servers; those replies are
 //!   swallowed here.
 //!
-//! The handshake runs on the calling thread ([`connect`]), with a deadline; a server
+//! The handshake runs on the calling thread (`connect`), with a deadline; a server
 //! offering no gds or security module we implement, or another bfrops, is refused there
 //! with `PMIX_ERR_NOT_SUPPORTED` and one log line. After it the job info is fetched as
 //! an OpenPMIx client does (`PMIX_REQ_CMD`) and installed as the namespace's job data, so
