@@ -69,10 +69,15 @@ pub const SERVER_URIS: [&str; 5] = [
     "PMIX_SERVER_URI21",
     "PMIX_SERVER_URI2",
 ];
-/// `PMIX_RS_SERVER_URI` (ours): our server's native URI, `<nspace>.<rank>;unix:<path>`.
+/// `PMIX_RS_SERVER_URI`: our own server's native socket (`<nspace>.<rank>;unix:<path>`),
+/// read before the `PMIX_SERVER_URI<v>` variables.
 pub const PMIX_RS_SERVER_URI: &str = "PMIX_RS_SERVER_URI";
 /// `PMIX_RS_V41` (ours): `0` turns the server's OpenPMIx (v41) listener off.
 pub const PMIX_RS_V41: &str = "PMIX_RS_V41";
+/// `PMIX_GDS_MODULE`: the gds modules an OpenPMIx server offers its clients.
+pub const PMIX_GDS_MODULE: &str = "PMIX_GDS_MODULE";
+/// `PMIX_SECURITY_MODE`: the security modules an OpenPMIx server offers its clients.
+pub const PMIX_SECURITY_MODE: &str = "PMIX_SECURITY_MODE";
 /// `PMIX_SERVER_TMPDIR`.
 pub const PMIX_SERVER_TMPDIR: &str = "PMIX_SERVER_TMPDIR";
 /// `PMIX_SYSTEM_TMPDIR`.
@@ -128,6 +133,28 @@ pub const PARAMS: &[Param] = &[
         meaning: "the rank of this process, set by its server's setup_fork",
     },
     Param {
+        name: PMIX_RS_SERVER_URI,
+        default: "unset",
+        readers: &[Client, Tool],
+        meaning: "our own server's native socket, <nspace>.<rank>;unix:<path> (set by our \
+                  servers' setup_fork; read before PMIX_SERVER_URI41...; without it a \
+                  tcp4:// PMIX_SERVER_URI41 makes the client speak OpenPMIx's protocol)",
+    },
+    Param {
+        name: PMIX_GDS_MODULE,
+        default: "unset (hash)",
+        readers: &[Client],
+        meaning: "the gds modules an OpenPMIx server offers (comma separated); our client \
+                  under it needs hash and is refused at connect otherwise",
+    },
+    Param {
+        name: PMIX_SECURITY_MODE,
+        default: "unset (native)",
+        readers: &[Client],
+        meaning: "the security modules an OpenPMIx server offers; our client under it \
+                  needs native or none and is refused at connect otherwise",
+    },
+    Param {
         name: SERVER_URIS[0],
         default: "unset",
         readers: &[Client, Tool],
@@ -156,13 +183,6 @@ pub const PARAMS: &[Param] = &[
         default: "unset",
         readers: &[Client, Tool],
         meaning: URI_MEANING,
-    },
-    Param {
-        name: PMIX_RS_SERVER_URI,
-        default: "unset",
-        readers: &[Client, Tool],
-        meaning: "our server's own URI (<nspace>.<rank>;unix:<path>), set by its setup_fork; \
-                  when set it is used before any PMIX_SERVER_URI<v>",
     },
     Param {
         name: PMIX_RS_V41,
@@ -299,18 +319,17 @@ pub fn is_set(name: &str) -> bool {
     get_os(name).is_some()
 }
 
-/// The first of the `PMIX_SERVER_URI<v>` variables that is set.
+/// [`PMIX_RS_SERVER_URI`], else the first of the `PMIX_SERVER_URI<v>` variables that is set.
 pub fn server_uri() -> Option<String> {
     server_uri_var().map(|(_, uri)| uri)
 }
 
-/// `PMIX_RS_SERVER_URI`, else the first of the `PMIX_SERVER_URI<v>` variables that is
-/// set: its name and value.
+/// [`PMIX_RS_SERVER_URI`] if set, else the first of the `PMIX_SERVER_URI<v>` variables
+/// that is set: its name and value.
 pub fn server_uri_var() -> Option<(&'static str, String)> {
-    if let Some(u) = get(PMIX_RS_SERVER_URI) {
-        return Some((PMIX_RS_SERVER_URI, u));
-    }
-    SERVER_URIS.iter().find_map(|v| get(v).map(|u| (*v, u)))
+    std::iter::once(&PMIX_RS_SERVER_URI)
+        .chain(SERVER_URIS.iter())
+        .find_map(|v| get(v).map(|u| (*v, u)))
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ impl Client {
         opts: HandlerOpts,
         h: ChainHandler,
     ) -> Result<usize> {
+        if let Some(l) = self.inner.link.get() {
+            l.events_wanted(&codes);
+        }
         self.inner.handlers.register(codes, opts, h)
     }
 

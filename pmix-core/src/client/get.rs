@@ -378,8 +378,8 @@ impl Client {
                     return;
                 }
                 let infos = match data {
-                    ReplyData::Data(v) => v,
-                    _ => Vec::new(),
+                    ReplyData::Data(v) => v.into_iter().map(expanded_info).collect(),
+                    _ => Vec::<Info>::new(),
                 };
                 let wildcard = t2.rank == sys::PMIX_RANK_WILDCARD;
                 if !wildcard {
@@ -424,7 +424,7 @@ impl Client {
             .entry(proc)
             .or_default()
             .entry(key)
-            .or_insert(v)
+            .or_insert_with(|| expanded(v))
             .clone()
     }
 
@@ -570,4 +570,30 @@ impl Client {
             } => self.ask(target, key, immediate, opts, cb).map(|_| ()),
         }
     }
+}
+
+/// A peer's value as `PMIx_Get` hands it back: a `PMIX_COMPRESSED_STRING` (what
+/// OpenPMIx's `PMIx_Put` makes of a long string) decompressed to the `PMIX_STRING` it
+/// was; a block that does not decompress stays as it came, with a log line.
+pub(super) fn expanded(v: Value) -> Value {
+    let Value::CompressedString(z) = &v else {
+        return v;
+    };
+    match crate::compress::decompress(z) {
+        Ok(mut s) => {
+            if s.last() == Some(&0) {
+                s.pop();
+            }
+            Value::String(Some(s))
+        }
+        Err(e) => {
+            log::warn!("client: a compressed string value stays compressed: {}", e);
+            v
+        }
+    }
+}
+
+fn expanded_info(mut i: Info) -> Info {
+    i.value = expanded(i.value);
+    i
 }

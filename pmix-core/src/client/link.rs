@@ -31,6 +31,13 @@ pub trait Link: Send + Sync + 'static {
 
     /// Close the connection at our request (finalize), on the progress thread.
     fn close(&self, ctx: &mut Ctx);
+
+    /// A handler for `codes` (empty: every code) was registered here. Our servers send
+    /// every event to every client and need not hear of it (the default); a server that
+    /// forwards only the codes a client registered for (OpenPMIx's) is told.
+    fn events_wanted(&self, codes: &[i32]) {
+        let _ = codes;
+    }
 }
 
 /// The link of a connected process: the reactor's connection object.
@@ -144,6 +151,19 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Socket
     Ok((s, w, dec, fds))
 }
 
+/// The owner of a client's connection on the progress thread: frames go to the engine,
+/// the end of the connection fails what waits (a client already dropped closes it).
+pub(super) fn conn_owner(inner: &Arc<Inner>) -> reactor::ConnOwner {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    Arc::new(move |ctx, id, ev| match weak.upgrade() {
+        Some(i) => match ev {
+            ConnEvent::Closed(why) => i.lost(&why),
+            ConnEvent::Frame(body) => i.on_frame(&body, || ctx.close(id)),
+        },
+        None => ctx.close(id),
+    })
+}
+
 /// What a tool knows about its own namespace: a job of one on this node, as for a
 /// singleton but without `PMIX_SINGLETON`.
 pub(super) fn tool_job(me: &ProcId, host: &str) -> JobData {
@@ -198,17 +218,16 @@ impl Client {
             log::debug!("client: no server in the environment; singleton {}", me);
             return Ok(Self::local(me, hostname, handle, data));
         };
+        let path = match path {
+            ServerAddr::Unix(p) => p,
+            ServerAddr::V41 { server, addr } => {
+                return super::v41::connect(me, server, addr, cfg.kind, hostname, handle)
+            }
+        };
         let (stream, welcomed, rest, fds) = handshake(&me, &path, cfg.kind)?;
         let (inner, unmapped) = Inner::welcomed(welcomed, &fds, cfg.kind, hostname, handle.clone());
         drop(fds);
-        let weak: Weak<Inner> = Arc::downgrade(&inner);
-        let owner: reactor::ConnOwner = Arc::new(move |ctx, id, ev| match weak.upgrade() {
-            Some(i) => match ev {
-                ConnEvent::Closed(why) => i.lost(&why),
-                ConnEvent::Frame(body) => i.on_frame(&body, || ctx.close(id)),
-            },
-            None => ctx.close(id),
-        });
+        let owner = conn_owner(&inner);
         // The progress thread takes the connection over when it next runs; Init does not
         // wait for it (one thread wakeup less on the way to the first operation).
         let (_, conn) = handle.add_conn_direct(stream, owner, rest)?;
@@ -240,7 +259,7 @@ impl Client {
     }
 
     /// A connected client, once the job data it could not map is fetched.
-    fn ready(inner: Arc<Inner>, unmapped: Vec<Nspace>) -> Client {
+    pub(super) fn ready(inner: Arc<Inner>, unmapped: Vec<Nspace>) -> Client {
         let client = Client { inner };
         for ns in unmapped {
             if let Err(e) = client.fetch_job_inline(ns.clone()) {
@@ -310,7 +329,7 @@ impl Inner {
     /// the server published on this node are mapped from `fds`, not copied; the
     /// namespaces whose tables cannot be mapped are returned, to be asked for inline once
     /// connected. The descriptors can be closed once this returns (the mappings stay).
-    fn welcomed(
+    pub(super) fn welcomed(
         (server, me, jobs): Welcomed,
         fds: &[std::os::fd::OwnedFd],
         kind: protocol::PeerKind,

@@ -37,6 +37,7 @@ mod put;
 pub mod query;
 mod spawn;
 pub mod tool;
+pub mod v41;
 
 pub use link::Link;
 use opts::{flag, qualified_get, without_qualifiers};
@@ -82,8 +83,8 @@ const FINALIZE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Where a client finds its server.
 #[derive(Debug, Clone, Default)]
 pub struct ClientConfig {
-    /// Our identity and the server's socket path; `None` makes a singleton.
-    pub server: Option<(ProcId, String)>,
+    /// Our identity and the server's address; `None` makes a singleton.
+    pub server: Option<(ProcId, ServerAddr)>,
     /// Infos passed to `PMIx_Init`.
     pub info: Vec<Info>,
     /// How we introduce ourselves: a client, or a tool (`PMIx_tool_init`) that named
@@ -91,13 +92,36 @@ pub struct ClientConfig {
     pub kind: protocol::PeerKind,
 }
 
+/// A server's address, which also says which protocol it speaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerAddr {
+    /// One of ours: its unix socket (our native protocol).
+    Unix(String),
+    /// An OpenPMIx server: its identity and TCP address (OpenPMIx's protocol, bfrops v41,
+    /// see [`v41`]).
+    V41 {
+        /// The server's namespace and rank, from its URI.
+        server: ProcId,
+        /// Where it listens.
+        addr: std::net::SocketAddr,
+    },
+}
+
+impl From<String> for ServerAddr {
+    fn from(path: String) -> ServerAddr {
+        ServerAddr::Unix(path)
+    }
+}
+
 impl ClientConfig {
-    /// Read `PMIX_NAMESPACE`, `PMIX_RANK` and the first of `PMIX_SERVER_URI41`, `4`, `3`,
-    /// `21`, `2` from the environment. Without them the process is a singleton.
+    /// Read `PMIX_NAMESPACE`, `PMIX_RANK` and the server's URI from the environment:
+    /// `PMIX_RS_SERVER_URI`, else the first of `PMIX_SERVER_URI41`, `4`, `3`, `21`, `2`
+    /// (a `unix:` address is one of ours, a `tcp4://` one an OpenPMIx server). Without
+    /// them the process is a singleton.
     ///
     /// # Errors
-    /// `PMIX_ERR_BAD_PARAM` if the variables are present but malformed, or the URI is not
-    /// ours (`<nspace>.<rank>;unix:<path>`).
+    /// `PMIX_ERR_BAD_PARAM` if the variables are present but malformed;
+    /// `PMIX_ERR_NOT_SUPPORTED` for a transport we do not speak.
     pub fn from_env() -> Result<ClientConfig> {
         let ns = params::get(params::PMIX_NAMESPACE);
         let rank = params::get(params::PMIX_RANK);
@@ -109,19 +133,36 @@ impl ClientConfig {
             .trim()
             .parse()
             .map_err(|_| Error::bad_param(format!("PMIX_RANK={:?} is not a rank", rank)))?;
-        let path =
-            parse_uri(&uri).map_err(|e| Error::new(e.status, format!("{}: {}", var, e.context)))?;
+        let addr = server_addr(&uri)
+            .map_err(|e| Error::new(e.status, format!("{}: {}", var, e.context)))?;
         Ok(ClientConfig {
-            server: Some((ProcId::new(Nspace::new(ns)?, rank), path)),
+            server: Some((ProcId::new(Nspace::new(ns)?, rank), addr)),
             ..Default::default()
         })
+    }
+}
+
+/// The address of a server URI: `<nspace>.<rank>;unix:<path>` (one of ours) or
+/// `<nspace>.<rank>;tcp4://<ip>:<port>` (`tcp6://[ip]:port`: an OpenPMIx server).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a malformed URI, `PMIX_ERR_NOT_SUPPORTED` for another
+/// transport.
+pub fn server_addr(uri: &str) -> Result<ServerAddr> {
+    match uri.split_once(';') {
+        Some((_, a)) if a.starts_with("tcp4://") || a.starts_with("tcp6://") => {
+            let (server, addr) = crate::codec::v41::wire::handshake::parse_uri(uri)?;
+            Ok(ServerAddr::V41 { server, addr })
+        }
+        _ => parse_uri(uri).map(ServerAddr::Unix),
     }
 }
 
 /// The socket path of a server URI `<nspace>.<rank>;unix:<path>`.
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` for a URI of another transport (e.g. OpenPMIx's `tcp4://`).
+/// `PMIX_ERR_BAD_PARAM` for a URI without an address, `PMIX_ERR_NOT_SUPPORTED` for one
+/// of another transport (an OpenPMIx server's `tcp4://`: see [`server_addr`]).
 pub fn parse_uri(uri: &str) -> Result<String> {
     let (_, addr) = uri
         .split_once(';')
@@ -600,6 +641,9 @@ impl Client {
     /// Register an event handler for `codes` (empty: every event, a default handler).
     /// Returns its id.
     pub fn register_event_handler(&self, codes: Vec<i32>, h: EventHandler) -> usize {
+        if let Some(l) = self.inner.link.get() {
+            l.events_wanted(&codes);
+        }
         self.inner.handlers.register_simple(codes, h)
     }
 

@@ -303,7 +303,7 @@ pub fn connect(id: Option<&ProcId>, target: &Target) -> Result<Client> {
     let mut attempt = 0;
     loop {
         let r = target.find().and_then(|(uri, from_env)| {
-            let path = super::parse_uri(&uri)?;
+            let path = super::server_addr(&uri)?;
             let (me, kind) = match id {
                 Some(p) if from_env && !target.names_a_server() => (p.clone(), PeerKind::Client),
                 Some(p) => (p.clone(), PeerKind::ToolNamed),

@@ -202,6 +202,13 @@ fn lock_global() -> std::sync::MutexGuard<'static, Global> {
     GLOBAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A connected stream socket as the stream type connections are served as. Any stream
+/// socket will do (a TCP one to an OpenPMIx server, too): the reactor only reads, writes,
+/// polls and shuts it down. The caller has made it non-blocking.
+pub fn stream_of(fd: std::os::fd::OwnedFd) -> UnixStream {
+    UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))
+}
+
 /// Start the progress thread if needed and count one more user.
 ///
 /// # Errors

@@ -92,7 +92,7 @@ pub fn connect(server: &Server, job: &str, rank: u32) -> pmix_core::Result<Clien
     Client::connect(ClientConfig {
         server: Some((
             ProcId::new(ns(job), rank),
-            parse_uri(&server.uri()).unwrap(),
+            parse_uri(&server.uri()).unwrap().into(),
         )),
         ..Default::default()
     })

@@ -1,0 +1,457 @@
+//! Our client under an OpenPMIx server: the one place where the engine's messages and
+//! OpenPMIx's protocol (4.2.x, bfrops v41, hash gds) meet.
+//!
+//! The engine does not know which server it talks to. It hands its [`Link`] each
+//! request as it would to one of our servers (an encoded [`Request`]) and is handed each
+//! server message as one of ours (an encoded [`ServerMsg`]). For an OpenPMIx server the
+//! link is a `V41Link` and the connection's framing a [`V41Framing`]; both share one
+//! [`Xlate`], the per-connection state of the translation:
+//!
+//! * out: our `Request` → [`Command`] → a v41 body with a fresh v41 tag and the
+//!   connection's pindex; the v41 tag is remembered with our tag and the command code
+//!   (a v41 reply is decoded by the code of the command it answers);
+//! * in: a v41 reply → `ServerMsg::Reply` under our tag; the server's event delivery
+//!   (tag 0) → `ServerMsg::Event`. A commit (which we send without a reply tag) and an
+//!   event registration ([`Link::events_wanted`]: OpenPMIx servers forward only the codes
+//!   a client registered for) are answered by OpenPMIx servers; those replies are
+//!   swallowed here.
+//!
+//! The handshake runs on the calling thread (`connect`), with a deadline; a server
+//! offering no gds or security module we implement, or another bfrops, is refused there
+//! with `PMIX_ERR_NOT_SUPPORTED` and one log line. After it the job info is fetched as
+//! an OpenPMIx client does (`PMIX_REQ_CMD`) and installed as the namespace's job data, so
+//! Gets of job, node, app and own keys are local as under our own servers. A malformed
+//! v41 message closes the connection (the engine sees it lost), nothing else.
+//!
+//! The TCP socket travels through the reactor as the `UnixStream` every connection is
+//! (`UnixStream::from(OwnedFd)`, safe code): the reactor only reads, writes, polls and
+//! shuts it down, which are the same calls for both socket families.
+
+use super::link::conn_owner;
+use super::{lock, Client, Inner, Link, HANDSHAKE_TIMEOUT};
+use crate::codec::v41::wire::{
+    cmds::{self, Command, Sender},
+    frame::{self, FrameDecoder, Header, TagCounter, TAG_NOTIFY},
+    handshake::{self, ClientHello, ServerReply},
+    replies,
+};
+use crate::error::{Error, Result};
+use crate::params;
+use crate::protocol::{self, PeerKind, Put, Req, Request, ServerMsg};
+use crate::reactor::{self, ConnId, Ctx, Framing, Handle};
+use crate::value::{ProcId, Value};
+use pmix_sys as sys;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Mutex};
+
+/// What a reply answers: our tag (0: nobody waits, the reply is swallowed) and the v41
+/// command code it is decoded by.
+type Awaited = (u32, u8);
+
+/// The per-connection state of the translation (see the module documentation).
+pub struct Xlate {
+    pindex: i32,
+    sender: Sender,
+    tags: TagCounter,
+    awaited: HashMap<u32, Awaited>,
+}
+
+impl Xlate {
+    /// The translation for a connection the server gave `pindex`, from `sender`.
+    pub fn new(pindex: i32, sender: Sender) -> Xlate {
+        Xlate {
+            pindex,
+            sender,
+            tags: TagCounter::default(),
+            awaited: HashMap::new(),
+        }
+    }
+
+    /// One of the engine's encoded [`Request`]s as a framed v41 message.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_SUPPORTED` for a request with no OpenPMIx counterpart (allgather,
+    /// IOF, groups, host operations); the decoding error of a body that is not a
+    /// `Request`.
+    pub fn request(&mut self, body: &[u8]) -> Result<Vec<u8>> {
+        let Request { tag, req } = protocol::decode::<Request>(body)?;
+        let req = match req {
+            Req::Commit { puts } => Req::Commit {
+                puts: puts.into_iter().map(compress_put).collect(),
+            },
+            // The engine dropped its cached copy already: asking again is the refresh.
+            // (A 4.2 server answers a refresh of a local peer with no data at all.)
+            Req::Get {
+                target,
+                key,
+                immediate,
+                timeout_ms,
+                mut info,
+            } => {
+                info.retain(|i| i.key.as_str() != sys::attrs::keys::PMIX_GET_REFRESH_CACHE);
+                Req::Get {
+                    target,
+                    key,
+                    immediate,
+                    timeout_ms,
+                    info,
+                }
+            }
+            r => r,
+        };
+        self.command(tag, &Command::Req(req))
+    }
+
+    /// `c` as a framed v41 message; its reply goes to our `tag` (0: swallowed).
+    ///
+    /// # Errors
+    /// As [`cmds::encode_request`].
+    pub fn command(&mut self, tag: u32, c: &Command) -> Result<Vec<u8>> {
+        let code = c.code()?;
+        let body = cmds::encode_request(c, &self.sender)?;
+        let v41_tag = self.tags.next_tag();
+        if c.has_reply() {
+            self.awaited.insert(v41_tag, (tag, code));
+        }
+        frame::frame(self.pindex, v41_tag, &body)
+    }
+
+    /// A v41 message from the server as one of our [`ServerMsg`] bodies; `None` for a
+    /// reply nobody waits for (logged when it is a failure) or an unknown tag.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNPACK_*` for a malformed body (the connection is closed).
+    pub fn server_msg(&mut self, h: &Header, body: &[u8]) -> Result<Option<Vec<u8>>> {
+        if h.tag == TAG_NOTIFY {
+            return Ok(Some(protocol::encode(&replies::decode_event(body)?)));
+        }
+        let Some((tag, code)) = self.awaited.remove(&h.tag) else {
+            log::debug!("v41 client: message with unknown tag {} dropped", h.tag);
+            return Ok(None);
+        };
+        let (status, data) = replies::decode_reply(code, body)?;
+        if tag == 0 {
+            if status != sys::PMIX_SUCCESS {
+                log::debug!("v41 client: command {} answered {}", code, status);
+            }
+            return Ok(None);
+        }
+        Ok(Some(protocol::encode(&ServerMsg::Reply {
+            tag,
+            status,
+            data,
+        })))
+    }
+}
+
+/// A long string put as OpenPMIx's `PMIx_Put` stores it: `PMIX_COMPRESSED_STRING`
+/// (zlib, [`crate::compress`]) when it is over the compression limit and gets smaller,
+/// so an OpenPMIx reader finds what its own peers send.
+pub fn compress_put(mut p: Put) -> Put {
+    if let Value::String(Some(s)) = &p.value {
+        if s.len() > crate::compress::MIN_INPUT {
+            if let Some(z) = crate::compress::compress(s) {
+                p.value = Value::CompressedString(z);
+            }
+        }
+    }
+    p
+}
+
+/// The framing of a connection to an OpenPMIx server: v41 messages in, our
+/// [`ServerMsg`] bodies out (through the shared [`Xlate`]).
+pub struct V41Framing {
+    dec: FrameDecoder,
+    x: Arc<Mutex<Xlate>>,
+    /// The socket, to keep its acknowledgements immediate (`TCP_QUICKACK`, which the
+    /// kernel drops again as it sees fit: set after every read). Without it a server
+    /// reply written while an earlier one (the commit's, which we do not answer) waits
+    /// for its acknowledgement is held back by the server's Nagle until our delayed
+    /// acknowledgement, 40 ms (measured: every collecting fence after a commit).
+    ack: Option<TcpStream>,
+}
+
+impl Framing for V41Framing {
+    fn push(&mut self, bytes: &[u8]) {
+        self.dec.push(bytes);
+        if let Some(s) = &self.ack {
+            if let Err(e) = rustix::net::sockopt::set_tcp_quickack(s, true) {
+                log::debug!("v41 client: TCP_QUICKACK: {}", e);
+                self.ack = None;
+            }
+        }
+    }
+    fn next_frame(&mut self) -> Result<Option<Vec<u8>>> {
+        while let Some((h, body)) = self.dec.next_frame()? {
+            match lock(&self.x).server_msg(&h, &body) {
+                Ok(Some(m)) => return Ok(Some(m)),
+                Ok(None) => {}
+                Err(e) => {
+                    log::warn!(
+                        "v41 client: malformed message (tag {}, {} bytes) from the server: {}",
+                        h.tag,
+                        body.len(),
+                        e
+                    );
+                    return Err(e);
+                }
+            }
+        }
+        Ok(None)
+    }
+    fn has_partial(&self) -> bool {
+        self.dec.pending() > 0
+    }
+    fn set_limit(&mut self, max_frame: usize) {
+        self.dec.set_limit(max_frame);
+    }
+    fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) {
+        match lock(&self.x).request(body) {
+            Ok(b) => out.extend_from_slice(&b),
+            Err(e) => log::warn!("v41 client: request not sent: {}", e),
+        }
+    }
+}
+
+/// The engine's link to an OpenPMIx server: requests are translated and written on the
+/// calling thread (so one that has no v41 counterpart fails at once, and no thread
+/// handoff delays a request); what the socket does not take at once goes to the progress
+/// thread, and so does everything after it, in order.
+struct V41Link {
+    id: ConnId,
+    handle: Handle,
+    x: Arc<Mutex<Xlate>>,
+    out: Mutex<Out>,
+}
+
+/// The callers' side of the output.
+struct Out {
+    /// The callers' handle on the socket (`None` once closed).
+    writer: Option<TcpStream>,
+    /// The progress thread holds output: later messages queue behind it.
+    via_reactor: bool,
+}
+
+fn lost(e: std::io::Error) -> Error {
+    Error::new(
+        sys::PMIX_ERR_LOST_CONNECTION,
+        format!("the OpenPMIx server's connection: {}", e),
+    )
+}
+
+impl V41Link {
+    fn post(&self, bytes: Vec<u8>) -> Result<()> {
+        let id = self.id;
+        self.handle
+            .post(move |ctx| {
+                ctx.send_raw(id, &bytes);
+            })
+            .map_err(|e| Error::new(sys::PMIX_ERR_LOST_CONNECTION, e.context))
+    }
+
+    /// Write `bytes` from this thread as far as the socket takes them at once (the
+    /// socket is non-blocking; std sends with `MSG_NOSIGNAL`), the rest through the
+    /// progress thread.
+    fn write_out(&self, bytes: Vec<u8>) -> Result<()> {
+        let mut o = lock(&self.out);
+        let mut done = 0;
+        if !o.via_reactor {
+            let Some(w) = o.writer.as_mut() else {
+                return Err(Error::new(
+                    sys::PMIX_ERR_LOST_CONNECTION,
+                    "the connection to the OpenPMIx server is closed",
+                ));
+            };
+            while done < bytes.len() {
+                match w.write(bytes.get(done..).unwrap_or_default()) {
+                    Ok(0) => break,
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(lost(e)),
+                }
+            }
+            if done == bytes.len() {
+                return Ok(());
+            }
+            o.via_reactor = true;
+        }
+        // Posted under the lock: nothing written later can overtake it.
+        self.post(bytes.get(done..).unwrap_or_default().to_vec())
+    }
+}
+
+impl Link for V41Link {
+    fn send(&self, body: &[u8]) -> Result<()> {
+        let bytes = lock(&self.x).request(body)?;
+        self.write_out(bytes)
+    }
+    fn close(&self, ctx: &mut Ctx) {
+        // Our copy of the socket goes first, so that the close reaches the server.
+        lock(&self.out).writer = None;
+        ctx.close(self.id);
+    }
+    fn events_wanted(&self, codes: &[i32]) {
+        // 4.2's server forwards only codes registered by name (an empty registration is
+        // acknowledged and never matched); the reply is swallowed.
+        let c = Command::RegEvents {
+            codes: codes.to_vec(),
+            info: Vec::new(),
+        };
+        let sent = lock(&self.x)
+            .command(0, &c)
+            .and_then(|bytes| self.write_out(bytes));
+        if let Err(e) = sent {
+            log::warn!("v41 client: event registration not sent: {}", e);
+        }
+    }
+}
+
+fn unreach(addr: SocketAddr) -> impl Fn(std::io::Error) -> Error {
+    move |e| {
+        Error::new(
+            sys::PMIX_ERR_UNREACH,
+            format!("cannot reach the OpenPMIx server at {}: {}", addr, e),
+        )
+    }
+}
+
+/// The connect message for `me` in the security mode `psec`.
+fn hello_for(me: &ProcId, psec: &str) -> ClientHello {
+    let mut h = ClientHello::simple(me.clone(), crate::sys::euid(), crate::sys::egid());
+    if psec != h.psec {
+        h.psec = psec.to_string();
+        h.credential.clear();
+    }
+    h
+}
+
+/// Connect, send the connect message and read the answer on the calling thread: the
+/// stream, the pindex, and what the server sent after its answer.
+fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)> {
+    let gds = handshake::choose_gds(params::get(params::PMIX_GDS_MODULE).as_deref())?;
+    let psec = handshake::choose_psec(params::get(params::PMIX_SECURITY_MODE).as_deref())?;
+    let err = unreach(addr);
+    let mut s = TcpStream::connect_timeout(&addr, HANDSHAKE_TIMEOUT).map_err(&err)?;
+    s.set_nodelay(true).map_err(&err)?;
+    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(&err)?;
+    let hello = hello_for(me, psec);
+    s.write_all(&handshake::encode_client_hello(&hello)?)
+        .map_err(&err)?;
+    let mut got = Vec::new();
+    let (reply, used) = loop {
+        if let Some(r) = handshake::decode_server_reply(hello.flag, &got)? {
+            break r;
+        }
+        let mut b = [0u8; 512];
+        match s.read(&mut b).map_err(&err)? {
+            0 => {
+                return Err(Error::new(
+                    sys::PMIX_ERR_UNREACH,
+                    format!(
+                        "the OpenPMIx server at {} closed the connection during the handshake",
+                        addr
+                    ),
+                ))
+            }
+            n => got.extend_from_slice(b.get(..n).unwrap_or_default()),
+        }
+    };
+    let ServerReply::Client {
+        pindex: Some(pindex),
+        ..
+    } = reply
+    else {
+        return Err(Error::unpack("v41 handshake: not a client's answer"));
+    };
+    s.set_read_timeout(None).map_err(&err)?;
+    log::debug!(
+        "client {}: connected to the OpenPMIx server at {} (gds {}, security {}, pindex {})",
+        me,
+        addr,
+        gds,
+        psec,
+        pindex
+    );
+    Ok((s, pindex, got.split_off(used)))
+}
+
+/// Connect `me` to the OpenPMIx server `server` at `addr` (see the module documentation).
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for a server offering no gds/security we implement or a
+/// tool identity; the server's refusal status; `PMIX_ERR_UNREACH` when it cannot be
+/// reached or does not answer in time.
+pub(super) fn connect(
+    me: ProcId,
+    server: ProcId,
+    addr: SocketAddr,
+    kind: PeerKind,
+    hostname: String,
+    handle: Handle,
+) -> Result<Client> {
+    let r = connect_as(me, server, addr, kind, hostname, handle);
+    if let Err(e) = &r {
+        log::error!("PMIx client under an OpenPMIx server: {}", e);
+    }
+    r
+}
+
+fn connect_as(
+    me: ProcId,
+    server: ProcId,
+    addr: SocketAddr,
+    kind: PeerKind,
+    hostname: String,
+    handle: Handle,
+) -> Result<Client> {
+    if kind != PeerKind::Client {
+        return Err(Error::not_supported(format!(
+            "a tool attaching to the OpenPMIx server at {} (only clients are implemented)",
+            addr
+        )));
+    }
+    let (tcp, pindex, rest) = handshake(&me, addr)?;
+    let err = unreach(addr);
+    tcp.set_nonblocking(true).map_err(&err)?;
+    let writer = tcp.try_clone().map_err(&err)?;
+    let stream = reactor::stream_of(OwnedFd::from(tcp));
+    let sender = Sender {
+        me: me.clone(),
+        uid: crate::sys::euid(),
+    };
+    let x = Arc::new(Mutex::new(Xlate::new(pindex as i32, sender)));
+    let mut dec = FrameDecoder::new();
+    dec.push(&rest);
+    let nspace = me.nspace.clone();
+    let (inner, _) = Inner::welcomed(
+        (server, me, Vec::new()),
+        &[],
+        kind,
+        hostname,
+        handle.clone(),
+    );
+    let framing = V41Framing {
+        dec,
+        x: x.clone(),
+        ack: writer.try_clone().ok(),
+    };
+    let id = handle.add_conn(stream, conn_owner(&inner), framing)?;
+    let link = V41Link {
+        id,
+        handle,
+        x,
+        out: Mutex::new(Out {
+            writer: Some(writer),
+            via_reactor: false,
+        }),
+    };
+    let _ = inner.link.set(Arc::new(link));
+    Ok(Client::ready(inner, vec![nspace]))
+}
+
+#[cfg(test)]
+mod tests;

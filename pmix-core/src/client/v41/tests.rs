@@ -1,0 +1,185 @@
+//! The translation of [`super::Xlate`] without a server: requests out, replies and
+//! events in, the commit's reply swallowed, long strings compressed and expanded.
+
+use super::*;
+use crate::codec::v41::wire::frame::FrameDecoder;
+use crate::codec::v41::wire::replies::{encode_event, encode_get_reply, encode_reply};
+use crate::protocol::ReplyData;
+use crate::value::{Info, Key, Nspace};
+
+fn me() -> ProcId {
+    ProcId::new(Nspace::new("job").unwrap(), 1)
+}
+
+fn xlate() -> Xlate {
+    Xlate::new(
+        3,
+        Sender {
+            me: me(),
+            uid: 1000,
+        },
+    )
+}
+
+fn ours(tag: u32, req: Req) -> Vec<u8> {
+    protocol::encode(&Request { tag, req })
+}
+
+/// The one v41 message in `bytes`: its header and body.
+fn one(bytes: &[u8]) -> (Header, Vec<u8>) {
+    let mut d = FrameDecoder::new();
+    d.push(bytes);
+    let m = d.next_frame().unwrap().expect("a whole message");
+    assert_eq!(d.pending(), 0);
+    m
+}
+
+fn from_server(tag: u32, body: &[u8]) -> Header {
+    Header {
+        pindex: 0,
+        tag,
+        nbytes: body.len() as u32,
+    }
+}
+
+fn get(key: &str, info: Vec<Info>) -> Req {
+    Req::Get {
+        target: ProcId::new(Nspace::new("job").unwrap(), 0),
+        key: Some(Key::new(key).unwrap()),
+        immediate: false,
+        timeout_ms: 0,
+        info,
+    }
+}
+
+#[test]
+fn a_get_goes_out_with_the_pindex_and_its_reply_comes_back_under_our_tag() {
+    let mut x = xlate();
+    let (h, body) = one(&x.request(&ours(7, get("k", Vec::new()))).unwrap());
+    assert_eq!(h.pindex, 3);
+    assert!(h.tag > frame::TAG_DYNAMIC);
+    let s = Sender {
+        me: me(),
+        uid: 1000,
+    };
+    assert_eq!(
+        cmds::decode_request(&body, &s).unwrap(),
+        Command::Req(get("k", Vec::new()))
+    );
+    let peer = ProcId::new(Nspace::new("job").unwrap(), 0);
+    let vals = vec![Info::new("k", Value::string("v")).unwrap()];
+    let reply = encode_get_reply(0, &[(peer, vals.clone())]).unwrap();
+    let msg = x.server_msg(&from_server(h.tag, &reply), &reply).unwrap();
+    let msg = protocol::decode::<ServerMsg>(&msg.expect("a reply")).unwrap();
+    assert_eq!(
+        msg,
+        ServerMsg::Reply {
+            tag: 7,
+            status: 0,
+            data: ReplyData::Data(vals)
+        }
+    );
+    // the tag is used up: a second reply with it is dropped
+    assert_eq!(
+        x.server_msg(&from_server(h.tag, &reply), &reply).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn the_refresh_directive_is_not_sent_the_get_itself_is() {
+    let mut x = xlate();
+    let refresh =
+        vec![Info::new(sys::attrs::keys::PMIX_GET_REFRESH_CACHE, Value::Bool(true)).unwrap()];
+    let (_, body) = one(&x.request(&ours(2, get("k", refresh))).unwrap());
+    let s = Sender {
+        me: me(),
+        uid: 1000,
+    };
+    assert_eq!(
+        cmds::decode_request(&body, &s).unwrap(),
+        Command::Req(get("k", Vec::new()))
+    );
+}
+
+#[test]
+fn a_commits_reply_is_swallowed_and_an_event_is_delivered() {
+    let mut x = xlate();
+    let puts = vec![Put {
+        key: Key::new("k").unwrap(),
+        scope: sys::PMIX_GLOBAL,
+        value: Value::Uint32(5),
+    }];
+    let (h, _) = one(&x.request(&ours(0, Req::Commit { puts })).unwrap());
+    let reply = encode_reply(cmds::cmd::COMMIT, 0, &ReplyData::None).unwrap();
+    assert_eq!(
+        x.server_msg(&from_server(h.tag, &reply), &reply).unwrap(),
+        None
+    );
+    let ev = ServerMsg::Event {
+        status: -3077,
+        source: me(),
+        info: Vec::new(),
+    };
+    let body = encode_event(&ev, sys::PMIX_RANGE_LOCAL).unwrap();
+    let got = x
+        .server_msg(&from_server(0, &body), &body)
+        .unwrap()
+        .unwrap();
+    assert_eq!(protocol::decode::<ServerMsg>(&got).unwrap(), ev);
+}
+
+#[test]
+fn a_request_with_no_v41_counterpart_fails_at_once() {
+    let mut x = xlate();
+    let r = x.request(&ours(
+        4,
+        Req::Allgather {
+            procs: Vec::new(),
+            timeout_ms: 0,
+            info: Vec::new(),
+            data: Vec::new(),
+        },
+    ));
+    assert_eq!(r.unwrap_err().status(), sys::PMIX_ERR_NOT_SUPPORTED);
+}
+
+#[test]
+fn a_malformed_reply_is_an_error_and_an_unknown_tag_is_dropped() {
+    let mut x = xlate();
+    let (h, _) = one(&x.request(&ours(9, get("k", Vec::new()))).unwrap());
+    let junk = [0xffu8; 3];
+    assert!(x.server_msg(&from_server(h.tag, &junk), &junk).is_err());
+    assert_eq!(
+        x.server_msg(&from_server(4242, &junk), &junk).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn a_long_string_is_put_compressed_and_read_back_as_a_string() {
+    let long = "x".repeat(crate::compress::MIN_INPUT * 3);
+    let p = compress_put(Put {
+        key: Key::new("k").unwrap(),
+        scope: sys::PMIX_GLOBAL,
+        value: Value::string(&long),
+    });
+    let Value::CompressedString(z) = &p.value else {
+        panic!("not compressed: {:?}", p.value.dtype());
+    };
+    assert!(z.len() < long.len());
+    assert_eq!(
+        crate::client::get::expanded(p.value.clone()),
+        Value::string(&long)
+    );
+    // short strings and other values stay as they are
+    let short = compress_put(Put {
+        key: Key::new("k").unwrap(),
+        scope: sys::PMIX_GLOBAL,
+        value: Value::string("short"),
+    });
+    assert_eq!(short.value, Value::string("short"));
+    // a block that does not decompress stays as it came
+    let bad = Value::CompressedString(vec![1, 2, 3]);
+    assert_eq!(crate::client::get::expanded(bad.clone()), bad);
+}
