@@ -313,6 +313,12 @@ pub(crate) unsafe fn xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> 
     crate::guard::status_of(r)
 }
 
+/// Store the copy `v` in `*dest` (old content overwritten, not released): the status of
+/// the copy or of the store.
+pub(crate) fn xfer_checked(dest: &mut pmix_value_t, v: Result<Value>) -> pmix_status_t {
+    crate::guard::status_of(v.and_then(|v| crate::args::value_into(&v, dest)))
+}
+
 /// Compare two values (see `Value::compare`); NULL or unreadable values give
 /// `PMIX_VALUE_COMPARISON_NOT_AVAIL`.
 ///
@@ -358,22 +364,19 @@ pub unsafe extern "C" fn PMIx_Value_true(value: *const pmix_value_t) -> pmix_boo
         if value.is_null() {
             return BOOL_FALSE;
         }
-        let v = crate::try_arg!(ref value; else BOOL_FALSE);
-        match v.type_ {
-            PMIX_UNDEF => BOOL_TRUE,
-            // SAFETY: a bool value stores its flag as the first union byte.
-            PMIX_BOOL => {
-                if unsafe { v.data.byte } != 0 {
-                    BOOL_TRUE
-                } else {
-                    BOOL_FALSE
-                }
-            }
-            // SAFETY: a string value holds NULL or a C string.
-            PMIX_STRING => string_truth(unsafe { conv::cstr_ref(v.data.string) }),
-            _ => NON_BOOL,
-        }
+        truth(crate::arg!(value value))
     })
+}
+
+/// The boolean reading of a (copied) value, as `PMIx_Value_true` gives it.
+pub(crate) fn truth(v: Result<Value>) -> pmix_boolean_t {
+    match v {
+        Ok(Value::Undef) => BOOL_TRUE,
+        Ok(Value::Bool(true)) => BOOL_TRUE,
+        Ok(Value::Bool(false)) => BOOL_FALSE,
+        Ok(Value::String(s)) => string_truth(s.as_deref()),
+        _ => NON_BOOL,
+    }
 }
 
 /// The boolean reading of a string (see `PMIx_Value_true`).

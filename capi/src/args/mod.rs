@@ -25,6 +25,12 @@ use core::ffi::c_char;
 use pmix_core::{Info, Key, ProcId};
 use pmix_sys as sys;
 
+mod owned;
+pub use owned::{
+    block_arg, construct, datum_ptr_arg, owned_arg, value_into, zeroed, Block, Datum, Owned,
+    PmixType,
+};
+
 /// What an argument check fails with: an engine error whose status is
 /// `PMIX_ERR_BAD_PARAM` (or what the conversion reports), so `?` works in closures that
 /// return a `pmix_core::Result` and `e.status()` gives the C status.
@@ -270,11 +276,84 @@ pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info
     unsafe { crate::conv::info_array_from_c(p, n) }
 }
 
+/// `*p` as a zero-filled `T` when `p` is not NULL (construct functions, which ignore
+/// NULL without a log line).
+///
+/// # Safety
+/// As [`zeroed_arg`].
+pub unsafe fn opt_zeroed_arg<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: this function's contract is zeroed_arg's (the same pointer).
+    unsafe { zeroed_arg(p, "") }.ok()
+}
+
+/// The bytes of a NUL-terminated C string (without the NUL), borrowed for the call;
+/// `None` for NULL.
+///
+/// # Safety
+/// As [`cstr_arg`].
+pub unsafe fn cbytes_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
+    // SAFETY: NULL or a C string (caller's promise), which is cstr_ref's contract.
+    unsafe { crate::conv::cstr_ref(p) }
+}
+
+/// The bytes of the string at `p` up to its NUL or `max` bytes, whichever comes first
+/// (NULL: empty): for fixed arrays such as `pmix_key_t` that may lack a NUL.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `max` bytes, not written meanwhile.
+pub unsafe fn bounded_arg<'a>(p: *const c_char, max: usize) -> &'a [u8] {
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: strnlen reads at most `max` bytes, all readable (caller's promise), and
+    // the `n` bytes before the bound or NUL are then borrowed.
+    unsafe {
+        let n = libc::strnlen(p, max);
+        core::slice::from_raw_parts(p as *const u8, n)
+    }
+}
+
+/// A `pmix_info_t`, deep-copied into an owned core info.
+///
+/// # Errors
+/// As [`infos_arg`] (NULL is `PMIX_ERR_BAD_PARAM`).
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_info_t` whose value is what its type
+/// says.
+pub unsafe fn info_arg(p: *const sys::pmix_info_t) -> Result<Info, Status> {
+    // SAFETY: this function's contract is info_from_c's (the same pointer).
+    unsafe { crate::conv::info_from_c(p) }
+}
+
+/// One datum of PMIx data type `t` at `p` (as `PMIx_Data_pack`, `PMIx_Value_load` and
+/// friends take it: a `char *` for `PMIX_STRING`, the address of the struct otherwise),
+/// deep-copied into a core value.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a malformed datum, `PMIX_ERR_UNKNOWN_DATA_TYPE`.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised datum of type `t` (the buffers it points to
+/// readable).
+pub unsafe fn datum_arg(
+    p: *const core::ffi::c_void,
+    t: sys::pmix_data_type_t,
+) -> Result<pmix_core::Value, Status> {
+    // SAFETY: this function's contract is datum_from_c's (the same pointer and type).
+    unsafe { crate::helpers::value::datum_from_c(p, t) }
+}
+
 /// Check and convert one export argument: `arg!(KIND ARGS)` gives a
 /// `pmix_core::Result<_>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
-/// `opt_mut`,
-/// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`, `value`, `proc`,
-/// `procs`, `infos`); `arg!(set p, v)` stores `v` in the optional out-parameter `p`.
+/// `opt_mut`, `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`,
+/// `value`, `info`, `datum`, `proc`, `procs`, `infos`); `arg!(set p, v)` stores `v` in the
+/// optional out-parameter `p`. The kinds `opt_zeroed` (`Option<&mut T>`), `cbytes`
+/// (`Option<&[u8]>`), `bounded` (`&[u8]`), `owned` and `block` (`Option<Owned<T>>`,
+/// `Option<Block<T>>`, see [`Owned`]) give the value itself: they cannot fail.
 ///
 /// Use it only where the enclosing export's (or `unsafe fn`'s) `# Safety` section
 /// promises, of that argument, what the matching [`crate::args`] function requires.
@@ -299,6 +378,56 @@ macro_rules! arg {
         unsafe { $crate::args::set_arg(p, v) }
     }};
     (zeroed $p:expr) => { $crate::arg!(@one zeroed_arg, $p) };
+    (opt_zeroed $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::opt_zeroed_arg`).
+        unsafe { $crate::args::opt_zeroed_arg(p) }
+    }};
+    (cbytes $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::cbytes_arg`).
+        unsafe { $crate::args::cbytes_arg(p) }
+    }};
+    (bounded $p:expr, $max:expr) => {{
+        let (p, max) = ($p, $max);
+        // SAFETY: see the macro's docs (`args::bounded_arg`).
+        unsafe { $crate::args::bounded_arg(p, max) }
+    }};
+    (info $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::info_arg`).
+        unsafe { $crate::args::info_arg(p) }
+    }};
+    (datum $p:expr, $t:expr) => {{
+        let (p, t) = ($p, $t);
+        // SAFETY: see the macro's docs (`args::datum_arg`).
+        unsafe { $crate::args::datum_arg(p, t) }
+    }};
+    (datum_ptr $p:expr, $t:expr) => {{
+        let (p, t) = ($p, $t);
+        // SAFETY: see the macro's docs (`args::datum_ptr_arg`).
+        unsafe { $crate::args::datum_ptr_arg(p, t) }
+    }};
+    (owned $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::owned_arg`): one struct.
+        unsafe { $crate::args::owned_arg(p, 1) }
+    }};
+    (owned $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::owned_arg`).
+        unsafe { $crate::args::owned_arg(p, n) }
+    }};
+    (block $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::block_arg`): one struct.
+        unsafe { $crate::args::block_arg(p, 1) }
+    }};
+    (block $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::block_arg`).
+        unsafe { $crate::args::block_arg(p, n) }
+    }};
     (slice $p:expr, $n:expr) => { $crate::arg!(@counted slice_arg, $p, $n) };
     (slice_mut $p:expr, $n:expr) => { $crate::arg!(@counted slice_mut_arg, $p, $n) };
     (cstr $p:expr) => { $crate::arg!(@one cstr_arg, $p) };
