@@ -26,10 +26,7 @@ use pmix_core::{Info, Key, ProcId};
 use pmix_sys as sys;
 
 mod owned;
-pub use owned::{
-    block_arg, construct, datum_ptr_arg, owned_arg, value_into, zeroed, Block, Datum, Owned,
-    PmixType,
-};
+pub use owned::*;
 
 /// What an argument check fails with: an engine error whose status is
 /// `PMIX_ERR_BAD_PARAM` (or what the conversion reports), so `?` works in closures that
@@ -289,6 +286,22 @@ pub unsafe fn opt_zeroed_arg<'a, T>(p: *mut T) -> Option<&'a mut T> {
     unsafe { zeroed_arg(p, "") }.ok()
 }
 
+/// The `n` elements at `p`, mutably, or `None` for NULL (no log line: for exports that
+/// ignore a NULL target).
+///
+/// # Errors
+/// `None` also for `n` elements that cannot be one allocation.
+///
+/// # Safety
+/// As [`slice_mut_arg`].
+pub unsafe fn opt_slice_mut_arg<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: this function's contract is slice_mut_arg's (the same pointer and count).
+    unsafe { slice_mut_arg(p, n, "") }.ok()
+}
+
 /// The bytes of a NUL-terminated C string (without the NUL), borrowed for the call;
 /// `None` for NULL.
 ///
@@ -327,6 +340,30 @@ pub unsafe fn bounded_arg<'a>(p: *const c_char, max: usize) -> &'a [u8] {
 pub unsafe fn info_arg(p: *const sys::pmix_info_t) -> Result<Info, Status> {
     // SAFETY: this function's contract is info_from_c's (the same pointer).
     unsafe { crate::conv::info_from_c(p) }
+}
+
+/// A `pmix_regattr_t`, deep-copied.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL or a malformed attribute.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_regattr_t` (its strings and argv
+/// readable).
+pub unsafe fn regattr_arg(p: *const sys::pmix_regattr_t) -> Result<pmix_core::Regattr, Status> {
+    // SAFETY: NULL is refused; otherwise the pointee is what regattr_from_c requires
+    // (caller's promise).
+    unsafe { crate::conv::regattr_from_c(ref_arg(p, "regattr")?) }
+}
+
+/// The bytes of the byte object at `p` (`None` for NULL; NULL bytes or size 0: empty).
+///
+/// # Safety
+/// `p` is NULL or points to a `pmix_byte_object_t` whose `bytes` are NULL or readable
+/// for `size` bytes.
+pub unsafe fn bo_arg(p: *const sys::pmix_byte_object_t) -> Option<Vec<u8>> {
+    // SAFETY: NULL or a readable byte object (caller's promise), bo_from_c's contract.
+    unsafe { p.as_ref().map(|bo| crate::conv::bo_from_c(bo)) }
 }
 
 /// One datum of PMIx data type `t` at `p` (as `PMIx_Data_pack`, `PMIx_Value_load` and
@@ -383,6 +420,11 @@ macro_rules! arg {
         // SAFETY: see the macro's docs (`args::opt_zeroed_arg`).
         unsafe { $crate::args::opt_zeroed_arg(p) }
     }};
+    (opt_slice_mut $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::opt_slice_mut_arg`).
+        unsafe { $crate::args::opt_slice_mut_arg(p, n) }
+    }};
     (cbytes $p:expr) => {{
         let p = $p;
         // SAFETY: see the macro's docs (`args::cbytes_arg`).
@@ -402,6 +444,21 @@ macro_rules! arg {
         let (p, t) = ($p, $t);
         // SAFETY: see the macro's docs (`args::datum_arg`).
         unsafe { $crate::args::datum_arg(p, t) }
+    }};
+    (set_unaligned $p:expr, $v:expr) => {{
+        let (p, v) = ($p, $v);
+        // SAFETY: see the macro's docs (`args::set_unaligned_arg`): `p` is writable.
+        unsafe { $crate::args::set_unaligned_arg(p, v) }
+    }};
+    (bo $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::bo_arg`).
+        unsafe { $crate::args::bo_arg(p) }
+    }};
+    (regattr $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::regattr_arg`).
+        unsafe { $crate::args::regattr_arg(p) }
     }};
     (datum_ptr $p:expr, $t:expr) => {{
         let (p, t) = ($p, $t);

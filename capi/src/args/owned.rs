@@ -83,6 +83,9 @@ pub struct Block<'a, T>(Owned<'a, T>);
 /// `p` is NULL or points to `n` initialised, consecutive `T`s that own their contents
 /// as [`Owned`] says, used by nobody else for `'a`.
 pub unsafe fn owned_arg<'a, T>(p: *mut T, n: usize) -> Option<Owned<'a, T>> {
+    if n == 0 {
+        return None;
+    }
     NonNull::new(p).map(|p| Owned {
         p,
         n,
@@ -94,14 +97,27 @@ pub unsafe fn owned_arg<'a, T>(p: *mut T, n: usize) -> Option<Owned<'a, T>> {
 ///
 /// # Safety
 /// As [`owned_arg`], and the block is from libc malloc and unused after the release.
+/// (`n == 0` with a non-NULL `p` is a block to free that holds no element.)
 pub unsafe fn block_arg<'a, T>(p: *mut T, n: usize) -> Option<Block<'a, T>> {
-    // SAFETY: this function's contract includes owned_arg's.
-    unsafe { owned_arg(p, n) }.map(Block)
+    NonNull::new(p).map(|p| {
+        Block(Owned {
+            p,
+            n,
+            _borrow: PhantomData,
+        })
+    })
 }
 
 impl<T> Owned<'_, T> {
     fn raw(&self) -> *mut T {
         self.p.as_ptr()
+    }
+
+    /// The first (for one-struct handles: the) struct, borrowed mutably.
+    pub fn get(&mut self) -> &mut T {
+        // SAFETY: an `Owned` holds `n >= 1` initialised, unaliased `T`s (owned_arg
+        // refuses `n == 0`).
+        unsafe { self.p.as_mut() }
     }
 }
 
@@ -176,12 +192,42 @@ impl Block<'_, pmix_data_array_t> {
     }
 }
 
+impl Owned<'_, pmix_regattr_t> {
+    /// Append `d` to the attribute's description lines.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOMEM`.
+    pub fn append_description(&mut self, d: &[u8]) -> pmix_core::Result<()> {
+        // SAFETY: the description is NULL or a malloc'd NULL-terminated argv of malloc'd
+        // strings (the handle's invariant): argv_append's contract.
+        unsafe { conv::argv_append(&mut self.p.as_mut().description, d) }
+    }
+}
+
 impl Owned<'_, pmix_data_buffer_t> {
     /// Free the payload and reset the buffer (`PMIx_Data_buffer_destruct`).
     pub fn destruct(&mut self) {
         // SAFETY: the buffer's payload is NULL or malloc'd and owned by it (the handle's
         // invariant): dbuf_destruct's contract.
         unsafe { conv::dbuf_destruct(self.p.as_mut()) }
+    }
+}
+
+impl Owned<'_, pmix_data_buffer_t> {
+    /// The unread bytes `[unpack_ptr, base_ptr + bytes_used)`, borrowed.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` when the buffer's pointers are inconsistent.
+    pub fn unread(&self) -> pmix_core::Result<&[u8]> {
+        // SAFETY: an initialised buffer, not written meanwhile (the handle's invariant).
+        let b = unsafe { self.p.as_ref() };
+        let (off, used) = conv::dbuf_unread_range(b)?;
+        if off == used {
+            return Ok(&[]);
+        }
+        // SAFETY: the payload holds `bytes_used` readable bytes (the handle's
+        // invariant) and `off < used <= bytes_used` was checked above.
+        Ok(unsafe { core::slice::from_raw_parts((b.base_ptr as *const u8).add(off), used - off) })
     }
 }
 
@@ -242,4 +288,34 @@ impl Datum<'_> {
 pub fn zeroed<T: PmixType>() -> T {
     // SAFETY: all-zero bytes are a valid `T` (the `PmixType` contract).
     unsafe { core::mem::zeroed() }
+}
+
+impl<T> Block<'_, T> {
+    /// Free the block without looking at its elements (for structs that own nothing,
+    /// whose count the caller may not know exactly).
+    pub fn free_block(self) {
+        // SAFETY: the block came from libc malloc and is unused afterwards (the
+        // handle's invariant).
+        unsafe { alloc::free(self.0.raw()) }
+    }
+}
+
+/// A malloc'd copy of `v` (released with libc `free`, after whatever `v` owns).
+///
+/// # Errors
+/// `PMIX_ERR_NOMEM`.
+pub fn malloc_one<T>(v: T) -> pmix_core::Result<*mut T> {
+    let p = alloc::calloc_array::<T>(1)?;
+    // SAFETY: `p` is a fresh, aligned allocation for one `T`.
+    unsafe { p.write(v) };
+    Ok(p)
+}
+
+/// Write `v` to the possibly unaligned `p` (a datum slot the C caller names by type).
+///
+/// # Safety
+/// `p` is writable for `size_of::<T>()` bytes.
+pub unsafe fn set_unaligned_arg<T>(p: *mut T, v: T) {
+    // SAFETY: writable (caller's promise); no alignment needed.
+    unsafe { p.write_unaligned(v) }
 }
