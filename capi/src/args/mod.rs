@@ -342,6 +342,19 @@ pub unsafe fn info_arg(p: *const sys::pmix_info_t) -> Result<Info, Status> {
     unsafe { crate::conv::info_from_c(p) }
 }
 
+/// A `pmix_app_t`, deep-copied.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL or a malformed app.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_app_t` (its strings, argv and infos
+/// readable).
+pub unsafe fn app_arg(p: *const sys::pmix_app_t) -> Result<pmix_core::App, Status> {
+    // SAFETY: this function's contract is app_from_c's (the same pointer).
+    unsafe { crate::conv::app_from_c(p) }
+}
+
 /// A `pmix_regattr_t`, deep-copied.
 ///
 /// # Errors
@@ -454,6 +467,22 @@ macro_rules! arg {
         let p = $p;
         // SAFETY: see the macro's docs (`args::bo_arg`).
         unsafe { $crate::args::bo_arg(p) }
+    }};
+    (argv $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::argv_arg`).
+        unsafe { $crate::args::argv_arg(p) }
+    }};
+    (argv_slot $p:expr) => { $crate::arg!(@one argv_slot_arg, $p) };
+    (argv_free $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::argv_free_arg`).
+        unsafe { $crate::args::argv_free_arg(p) }
+    }};
+    (app $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::app_arg`).
+        unsafe { $crate::args::app_arg(p) }
     }};
     (regattr $p:expr) => {{
         let p = $p;

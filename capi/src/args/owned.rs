@@ -319,3 +319,96 @@ pub unsafe fn set_unaligned_arg<T>(p: *mut T, v: T) {
     // SAFETY: writable (caller's promise); no alignment needed.
     unsafe { p.write_unaligned(v) }
 }
+
+/// A NULL-terminated `char **` of NUL-terminated strings, read during the call.
+#[derive(Clone, Copy)]
+pub struct Argv<'a> {
+    p: *const *mut core::ffi::c_char,
+    _borrow: PhantomData<&'a ()>,
+}
+
+/// An [`Argv`] handle on `p` (NULL allowed: no vector).
+///
+/// # Safety
+/// `p` is NULL or a NULL-terminated array of pointers to NUL-terminated strings, none of
+/// it written while the handle lives.
+pub unsafe fn argv_arg<'a>(p: *const *mut core::ffi::c_char) -> Argv<'a> {
+    Argv {
+        p,
+        _borrow: PhantomData,
+    }
+}
+
+impl Argv<'_> {
+    /// The number of entries (0 for NULL).
+    pub fn count(self) -> usize {
+        // SAFETY: NULL or NULL-terminated (the handle's invariant).
+        unsafe { conv::argv_count(self.p) }
+    }
+
+    /// The entries as owned byte strings (`None` for NULL).
+    pub fn to_vec(self) -> Option<Vec<Vec<u8>>> {
+        // SAFETY: NULL or a NULL-terminated array of C strings (the handle's invariant).
+        unsafe { conv::argv_from_c(self.p) }
+    }
+}
+
+/// The `char ***` slot of a malloc'd `char **` that the library may grow or free: NULL
+/// or a NULL-terminated malloc'd array of malloc'd strings.
+pub struct ArgvSlot<'a> {
+    slot: &'a mut *mut *mut core::ffi::c_char,
+}
+
+/// An [`ArgvSlot`] handle on `*p`.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for a NULL `p`.
+///
+/// # Safety
+/// `p` is NULL or a writable slot holding NULL or a NULL-terminated malloc'd array of
+/// malloc'd strings, used by nobody else while the handle lives.
+pub unsafe fn argv_slot_arg<'a>(
+    p: *mut *mut *mut core::ffi::c_char,
+    what: &str,
+) -> Result<ArgvSlot<'a>, super::Status> {
+    // SAFETY: this function's contract includes mut_arg's.
+    unsafe { super::mut_arg(p, what) }.map(|slot| ArgvSlot { slot })
+}
+
+impl ArgvSlot<'_> {
+    /// The vector, read-only.
+    pub fn argv(&self) -> Argv<'_> {
+        Argv {
+            p: *self.slot,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Append a copy of `arg` (creating the vector when the slot is NULL).
+    ///
+    /// # Errors
+    /// As `conv::argv_append`.
+    pub fn append(&mut self, arg: &[u8]) -> pmix_core::Result<()> {
+        // SAFETY: the slot holds NULL or a malloc'd argv (the handle's invariant).
+        unsafe { conv::argv_append(self.slot, arg) }
+    }
+
+    /// Insert a copy of `arg` at the front.
+    ///
+    /// # Errors
+    /// As `conv::argv_prepend`.
+    pub fn prepend(&mut self, arg: &[u8]) -> pmix_core::Result<()> {
+        // SAFETY: as in `append`.
+        unsafe { conv::argv_prepend(self.slot, arg) }
+    }
+}
+
+/// Free a NULL-terminated malloc'd `char **` and its strings (`PMIx_Argv_free`).
+///
+/// # Safety
+/// `p` is NULL or a NULL-terminated malloc'd array of malloc'd strings, none of it used
+/// after the call.
+pub unsafe fn argv_free_arg(p: *mut *mut core::ffi::c_char) {
+    // SAFETY: this function's contract is argv_free's.
+    unsafe { conv::argv_free(p) }
+}
