@@ -342,6 +342,19 @@ pub unsafe fn info_arg(p: *const sys::pmix_info_t) -> Result<Info, Status> {
     unsafe { crate::conv::info_from_c(p) }
 }
 
+/// A namespace from a `const char *` (at most `PMIX_MAX_NSLEN` bytes, read with that
+/// bound).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL, over-length or non-UTF-8 namespaces.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `PMIX_MAX_NSLEN + 1` bytes.
+pub unsafe fn nspace_arg(p: *const c_char) -> Result<pmix_core::Nspace, Status> {
+    // SAFETY: this function's contract is nspace_from_ptr's (the same pointer).
+    unsafe { crate::conv::nspace_from_ptr(p) }
+}
+
 /// A `pmix_app_t`, deep-copied.
 ///
 /// # Errors
@@ -478,6 +491,11 @@ macro_rules! arg {
         let p = $p;
         // SAFETY: see the macro's docs (`args::argv_free_arg`).
         unsafe { $crate::args::argv_free_arg(p) }
+    }};
+    (nspace $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::nspace_arg`).
+        unsafe { $crate::args::nspace_arg(p) }
     }};
     (app $p:expr) => {{
         let p = $p;

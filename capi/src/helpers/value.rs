@@ -18,7 +18,7 @@ use pmix_sys::*;
 /// # Safety
 /// `data` is non-NULL and points to such a datum.
 pub(crate) unsafe fn datum_from_c(data: *const c_void, t: pmix_data_type_t) -> Result<Value> {
-    // SAFETY (all arms): promised by the caller.
+    // SAFETY: (all arms) promised by the caller.
     unsafe {
         match t {
             PMIX_UNDEF => Ok(Value::Undef),
