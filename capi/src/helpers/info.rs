@@ -92,7 +92,10 @@ pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
     ffi_value!(PMIx_Info_true, PMIX_NON_BOOL, {
         match crate::arg!(opt p) {
-            Ok(Some(i)) => super::value::truth(crate::arg!(value & i.value)),
+            Ok(Some(i)) => super::value::truth(
+                i.value.type_,
+                || crate::arg!(value core::ptr::addr_of!(i.value)),
+            ),
             _ => PMIX_BOOL_FALSE,
         }
     })
@@ -163,7 +166,7 @@ pub unsafe extern "C" fn PMIx_Info_xfer(
         let value = if s.flags & PMIX_INFO_PERSISTENT != 0 {
             None
         } else {
-            Some(crate::arg!(value & s.value))
+            Some(crate::arg!(value core::ptr::addr_of!(s.value)))
         };
         info_xfer_checked(crate::try_arg!(mut dest), s, value)
     })
@@ -625,7 +628,8 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer(
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         let s = crate::try_arg!(ref info);
-        let value = (s.flags & PMIX_INFO_PERSISTENT == 0).then(|| crate::arg!(value & s.value));
+        let value = (s.flags & PMIX_INFO_PERSISTENT == 0)
+            .then(|| crate::arg!(value core::ptr::addr_of!(s.value)));
         match info_xfer_checked(&mut it, s, value) {
             PMIX_SUCCESS => add(l, it, false, false, false),
             rc => rc,
@@ -653,14 +657,17 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
         let s = crate::try_arg!(ref info);
-        let value = (s.flags & PMIX_INFO_PERSISTENT == 0).then(|| crate::arg!(value & s.value));
+        let value = (s.flags & PMIX_INFO_PERSISTENT == 0)
+            .then(|| crate::arg!(value core::ptr::addr_of!(s.value)));
         match info_xfer_checked(&mut it, s, value) {
             PMIX_SUCCESS => {
                 if it.flags & PMIX_INFO_PERSISTENT != 0 {
                     // a shared value must not be handed to `add`, which may free it
                     it.flags &= !PMIX_INFO_PERSISTENT;
-                    let rc =
-                        super::value::xfer_checked(&mut it.value, crate::arg!(value & s.value));
+                    let rc = super::value::xfer_checked(
+                        &mut it.value,
+                        crate::arg!(value core::ptr::addr_of!(s.value)),
+                    );
                     if rc != PMIX_SUCCESS {
                         return rc;
                     }

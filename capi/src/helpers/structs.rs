@@ -282,7 +282,7 @@ pub unsafe extern "C" fn PMIx_Pdata_xfer(dest: *mut pmix_pdata_t, src: *mut pmix
         let Ok(Some(s)) = crate::arg!(opt src) else {
             return;
         };
-        let value = crate::arg!(value & s.value);
+        let value = crate::arg!(value core::ptr::addr_of!(s.value));
         let Some(d) = crate::arg!(opt_zeroed dest) else {
             return;
         };

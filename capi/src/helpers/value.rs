@@ -365,13 +365,18 @@ pub unsafe extern "C" fn PMIx_Value_true(value: *const pmix_value_t) -> pmix_boo
         if value.is_null() {
             return BOOL_FALSE;
         }
-        truth(crate::arg!(value value))
+        let v = crate::try_arg!(ref value; else BOOL_FALSE);
+        truth(v.type_, || crate::arg!(value value))
     })
 }
 
-/// The boolean reading of a (copied) value, as `PMIx_Value_true` gives it.
-pub(crate) fn truth(v: Result<Value>) -> pmix_boolean_t {
-    match v {
+/// The boolean reading of a value of type `t`, as `PMIx_Value_true` gives it: `copy`
+/// gives the value, and is only asked for the types that have a reading.
+pub(crate) fn truth(t: pmix_data_type_t, copy: impl FnOnce() -> Result<Value>) -> pmix_boolean_t {
+    if !matches!(t, PMIX_UNDEF | PMIX_BOOL | PMIX_STRING) {
+        return NON_BOOL;
+    }
+    match copy() {
         Ok(Value::Undef) => BOOL_TRUE,
         Ok(Value::Bool(true)) => BOOL_TRUE,
         Ok(Value::Bool(false)) => BOOL_FALSE,
