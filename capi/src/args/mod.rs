@@ -695,4 +695,43 @@ mod tests {
             assert_eq!(export(&one), sys::PMIX_SUCCESS);
         }
     }
+
+    #[test]
+    fn bounded_reads_and_optional_targets() {
+        let unterminated = [b'a' as c_char; 8];
+        // SAFETY: 8 readable bytes, no NUL: the bound stops the read.
+        assert_eq!(unsafe { bounded_arg(unterminated.as_ptr(), 5) }, b"aaaaa");
+        // SAFETY: NULL is allowed.
+        assert!(unsafe { bounded_arg(null(), 5) }.is_empty());
+        // SAFETY: NULL is allowed; no log line, just None.
+        assert!(unsafe { opt_slice_mut_arg::<c_char>(null_mut(), 4) }.is_none());
+        let mut x = 7u32;
+        // SAFETY: `x` is a writable u32.
+        assert_eq!(unsafe { opt_zeroed_arg(&mut x) }.map(|v| *v), Some(0));
+        // SAFETY: NULL is allowed.
+        assert!(unsafe { cbytes_arg(null()) }.is_none());
+    }
+
+    #[test]
+    fn handles_release_what_the_library_made() {
+        let p = crate::conv::elem_array_new(2, sys::PMIX_INFO).unwrap() as *mut sys::pmix_info_t;
+        let s = c"text";
+        // SAFETY: `p` holds 2 constructed infos; the datum is a C string.
+        unsafe {
+            let d = datum_ptr_arg(s.as_ptr() as *const core::ffi::c_void, sys::PMIX_STRING);
+            assert_eq!(d.load_into(&mut (*p).value), sys::PMIX_SUCCESS);
+            assert_eq!(
+                value_arg(&(*p).value).unwrap(),
+                pmix_core::Value::String(Some(b"text".to_vec()))
+            );
+            // An `Owned` handle never comes from NULL or a count of 0.
+            assert!(owned_arg::<sys::pmix_info_t>(null_mut(), 1).is_none());
+            assert!(owned_arg(p, 0).is_none());
+            owned_arg(p, 1).unwrap().destruct();
+            assert_eq!((*p).value.type_, sys::PMIX_UNDEF);
+            block_arg(p, 2).unwrap().free();
+        }
+        let v: sys::pmix_value_t = zeroed();
+        assert_eq!(v.type_, sys::PMIX_UNDEF);
+    }
 }
