@@ -1,24 +1,18 @@
 //! `PMIx_Connect`, `PMIx_Connect_nb`, `PMIx_Disconnect`, `PMIx_Disconnect_nb`.
 
-use super::ops::{blocking, infos, nonblocking, op_callback, required_procs};
+use super::ops::{blocking, check_procs, nonblocking, op_callback};
 use core::ffi::c_void;
-use pmix_core::{Info, ProcId, Result};
 use pmix_sys as sys;
 
-/// The participants (required) and directives of a connect or disconnect.
-///
-/// # Safety
-/// `procs`/`info` are NULL or point to `nprocs`/`ninfo` readable elements.
-unsafe fn args(
-    call: &str,
-    procs: *const sys::pmix_proc_t,
-    nprocs: usize,
-    info: *const sys::pmix_info_t,
-    ninfo: usize,
-) -> Result<(Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: this function's `# Safety` contract promises of `procs` and `info` what
-    // `required_procs` and `infos` require.
-    unsafe { Ok((required_procs(call, procs, nprocs)?, infos(info, ninfo)?)) }
+/// `args!(call, procs, nprocs, info, ninfo)`: the participants (required) and directives
+/// of a connect or disconnect, in exports whose contract makes `procs`/`info` NULL or
+/// `nprocs`/`ninfo` readable elements.
+macro_rules! args {
+    ($call:expr, $procs:expr, $nprocs:expr, $info:expr, $ninfo:expr) => {
+        check_procs($call, $procs.is_null(), $nprocs)
+            .and_then(|()| crate::arg!(procs $procs, $nprocs))
+            .and_then(|p| Ok((p, crate::arg!(infos $info, $ninfo)?)))
+    };
 }
 
 /// Connect the processes in `procs` (the caller among them; a rank of
@@ -50,9 +44,7 @@ pub unsafe extern "C" fn PMIx_Connect(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect, {
         blocking("PMIx_Connect", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
-            // `args` requires.
-            let (p, i) = unsafe { args("PMIx_Connect", procs, nprocs, info, ninfo) }?;
+            let (p, i) = args!("PMIx_Connect", procs, nprocs, info, ninfo)?;
             c.connect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
         })
     })
@@ -89,14 +81,13 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Connect_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
-            // `PMIx_Connect` requires.
-            return unsafe { PMIx_Connect(procs, nprocs, info, ninfo) };
+            return blocking("PMIx_Connect", |c| {
+                let (p, i) = args!("PMIx_Connect", procs, nprocs, info, ninfo)?;
+                c.connect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
+            });
         };
         nonblocking("PMIx_Connect_nb", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
-            // `args` requires.
-            let (p, i) = unsafe { args("PMIx_Connect_nb", procs, nprocs, info, ninfo) }?;
+            let (p, i) = args!("PMIx_Connect_nb", procs, nprocs, info, ninfo)?;
             c.connect_procs_nb(p, &i, op_callback("PMIx_Connect_nb", cb, cbdata))
         })
     })
@@ -128,9 +119,7 @@ pub unsafe extern "C" fn PMIx_Disconnect(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect, {
         blocking("PMIx_Disconnect", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
-            // `args` requires.
-            let (p, i) = unsafe { args("PMIx_Disconnect", procs, nprocs, info, ninfo) }?;
+            let (p, i) = args!("PMIx_Disconnect", procs, nprocs, info, ninfo)?;
             c.disconnect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
         })
     })
@@ -165,14 +154,13 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Disconnect_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
-            // `PMIx_Disconnect` requires.
-            return unsafe { PMIx_Disconnect(procs, nprocs, info, ninfo) };
+            return blocking("PMIx_Disconnect", |c| {
+                let (p, i) = args!("PMIx_Disconnect", procs, nprocs, info, ninfo)?;
+                c.disconnect_procs(p, &i).map(|()| sys::PMIX_SUCCESS)
+            });
         };
         nonblocking("PMIx_Disconnect_nb", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `procs`, `info` what
-            // `args` requires.
-            let (p, i) = unsafe { args("PMIx_Disconnect_nb", procs, nprocs, info, ninfo) }?;
+            let (p, i) = args!("PMIx_Disconnect_nb", procs, nprocs, info, ninfo)?;
             c.disconnect_procs_nb(p, &i, op_callback("PMIx_Disconnect_nb", cb, cbdata))
         })
     })

@@ -1,18 +1,17 @@
 //! `PMIx_Group_construct`, `_invite`, `_join`, `_leave`, `_destruct` and their `_nb`
 //! forms.
 
-use super::ops::{blocking, info_callback, infos, nonblocking, op_callback, would_block};
+use super::ops::{blocking, info_callback, nonblocking, op_callback, would_block};
 use super::query::store_results;
-use crate::conv;
 use core::ffi::{c_char, c_void};
-use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
 /// The group name (NULL or not UTF-8 → `PMIX_ERR_BAD_PARAM`).
-unsafe fn name(grp: *const c_char) -> pmix_core::Result<String> {
-    // SAFETY: NULL or a C string (C contract).
-    match unsafe { conv::cstr_bytes(grp) } {
-        Some(b) => String::from_utf8(b).map_err(|_| pmix_core::Error::bad_param("group name")),
+fn name_of(grp: Option<&[u8]>) -> pmix_core::Result<String> {
+    match grp {
+        Some(b) => {
+            String::from_utf8(b.to_vec()).map_err(|_| pmix_core::Error::bad_param("group name"))
+        }
         None => {
             log::warn!("PMIx_Group: NULL group name");
             Err(pmix_core::Error::bad_param("NULL group name"))
@@ -20,22 +19,19 @@ unsafe fn name(grp: *const c_char) -> pmix_core::Result<String> {
     }
 }
 
-unsafe fn args(
-    grp: *const c_char,
-    procs: *const sys::pmix_proc_t,
-    nprocs: usize,
-    info: *const sys::pmix_info_t,
-    ninfo: usize,
-) -> pmix_core::Result<(String, Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: this function's `# Safety` contract promises of `grp`, `procs` and `info`
-    // what `name`, `proc_array_from_c` and `infos` require.
-    unsafe {
-        Ok((
-            name(grp)?,
-            conv::proc_array_from_c(procs, nprocs)?,
-            infos(info, ninfo)?,
-        ))
-    }
+/// `args!(grp, procs, nprocs, info, ninfo)`: name, members and directives, in exports
+/// whose contract makes `grp` NULL or a C string and `procs`/`info` NULL or
+/// `nprocs`/`ninfo` readable elements.
+macro_rules! args {
+    ($grp:expr, $procs:expr, $nprocs:expr, $info:expr, $ninfo:expr) => {
+        name_of(crate::arg!(cbytes $grp)).and_then(|g| {
+            Ok((
+                g,
+                crate::arg!(procs $procs, $nprocs)?,
+                crate::arg!(infos $info, $ninfo)?,
+            ))
+        })
+    };
 }
 
 /// Build group `grp` from `procs` (collective: every member calls; added members pass
@@ -73,13 +69,9 @@ pub unsafe extern "C" fn PMIx_Group_construct(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_construct, {
         blocking("PMIx_Group_construct", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`,
-            // `directives` what `args` requires.
-            let (g, p, i) = unsafe { args(grp, procs, nprocs, directives, ndirs) }?;
+            let (g, p, i) = args!(grp, procs, nprocs, directives, ndirs)?;
             let res = c.group_construct(&g, p, &i)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresults) })
+            Ok(store_results!(&res, results, nresults))
         })
     })
 }
@@ -121,9 +113,7 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
                     return Err(pmix_core::Error::new(st, "no callback"));
                 }
             }
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
-            // what `args` requires.
-            let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
+            let (g, p, i) = args!(grp, procs, nprocs, info, ninfo)?;
             c.group_construct_nb(&g, p, &i, info_callback(cbfunc, cbdata))
         })
     })
@@ -163,13 +153,9 @@ pub unsafe extern "C" fn PMIx_Group_invite(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_invite, {
         blocking("PMIx_Group_invite", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
-            // what `args` requires.
-            let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
+            let (g, p, i) = args!(grp, procs, nprocs, info, ninfo)?;
             let res = c.group_invite(&g, p, &i)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresult) })
+            Ok(store_results!(&res, results, nresult))
         })
     })
 }
@@ -210,28 +196,25 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
                 log::warn!("PMIx_Group_invite_nb: NULL cbfunc");
                 return Err(pmix_core::Error::bad_param("NULL cbfunc"));
             }
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `procs`, `info`
-            // what `args` requires.
-            let (g, p, i) = unsafe { args(grp, procs, nprocs, info, ninfo) }?;
+            let (g, p, i) = args!(grp, procs, nprocs, info, ninfo)?;
             c.group_invite_nb(&g, p, &i, info_callback(cbfunc, cbdata))
         })
     })
 }
 
-unsafe fn join_args(
-    grp: *const c_char,
-    leader: *const sys::pmix_proc_t,
-    info: *const sys::pmix_info_t,
-    ninfo: usize,
-) -> pmix_core::Result<(String, Option<ProcId>, Vec<Info>)> {
-    // SAFETY: this function's `# Safety` contract promises of `grp` what `name` requires.
-    let g = unsafe { name(grp) }?;
-    let l = if leader.is_null() {
-        None
-    } else {
-        Some(crate::arg!(proc leader)?)
+/// `join_args!(grp, leader, info, ninfo)`: name, optional leader and directives (the
+/// contract as for `args!`, `leader` NULL or a readable proc).
+macro_rules! join_args {
+    ($grp:expr, $leader:expr, $info:expr, $ninfo:expr) => {
+        name_of(crate::arg!(cbytes $grp)).and_then(|g| {
+            let l = if $leader.is_null() {
+                None
+            } else {
+                Some(crate::arg!(proc $leader)?)
+            };
+            Ok((g, l, crate::arg!(infos $info, $ninfo)?))
+        })
     };
-    Ok((g, l, crate::arg!(infos info, ninfo)?))
 }
 
 /// Answer an invitation to `grp` (`opt`: `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`).
@@ -266,13 +249,9 @@ pub unsafe extern "C" fn PMIx_Group_join(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join, {
         blocking("PMIx_Group_join", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `leader`, `info`
-            // what `join_args` requires.
-            let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
+            let (g, l, i) = join_args!(grp, leader, info, ninfo)?;
             let res = c.group_join(&g, l.as_ref(), opt == sys::PMIX_GROUP_ACCEPT, &i)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresult) })
+            Ok(store_results!(&res, results, nresult))
         })
     })
 }
@@ -307,9 +286,7 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_join_nb, {
         nonblocking("PMIx_Group_join_nb", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `leader`, `info`
-            // what `join_args` requires.
-            let (g, l, i) = unsafe { join_args(grp, leader, info, ninfo) }?;
+            let (g, l, i) = join_args!(grp, leader, info, ninfo)?;
             let accept = opt == sys::PMIX_GROUP_ACCEPT;
             c.group_join_nb(&g, l.as_ref(), accept, &i, info_callback(cbfunc, cbdata))
         })
@@ -338,9 +315,7 @@ pub unsafe extern "C" fn PMIx_Group_leave(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave, {
         blocking("PMIx_Group_leave", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
-            // requires.
-            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            let (g, _, i) = args!(grp, core::ptr::null(), 0, info, ninfo)?;
             c.group_leave(&g, &i).map(|()| sys::PMIX_SUCCESS)
         })
     })
@@ -373,14 +348,13 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_leave_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `info` what
-            // `PMIx_Group_leave` requires.
-            return unsafe { PMIx_Group_leave(grp, info, ninfo) };
+            return blocking("PMIx_Group_leave", |c| {
+                let (g, _, i) = args!(grp, core::ptr::null(), 0, info, ninfo)?;
+                c.group_leave(&g, &i).map(|()| sys::PMIX_SUCCESS)
+            });
         };
         nonblocking("PMIx_Group_leave_nb", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
-            // requires.
-            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            let (g, _, i) = args!(grp, core::ptr::null(), 0, info, ninfo)?;
             c.group_leave_nb(&g, &i, op_callback("PMIx_Group_leave_nb", cb, cbdata))
         })
     })
@@ -410,9 +384,7 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct, {
         blocking("PMIx_Group_destruct", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
-            // requires.
-            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            let (g, _, i) = args!(grp, core::ptr::null(), 0, info, ninfo)?;
             c.group_destruct(&g, &i).map(|()| sys::PMIX_SUCCESS)
         })
     })
@@ -445,14 +417,13 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Group_destruct_nb, {
         let Some(cb) = cbfunc else {
-            // SAFETY: this export's `# Safety` contract promises of `grp`, `info` what
-            // `PMIx_Group_destruct` requires.
-            return unsafe { PMIx_Group_destruct(grp, info, ninfo) };
+            return blocking("PMIx_Group_destruct", |c| {
+                let (g, _, i) = args!(grp, core::ptr::null(), 0, info, ninfo)?;
+                c.group_destruct(&g, &i).map(|()| sys::PMIX_SUCCESS)
+            });
         };
         nonblocking("PMIx_Group_destruct_nb", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `grp` what `args`
-            // requires.
-            let (g, _, i) = unsafe { args(grp, core::ptr::null(), 0, info, ninfo) }?;
+            let (g, _, i) = args!(grp, core::ptr::null(), 0, info, ninfo)?;
             c.group_destruct_nb(&g, &i, op_callback("PMIx_Group_destruct_nb", cb, cbdata))
         })
     })

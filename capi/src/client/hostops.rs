@@ -215,16 +215,13 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Validate_credential, {
-        // SAFETY: NULL-checked out-parameters are reset first (empty answer on failure).
-        unsafe { store_results(&[], results, nresults) };
+        store_results!(&[], results, nresults);
         blocking("PMIx_Validate_credential", |c| {
             // SAFETY: this export's `# Safety` contract promises of `cred` what
             // `cred_bytes` requires.
             let b = unsafe { cred_bytes("PMIx_Validate_credential", cred) }?;
             let res = c.validate_credential(&b, &crate::arg!(infos info, ninfo)?)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresults) })
+            Ok(store_results!(&res, results, nresults))
         })
     })
 }
@@ -304,13 +301,10 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Allocation_request, {
         crate::check_null!(results, nresults);
-        // SAFETY: both non-NULL (checked above).
-        unsafe { store_results(&[], results, nresults) };
+        store_results!(&[], results, nresults);
         blocking("PMIx_Allocation_request", |c| {
             let res = c.allocate(directive, &crate::arg!(infos info, ninfo)?)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresults) })
+            Ok(store_results!(&res, results, nresults))
         })
     })
 }
@@ -380,16 +374,13 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
     nresults: *mut usize,
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Process_monitor, {
-        // SAFETY: NULL-checked out-parameters are reset first.
-        unsafe { store_results(&[], results, nresults) };
+        store_results!(&[], results, nresults);
         blocking("PMIx_Process_monitor", |c| {
             // SAFETY: this export's `# Safety` contract promises of `monitor` what
             // `monitor_info` requires.
             let m = unsafe { monitor_info("PMIx_Process_monitor", monitor) }?;
             let res = c.monitor(&m, error, &crate::arg!(infos directives, ndirs)?)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresults) })
+            Ok(store_results!(&res, results, nresults))
         })
     })
 }
@@ -529,8 +520,7 @@ unsafe fn block_args(
     info: *const sys::pmix_info_t,
     ninfo: usize,
 ) -> Result<(Option<String>, Vec<pmix_core::ResourceUnit>, Vec<Info>)> {
-    // SAFETY: NULL or a C string (C contract).
-    let b = match unsafe { conv::cstr_bytes(block) } {
+    let b = match crate::arg!(cbytes block).map(<[u8]>::to_vec) {
         None => None,
         Some(b) => Some(String::from_utf8(b).map_err(|_| {
             log::warn!("{}: block name is not UTF-8", call);

@@ -4,24 +4,16 @@
 
 use super::ops::{blocking, info_callback, nonblocking};
 use super::query::store_results;
-use crate::conv;
 use core::ffi::c_void;
-use pmix_core::{Info, ProcId};
 use pmix_sys as sys;
 
-unsafe fn args(
-    targets: *const sys::pmix_proc_t,
-    ntargets: usize,
-    directives: *const sys::pmix_info_t,
-    ndirs: usize,
-) -> pmix_core::Result<(Vec<ProcId>, Vec<Info>)> {
-    // SAFETY: NULL or `ntargets` procs / `ndirs` infos (C contract).
-    unsafe {
-        Ok((
-            conv::proc_array_from_c(targets, ntargets)?,
-            conv::info_array_from_c(directives, ndirs)?,
-        ))
-    }
+/// `args!(targets, ntargets, directives, ndirs)`: the targets and directives, in exports
+/// whose contract makes them NULL or `ntargets`/`ndirs` readable elements.
+macro_rules! args {
+    ($targets:expr, $ntargets:expr, $dirs:expr, $ndirs:expr) => {
+        crate::arg!(procs $targets, $ntargets)
+            .and_then(|t| Ok((t, crate::arg!(infos $dirs, $ndirs)?)))
+    };
 }
 
 /// Control processes (`PMIX_JOB_CTRL_KILL`, `..._TERMINATE`, `..._SIGNAL`, cleanup
@@ -56,13 +48,9 @@ pub unsafe extern "C" fn PMIx_Job_control(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control, {
         blocking("PMIx_Job_control", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `targets`, `directives`
-            // what `args` requires.
-            let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
+            let (t, d) = args!(targets, ntargets, directives, ndirs)?;
             let res = c.job_control_wait(&t, &d)?;
-            // SAFETY: this export's `# Safety` contract promises of `results` what
-            // `store_results` requires; out-parameters.
-            Ok(unsafe { store_results(&res, results, nresults) })
+            Ok(store_results!(&res, results, nresults))
         })
     })
 }
@@ -97,9 +85,7 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_Job_control_nb, {
         nonblocking("PMIx_Job_control_nb", |c| {
-            // SAFETY: this export's `# Safety` contract promises of `targets`, `directives`
-            // what `args` requires.
-            let (t, d) = unsafe { args(targets, ntargets, directives, ndirs) }?;
+            let (t, d) = args!(targets, ntargets, directives, ndirs)?;
             c.job_control_nb(&t, &d, info_callback(cbfunc, cbdata))
         })
     })

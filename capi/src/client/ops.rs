@@ -25,14 +25,21 @@ pub unsafe fn required_procs(
     procs: *const sys::pmix_proc_t,
     nprocs: usize,
 ) -> pmix_core::Result<Vec<ProcId>> {
-    if procs.is_null() || nprocs == 0 {
+    check_procs(call, procs.is_null(), nprocs)?;
+    crate::arg!(procs procs, nprocs)
+}
+
+/// The check of [`required_procs`] before the conversion: a NULL or empty procs array is
+/// `PMIX_ERR_BAD_PARAM` (logged).
+pub fn check_procs(call: &str, is_null: bool, nprocs: usize) -> pmix_core::Result<()> {
+    if is_null || nprocs == 0 {
         log::warn!("{}: NULL procs or nprocs = 0", call);
         return Err(pmix_core::Error::bad_param(format!(
             "{} needs a non-empty procs array",
             call
         )));
     }
-    crate::arg!(procs procs, nprocs)
+    Ok(())
 }
 
 /// Read an info array (NULL with 0 is empty).

@@ -105,23 +105,34 @@ pub(crate) fn call_info_cb(
     }
 }
 
-/// Store `res` in the caller's `*results`/`*nresults` (either may be NULL).
-pub(crate) unsafe fn store_results(
-    res: &[Info],
-    results: *mut *mut sys::pmix_info_t,
-    nresults: *mut usize,
-) -> sys::pmix_status_t {
-    let (p, n) = if results.is_null() {
-        (core::ptr::null_mut(), 0)
-    } else {
-        match conv::info_array_to_c(res) {
-            Ok(x) => x,
-            Err(e) => return e.status(),
+/// `store_results!(res, results, nresults)`: store `res` in the caller's
+/// `*results`/`*nresults` (either may be NULL) and give the status. For exports whose
+/// `# Safety` contract makes `results` and `nresults` NULL or writable slots.
+macro_rules! store_results {
+    ($res:expr, $results:expr, $nresults:expr) => {{
+        let (res, results, nresults) = ($res, $results, $nresults);
+        match $crate::client::query::results_array(res, results.is_null()) {
+            Ok((p, n)) => {
+                $crate::arg!(set results, p);
+                $crate::arg!(set nresults, n);
+                pmix_sys::PMIX_SUCCESS
+            }
+            Err(e) => e.status(),
         }
-    };
-    crate::arg!(set results, p);
-    crate::arg!(set nresults, n);
-    sys::PMIX_SUCCESS
+    }};
+}
+pub(crate) use store_results;
+
+/// `res` as a malloc'd info array for `store_results!` (`(NULL, 0)` when `skip`: the
+/// caller passed no `results` slot).
+pub(crate) fn results_array(
+    res: &[Info],
+    skip: bool,
+) -> pmix_core::Result<(*mut sys::pmix_info_t, usize)> {
+    if skip {
+        return Ok((core::ptr::null_mut(), 0));
+    }
+    conv::info_array_to_c(res)
 }
 
 /// Query the system: one `PMIX_QUERY_RESULTS` per query that found something goes to
@@ -179,9 +190,7 @@ pub unsafe extern "C" fn PMIx_Query_info(
         };
         match c.query(q) {
             Ok((st, res)) => {
-                // SAFETY: this export's `# Safety` contract promises of `results` what
-                // `store_results` requires; out-parameters.
-                let s2 = unsafe { store_results(&res, results, nresults) };
+                let s2 = store_results!(&res, results, nresults);
                 if s2 != sys::PMIX_SUCCESS {
                     s2
                 } else {
@@ -285,11 +294,10 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(
         if let Some(st) = would_block("PMIx_Resolve_peers") {
             return st;
         }
-        // SAFETY: NULL or a C string (C contract).
-        let node =
-            unsafe { conv::cstr_bytes(nodename) }.map(|b| String::from_utf8_lossy(&b).into_owned());
-        // SAFETY: as above.
-        let ns = match unsafe { conv::cstr_bytes(nspace) } {
+        let node = crate::arg!(cbytes nodename)
+            .map(<[u8]>::to_vec)
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        let ns = match crate::arg!(cbytes nspace).map(<[u8]>::to_vec) {
             Some(b) if !b.is_empty() => match Nspace::new(String::from_utf8_lossy(&b)) {
                 Ok(n) => Some(n),
                 Err(e) => return e.status(),
@@ -342,8 +350,7 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
         if let Some(st) = would_block("PMIx_Resolve_nodes") {
             return st;
         }
-        // SAFETY: NULL or a C string (C contract).
-        let ns = match unsafe { conv::cstr_bytes(nspace) } {
+        let ns = match crate::arg!(cbytes nspace).map(<[u8]>::to_vec) {
             Some(b) if !b.is_empty() => match Nspace::new(String::from_utf8_lossy(&b)) {
                 Ok(n) => n,
                 Err(e) => return e.status(),

@@ -85,6 +85,17 @@ pub fn bytes_to_c(b: &[u8]) -> Result<(*mut u8, usize)> {
     Ok((p, b.len()))
 }
 
+/// A malloc'd copy of `b`, never NULL (an empty `b` gives a one-byte block).
+///
+/// # Errors
+/// `PMIX_ERR_NOMEM`.
+pub fn malloc_copy(b: &[u8]) -> Result<*mut u8> {
+    let p = malloc_bytes(b.len())?;
+    // SAFETY: `p` has room for `b.len()` bytes and does not overlap `b`.
+    unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), p, b.len()) };
+    Ok(p)
+}
+
 /// A malloc'd, NUL-terminated copy of `b`.
 ///
 /// # Errors

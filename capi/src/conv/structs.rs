@@ -873,8 +873,8 @@ pub unsafe fn endpoint_destruct(e: &mut pmix_endpoint_t) {
 /// # Safety
 /// `hostname` NULL or valid.
 pub unsafe fn nodepid_from_c(n: &pmix_node_pid_t) -> NodePid {
-    // SAFETY: promised by the caller.
     NodePid {
+        // SAFETY: NULL or a C string (promised by the caller).
         hostname: unsafe { cstr_bytes(n.hostname) },
         nodeid: n.nodeid,
         pid: n.pid,

@@ -24,24 +24,25 @@ extern "C" {
 pub unsafe extern "C" fn PMIx_Argv_count(a: *mut *mut c_char) -> c_int {
     ffi_value!(PMIx_Argv_count, 0, {
         // SAFETY: NULL or a NULL-terminated vector (C contract).
-        c_int::try_from(unsafe { conv::argv_count(a) }).unwrap_or(c_int::MAX)
+        c_int::try_from(crate::arg!(argv a).count()).unwrap_or(c_int::MAX)
     })
 }
 
-/// Shared by the three adders: `Err(status)` or the argument bytes.
-///
-/// # Safety
-/// `argv` NULL or writable; `arg` NULL or a C string.
-unsafe fn args<'a>(
-    argv: *mut *mut *mut c_char,
-    arg: *const c_char,
-) -> Result<(&'a mut *mut *mut c_char, &'a [u8]), pmix_status_t> {
-    if argv.is_null() || arg.is_null() {
-        log::warn!("PMIx_Argv_*: NULL argument");
-        return Err(PMIX_ERR_BAD_PARAM);
-    }
-    // SAFETY: promised by the caller.
-    unsafe { Ok((&mut *argv, conv::cstr_ref(arg).unwrap_or_default())) }
+/// Shared by the three adders: `args!(argv, arg)` is `Err(status)` or the vector's slot
+/// and the argument bytes (in exports whose contract makes `argv` NULL or the slot of a
+/// malloc'd vector and `arg` NULL or a C string).
+macro_rules! args {
+    ($argv:expr, $arg:expr) => {{
+        let (argv, arg) = ($argv, $arg);
+        if argv.is_null() || arg.is_null() {
+            log::warn!("PMIx_Argv_*: NULL argument");
+            Err(PMIX_ERR_BAD_PARAM)
+        } else {
+            crate::arg!(argv_slot argv)
+                .map(|v| (v, crate::arg!(cbytes arg).unwrap_or_default()))
+                .map_err(|e| e.status())
+        }
+    }};
 }
 
 /// Append a copy of `arg` to `*argv` (creating the vector if `*argv` is NULL).
@@ -62,9 +63,8 @@ pub unsafe extern "C" fn PMIx_Argv_append_nosize(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Argv_append_nosize, {
         // SAFETY: C contract.
-        match unsafe { args(argv, arg) } {
-            // SAFETY: `*v` is NULL or a malloc'd vector (C contract).
-            Ok((v, a)) => crate::guard::status_of(unsafe { conv::argv_append(v, a) }),
+        match args!(argv, arg) {
+            Ok((mut v, a)) => crate::guard::status_of(v.append(a)),
             Err(rc) => rc,
         }
     })
@@ -88,9 +88,8 @@ pub unsafe extern "C" fn PMIx_Argv_prepend_nosize(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Argv_prepend_nosize, {
         // SAFETY: C contract.
-        match unsafe { args(argv, arg) } {
-            // SAFETY: `*v` is NULL or a malloc'd vector (C contract).
-            Ok((v, a)) => crate::guard::status_of(unsafe { conv::argv_prepend(v, a) }),
+        match args!(argv, arg) {
+            Ok((mut v, a)) => crate::guard::status_of(v.prepend(a)),
             Err(rc) => rc,
         }
     })
@@ -112,16 +111,17 @@ pub unsafe extern "C" fn PMIx_Argv_append_unique_nosize(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Argv_append_unique_nosize, {
         // SAFETY: C contract.
-        let (v, a) = match unsafe { args(argv, arg) } {
+        let (mut v, a) = match args!(argv, arg) {
             Ok(x) => x,
             Err(rc) => return rc,
         };
-        // SAFETY: `*v` is NULL or a NULL-terminated vector of C strings.
-        if unsafe { conv::argv_from_c(*v) }.is_some_and(|all| all.iter().any(|s| s == a)) {
+        if v.argv()
+            .to_vec()
+            .is_some_and(|all| all.iter().any(|s| s == a))
+        {
             return PMIX_SUCCESS;
         }
-        // SAFETY: as above.
-        crate::guard::status_of(unsafe { conv::argv_append(v, a) })
+        crate::guard::status_of(v.append(a))
     })
 }
 
@@ -138,8 +138,21 @@ pub unsafe extern "C" fn PMIx_Argv_append_unique_nosize(
 pub unsafe extern "C" fn PMIx_Argv_free(argv: *mut *mut c_char) {
     ffi_value!(PMIx_Argv_free, (), {
         // SAFETY: NULL or a malloc'd vector of malloc'd strings (C contract).
-        unsafe { conv::argv_free(argv) }
+        crate::arg!(argv_free argv)
     })
+}
+
+/// The fields of `s` split at `delimiter` as a malloc'd vector (NULL for NULL `s` or
+/// no field).
+fn split_argv(s: Option<&[u8]>, delimiter: c_int, include_empty: bool) -> *mut *mut c_char {
+    let Some(s) = s else {
+        return core::ptr::null_mut();
+    };
+    let fields = split(s, delimiter as u8, include_empty);
+    if fields.is_empty() {
+        return core::ptr::null_mut();
+    }
+    conv::argv_to_c(&Some(fields)).unwrap_or(core::ptr::null_mut())
 }
 
 /// Split `src` at `delimiter`; empty fields are kept only with `include_empty` (a
@@ -159,14 +172,7 @@ pub unsafe extern "C" fn PMIx_Argv_split_inter(
 ) -> *mut *mut c_char {
     ffi_value!(PMIx_Argv_split_inter, core::ptr::null_mut(), {
         // SAFETY: NULL or a C string (C contract).
-        let Some(s) = (unsafe { conv::cstr_ref(src_string) }) else {
-            return core::ptr::null_mut();
-        };
-        let fields = split(s, delimiter as u8, include_empty);
-        if fields.is_empty() {
-            return core::ptr::null_mut();
-        }
-        conv::argv_to_c(&Some(fields)).unwrap_or(core::ptr::null_mut())
+        split_argv(crate::arg!(cbytes src_string), delimiter, include_empty)
     })
 }
 
@@ -203,7 +209,7 @@ pub unsafe extern "C" fn PMIx_Argv_split_with_empty(
     // SAFETY: this export's `# Safety` contract promises of `src_string`, `delimiter` what
     // `PMIx_Argv_split_inter` requires.
     ffi_value!(PMIx_Argv_split_with_empty, core::ptr::null_mut(), {
-        unsafe { PMIx_Argv_split_inter(src_string, delimiter, true) }
+        split_argv(crate::arg!(cbytes src_string), delimiter, true)
     })
 }
 
@@ -223,7 +229,7 @@ pub unsafe extern "C" fn PMIx_Argv_split(
     // SAFETY: this export's `# Safety` contract promises of `src_string`, `delimiter` what
     // `PMIx_Argv_split_inter` requires.
     ffi_value!(PMIx_Argv_split, core::ptr::null_mut(), {
-        unsafe { PMIx_Argv_split_inter(src_string, delimiter, false) }
+        split_argv(crate::arg!(cbytes src_string), delimiter, false)
     })
 }
 
@@ -241,7 +247,7 @@ pub unsafe extern "C" fn PMIx_Argv_split(
 pub unsafe extern "C" fn PMIx_Argv_join(argv: *mut *mut c_char, delimiter: c_int) -> *mut c_char {
     ffi_value!(PMIx_Argv_join, core::ptr::null_mut(), {
         // SAFETY: NULL or a NULL-terminated vector (C contract).
-        let all = unsafe { conv::argv_from_c(argv) }.unwrap_or_default();
+        let all = crate::arg!(argv argv).to_vec().unwrap_or_default();
         let mut joined = all.join(&(delimiter as u8));
         if let Some(end) = joined.iter().position(|&c| c == 0) {
             joined.truncate(end);
@@ -263,7 +269,7 @@ pub unsafe extern "C" fn PMIx_Argv_join(argv: *mut *mut c_char, delimiter: c_int
 pub unsafe extern "C" fn PMIx_Argv_copy(argv: *mut *mut c_char) -> *mut *mut c_char {
     ffi_value!(PMIx_Argv_copy, core::ptr::null_mut(), {
         // SAFETY: NULL or a NULL-terminated vector (C contract).
-        conv::argv_to_c(&unsafe { conv::argv_from_c(argv) }).unwrap_or(core::ptr::null_mut())
+        conv::argv_to_c(&crate::arg!(argv argv).to_vec()).unwrap_or(core::ptr::null_mut())
     })
 }
 

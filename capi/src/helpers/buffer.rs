@@ -13,6 +13,7 @@
 //! than was packed reads them as that type (usually an error, never a crash).
 
 use super::value::datum_from_c;
+use crate::args::Owned;
 use crate::conv::{self, alloc};
 use crate::{check_null, ffi_status, ffi_value};
 use core::ffi::{c_char, c_void};
@@ -31,10 +32,8 @@ fn slot_size(t: pmix_data_type_t) -> Option<usize> {
 }
 
 /// Append `bytes` to the buffer, growing its malloc'd payload as needed.
-///
-/// # Safety
-/// `b` is an initialised buffer whose payload came from libc malloc.
-unsafe fn append(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Result<()> {
+fn append(o: &mut Owned<pmix_data_buffer_t>, bytes: &[u8]) -> Result<()> {
+    let b = o.get();
     let (off, used) = conv::dbuf_unread_range(b)?;
     let allocated = if b.base_ptr.is_null() {
         0
@@ -46,7 +45,8 @@ unsafe fn append(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Result<()> {
     let mut cap = allocated;
     if need > allocated || base.is_null() {
         cap = need.max(allocated.saturating_mul(2)).max(64);
-        // SAFETY: `base` is NULL or the buffer's malloc'd payload (caller's promise).
+        // SAFETY: `base` is NULL or the buffer's malloc'd payload (the invariant of
+        // `Owned`: an initialised buffer owning its payload).
         base = unsafe { alloc::realloc_bytes(base as *mut c_void, cap) }? as *mut c_char;
     }
     // SAFETY: `base` holds `cap >= need` bytes; the first `used` are the old payload.
@@ -87,6 +87,17 @@ unsafe fn pack_items(src: *const c_void, n: usize, t: pmix_data_type_t) -> Resul
     Ok(out)
 }
 
+/// `pack_items(src, n, t)` in an export whose `# Safety` contract makes `src` hold `n`
+/// data of type `t`.
+macro_rules! pack_items {
+    ($src:expr, $n:expr, $t:expr) => {{
+        let (src, n, t) = ($src, $n, $t);
+        // SAFETY: the enclosing export's contract: `src` holds `n` data of type `t`,
+        // which is what `pack_items` requires.
+        unsafe { pack_items(src, n, t) }
+    }};
+}
+
 /// Append `num_vals` items of `type_` read from `src` to the buffer in the v4.1 byte
 /// format. `target` is ignored: every peer gets the same format.
 ///
@@ -122,8 +133,7 @@ pub unsafe extern "C" fn PMIx_Data_pack(
         if n > 0 {
             check_null!(src);
         }
-        // SAFETY: `src` holds `n` items of `type_` (C contract).
-        let items = match unsafe { pack_items(src, n, type_) } {
+        let items = match pack_items!(src, n, type_) {
             Ok(v) => v,
             Err(e) => return e.status(),
         };
@@ -133,7 +143,10 @@ pub unsafe extern "C" fn PMIx_Data_pack(
             return e.status();
         }
         // SAFETY: an initialised buffer (C contract).
-        crate::guard::status_of(unsafe { append(&mut *buffer, p.as_bytes()) })
+        let Some(mut b) = crate::arg!(owned buffer) else {
+            return PMIX_ERR_BAD_PARAM;
+        };
+        crate::guard::status_of(append(&mut b, p.as_bytes()))
     })
 }
 
@@ -346,13 +359,17 @@ pub unsafe extern "C" fn PMIx_Data_copy_payload(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Data_copy_payload, {
         check_null!(dest);
-        if src.is_null() {
+        let Some(s) = crate::arg!(owned src) else {
             return PMIX_SUCCESS;
-        }
-        // SAFETY: initialised buffers (C contract).
-        let r = unsafe { conv::dbuf_from_c(&*src) }
-            .and_then(|bytes| unsafe { append(&mut *dest, &bytes) });
-        crate::guard::status_of(r)
+        };
+        let bytes = match s.unread() {
+            Ok(b) => b.to_vec(),
+            Err(e) => return e.status(),
+        };
+        let Some(mut d) = crate::arg!(owned dest) else {
+            return PMIX_ERR_BAD_PARAM;
+        };
+        crate::guard::status_of(append(&mut d, &bytes))
     })
 }
 
@@ -374,27 +391,34 @@ pub unsafe extern "C" fn PMIx_Data_load(
     payload: *mut pmix_byte_object_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Data_load, {
-        check_null!(buffer);
-        // SAFETY: initialised buffer and byte object (C contract).
-        unsafe {
-            let b = &mut *buffer;
-            conv::dbuf_destruct(b);
-            if let Some(bo) = payload.as_mut() {
-                if !bo.bytes.is_null() {
-                    b.base_ptr = bo.bytes;
-                    b.unpack_ptr = bo.bytes;
-                    b.pack_ptr = bo.bytes.add(bo.size);
-                    b.bytes_allocated = bo.size;
-                    b.bytes_used = bo.size;
-                }
-                *bo = pmix_byte_object_t {
-                    bytes: core::ptr::null_mut(),
-                    size: 0,
-                };
-            }
-        }
-        PMIX_SUCCESS
+        let Some(b) = crate::arg!(owned buffer) else {
+            return PMIX_ERR_BAD_PARAM;
+        };
+        data_load(b, crate::try_arg!(opt_mut payload))
     })
+}
+
+/// `PMIx_Data_load` on checked arguments.
+fn data_load(
+    mut o: Owned<pmix_data_buffer_t>,
+    payload: Option<&mut pmix_byte_object_t>,
+) -> pmix_status_t {
+    o.destruct();
+    let b = o.get();
+    if let Some(bo) = payload {
+        if !bo.bytes.is_null() {
+            b.base_ptr = bo.bytes;
+            b.unpack_ptr = bo.bytes;
+            b.pack_ptr = bo.bytes.wrapping_add(bo.size);
+            b.bytes_allocated = bo.size;
+            b.bytes_used = bo.size;
+        }
+        *bo = pmix_byte_object_t {
+            bytes: core::ptr::null_mut(),
+            size: 0,
+        };
+    }
+    PMIX_SUCCESS
 }
 
 /// Move the unread part of the buffer's payload into `payload` (without a copy when
@@ -417,39 +441,42 @@ pub unsafe extern "C" fn PMIx_Data_unload(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Data_unload, {
         check_null!(buffer, payload);
-        // SAFETY: initialised buffer, writable byte object (C contract).
-        let (b, bo) = unsafe { (&mut *buffer, &mut *payload) };
-        let (off, used) = match conv::dbuf_unread_range(b) {
-            Ok(r) => r,
-            Err(e) => return e.status(),
+        let Some(b) = crate::arg!(owned buffer) else {
+            return PMIX_ERR_BAD_PARAM;
         };
-        *bo = pmix_byte_object_t {
-            bytes: core::ptr::null_mut(),
-            size: 0,
-        };
-        if off == 0 && used > 0 {
-            bo.bytes = b.base_ptr;
-            bo.size = used;
-            b.base_ptr = core::ptr::null_mut();
-        } else if off < used {
-            // SAFETY: the unread region lies inside the payload.
-            let rest = unsafe {
-                core::slice::from_raw_parts((b.base_ptr as *const u8).add(off), used - off)
-            };
-            match alloc::bytes_to_c(rest) {
-                Ok((p, n)) => {
-                    *bo = pmix_byte_object_t {
-                        bytes: p as *mut c_char,
-                        size: n,
-                    }
-                }
-                Err(e) => return e.status(),
-            }
-        }
-        // SAFETY: the payload (if still ours) came from malloc.
-        unsafe { conv::dbuf_destruct(b) };
-        PMIX_SUCCESS
+        data_unload(b, crate::try_arg!(mut payload))
     })
+}
+
+/// `PMIx_Data_unload` on checked arguments.
+fn data_unload(mut o: Owned<pmix_data_buffer_t>, bo: &mut pmix_byte_object_t) -> pmix_status_t {
+    let (off, used) = match conv::dbuf_unread_range(o.get()) {
+        Ok(r) => r,
+        Err(e) => return e.status(),
+    };
+    *bo = pmix_byte_object_t {
+        bytes: core::ptr::null_mut(),
+        size: 0,
+    };
+    if off == 0 && used > 0 {
+        let b = o.get();
+        bo.bytes = b.base_ptr;
+        bo.size = used;
+        b.base_ptr = core::ptr::null_mut();
+    } else if off < used {
+        let copy = o.unread().and_then(alloc::bytes_to_c);
+        match copy {
+            Ok((p, n)) => {
+                *bo = pmix_byte_object_t {
+                    bytes: p as *mut c_char,
+                    size: n,
+                }
+            }
+            Err(e) => return e.status(),
+        }
+    }
+    o.destruct();
+    PMIX_SUCCESS
 }
 
 /// Replace the buffer's payload with a copy of `payload`'s bytes (the caller keeps
@@ -469,15 +496,13 @@ pub unsafe extern "C" fn PMIx_Data_embed(
     payload: *const pmix_byte_object_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Data_embed, {
-        check_null!(buffer);
-        // SAFETY: initialised buffer and byte object (C contract).
-        unsafe {
-            let b = &mut *buffer;
-            conv::dbuf_destruct(b);
-            match payload.as_ref() {
-                None => PMIX_SUCCESS,
-                Some(bo) => crate::guard::status_of(conv::dbuf_to_c(&conv::bo_from_c(bo), b)),
-            }
+        let Some(mut b) = crate::arg!(owned buffer) else {
+            return PMIX_ERR_BAD_PARAM;
+        };
+        b.destruct();
+        match crate::arg!(bo payload) {
+            None => PMIX_SUCCESS,
+            Some(bytes) => crate::guard::status_of(conv::dbuf_to_c(&bytes, b.get())),
         }
     })
 }
@@ -496,10 +521,7 @@ pub unsafe extern "C" fn PMIx_Data_embed(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_buffer_construct(b: *mut pmix_data_buffer_t) {
     ffi_value!(PMIx_Data_buffer_construct, (), {
-        if !b.is_null() {
-            // SAFETY: writable (C contract).
-            unsafe { core::ptr::write_bytes(b, 0, 1) };
-        }
+        let _ = crate::arg!(opt_zeroed b);
     })
 }
 
@@ -516,9 +538,8 @@ pub unsafe extern "C" fn PMIx_Data_buffer_construct(b: *mut pmix_data_buffer_t) 
 pub unsafe extern "C" fn PMIx_Data_buffer_destruct(b: *mut pmix_data_buffer_t) {
     ffi_value!(PMIx_Data_buffer_destruct, (), {
         // SAFETY: NULL or an initialised buffer with a malloc'd payload (C contract).
-        if let Some(b) = unsafe { b.as_mut() } {
-            // SAFETY: as above.
-            unsafe { conv::dbuf_destruct(b) };
+        if let Some(mut b) = crate::arg!(owned b) {
+            b.destruct();
         }
     })
 }
@@ -549,9 +570,8 @@ pub unsafe extern "C" fn PMIx_Data_buffer_create() -> *mut pmix_data_buffer_t {
 pub unsafe extern "C" fn PMIx_Data_buffer_release(b: *mut pmix_data_buffer_t) {
     ffi_value!(PMIx_Data_buffer_release, (), {
         // SAFETY: NULL or a malloc'd buffer (C contract).
-        unsafe {
-            PMIx_Data_buffer_destruct(b);
-            alloc::free(b);
+        if let Some(b) = crate::arg!(block b) {
+            b.free();
         }
     })
 }
@@ -574,9 +594,10 @@ pub unsafe extern "C" fn PMIx_Data_buffer_load(
 ) {
     ffi_value!(PMIx_Data_buffer_load, (), {
         let mut bo = pmix_byte_object_t { bytes, size: sz };
-        // SAFETY: this export's `# Safety` contract promises of `b` what `PMIx_Data_load`
-        // requires.
-        let rc = unsafe { PMIx_Data_load(b, &mut bo) };
+        let rc = match crate::arg!(owned b) {
+            Some(b) => data_load(b, Some(&mut bo)),
+            None => PMIX_ERR_BAD_PARAM,
+        };
         if rc != PMIX_SUCCESS {
             log::warn!("PMIx_Data_buffer_load: {}", rc);
         }
@@ -611,15 +632,16 @@ pub unsafe extern "C" fn PMIx_Data_buffer_unload(
         };
         // SAFETY: this export's `# Safety` contract promises of `b` what `PMIx_Data_unload`
         // requires; `bytes`/`sz` are writable (C contract).
-        unsafe {
-            let rc = PMIx_Data_unload(b, &mut bo);
-            if rc == PMIX_SUCCESS {
-                *bytes = bo.bytes;
-                *sz = bo.size;
-            } else {
-                *bytes = core::ptr::null_mut();
-                *sz = 0;
-            }
+        let rc = match crate::arg!(owned b) {
+            Some(b) => data_unload(b, &mut bo),
+            None => PMIX_ERR_BAD_PARAM,
+        };
+        if rc == PMIX_SUCCESS {
+            crate::arg!(set bytes, bo.bytes);
+            crate::arg!(set sz, bo.size);
+        } else {
+            crate::arg!(set bytes, core::ptr::null_mut());
+            crate::arg!(set sz, 0);
         }
     })
 }
@@ -653,7 +675,7 @@ pub unsafe extern "C" fn PMIx_Data_compress(
             return false;
         }
         // SAFETY: `inbytes` is readable for `size` bytes (C contract).
-        let input = unsafe { core::slice::from_raw_parts(inbytes, size) };
+        let input = crate::try_arg!(slice inbytes, size; else false);
         let Some(out) = pmix_core::compress::compress(input) else {
             return false;
         };
@@ -661,10 +683,8 @@ pub unsafe extern "C" fn PMIx_Data_compress(
             return false;
         };
         // SAFETY: writable (C contract).
-        unsafe {
-            *outbytes = p;
-            *nbytes = n;
-        }
+        crate::arg!(set outbytes, p);
+        crate::arg!(set nbytes, n);
         true
     })
 }
@@ -695,19 +715,15 @@ pub unsafe extern "C" fn PMIx_Data_decompress(
             return false;
         }
         // SAFETY: `inbytes` is readable for `size` bytes (C contract).
-        let input = unsafe { core::slice::from_raw_parts(inbytes, size) };
+        let input = crate::try_arg!(slice inbytes, size; else false);
         let Ok(out) = pmix_core::compress::decompress(input) else {
             return false;
         };
-        let Ok(p) = alloc::malloc_bytes(out.len()) else {
+        let Ok(p) = alloc::malloc_copy(&out) else {
             return false;
         };
-        // SAFETY: `p` holds `out.len()` bytes; outputs are writable (C contract).
-        unsafe {
-            core::ptr::copy_nonoverlapping(out.as_ptr(), p, out.len());
-            *outbytes = p;
-            *nbytes = out.len();
-        }
+        crate::arg!(set outbytes, p);
+        crate::arg!(set nbytes, out.len());
         true
     })
 }

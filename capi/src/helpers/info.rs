@@ -5,11 +5,12 @@
 //! value then belongs to someone else and is never freed here). `PMIx_Info_create`
 //! arrays come from libc malloc and are released with `PMIx_Info_free(p, n)`.
 
-use super::value::{load, value_size, xfer};
+use super::value::{value_size, xfer};
+use crate::args::Datum;
 use crate::conv;
 use crate::{check_null, ffi_status, ffi_value};
 use core::ffi::{c_char, c_void};
-use pmix_core::Value;
+use pmix_core::{Key, Value};
 use pmix_sys::*;
 
 /// All-zero info: empty key, no flags, `PMIX_UNDEF` value.
@@ -24,10 +25,8 @@ use pmix_sys::*;
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_construct(p: *mut pmix_info_t) {
     ffi_value!(PMIx_Info_construct, (), {
-        if !p.is_null() {
-            // SAFETY: writable (C contract); all-zero is the constructed state.
-            unsafe { core::ptr::write_bytes(p, 0, 1) };
-        }
+        // All-zero is the constructed state; NULL is ignored.
+        let _ = crate::arg!(opt_zeroed p);
     })
 }
 
@@ -43,8 +42,9 @@ pub unsafe extern "C" fn PMIx_Info_construct(p: *mut pmix_info_t) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_destruct(p: *mut pmix_info_t) {
     ffi_value!(PMIx_Info_destruct, (), {
-        // SAFETY: NULL or an initialised info (C contract).
-        unsafe { conv::info_destruct(p) }
+        if let Some(i) = crate::arg!(owned p) {
+            i.destruct();
+        }
     })
 }
 
@@ -74,8 +74,9 @@ pub unsafe extern "C" fn PMIx_Info_create(n: usize) -> *mut pmix_info_t {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
     ffi_value!(PMIx_Info_free, (), {
-        // SAFETY: NULL or a malloc'd array of `n` infos (C contract).
-        unsafe { conv::info_array_free(p, n) }
+        if let Some(b) = crate::arg!(block p, n) {
+            b.free();
+        }
     })
 }
 
@@ -90,11 +91,13 @@ pub unsafe extern "C" fn PMIx_Info_free(p: *mut pmix_info_t, n: usize) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
     ffi_value!(PMIx_Info_true, PMIX_NON_BOOL, {
-        if p.is_null() {
-            return PMIX_BOOL_FALSE;
+        match crate::arg!(opt p) {
+            Ok(Some(i)) => super::value::truth(
+                i.value.type_,
+                || crate::arg!(value core::ptr::addr_of!(i.value)),
+            ),
+            _ => PMIX_BOOL_FALSE,
         }
-        // SAFETY: non-NULL info (C contract).
-        unsafe { super::value::PMIx_Value_true(&(*p).value) }
     })
 }
 
@@ -124,11 +127,14 @@ pub unsafe extern "C" fn PMIx_Info_load(
     ffi_status!(PMIx_Info_load, {
         let info = crate::try_arg!(zeroed info);
         let k = crate::try_arg!(key key);
-        conv::load_key(&mut info.key, &k);
-        // SAFETY: `info.value` is a constructed (zeroed) value; `data` is NULL or a datum
-        // of `type_` (this export's contract), which is what `load` requires.
-        unsafe { load(&mut info.value, data, type_) }
+        load_info(info, &k, crate::arg!(datum_ptr data, type_))
     })
+}
+
+/// Load the constructed `info` with `k` and a copy of `data`.
+fn load_info(info: &mut pmix_info_t, k: &pmix_core::Key, data: Datum) -> pmix_status_t {
+    conv::load_key(&mut info.key, k);
+    data.load_into(&mut info.value)
 }
 
 /// Copy key, flags and value of `*src` into `*dest` (old content not released). A
@@ -153,9 +159,38 @@ pub unsafe extern "C" fn PMIx_Info_xfer(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_xfer, {
         check_null!(dest, src);
-        // SAFETY: valid info pointers (C contract).
-        unsafe { info_xfer(dest, src) }
+        if core::ptr::eq(dest, src) {
+            return PMIX_SUCCESS;
+        }
+        let s = crate::try_arg!(ref src);
+        let value = if s.flags & PMIX_INFO_PERSISTENT != 0 {
+            None
+        } else {
+            Some(crate::arg!(value core::ptr::addr_of!(s.value)))
+        };
+        info_xfer_checked(crate::try_arg!(mut dest), s, value)
     })
+}
+
+/// `info_xfer` on checked arguments: `value` is the deep copy of `s.value` (`None` for a
+/// persistent `s`, whose value is shared bitwise).
+pub(crate) fn info_xfer_checked(
+    d: &mut pmix_info_t,
+    s: &pmix_info_t,
+    value: Option<pmix_core::Result<Value>>,
+) -> pmix_status_t {
+    d.key = s.key;
+    d.key[PMIX_MAX_KEYLEN] = 0;
+    d.flags = s.flags;
+    let Some(v) = value else {
+        d.value = s.value;
+        return PMIX_SUCCESS;
+    };
+    let rc = crate::guard::status_of(v.and_then(|v| crate::args::value_into(&v, &mut d.value)));
+    if rc != PMIX_SUCCESS {
+        *d = crate::args::zeroed();
+    }
+    rc
 }
 
 /// # Safety
@@ -197,9 +232,8 @@ macro_rules! flag_ops {
         #[no_mangle]
         pub unsafe extern "C" fn $set(p: *mut pmix_info_t) {
             ffi_value!($set, (), {
-                if !p.is_null() {
-                    // SAFETY: non-NULL info (C contract).
-                    unsafe { flag_ops!(@set $how (*p).flags, $flag) };
+                if let Ok(Some(i)) = crate::arg!(opt_mut p) {
+                    flag_ops!(@set $how i.flags, $flag);
                 }
             })
         }
@@ -214,8 +248,7 @@ macro_rules! flag_ops {
         #[no_mangle]
         pub unsafe extern "C" fn $test(p: *const pmix_info_t) -> bool {
             ffi_value!($test, false, {
-                // SAFETY: non-NULL info (C contract).
-                !p.is_null() && flag_ops!(@test $how unsafe { (*p).flags }, $flag)
+                matches!(crate::arg!(opt p), Ok(Some(i)) if flag_ops!(@test $how i.flags, $flag))
             })
         }
     )*};
@@ -254,8 +287,7 @@ pub unsafe extern "C" fn PMIx_Info_get_size(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_get_size, {
         check_null!(val, size);
-        // SAFETY: an initialised info (C contract).
-        match unsafe { conv::info_from_c(val) } {
+        match crate::arg!(info val) {
             Ok(i) if i.value == Value::Undef => PMIX_ERR_UNKNOWN_DATA_TYPE,
             Ok(i) => {
                 *crate::try_arg!(mut size) = core::mem::size_of::<pmix_info_t>()
@@ -290,8 +322,7 @@ impl Drop for InfoList {
 }
 
 fn zeroed_info() -> Box<pmix_info_t> {
-    // SAFETY: all-zero is a valid, constructed pmix_info_t.
-    Box::new(unsafe { core::mem::zeroed() })
+    Box::new(crate::args::zeroed())
 }
 
 /// The list behind a handle.
@@ -315,6 +346,13 @@ macro_rules! list_arg {
             Some(l) => l,
             None => return $fallback,
         }
+    }};
+    (take $p:expr) => {{
+        let p = $p;
+        // SAFETY: the enclosing export's contract (`PMIx_Info_list_release`): `p` is
+        // NULL or a live handle from `PMIx_Info_list_start` (a leaked `Box<InfoList>`),
+        // released this once and never used again.
+        (!p.is_null()).then(|| unsafe { Box::from_raw(p as *mut InfoList) })
     }};
 }
 
@@ -341,34 +379,28 @@ pub unsafe extern "C" fn PMIx_Info_list_start() -> *mut c_void {
 }
 
 /// Build one item from key + datum, as `PMIx_Info_load` does.
-unsafe fn new_item(
-    key: *const c_char,
-    value: *const c_void,
-    t: pmix_data_type_t,
-) -> Result<Box<pmix_info_t>, pmix_status_t> {
+fn new_item(key: pmix_core::Result<Key>, data: Datum) -> Result<Box<pmix_info_t>, pmix_status_t> {
+    let k = key.map_err(|e| e.status())?;
     let mut it = zeroed_info();
-    // SAFETY: `it` is a constructed info; key/value follow the C contract.
-    let rc = unsafe { PMIx_Info_load(&mut *it, key, value, t) };
-    if rc == PMIX_SUCCESS {
-        Ok(it)
-    } else {
-        Err(rc)
+    match load_info(&mut it, &k, data) {
+        PMIX_SUCCESS => Ok(it),
+        rc => Err(rc),
     }
 }
 
-/// Build one item from key + a `pmix_value_t` (deep copy).
-unsafe fn new_item_value(
-    key: *const c_char,
-    value: *const pmix_value_t,
+/// Build one item from key + a `pmix_value_t` (deep copy): `value` gives the copy, or
+/// `None` for a NULL value (`PMIX_ERR_BAD_PARAM`); it is only asked for a valid key.
+fn new_item_value(
+    key: pmix_core::Result<Key>,
+    value: impl FnOnce() -> Option<pmix_core::Result<Value>>,
 ) -> Result<Box<pmix_info_t>, pmix_status_t> {
-    let k = crate::arg!(key key).map_err(|e| e.status())?;
-    if value.is_null() {
+    let k = key.map_err(|e| e.status())?;
+    let Some(v) = value() else {
         return Err(PMIX_ERR_BAD_PARAM);
-    }
+    };
     let mut it = zeroed_info();
     conv::load_key(&mut it.key, &k);
-    // SAFETY: `value` is an initialised value (C contract).
-    match unsafe { xfer(&mut it.value, value) } {
+    match super::value::xfer_checked(&mut it.value, v) {
         PMIX_SUCCESS => Ok(it),
         rc => Err(rc),
     }
@@ -434,8 +466,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add, {
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
-        // SAFETY: C contract for key and datum.
-        match unsafe { new_item(key, value, type_) } {
+        match new_item(crate::arg!(key key), crate::arg!(datum_ptr value, type_)) {
             Ok(it) => add(l, it, false, false, false),
             Err(rc) => rc,
         }
@@ -464,8 +495,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_unique, {
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
-        // SAFETY: C contract for key and datum.
-        match unsafe { new_item(key, value, type_) } {
+        match new_item(crate::arg!(key key), crate::arg!(datum_ptr value, type_)) {
             Ok(it) => add(l, it, true, overwrite, false),
             Err(rc) => rc,
         }
@@ -490,8 +520,8 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_value, {
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
-        // SAFETY: C contract for key and value.
-        match unsafe { new_item_value(key, value) } {
+        let copy = || (!value.is_null()).then(|| crate::arg!(value value));
+        match new_item_value(crate::arg!(key key), copy) {
             Ok(it) => add(l, it, false, false, false),
             Err(rc) => rc,
         }
@@ -517,8 +547,8 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_add_value_unique, {
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
-        // SAFETY: C contract for key and value.
-        match unsafe { new_item_value(key, value) } {
+        let copy = || (!value.is_null()).then(|| crate::arg!(value value));
+        match new_item_value(crate::arg!(key key), copy) {
             Ok(it) => add(l, it, true, overwrite, false),
             Err(rc) => rc,
         }
@@ -545,8 +575,7 @@ pub unsafe extern "C" fn PMIx_Info_list_prepend(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_prepend, {
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
-        // SAFETY: C contract for key and datum.
-        match unsafe { new_item(key, value, type_) } {
+        match new_item(crate::arg!(key key), crate::arg!(datum_ptr value, type_)) {
             Ok(it) => add(l, it, false, false, true),
             Err(rc) => rc,
         }
@@ -573,8 +602,7 @@ pub unsafe extern "C" fn PMIx_Info_list_insert(
         check_null!(info);
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
-        // SAFETY: `info` is an initialised info (C contract); bitwise copy.
-        *it = unsafe { *info };
+        *it = *crate::try_arg!(ref info);
         it.key[PMIX_MAX_KEYLEN] = 0;
         it.flags |= PMIX_INFO_PERSISTENT;
         add(l, it, false, false, false)
@@ -599,8 +627,10 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer(
         check_null!(info);
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
-        // SAFETY: `info` is initialised (C contract).
-        match unsafe { info_xfer(&mut *it, info) } {
+        let s = crate::try_arg!(ref info);
+        let value = (s.flags & PMIX_INFO_PERSISTENT == 0)
+            .then(|| crate::arg!(value core::ptr::addr_of!(s.value)));
+        match info_xfer_checked(&mut it, s, value) {
             PMIX_SUCCESS => add(l, it, false, false, false),
             rc => rc,
         }
@@ -626,14 +656,18 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
         check_null!(info);
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         let mut it = zeroed_info();
-        // SAFETY: `info` is initialised (C contract).
-        match unsafe { info_xfer(&mut *it, info) } {
+        let s = crate::try_arg!(ref info);
+        let value = (s.flags & PMIX_INFO_PERSISTENT == 0)
+            .then(|| crate::arg!(value core::ptr::addr_of!(s.value)));
+        match info_xfer_checked(&mut it, s, value) {
             PMIX_SUCCESS => {
                 if it.flags & PMIX_INFO_PERSISTENT != 0 {
                     // a shared value must not be handed to `add`, which may free it
                     it.flags &= !PMIX_INFO_PERSISTENT;
-                    // SAFETY: `info` is initialised; deep copy of its value.
-                    let rc = unsafe { xfer(&mut it.value, &(*info).value) };
+                    let rc = super::value::xfer_checked(
+                        &mut it.value,
+                        crate::arg!(value core::ptr::addr_of!(s.value)),
+                    );
                     if rc != PMIX_SUCCESS {
                         return rc;
                     }
@@ -666,40 +700,44 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
     par: *mut pmix_data_array_t,
 ) -> pmix_status_t {
     ffi_status!(PMIx_Info_list_convert, {
-        check_null!(par);
-        // SAFETY: writable (C contract).
-        unsafe {
-            *par = pmix_data_array_t {
-                type_: PMIX_INFO,
-                size: 0,
-                array: core::ptr::null_mut(),
-            }
+        let par = crate::try_arg!(mut par);
+        *par = pmix_data_array_t {
+            type_: PMIX_INFO,
+            size: 0,
+            array: core::ptr::null_mut(),
         };
         let l = list_arg!(ptr, or PMIX_ERR_BAD_PARAM);
         if l.items.is_empty() {
             return PMIX_ERR_EMPTY;
         }
-        let arr = match conv::elem_array_new(l.items.len(), PMIX_INFO) {
-            Ok(a) => a as *mut pmix_info_t,
-            Err(e) => return e.status(),
-        };
-        for (i, it) in l.items.iter().enumerate() {
-            // SAFETY: element `i` is a constructed info inside `arr`; `it` is initialised.
-            let rc = unsafe { info_xfer(arr.add(i), &**it) };
-            if rc != PMIX_SUCCESS {
-                // SAFETY: every element is filled or constructed.
-                unsafe { conv::info_array_free(arr, l.items.len()) };
-                return rc;
+        match list_to_array(l) {
+            Ok(arr) => {
+                par.size = l.items.len();
+                par.array = arr as *mut c_void;
+                PMIX_SUCCESS
             }
+            Err(rc) => rc,
         }
-        // SAFETY: the last element exists; `par` is writable (C contract).
-        unsafe {
-            (*arr.add(l.items.len() - 1)).flags |= PMIX_INFO_ARRAY_END;
-            (*par).size = l.items.len();
-            (*par).array = arr as *mut c_void;
-        }
-        PMIX_SUCCESS
     })
+}
+
+/// A malloc'd `PMIX_INFO` array copying the (non-empty) list's items (persistent ones
+/// shallow), the last marked `PMIX_INFO_ARRAY_END`.
+fn list_to_array(l: &InfoList) -> Result<*mut pmix_info_t, pmix_status_t> {
+    let n = l.items.len();
+    let arr = conv::elem_array_new(n, PMIX_INFO).map_err(|e| e.status())? as *mut pmix_info_t;
+    for (i, it) in l.items.iter().enumerate() {
+        // SAFETY: element `i` is a constructed info inside `arr`; `it` is initialised.
+        let rc = unsafe { info_xfer(arr.add(i), &**it) };
+        if rc != PMIX_SUCCESS {
+            // SAFETY: every element is filled or constructed.
+            unsafe { conv::info_array_free(arr, n) };
+            return Err(rc);
+        }
+    }
+    // SAFETY: the last element exists inside `arr`.
+    unsafe { (*arr.add(n - 1)).flags |= PMIX_INFO_ARRAY_END };
+    Ok(arr)
 }
 
 /// Free the list and every value it owns (persistent items excepted). NULL is ignored.
@@ -713,10 +751,7 @@ pub unsafe extern "C" fn PMIx_Info_list_convert(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
     ffi_value!(PMIx_Info_list_release, (), {
-        if !ptr.is_null() {
-            // SAFETY: a handle from PMIx_Info_list_start, released once (C contract).
-            drop(unsafe { Box::from_raw(ptr as *mut InfoList) });
-        }
+        drop(list_arg!(take ptr));
     })
 }
 
@@ -756,16 +791,14 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
                 .position(|it| core::ptr::eq(&**it, prev as *const pmix_info_t))
         };
         let Some(pos) = pos else {
-            // SAFETY: `next` is writable (C contract).
-            unsafe { *next = core::ptr::null_mut() };
+            crate::arg!(set next, core::ptr::null_mut());
             return core::ptr::null_mut();
         };
         let following = l
             .items
             .get(pos + 1)
             .map_or(core::ptr::null_mut(), |it| &**it as *const _ as *mut c_void);
-        // SAFETY: `next` is writable (C contract).
-        unsafe { *next = following };
+        crate::arg!(set next, following);
         &mut *l.items[pos] as *mut pmix_info_t
     })
 }
@@ -781,8 +814,7 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_list_get_size(ptr: *mut c_void) -> usize {
     ffi_value!(PMIx_Info_list_get_size, 0, {
-        // SAFETY: NULL or a live handle (C contract).
-        unsafe { list(ptr) }.map_or(0, |l| l.items.len())
+        list_arg!(ptr, or 0).items.len()
     })
 }
 

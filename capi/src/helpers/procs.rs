@@ -5,51 +5,10 @@
 //! These take fixed C arrays (`pmix_key_t`, `pmix_nspace_t`) or C strings; every read
 //! is bounded by the array length, so an unterminated input cannot be over-read.
 
-use crate::conv::{self, alloc};
+use crate::conv;
 use crate::ffi_value;
 use core::ffi::c_char;
 use pmix_sys::*;
-
-/// Length of the string at `p`, reading at most `max` bytes (NULL: 0).
-///
-/// # Safety
-/// `p` is NULL or readable up to its NUL or `max` bytes.
-unsafe fn bounded(p: *const c_char, max: usize) -> usize {
-    if p.is_null() {
-        0
-    } else {
-        // SAFETY: strnlen never reads past `max` bytes (caller's promise covers them).
-        unsafe { libc::strnlen(p, max) }
-    }
-}
-
-/// Bytes of the string at `p`, at most `max` of them.
-///
-/// # Safety
-/// As [`bounded`]; the bytes outlive `'a`.
-unsafe fn bounded_bytes<'a>(p: *const c_char, max: usize) -> &'a [u8] {
-    // SAFETY: promised by the caller.
-    let n = unsafe { bounded(p, max) };
-    if n == 0 {
-        &[]
-    } else {
-        // SAFETY: `n` bytes are readable.
-        unsafe { core::slice::from_raw_parts(p as *const u8, n) }
-    }
-}
-
-/// Zero the `len`-byte array at `dst` and copy at most `len - 1` bytes of `src`.
-///
-/// # Safety
-/// `dst` is writable for `len` bytes; `src` is NULL or readable as for [`bounded`].
-unsafe fn load(dst: *mut c_char, len: usize, src: *const c_char) {
-    // SAFETY: promised by the caller.
-    unsafe {
-        let s = bounded_bytes(src, len - 1);
-        let d = core::slice::from_raw_parts_mut(dst, len);
-        conv::load_array(d, s);
-    }
-}
 
 /// Zero `key` and copy at most `PMIX_MAX_KEYLEN` bytes of `src` into it (NULL `src`
 /// leaves it empty).
@@ -64,9 +23,8 @@ unsafe fn load(dst: *mut c_char, len: usize, src: *const c_char) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_key(key: *mut c_char, src: *const c_char) {
     ffi_value!(PMIx_Load_key, (), {
-        if !key.is_null() {
-            // SAFETY: `key` is a pmix_key_t (C contract).
-            unsafe { load(key, PMIX_MAX_KEYLEN + 1, src) };
+        if let Some(d) = crate::arg!(opt_slice_mut key, PMIX_MAX_KEYLEN + 1) {
+            conv::load_array(d, crate::arg!(bounded src, PMIX_MAX_KEYLEN));
         }
     })
 }
@@ -86,8 +44,7 @@ pub unsafe extern "C" fn PMIx_Check_key(key: *const c_char, str_: *const c_char)
         if key.is_null() || str_.is_null() {
             return false;
         }
-        // SAFETY: C strings or key arrays (C contract); reads are bounded.
-        unsafe { bounded_bytes(key, PMIX_MAX_KEYLEN) == bounded_bytes(str_, PMIX_MAX_KEYLEN) }
+        crate::arg!(bounded key, PMIX_MAX_KEYLEN) == crate::arg!(bounded str_, PMIX_MAX_KEYLEN)
     })
 }
 
@@ -103,7 +60,7 @@ pub unsafe extern "C" fn PMIx_Check_key(key: *const c_char, str_: *const c_char)
 pub unsafe extern "C" fn PMIx_Check_reserved_key(key: *const c_char) -> bool {
     ffi_value!(PMIx_Check_reserved_key, false, {
         // SAFETY: NULL or a C string; the read is bounded.
-        unsafe { bounded_bytes(key, PMIX_MAX_KEYLEN) }.starts_with(b"pmix")
+        crate::arg!(bounded key, PMIX_MAX_KEYLEN).starts_with(b"pmix")
     })
 }
 
@@ -119,9 +76,8 @@ pub unsafe extern "C" fn PMIx_Check_reserved_key(key: *const c_char) -> bool {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_nspace(nspace: *mut c_char, str_: *const c_char) {
     ffi_value!(PMIx_Load_nspace, (), {
-        if !nspace.is_null() {
-            // SAFETY: `nspace` is a pmix_nspace_t (C contract).
-            unsafe { load(nspace, PMIX_MAX_NSLEN + 1, str_) };
+        if let Some(d) = crate::arg!(opt_slice_mut nspace, PMIX_MAX_NSLEN + 1) {
+            conv::load_array(d, crate::arg!(bounded str_, PMIX_MAX_NSLEN));
         }
     })
 }
@@ -138,7 +94,7 @@ pub unsafe extern "C" fn PMIx_Load_nspace(nspace: *mut c_char, str_: *const c_ch
 pub unsafe extern "C" fn PMIx_Nspace_invalid(nspace: *const c_char) -> bool {
     ffi_value!(PMIx_Nspace_invalid, true, {
         // SAFETY: NULL or a C string; bounded read.
-        unsafe { bounded(nspace, PMIX_MAX_NSLEN) == 0 }
+        crate::arg!(bounded nspace, PMIX_MAX_NSLEN).is_empty()
     })
 }
 
@@ -155,13 +111,10 @@ pub unsafe extern "C" fn PMIx_Nspace_invalid(nspace: *const c_char) -> bool {
 pub unsafe extern "C" fn PMIx_Check_nspace(key1: *const c_char, key2: *const c_char) -> bool {
     ffi_value!(PMIx_Check_nspace, false, {
         // SAFETY: NULL or C strings; bounded reads.
-        unsafe {
-            let (a, b) = (
-                bounded_bytes(key1, PMIX_MAX_NSLEN),
-                bounded_bytes(key2, PMIX_MAX_NSLEN),
-            );
-            a.is_empty() || b.is_empty() || a == b
-        }
+        nspace_match(
+            crate::arg!(bounded key1, PMIX_MAX_NSLEN),
+            crate::arg!(bounded key2, PMIX_MAX_NSLEN),
+        )
     })
 }
 
@@ -178,12 +131,8 @@ pub unsafe extern "C" fn PMIx_Check_nspace(key1: *const c_char, key2: *const c_c
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_procid(p: *mut pmix_proc_t, ns: *const c_char, rk: pmix_rank_t) {
     ffi_value!(PMIx_Load_procid, (), {
-        if !p.is_null() {
-            // SAFETY: writable proc (C contract).
-            unsafe {
-                load((*p).nspace.as_mut_ptr(), PMIX_MAX_NSLEN + 1, ns);
-                (*p).rank = rk;
-            }
+        if let Ok(Some(p)) = crate::arg!(opt_mut p) {
+            load_proc(p, crate::arg!(bounded ns, PMIX_MAX_NSLEN), rk);
         }
     })
 }
@@ -201,17 +150,16 @@ pub unsafe extern "C" fn PMIx_Load_procid(p: *mut pmix_proc_t, ns: *const c_char
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Xfer_procid(dst: *mut pmix_proc_t, src: *const pmix_proc_t) {
     ffi_value!(PMIx_Xfer_procid, (), {
-        if dst.is_null() {
+        if core::ptr::eq(dst, src) {
             return;
         }
-        // SAFETY: valid proc pointers (C contract); copy tolerates dst == src.
-        unsafe {
-            if src.is_null() {
-                core::ptr::write_bytes(dst, 0, 1);
-            } else {
-                core::ptr::copy(src, dst, 1);
-            }
-        }
+        let Ok(Some(d)) = crate::arg!(opt_mut dst) else {
+            return;
+        };
+        *d = match crate::arg!(opt src) {
+            Ok(Some(s)) => *s,
+            _ => crate::args::zeroed(),
+        };
     })
 }
 
@@ -221,9 +169,28 @@ pub unsafe extern "C" fn PMIx_Xfer_procid(dst: *mut pmix_proc_t, src: *const pmi
 /// No pointer arguments: nothing the caller passes can make the call unsound.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_rank(a: pmix_rank_t, b: pmix_rank_t) -> bool {
-    ffi_value!(PMIx_Check_rank, false, {
-        a == b || a == PMIX_RANK_WILDCARD || b == PMIX_RANK_WILDCARD
-    })
+    ffi_value!(PMIx_Check_rank, false, { rank_match(a, b) })
+}
+
+fn rank_match(a: pmix_rank_t, b: pmix_rank_t) -> bool {
+    a == b || a == PMIX_RANK_WILDCARD || b == PMIX_RANK_WILDCARD
+}
+
+/// `PMIx_Check_nspace` on the bytes: an empty namespace matches any.
+fn nspace_match(a: &[u8], b: &[u8]) -> bool {
+    a.is_empty() || b.is_empty() || a == b
+}
+
+/// The bytes of a fixed `pmix_nspace_t` up to its NUL (at most `PMIX_MAX_NSLEN`).
+fn nspace_of(ns: &pmix_nspace_t) -> Vec<u8> {
+    let n = ns.iter().take(PMIX_MAX_NSLEN).take_while(|&&c| c != 0);
+    n.map(|&c| c as u8).collect()
+}
+
+/// Set `p` to (`ns`, `rk`), the namespace zero-padded.
+fn load_proc(p: &mut pmix_proc_t, ns: &[u8], rk: pmix_rank_t) {
+    conv::load_array(&mut p.nspace, ns);
+    p.rank = rk;
 }
 
 /// True for ranks below `PMIX_RANK_VALID` (not one of the special ranks).
@@ -248,13 +215,12 @@ pub unsafe extern "C" fn PMIx_Rank_valid(a: pmix_rank_t) -> bool {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_procid(a: *const pmix_proc_t, b: *const pmix_proc_t) -> bool {
     ffi_value!(PMIx_Check_procid, false, {
-        if a.is_null() || b.is_null() {
-            return a.is_null() && b.is_null();
-        }
-        // SAFETY: valid procs (C contract).
-        unsafe {
-            PMIx_Check_nspace((*a).nspace.as_ptr(), (*b).nspace.as_ptr())
-                && PMIx_Check_rank((*a).rank, (*b).rank)
+        match (crate::arg!(opt a), crate::arg!(opt b)) {
+            (Ok(Some(a)), Ok(Some(b))) => {
+                nspace_match(&nspace_of(&a.nspace), &nspace_of(&b.nspace))
+                    && rank_match(a.rank, b.rank)
+            }
+            _ => a.is_null() && b.is_null(),
         }
     })
 }
@@ -271,10 +237,10 @@ pub unsafe extern "C" fn PMIx_Check_procid(a: *const pmix_proc_t, b: *const pmix
 pub unsafe extern "C" fn PMIx_Procid_invalid(p: *const pmix_proc_t) -> bool {
     ffi_value!(PMIx_Procid_invalid, true, {
         // SAFETY: valid proc (C contract).
-        p.is_null()
-            || unsafe {
-                PMIx_Nspace_invalid((*p).nspace.as_ptr()) || (*p).rank == PMIX_RANK_INVALID
-            }
+        match crate::arg!(opt p) {
+            Ok(Some(p)) => nspace_of(&p.nspace).is_empty() || p.rank == PMIX_RANK_INVALID,
+            _ => true,
+        }
     })
 }
 
@@ -298,18 +264,17 @@ pub unsafe extern "C" fn PMIx_Multicluster_nspace_construct(
         if target.is_null() {
             return;
         }
-        // SAFETY: namespace arrays (C contract); bounded reads, then one bounded write.
-        unsafe {
-            let (c, n) = (
-                bounded_bytes(cluster, PMIX_MAX_NSLEN).to_vec(),
-                bounded_bytes(nspace, PMIX_MAX_NSLEN).to_vec(),
-            );
-            let d = core::slice::from_raw_parts_mut(target, PMIX_MAX_NSLEN + 1);
-            if c.len() + n.len() < PMIX_MAX_NSLEN {
-                conv::load_array(d, &[&c[..], b":", &n[..]].concat());
-            } else {
-                d.fill(0);
-            }
+        let (c, n) = (
+            crate::arg!(bounded cluster, PMIX_MAX_NSLEN).to_vec(),
+            crate::arg!(bounded nspace, PMIX_MAX_NSLEN).to_vec(),
+        );
+        let Some(d) = crate::arg!(opt_slice_mut target, PMIX_MAX_NSLEN + 1) else {
+            return;
+        };
+        if c.len() + n.len() < PMIX_MAX_NSLEN {
+            conv::load_array(d, &[&c[..], b":", &n[..]].concat());
+        } else {
+            d.fill(0);
         }
     })
 }
@@ -335,21 +300,16 @@ pub unsafe extern "C" fn PMIx_Multicluster_nspace_parse(
         if cluster.is_null() || nspace.is_null() {
             return;
         }
-        // SAFETY: namespace arrays (C contract); bounded reads and writes.
-        unsafe {
-            let t = bounded_bytes(target, PMIX_MAX_NSLEN).to_vec();
-            let (c, n) = match t.iter().position(|&b| b == b':') {
-                Some(i) => (&t[..i], &t[i + 1..]),
-                None => (&t[..], &[][..]),
-            };
-            conv::load_array(
-                core::slice::from_raw_parts_mut(cluster, PMIX_MAX_NSLEN + 1),
-                c,
-            );
-            conv::load_array(
-                core::slice::from_raw_parts_mut(nspace, PMIX_MAX_NSLEN + 1),
-                n,
-            );
+        let t = crate::arg!(bounded target, PMIX_MAX_NSLEN).to_vec();
+        let (c, n) = match t.iter().position(|&b| b == b':') {
+            Some(i) => (&t[..i], &t[i + 1..]),
+            None => (&t[..], &[][..]),
+        };
+        if let Some(d) = crate::arg!(opt_slice_mut cluster, PMIX_MAX_NSLEN + 1) {
+            conv::load_array(d, c);
+        }
+        if let Some(d) = crate::arg!(opt_slice_mut nspace, PMIX_MAX_NSLEN + 1) {
+            conv::load_array(d, n);
         }
     })
 }
@@ -368,9 +328,8 @@ pub unsafe extern "C" fn PMIx_Multicluster_nspace_parse(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_construct(p: *mut pmix_proc_t) {
     ffi_value!(PMIx_Proc_construct, (), {
-        if !p.is_null() {
-            // SAFETY: writable proc (C contract).
-            unsafe { conv::elem_construct(p as *mut u8, PMIX_PROC) };
+        if let Some(p) = crate::arg!(opt_zeroed p) {
+            crate::args::construct(p);
         }
     })
 }
@@ -389,7 +348,9 @@ pub unsafe extern "C" fn PMIx_Proc_destruct(p: *mut pmix_proc_t) {
     ffi_value!(PMIx_Proc_destruct, (), {
         // SAFETY: this export's `# Safety` contract promises of `p` what
         // `PMIx_Proc_construct` requires.
-        unsafe { PMIx_Proc_construct(p) }
+        if let Some(p) = crate::arg!(opt_zeroed p) {
+            crate::args::construct(p);
+        }
     })
 }
 
@@ -418,9 +379,10 @@ pub unsafe extern "C" fn PMIx_Proc_create(n: usize) -> *mut pmix_proc_t {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_free(p: *mut pmix_proc_t, n: usize) {
     ffi_value!(PMIx_Proc_free, (), {
-        let _ = n;
-        // SAFETY: NULL or a malloc'd array (C contract).
-        unsafe { alloc::free(p) };
+        // The count is not needed: procs own nothing.
+        if let Some(b) = crate::arg!(block p, n) {
+            b.free_block();
+        }
     })
 }
 
@@ -443,9 +405,9 @@ pub unsafe extern "C" fn PMIx_Proc_load(
     ffi_value!(PMIx_Proc_load, (), {
         // SAFETY: this export's `# Safety` contract promises of `p` what
         // `PMIx_Proc_construct` requires.
-        unsafe {
-            PMIx_Proc_construct(p);
-            PMIx_Load_procid(p, nspace, rank);
+        if let Some(p) = crate::arg!(opt_zeroed p) {
+            crate::args::construct(p);
+            load_proc(p, crate::arg!(bounded nspace, PMIX_MAX_NSLEN), rank);
         }
     })
 }

@@ -198,7 +198,7 @@ pub unsafe extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_ch
 pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_t {
     ffi_value!(PMIx_Error_code, i32::MIN, {
         // SAFETY: NULL or a C string (C caller's contract).
-        let Some(name) = (unsafe { conv::cstr_ref(errname) }) else {
+        let Some(name) = crate::arg!(cbytes errname) else {
             return i32::MIN;
         };
         STATUS_STRINGS
@@ -450,7 +450,7 @@ pub unsafe extern "C" fn PMIx_IOF_channel_string(channel: pmix_iof_channel_t) ->
 pub unsafe extern "C" fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char {
     ffi_value!(PMIx_Get_attribute_string, attribute, {
         // SAFETY: NULL or a C string (C caller's contract).
-        let Some(name) = (unsafe { conv::cstr_ref(attribute) }) else {
+        let Some(name) = crate::arg!(cbytes attribute) else {
             return attribute;
         };
         ATTR_STRINGS
@@ -473,7 +473,7 @@ pub unsafe extern "C" fn PMIx_Get_attribute_string(attribute: *const c_char) -> 
 pub unsafe extern "C" fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char {
     ffi_value!(PMIx_Get_attribute_name, attrstring, {
         // SAFETY: NULL or a C string (C caller's contract).
-        let Some(key) = (unsafe { conv::cstr_ref(attrstring) }) else {
+        let Some(key) = crate::arg!(cbytes attrstring) else {
             return attrstring;
         };
         ATTR_STRINGS
@@ -526,7 +526,7 @@ pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c
 pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_char {
     ffi_value!(PMIx_Info_string, core::ptr::null_mut(), {
         // SAFETY: NULL or a valid info (C caller's contract).
-        match unsafe { conv::info_from_c(info) } {
+        match crate::arg!(info info) {
             Ok(i) => to_c_string(&format!("{}\n", print::info_text(&i))),
             Err(_) => core::ptr::null_mut(),
         }
@@ -566,7 +566,7 @@ pub unsafe extern "C" fn PMIx_Proc_string(proc_: *const pmix_proc_t) -> *mut c_c
 pub unsafe extern "C" fn PMIx_App_string(app: *const pmix_app_t) -> *mut c_char {
     ffi_value!(PMIx_App_string, core::ptr::null_mut(), {
         // SAFETY: NULL or a valid app (C caller's contract).
-        match unsafe { conv::app_from_c(app) } {
+        match crate::arg!(app app) {
             Ok(a) => to_c_string(&print::app_text(&a)),
             Err(_) => core::ptr::null_mut(),
         }
@@ -622,12 +622,12 @@ pub unsafe extern "C" fn PMIx_Data_print(
     ffi_status!(PMIx_Data_print, {
         crate::check_null!(output, src);
         // SAFETY: `src` points to a datum of `type_` (C caller's contract).
-        let v = match unsafe { super::value::datum_from_c(src, type_) } {
+        let v = match crate::arg!(datum src, type_) {
             Ok(v) => v,
             Err(e) => return e.status(),
         };
         // SAFETY: NULL or a C string.
-        let pre = unsafe { conv::cstr_ref(prefix) }
+        let pre = crate::arg!(cbytes prefix)
             .map(String::from_utf8_lossy)
             .unwrap_or_default();
         let text = if type_ == PMIX_VALUE {

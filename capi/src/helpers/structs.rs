@@ -8,8 +8,6 @@
 //! `destruct` frees what one struct owns and leaves it constructed. hwloc objects
 //! behind topologies/cpusets are never freed by this library.
 
-use super::procs::PMIx_Load_key;
-use super::value::load;
 use crate::conv::{self, alloc};
 use crate::ffi_value;
 use core::ffi::{c_char, c_void};
@@ -36,12 +34,16 @@ macro_rules! lifecycle {
         /// Destruct `n` structs and free the array. NULL is ignored.
         ///
         /// # Safety
-        /// No pointer arguments: nothing the caller passes can make the call unsound.
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or a malloc'd array (from the matching `create` or the PMIx
+        ///   `CREATE` macro) of `n` initialised structs whose pointers are NULL or
+        ///   malloc'd, none of it used after the call.
         #[no_mangle]
         pub unsafe extern "C" fn $free(p: *mut $t, n: usize) {
             ffi_value!($free, (), {
-                // SAFETY: NULL or a malloc'd array of `n` initialised structs (C contract).
-                unsafe { conv::elem_array_free(p as *mut u8, n, $dt) }
+                if let Some(b) = crate::arg!(block p, n) {
+                    b.free_elems();
+                }
             })
         }
     };
@@ -49,13 +51,15 @@ macro_rules! lifecycle {
         /// Put the struct in its constructed state (NULL is ignored).
         ///
         /// # Safety
-        /// No pointer arguments: nothing the caller passes can make the call unsound.
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or points to a writable struct; its old content is overwritten
+        ///   without being released.
         #[no_mangle]
         pub unsafe extern "C" fn $construct(p: *mut $t) {
+            const _: () = assert!(<$t as crate::args::PmixType>::DT == $dt);
             ffi_value!($construct, (), {
-                if !p.is_null() {
-                    // SAFETY: writable struct (C contract).
-                    unsafe { conv::elem_construct(p as *mut u8, $dt) };
+                if let Some(p) = crate::arg!(opt_zeroed p) {
+                    crate::args::construct(p);
                 }
             })
         }
@@ -64,16 +68,15 @@ macro_rules! lifecycle {
         /// Free what the struct owns and leave it constructed (NULL is ignored).
         ///
         /// # Safety
-        /// No pointer arguments: nothing the caller passes can make the call unsound.
+        /// The C contract (what makes the call sound):
+        /// - `p` is NULL or points to an initialised struct whose pointers are NULL or
+        ///   malloc'd and not used after the call.
         #[no_mangle]
         pub unsafe extern "C" fn $destruct(p: *mut $t) {
+            const _: () = assert!(<$t as crate::args::PmixType>::DT == $dt);
             ffi_value!($destruct, (), {
-                if !p.is_null() {
-                    // SAFETY: an initialised struct owning malloc'd data (C contract).
-                    unsafe {
-                        conv::elem_destruct(p as *mut u8, $dt);
-                        conv::elem_construct(p as *mut u8, $dt);
-                    }
+                if let Some(mut o) = crate::arg!(owned p) {
+                    o.destruct_elems();
                 }
             })
         }
@@ -110,26 +113,32 @@ lifecycle!(@destruct pmix_coord_t, PMIX_COORD: fn PMIx_Coord_destruct(););
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Coord_create(dims: usize, number: usize) -> *mut pmix_coord_t {
     ffi_value!(PMIx_Coord_create, core::ptr::null_mut(), {
-        let Ok(p) = conv::elem_array_new(number, PMIX_COORD) else {
-            return core::ptr::null_mut();
-        };
-        let m = p as *mut pmix_coord_t;
-        if dims > 0 {
-            for i in 0..number {
-                let Ok(c) = alloc::calloc_array::<u32>(dims) else {
-                    // SAFETY: every coord is constructed or filled; the block is ours.
-                    unsafe { conv::elem_array_free(p, number, PMIX_COORD) };
-                    return core::ptr::null_mut();
-                };
-                // SAFETY: `i` is within the fresh array.
-                unsafe {
-                    (*m.add(i)).coord = c;
-                    (*m.add(i)).dims = dims;
-                }
+        coord_array(dims, number)
+    })
+}
+
+/// A malloc'd array of `number` coords of `dims` zeroed dimensions each (NULL on
+/// failure or for 0).
+fn coord_array(dims: usize, number: usize) -> *mut pmix_coord_t {
+    let Ok(p) = conv::elem_array_new(number, PMIX_COORD) else {
+        return core::ptr::null_mut();
+    };
+    let m = p as *mut pmix_coord_t;
+    if dims > 0 {
+        for i in 0..number {
+            let Ok(c) = alloc::calloc_array::<u32>(dims) else {
+                // SAFETY: every coord is constructed or filled; the block is ours.
+                unsafe { conv::elem_array_free(p, number, PMIX_COORD) };
+                return core::ptr::null_mut();
+            };
+            // SAFETY: `i` is within the fresh array.
+            unsafe {
+                (*m.add(i)).coord = c;
+                (*m.add(i)).dims = dims;
             }
         }
-        m
-    })
+    }
+    m
 }
 
 /// Destruct `number` coords and free the array. NULL is ignored.
@@ -145,7 +154,9 @@ pub unsafe extern "C" fn PMIx_Coord_create(dims: usize, number: usize) -> *mut p
 pub unsafe extern "C" fn PMIx_Coord_free(m: *mut pmix_coord_t, number: usize) {
     ffi_value!(PMIx_Coord_free, (), {
         // SAFETY: NULL or a malloc'd array (C contract).
-        unsafe { conv::elem_array_free(m as *mut u8, number, PMIX_COORD) }
+        if let Some(b) = crate::arg!(block m, number) {
+            b.free_elems();
+        }
     })
 }
 
@@ -167,13 +178,10 @@ pub unsafe extern "C" fn PMIx_Byte_object_load(
     sz: usize,
 ) {
     ffi_value!(PMIx_Byte_object_load, (), {
-        if !b.is_null() {
-            // SAFETY: writable (C contract).
-            unsafe {
-                *b = pmix_byte_object_t {
-                    bytes: d,
-                    size: if d.is_null() { 0 } else { sz },
-                }
+        if let Ok(Some(b)) = crate::arg!(opt_mut b) {
+            *b = pmix_byte_object_t {
+                bytes: d,
+                size: if d.is_null() { 0 } else { sz },
             };
         }
     })
@@ -199,18 +207,18 @@ pub unsafe extern "C" fn PMIx_Envar_load(
     separator: c_char,
 ) {
     ffi_value!(PMIx_Envar_load, (), {
-        if e.is_null() {
+        let Ok(Some(e)) = crate::arg!(opt_mut e) else {
             return;
-        }
-        // SAFETY: NULL or C strings (C contract).
-        let (var, value) = unsafe { (conv::cstr_bytes(var), conv::cstr_bytes(value)) };
+        };
+        let var = crate::arg!(cbytes var).map(<[u8]>::to_vec);
+        let value = crate::arg!(cbytes value).map(<[u8]>::to_vec);
         let env = pmix_core::Envar {
             envar: var,
             value,
             separator: separator as u8,
         };
         // SAFETY: writable (C contract).
-        if conv::envar_to_c(&env, unsafe { &mut *e }).is_err() {
+        if conv::envar_to_c(&env, e).is_err() {
             log::warn!("PMIx_Envar_load: out of memory");
         }
     })
@@ -239,21 +247,17 @@ pub unsafe extern "C" fn PMIx_Pdata_load(
     type_: pmix_data_type_t,
 ) {
     ffi_value!(PMIx_Pdata_load, (), {
-        if dest.is_null() {
+        let Some(d) = crate::arg!(opt_zeroed dest) else {
             return;
+        };
+        if let Ok(Some(p)) = crate::arg!(opt p) {
+            d.proc_ = *p;
+            d.proc_.nspace[PMIX_MAX_NSLEN] = 0;
         }
-        // SAFETY: writable pdata; `p`, `key` and `data` follow the C contract.
-        unsafe {
-            core::ptr::write_bytes(dest, 0, 1);
-            if !p.is_null() {
-                (*dest).proc_ = *p;
-                (*dest).proc_.nspace[PMIX_MAX_NSLEN] = 0;
-            }
-            PMIx_Load_key((*dest).key.as_mut_ptr(), key);
-            let rc = load(&mut (*dest).value, data, type_);
-            if rc != PMIX_SUCCESS {
-                log::warn!("PMIx_Pdata_load: value not loaded ({})", rc);
-            }
+        conv::load_array(&mut d.key, crate::arg!(bounded key, PMIX_MAX_KEYLEN));
+        let rc = crate::arg!(datum_ptr data, type_).load_into(&mut d.value);
+        if rc != PMIX_SUCCESS {
+            log::warn!("PMIx_Pdata_load: value not loaded ({})", rc);
         }
     })
 }
@@ -275,17 +279,20 @@ pub unsafe extern "C" fn PMIx_Pdata_xfer(dest: *mut pmix_pdata_t, src: *mut pmix
         if dest.is_null() || src.is_null() || core::ptr::eq(dest, src) {
             return;
         }
-        // SAFETY: valid pdata pointers (C contract).
-        unsafe {
-            core::ptr::write_bytes(dest, 0, 1);
-            (*dest).proc_ = (*src).proc_;
-            (*dest).proc_.nspace[PMIX_MAX_NSLEN] = 0;
-            (*dest).key = (*src).key;
-            (*dest).key[PMIX_MAX_KEYLEN] = 0;
-            let rc = super::value::xfer(&mut (*dest).value, &(*src).value);
-            if rc != PMIX_SUCCESS {
-                log::warn!("PMIx_Pdata_xfer: value not copied ({})", rc);
-            }
+        let Ok(Some(s)) = crate::arg!(opt src) else {
+            return;
+        };
+        let value = crate::arg!(value core::ptr::addr_of!(s.value));
+        let Some(d) = crate::arg!(opt_zeroed dest) else {
+            return;
+        };
+        d.proc_ = s.proc_;
+        d.proc_.nspace[PMIX_MAX_NSLEN] = 0;
+        d.key = s.key;
+        d.key[PMIX_MAX_KEYLEN] = 0;
+        let rc = super::value::xfer_checked(&mut d.value, value);
+        if rc != PMIX_SUCCESS {
+            log::warn!("PMIx_Pdata_xfer: value not copied ({})", rc);
         }
     })
 }
@@ -302,16 +309,13 @@ pub unsafe extern "C" fn PMIx_Pdata_xfer(dest: *mut pmix_pdata_t, src: *mut pmix
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_App_info_create(p: *mut pmix_app_t, n: usize) {
     ffi_value!(PMIx_App_info_create, (), {
-        if p.is_null() {
+        let Ok(Some(p)) = crate::arg!(opt_mut p) else {
             return;
-        }
+        };
         let info =
             conv::elem_array_new(n, PMIX_INFO).unwrap_or(core::ptr::null_mut()) as *mut pmix_info_t;
-        // SAFETY: writable app (C contract).
-        unsafe {
-            (*p).info = info;
-            (*p).ninfo = if info.is_null() { 0 } else { n };
-        }
+        p.info = info;
+        p.ninfo = if info.is_null() { 0 } else { n };
     })
 }
 
@@ -329,7 +333,9 @@ pub unsafe extern "C" fn PMIx_App_release(p: *mut pmix_app_t) {
     ffi_value!(PMIx_App_release, (), {
         // SAFETY: this export's `# Safety` contract promises of `p` what `PMIx_App_free`
         // requires.
-        unsafe { PMIx_App_free(p, 1) }
+        if let Some(b) = crate::arg!(block p, 1) {
+            b.free_elems();
+        }
     })
 }
 
@@ -345,16 +351,13 @@ pub unsafe extern "C" fn PMIx_App_release(p: *mut pmix_app_t) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_qualifiers_create(p: *mut pmix_query_t, n: usize) {
     ffi_value!(PMIx_Query_qualifiers_create, (), {
-        if p.is_null() {
+        let Ok(Some(p)) = crate::arg!(opt_mut p) else {
             return;
-        }
+        };
         let q =
             conv::elem_array_new(n, PMIX_INFO).unwrap_or(core::ptr::null_mut()) as *mut pmix_info_t;
-        // SAFETY: writable query (C contract).
-        unsafe {
-            (*p).qualifiers = q;
-            (*p).nqual = if q.is_null() { 0 } else { n };
-        }
+        p.qualifiers = q;
+        p.nqual = if q.is_null() { 0 } else { n };
     })
 }
 
@@ -372,7 +375,9 @@ pub unsafe extern "C" fn PMIx_Query_release(p: *mut pmix_query_t) {
     ffi_value!(PMIx_Query_release, (), {
         // SAFETY: this export's `# Safety` contract promises of `p` what `PMIx_Query_free`
         // requires.
-        unsafe { PMIx_Query_free(p, 1) }
+        if let Some(b) = crate::arg!(block p, 1) {
+            b.free_elems();
+        }
     })
 }
 
@@ -398,25 +403,22 @@ pub unsafe extern "C" fn PMIx_Regattr_load(
     description: *const c_char,
 ) {
     ffi_value!(PMIx_Regattr_load, (), {
-        if info.is_null() {
+        let Some(mut o) = crate::arg!(owned info) else {
             return;
+        };
+        let r = o.get();
+        if let Some(n) = crate::arg!(cbytes name) {
+            if let Ok(p) = alloc::strdup_bytes(n) {
+                r.name = p;
+            }
         }
-        // SAFETY: writable regattr; strings follow the C contract.
-        unsafe {
-            let r = &mut *info;
-            if let Some(n) = conv::cstr_bytes(name) {
-                if let Ok(p) = alloc::strdup_bytes(&n) {
-                    r.name = p;
-                }
-            }
-            if !key.is_null() {
-                PMIx_Load_key(r.string.as_mut_ptr(), key);
-            }
-            r.type_ = type_;
-            if let Some(d) = conv::cstr_ref(description) {
-                if conv::argv_append(&mut r.description, d).is_err() {
-                    log::warn!("PMIx_Regattr_load: out of memory");
-                }
+        if !key.is_null() {
+            conv::load_array(&mut r.string, crate::arg!(bounded key, PMIX_MAX_KEYLEN));
+        }
+        r.type_ = type_;
+        if let Some(d) = crate::arg!(cbytes description) {
+            if o.append_description(d).is_err() {
+                log::warn!("PMIx_Regattr_load: out of memory");
             }
         }
     })
@@ -438,13 +440,14 @@ pub unsafe extern "C" fn PMIx_Regattr_xfer(dest: *mut pmix_regattr_t, src: *cons
         if dest.is_null() || src.is_null() {
             return;
         }
-        // SAFETY: valid regattrs (C contract).
-        let r = match unsafe { conv::regattr_from_c(&*src) } {
+        let r = match crate::arg!(regattr src) {
             Ok(r) => r,
             Err(_) => return,
         };
-        // SAFETY: writable (C contract).
-        if conv::regattr_to_c(&r, unsafe { &mut *dest }).is_err() {
+        let Ok(Some(d)) = crate::arg!(opt_mut dest) else {
+            return;
+        };
+        if conv::regattr_to_c(&r, d).is_err() {
             log::warn!("PMIx_Regattr_xfer: copy failed");
         }
     })
@@ -462,12 +465,8 @@ pub unsafe extern "C" fn PMIx_Regattr_xfer(dest: *mut pmix_regattr_t, src: *cons
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fabric_construct(p: *mut pmix_fabric_t) {
     ffi_value!(PMIx_Fabric_construct, (), {
-        if !p.is_null() {
-            // SAFETY: writable (C contract).
-            unsafe {
-                core::ptr::write_bytes(p, 0, 1);
-                (*p).index = usize::MAX;
-            }
+        if let Some(p) = crate::arg!(opt_zeroed p) {
+            p.index = usize::MAX;
         }
     })
 }

@@ -18,7 +18,7 @@ use pmix_sys::*;
 /// # Safety
 /// `data` is non-NULL and points to such a datum.
 pub(crate) unsafe fn datum_from_c(data: *const c_void, t: pmix_data_type_t) -> Result<Value> {
-    // SAFETY (all arms): promised by the caller.
+    // SAFETY: (all arms) promised by the caller.
     unsafe {
         match t {
             PMIX_UNDEF => Ok(Value::Undef),
@@ -46,10 +46,8 @@ pub(crate) unsafe fn datum_from_c(data: *const c_void, t: pmix_data_type_t) -> R
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_construct(val: *mut pmix_value_t) {
     ffi_value!(PMIx_Value_construct, (), {
-        if !val.is_null() {
-            // SAFETY: writable (C caller's contract); all-zero is PMIX_UNDEF.
-            unsafe { core::ptr::write_bytes(val, 0, 1) };
-        }
+        // All-zero is PMIX_UNDEF; NULL is ignored.
+        let _ = crate::arg!(opt_zeroed val);
     })
 }
 
@@ -66,7 +64,9 @@ pub unsafe extern "C" fn PMIx_Value_construct(val: *mut pmix_value_t) {
 pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
     ffi_value!(PMIx_Value_destruct, (), {
         // SAFETY: NULL or an initialised value owning malloc'd data (C contract).
-        unsafe { conv::value_destruct(val) }
+        if let Some(v) = crate::arg!(owned val) {
+            v.destruct();
+        }
     })
 }
 
@@ -97,7 +97,9 @@ pub unsafe extern "C" fn PMIx_Value_create(n: usize) -> *mut pmix_value_t {
 pub unsafe extern "C" fn PMIx_Value_free(v: *mut pmix_value_t, n: usize) {
     ffi_value!(PMIx_Value_free, (), {
         // SAFETY: NULL or a malloc'd array of `n` values (C contract).
-        unsafe { conv::elem_array_free(v as *mut u8, n, PMIX_VALUE) }
+        if let Some(b) = crate::arg!(block v, n) {
+            b.free_elems();
+        }
     })
 }
 
@@ -126,8 +128,7 @@ pub unsafe extern "C" fn PMIx_Value_load(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Value_load, {
         check_null!(val);
-        // SAFETY: `val` is writable, `data` NULL or a datum of `type_` (C contract).
-        unsafe { load(val, data, type_) }
+        crate::arg!(datum_ptr data, type_).load_into(crate::try_arg!(mut val))
     })
 }
 
@@ -300,8 +301,8 @@ pub unsafe extern "C" fn PMIx_Value_xfer(
 ) -> pmix_status_t {
     ffi_status!(PMIx_Value_xfer, {
         check_null!(dest, src);
-        // SAFETY: valid value pointers (C contract).
-        unsafe { xfer(dest, src) }
+        let v = crate::arg!(value src);
+        xfer_checked(crate::try_arg!(mut dest), v)
     })
 }
 
@@ -311,6 +312,12 @@ pub(crate) unsafe fn xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> 
     // SAFETY: promised by the caller.
     let r = crate::arg!(value src).and_then(|v| unsafe { conv::value_to_c(&v, dest) });
     crate::guard::status_of(r)
+}
+
+/// Store the copy `v` in `*dest` (old content overwritten, not released): the status of
+/// the copy or of the store.
+pub(crate) fn xfer_checked(dest: &mut pmix_value_t, v: Result<Value>) -> pmix_status_t {
+    crate::guard::status_of(v.and_then(|v| crate::args::value_into(&v, dest)))
 }
 
 /// Compare two values (see `Value::compare`); NULL or unreadable values give
@@ -359,21 +366,23 @@ pub unsafe extern "C" fn PMIx_Value_true(value: *const pmix_value_t) -> pmix_boo
             return BOOL_FALSE;
         }
         let v = crate::try_arg!(ref value; else BOOL_FALSE);
-        match v.type_ {
-            PMIX_UNDEF => BOOL_TRUE,
-            // SAFETY: a bool value stores its flag as the first union byte.
-            PMIX_BOOL => {
-                if unsafe { v.data.byte } != 0 {
-                    BOOL_TRUE
-                } else {
-                    BOOL_FALSE
-                }
-            }
-            // SAFETY: a string value holds NULL or a C string.
-            PMIX_STRING => string_truth(unsafe { conv::cstr_ref(v.data.string) }),
-            _ => NON_BOOL,
-        }
+        truth(v.type_, || crate::arg!(value value))
     })
+}
+
+/// The boolean reading of a value of type `t`, as `PMIx_Value_true` gives it: `copy`
+/// gives the value, and is only asked for the types that have a reading.
+pub(crate) fn truth(t: pmix_data_type_t, copy: impl FnOnce() -> Result<Value>) -> pmix_boolean_t {
+    if !matches!(t, PMIX_UNDEF | PMIX_BOOL | PMIX_STRING) {
+        return NON_BOOL;
+    }
+    match copy() {
+        Ok(Value::Undef) => BOOL_TRUE,
+        Ok(Value::Bool(true)) => BOOL_TRUE,
+        Ok(Value::Bool(false)) => BOOL_FALSE,
+        Ok(Value::String(s)) => string_truth(s.as_deref()),
+        _ => NON_BOOL,
+    }
 }
 
 /// The boolean reading of a string (see `PMIx_Value_true`).
@@ -478,7 +487,7 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
                     return PMIX_ERR_LOST_PRECISION;
                 };
                 // SAFETY: `dest` has room for the requested type (C contract).
-                unsafe { core::ptr::write_unaligned(dest as *mut $ty, y) };
+                crate::arg!(set_unaligned dest as *mut $ty, y);
             }};
         }
         match type_ {
@@ -499,7 +508,7 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
                     return PMIX_ERR_LOST_PRECISION;
                 }
                 // SAFETY: room for a float (C contract).
-                unsafe { core::ptr::write_unaligned(dest as *mut f32, f as f32) };
+                crate::arg!(set_unaligned dest as *mut f32, f as f32);
             }
             PMIX_DOUBLE => {
                 let f = match n {
@@ -507,7 +516,7 @@ pub unsafe extern "C" fn PMIx_Value_get_number(
                     Num::Float(f) => f,
                 };
                 // SAFETY: room for a double (C contract).
-                unsafe { core::ptr::write_unaligned(dest as *mut f64, f) };
+                crate::arg!(set_unaligned dest as *mut f64, f);
             }
             _ => return PMIX_ERR_BAD_PARAM,
         }
@@ -606,7 +615,7 @@ pub unsafe extern "C" fn PMIx_Value_get_size(
             Ok(Value::Undef) => PMIX_ERR_UNKNOWN_DATA_TYPE,
             Ok(v) => {
                 // SAFETY: writable (C contract).
-                unsafe { *size = value_size(&v) };
+                crate::arg!(set size, value_size(&v));
                 PMIX_SUCCESS
             }
             Err(e) => e.status(),
@@ -628,14 +637,11 @@ pub unsafe extern "C" fn PMIx_Value_get_size(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_init(p: *mut pmix_data_array_t, type_: pmix_data_type_t) {
     ffi_value!(PMIx_Data_array_init, (), {
-        if !p.is_null() {
-            // SAFETY: writable (C contract).
-            unsafe {
-                *p = pmix_data_array_t {
-                    type_,
-                    size: 0,
-                    array: core::ptr::null_mut(),
-                }
+        if let Ok(Some(p)) = crate::arg!(opt_mut p) {
+            *p = pmix_data_array_t {
+                type_,
+                size: 0,
+                array: core::ptr::null_mut(),
             };
         }
     })
@@ -658,15 +664,9 @@ pub unsafe extern "C" fn PMIx_Data_array_construct(
     type_: pmix_data_type_t,
 ) {
     ffi_value!(PMIx_Data_array_construct, (), {
-        if p.is_null() {
-            return;
+        if let Ok(Some(p)) = crate::arg!(opt_mut p) {
+            *p = new_darray(num, type_);
         }
-        let (array, size) = match conv::elem_array_new(num, type_) {
-            Ok(a) if !a.is_null() => (a as *mut c_void, num),
-            _ => (core::ptr::null_mut(), 0),
-        };
-        // SAFETY: writable (C contract).
-        unsafe { *p = pmix_data_array_t { type_, size, array } };
     })
 }
 
@@ -683,7 +683,9 @@ pub unsafe extern "C" fn PMIx_Data_array_construct(
 pub unsafe extern "C" fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
     ffi_value!(PMIx_Data_array_destruct, (), {
         // SAFETY: NULL or an initialised array of malloc'd elements (C contract).
-        unsafe { conv::darray_destruct(d) }
+        if let Some(mut d) = crate::arg!(owned d) {
+            d.destruct();
+        }
     })
 }
 
@@ -703,13 +705,18 @@ pub unsafe extern "C" fn PMIx_Data_array_create(
         if n == 0 {
             return core::ptr::null_mut();
         }
-        let Ok(p) = alloc::calloc_array::<pmix_data_array_t>(1) else {
-            return core::ptr::null_mut();
-        };
-        // SAFETY: `p` is a fresh descriptor.
-        unsafe { PMIx_Data_array_construct(p, n, type_) };
-        p
+        crate::args::malloc_one(new_darray(n, type_)).unwrap_or(core::ptr::null_mut())
     })
+}
+
+/// A descriptor with `num` constructed elements of `t` (empty when the type is unknown,
+/// `num` is 0 or memory runs out).
+fn new_darray(num: usize, type_: pmix_data_type_t) -> pmix_data_array_t {
+    let (array, size) = match conv::elem_array_new(num, type_) {
+        Ok(a) if !a.is_null() => (a as *mut c_void, num),
+        _ => (core::ptr::null_mut(), 0),
+    };
+    pmix_data_array_t { type_, size, array }
 }
 
 /// Destruct the array and free the descriptor. NULL is ignored.
@@ -725,9 +732,8 @@ pub unsafe extern "C" fn PMIx_Data_array_create(
 pub unsafe extern "C" fn PMIx_Data_array_free(p: *mut pmix_data_array_t) {
     ffi_value!(PMIx_Data_array_free, (), {
         // SAFETY: NULL or a malloc'd descriptor (C contract).
-        unsafe {
-            conv::darray_destruct(p);
-            alloc::free(p);
+        if let Some(b) = crate::arg!(block p) {
+            b.free();
         }
     })
 }

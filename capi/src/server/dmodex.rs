@@ -1,7 +1,6 @@
 //! `PMIx_server_dmodex_request`.
 
 use super::CbData;
-use crate::conv;
 use core::ffi::{c_char, c_void};
 use pmix_core::server::global;
 use pmix_sys as sys;
@@ -32,8 +31,7 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or a proc (promised by the caller, see `# Safety`).
-        let p = match unsafe { conv::proc_from_ptr(proc_) } {
+        let p = match crate::arg!(proc proc_) {
             Ok(p) => p,
             Err(e) => return e.status(),
         };

@@ -40,8 +40,7 @@ pub unsafe extern "C" fn PMIx_server_IOF_deliver(
             Err(e) => return e.status(),
         };
         crate::check_null!(source, bo);
-        // SAFETY: non-NULL proc (promised by the caller, see `# Safety`).
-        let src = match unsafe { conv::proc_from_ptr(source) } {
+        let src = match crate::arg!(proc source) {
             Ok(p) => p,
             Err(e) => return e.status(),
         };

@@ -97,8 +97,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
         let Ok(s) = global::server() else {
             return;
         };
-        // SAFETY: NULL or a C string (promised by the caller, see `# Safety`).
-        let st = match unsafe { conv::nspace_from_ptr(nspace) } {
+        let st = match crate::arg!(nspace nspace) {
             Ok(ns) => {
                 s.deregister_nspace(&ns);
                 sys::PMIX_SUCCESS
@@ -136,8 +135,7 @@ pub unsafe extern "C" fn PMIx_server_register_client(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: NULL or a proc (promised by the caller, see `# Safety`).
-        let p = match unsafe { conv::proc_from_ptr(proc_) } {
+        let p = match crate::arg!(proc proc_) {
             Ok(p) => p,
             Err(e) => return e.status(),
         };
@@ -180,8 +178,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
         let Ok(s) = global::server() else {
             return;
         };
-        // SAFETY: NULL or a proc (promised by the caller, see `# Safety`).
-        let st = match unsafe { conv::proc_from_ptr(proc_) } {
+        let st = match crate::arg!(proc proc_) {
             Ok(p) => {
                 s.deregister_client(&p);
                 sys::PMIX_SUCCESS
@@ -217,8 +214,7 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: non-NULL proc (promised by the caller, see `# Safety`).
-        let vars = match unsafe { conv::proc_from_ptr(proc_) }.and_then(|p| s.setup_fork(&p)) {
+        let vars = match crate::arg!(proc proc_).and_then(|p| s.setup_fork(&p)) {
             Ok(v) => v,
             Err(e) => return e.status(),
         };

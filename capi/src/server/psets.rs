@@ -1,6 +1,5 @@
 //! `PMIx_server_define_process_set`, `PMIx_server_delete_process_set`.
 
-use crate::conv;
 use core::ffi::c_char;
 use pmix_core::server::global;
 use pmix_sys as sys;
@@ -27,13 +26,11 @@ pub unsafe extern "C" fn PMIx_server_define_process_set(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: a C string (promised by the caller, see `# Safety`).
-        let name = match unsafe { conv::cstr_bytes(pset_name) } {
+        let name = match crate::arg!(cbytes pset_name).map(<[u8]>::to_vec) {
             Some(b) if !b.is_empty() => String::from_utf8_lossy(&b).into_owned(),
             _ => return sys::PMIX_ERR_BAD_PARAM,
         };
-        // SAFETY: NULL or `nmembers` procs (promised by the caller, see `# Safety`).
-        let m = match unsafe { conv::proc_array_from_c(members, nmembers) } {
+        let m = match crate::arg!(procs members, nmembers) {
             Ok(m) => m,
             Err(e) => return e.status(),
         };
@@ -58,8 +55,7 @@ pub unsafe extern "C" fn PMIx_server_delete_process_set(
             Ok(s) => s,
             Err(e) => return e.status(),
         };
-        // SAFETY: a C string (promised by the caller, see `# Safety`).
-        let name = match unsafe { conv::cstr_bytes(pset_name) } {
+        let name = match crate::arg!(cbytes pset_name).map(<[u8]>::to_vec) {
             Some(b) => String::from_utf8_lossy(&b).into_owned(),
             None => return sys::PMIX_ERR_BAD_PARAM,
         };

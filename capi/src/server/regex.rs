@@ -7,8 +7,9 @@ use pmix_core::store::regex;
 use pmix_sys as sys;
 
 unsafe fn text(input: *const c_char) -> Option<String> {
-    // SAFETY: a C string (promised by the caller, see `# Safety`).
-    unsafe { conv::cstr_bytes(input) }.and_then(|b| String::from_utf8(b).ok())
+    crate::arg!(cbytes input)
+        .map(<[u8]>::to_vec)
+        .and_then(|b| String::from_utf8(b).ok())
 }
 
 /// `*regex` = a malloc'd node map for the comma-separated host names in `input`.
@@ -99,8 +100,7 @@ pub unsafe extern "C" fn PMIx_generate_regex2(
 ) -> sys::pmix_status_t {
     crate::ffi_status!(PMIx_generate_regex2, {
         crate::check_null!(input, regex);
-        // SAFETY: non-NULL C string (promised by the caller, see `# Safety`).
-        let Some(mut bytes) = (unsafe { conv::cstr_bytes(input) }) else {
+        let Some(mut bytes) = crate::arg!(cbytes input).map(<[u8]>::to_vec) else {
             return sys::PMIX_ERR_BAD_PARAM;
         };
         bytes.push(0);
@@ -151,8 +151,7 @@ pub unsafe extern "C" fn PMIx_parse_regex2(
         crate::check_null!(regex, output);
         // SAFETY: non-NULL, the caller's regex (promised by the caller, see `# Safety`).
         let r = unsafe { &*regex };
-        // SAFETY: NULL or a C string.
-        let Some(ty) = (unsafe { conv::cstr_bytes(r.type_) }) else {
+        let Some(ty) = crate::arg!(cbytes r.type_).map(<[u8]>::to_vec) else {
             log::warn!("PMIx_parse_regex2: NULL type");
             return sys::PMIX_ERR_BAD_PARAM;
         };

@@ -50,7 +50,7 @@ unsafe fn compute(
         return Err(sys::PMIX_ERR_BAD_PARAM);
     };
     // SAFETY: `ninfo` entries at `info` (or none), as the API says.
-    let info = unsafe { conv::info_array_from_c(info, ninfo) }.map_err(|e| e.status())?;
+    let info = crate::arg!(infos info, ninfo).map_err(|e| e.status())?;
     let (types, ids) = wanted(&info);
     let host = pmix_core::sys::hostname();
     topo::distances(&topo_ref, &set, types, &ids, &host)

@@ -117,8 +117,8 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset(
     cpuset_string: *const c_char,
     cpuset: *mut sys::pmix_cpuset_t,
 ) -> sys::pmix_status_t {
-    // SAFETY: the caller's arguments, checked for NULL inside.
     crate::ffi_status!(PMIx_server_generate_cpuset, {
+        // SAFETY: the caller's arguments, checked for NULL inside.
         unsafe { parse_into(cpuset_string, cpuset) }
     })
 }

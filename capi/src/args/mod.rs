@@ -25,6 +25,9 @@ use core::ffi::c_char;
 use pmix_core::{Info, Key, ProcId};
 use pmix_sys as sys;
 
+mod owned;
+pub use owned::*;
+
 /// What an argument check fails with: an engine error whose status is
 /// `PMIX_ERR_BAD_PARAM` (or what the conversion reports), so `?` works in closures that
 /// return a `pmix_core::Result` and `e.status()` gives the C status.
@@ -270,11 +273,150 @@ pub unsafe fn infos_arg(p: *const sys::pmix_info_t, n: usize) -> Result<Vec<Info
     unsafe { crate::conv::info_array_from_c(p, n) }
 }
 
+/// `*p` as a zero-filled `T` when `p` is not NULL (construct functions, which ignore
+/// NULL without a log line).
+///
+/// # Safety
+/// As [`zeroed_arg`].
+pub unsafe fn opt_zeroed_arg<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: this function's contract is zeroed_arg's (the same pointer).
+    unsafe { zeroed_arg(p, "") }.ok()
+}
+
+/// The `n` elements at `p`, mutably, or `None` for NULL (no log line: for exports that
+/// ignore a NULL target).
+///
+/// # Errors
+/// `None` also for `n` elements that cannot be one allocation.
+///
+/// # Safety
+/// As [`slice_mut_arg`].
+pub unsafe fn opt_slice_mut_arg<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: this function's contract is slice_mut_arg's (the same pointer and count).
+    unsafe { slice_mut_arg(p, n, "") }.ok()
+}
+
+/// The bytes of a NUL-terminated C string (without the NUL), borrowed for the call;
+/// `None` for NULL.
+///
+/// # Safety
+/// As [`cstr_arg`].
+pub unsafe fn cbytes_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
+    // SAFETY: NULL or a C string (caller's promise), which is cstr_ref's contract.
+    unsafe { crate::conv::cstr_ref(p) }
+}
+
+/// The bytes of the string at `p` up to its NUL or `max` bytes, whichever comes first
+/// (NULL: empty): for fixed arrays such as `pmix_key_t` that may lack a NUL.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `max` bytes, not written meanwhile.
+pub unsafe fn bounded_arg<'a>(p: *const c_char, max: usize) -> &'a [u8] {
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: strnlen reads at most `max` bytes, all readable (caller's promise), and
+    // the `n` bytes before the bound or NUL are then borrowed.
+    unsafe {
+        let n = libc::strnlen(p, max);
+        core::slice::from_raw_parts(p as *const u8, n)
+    }
+}
+
+/// A `pmix_info_t`, deep-copied into an owned core info.
+///
+/// # Errors
+/// As [`infos_arg`] (NULL is `PMIX_ERR_BAD_PARAM`).
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_info_t` whose value is what its type
+/// says.
+pub unsafe fn info_arg(p: *const sys::pmix_info_t) -> Result<Info, Status> {
+    // SAFETY: this function's contract is info_from_c's (the same pointer).
+    unsafe { crate::conv::info_from_c(p) }
+}
+
+/// A namespace from a `const char *` (at most `PMIX_MAX_NSLEN` bytes, read with that
+/// bound).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (logged) for NULL, over-length or non-UTF-8 namespaces.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `PMIX_MAX_NSLEN + 1` bytes.
+pub unsafe fn nspace_arg(p: *const c_char) -> Result<pmix_core::Nspace, Status> {
+    // SAFETY: this function's contract is nspace_from_ptr's (the same pointer).
+    unsafe { crate::conv::nspace_from_ptr(p) }
+}
+
+/// A `pmix_app_t`, deep-copied.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL or a malformed app.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_app_t` (its strings, argv and infos
+/// readable).
+pub unsafe fn app_arg(p: *const sys::pmix_app_t) -> Result<pmix_core::App, Status> {
+    // SAFETY: this function's contract is app_from_c's (the same pointer).
+    unsafe { crate::conv::app_from_c(p) }
+}
+
+/// A `pmix_regattr_t`, deep-copied.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL or a malformed attribute.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised `pmix_regattr_t` (its strings and argv
+/// readable).
+pub unsafe fn regattr_arg(p: *const sys::pmix_regattr_t) -> Result<pmix_core::Regattr, Status> {
+    // SAFETY: NULL is refused; otherwise the pointee is what regattr_from_c requires
+    // (caller's promise).
+    unsafe { crate::conv::regattr_from_c(ref_arg(p, "regattr")?) }
+}
+
+/// The bytes of the byte object at `p` (`None` for NULL; NULL bytes or size 0: empty).
+///
+/// # Safety
+/// `p` is NULL or points to a `pmix_byte_object_t` whose `bytes` are NULL or readable
+/// for `size` bytes.
+pub unsafe fn bo_arg(p: *const sys::pmix_byte_object_t) -> Option<Vec<u8>> {
+    // SAFETY: NULL or a readable byte object (caller's promise), bo_from_c's contract.
+    unsafe { p.as_ref().map(|bo| crate::conv::bo_from_c(bo)) }
+}
+
+/// One datum of PMIx data type `t` at `p` (as `PMIx_Data_pack`, `PMIx_Value_load` and
+/// friends take it: a `char *` for `PMIX_STRING`, the address of the struct otherwise),
+/// deep-copied into a core value.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a malformed datum, `PMIX_ERR_UNKNOWN_DATA_TYPE`.
+///
+/// # Safety
+/// `p` is NULL or points to an initialised datum of type `t` (the buffers it points to
+/// readable).
+pub unsafe fn datum_arg(
+    p: *const core::ffi::c_void,
+    t: sys::pmix_data_type_t,
+) -> Result<pmix_core::Value, Status> {
+    // SAFETY: this function's contract is datum_from_c's (the same pointer and type).
+    unsafe { crate::helpers::value::datum_from_c(p, t) }
+}
+
 /// Check and convert one export argument: `arg!(KIND ARGS)` gives a
 /// `pmix_core::Result<_>` (see [`crate::args`] for the kinds: `ref`, `mut`, `opt`,
-/// `opt_mut`,
-/// `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`, `value`, `proc`,
-/// `procs`, `infos`); `arg!(set p, v)` stores `v` in the optional out-parameter `p`.
+/// `opt_mut`, `zeroed`, `slice`, `slice_mut`, `cstr`, `opt_cstr`, `key`, `key_str`,
+/// `value`, `info`, `datum`, `proc`, `procs`, `infos`); `arg!(set p, v)` stores `v` in the
+/// optional out-parameter `p`. The kinds `opt_zeroed` (`Option<&mut T>`), `cbytes`
+/// (`Option<&[u8]>`), `bounded` (`&[u8]`), `owned` and `block` (`Option<Owned<T>>`,
+/// `Option<Block<T>>`, see [`Owned`]) give the value itself: they cannot fail.
 ///
 /// Use it only where the enclosing export's (or `unsafe fn`'s) `# Safety` section
 /// promises, of that argument, what the matching [`crate::args`] function requires.
@@ -299,6 +441,97 @@ macro_rules! arg {
         unsafe { $crate::args::set_arg(p, v) }
     }};
     (zeroed $p:expr) => { $crate::arg!(@one zeroed_arg, $p) };
+    (opt_zeroed $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::opt_zeroed_arg`).
+        unsafe { $crate::args::opt_zeroed_arg(p) }
+    }};
+    (opt_slice_mut $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::opt_slice_mut_arg`).
+        unsafe { $crate::args::opt_slice_mut_arg(p, n) }
+    }};
+    (cbytes $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::cbytes_arg`).
+        unsafe { $crate::args::cbytes_arg(p) }
+    }};
+    (bounded $p:expr, $max:expr) => {{
+        let (p, max) = ($p, $max);
+        // SAFETY: see the macro's docs (`args::bounded_arg`).
+        unsafe { $crate::args::bounded_arg(p, max) }
+    }};
+    (info $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::info_arg`).
+        unsafe { $crate::args::info_arg(p) }
+    }};
+    (datum $p:expr, $t:expr) => {{
+        let (p, t) = ($p, $t);
+        // SAFETY: see the macro's docs (`args::datum_arg`).
+        unsafe { $crate::args::datum_arg(p, t) }
+    }};
+    (set_unaligned $p:expr, $v:expr) => {{
+        let (p, v) = ($p, $v);
+        // SAFETY: see the macro's docs (`args::set_unaligned_arg`): `p` is writable.
+        unsafe { $crate::args::set_unaligned_arg(p, v) }
+    }};
+    (bo $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::bo_arg`).
+        unsafe { $crate::args::bo_arg(p) }
+    }};
+    (argv $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::argv_arg`).
+        unsafe { $crate::args::argv_arg(p) }
+    }};
+    (argv_slot $p:expr) => { $crate::arg!(@one argv_slot_arg, $p) };
+    (argv_free $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::argv_free_arg`).
+        unsafe { $crate::args::argv_free_arg(p) }
+    }};
+    (nspace $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::nspace_arg`).
+        unsafe { $crate::args::nspace_arg(p) }
+    }};
+    (app $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::app_arg`).
+        unsafe { $crate::args::app_arg(p) }
+    }};
+    (regattr $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::regattr_arg`).
+        unsafe { $crate::args::regattr_arg(p) }
+    }};
+    (datum_ptr $p:expr, $t:expr) => {{
+        let (p, t) = ($p, $t);
+        // SAFETY: see the macro's docs (`args::datum_ptr_arg`).
+        unsafe { $crate::args::datum_ptr_arg(p, t) }
+    }};
+    (owned $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::owned_arg`): one struct.
+        unsafe { $crate::args::owned_arg(p, 1) }
+    }};
+    (owned $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::owned_arg`).
+        unsafe { $crate::args::owned_arg(p, n) }
+    }};
+    (block $p:expr) => {{
+        let p = $p;
+        // SAFETY: see the macro's docs (`args::block_arg`): one struct.
+        unsafe { $crate::args::block_arg(p, 1) }
+    }};
+    (block $p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: see the macro's docs (`args::block_arg`).
+        unsafe { $crate::args::block_arg(p, n) }
+    }};
     (slice $p:expr, $n:expr) => { $crate::arg!(@counted slice_arg, $p, $n) };
     (slice_mut $p:expr, $n:expr) => { $crate::arg!(@counted slice_mut_arg, $p, $n) };
     (cstr $p:expr) => { $crate::arg!(@one cstr_arg, $p) };
@@ -461,5 +694,44 @@ mod tests {
             assert_eq!(export(null()), sys::PMIX_ERR_BAD_PARAM);
             assert_eq!(export(&one), sys::PMIX_SUCCESS);
         }
+    }
+
+    #[test]
+    fn bounded_reads_and_optional_targets() {
+        let unterminated = [b'a' as c_char; 8];
+        // SAFETY: 8 readable bytes, no NUL: the bound stops the read.
+        assert_eq!(unsafe { bounded_arg(unterminated.as_ptr(), 5) }, b"aaaaa");
+        // SAFETY: NULL is allowed.
+        assert!(unsafe { bounded_arg(null(), 5) }.is_empty());
+        // SAFETY: NULL is allowed; no log line, just None.
+        assert!(unsafe { opt_slice_mut_arg::<c_char>(null_mut(), 4) }.is_none());
+        let mut x = 7u32;
+        // SAFETY: `x` is a writable u32.
+        assert_eq!(unsafe { opt_zeroed_arg(&mut x) }.map(|v| *v), Some(0));
+        // SAFETY: NULL is allowed.
+        assert!(unsafe { cbytes_arg(null()) }.is_none());
+    }
+
+    #[test]
+    fn handles_release_what_the_library_made() {
+        let p = crate::conv::elem_array_new(2, sys::PMIX_INFO).unwrap() as *mut sys::pmix_info_t;
+        let s = c"text";
+        // SAFETY: `p` holds 2 constructed infos; the datum is a C string.
+        unsafe {
+            let d = datum_ptr_arg(s.as_ptr() as *const core::ffi::c_void, sys::PMIX_STRING);
+            assert_eq!(d.load_into(&mut (*p).value), sys::PMIX_SUCCESS);
+            assert_eq!(
+                value_arg(&(*p).value).unwrap(),
+                pmix_core::Value::String(Some(b"text".to_vec()))
+            );
+            // An `Owned` handle never comes from NULL or a count of 0.
+            assert!(owned_arg::<sys::pmix_info_t>(null_mut(), 1).is_none());
+            assert!(owned_arg(p, 0).is_none());
+            owned_arg(p, 1).unwrap().destruct();
+            assert_eq!((*p).value.type_, sys::PMIX_UNDEF);
+            block_arg(p, 2).unwrap().free();
+        }
+        let v: sys::pmix_value_t = zeroed();
+        assert_eq!(v.type_, sys::PMIX_UNDEF);
     }
 }
