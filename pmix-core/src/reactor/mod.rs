@@ -203,8 +203,10 @@ fn lock_global() -> std::sync::MutexGuard<'static, Global> {
 }
 
 /// A connected stream socket as the stream type connections are served as. Any stream
-/// socket will do (a TCP one to an OpenPMIx server, too): the reactor only reads, writes,
-/// polls and shuts it down. The caller has made it non-blocking.
+/// socket will do (a TCP one to or from an OpenPMIx peer, too): the reactor only reads,
+/// writes, polls and shuts it down, and a `sendmsg` with descriptors, which the kernel
+/// refuses on TCP, falls back to the bytes alone; address queries, which would misreport,
+/// are never made. The caller has made it non-blocking.
 pub fn stream_of(fd: std::os::fd::OwnedFd) -> UnixStream {
     UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))
 }

@@ -5,7 +5,6 @@
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::os::fd::{FromRawFd, IntoRawFd};
 
 /// One row of `/proc/net/tcp{,6}`: local address, remote address, state, owner uid.
 fn parse_row(line: &str) -> Option<(SocketAddr, SocketAddr, u8, u32)> {
@@ -90,27 +89,6 @@ pub fn tcp_peer_uid(peer: &SocketAddr, ours: &SocketAddr) -> io::Result<Option<u
         Some(e) if !std::path::Path::new("/proc/net/tcp").exists() => Err(e),
         _ => Ok(None),
     }
-}
-
-/// Hand an accepted TCP connection to the reactor as a non-blocking stream.
-///
-/// The reactor keeps its connections as `mio::net::UnixStream`s, and uses on them only
-/// what every connected stream socket supports: `read`/`write` (through std's socket
-/// wrappers), `shutdown`, epoll registration, and `sendmsg` with descriptors, which the
-/// kernel refuses on TCP (the reactor then sends the bytes without them). Address
-/// queries, which would misreport, are never made on these connections.
-///
-/// # Errors
-/// The error making the socket non-blocking.
-pub fn reactor_stream(s: std::net::TcpStream) -> io::Result<mio::net::UnixStream> {
-    s.set_nonblocking(true)?;
-    let fd = s.into_raw_fd();
-    // SAFETY: `fd` was just released by `into_raw_fd`, so it is an open descriptor that
-    // nothing else owns or will close; the new `UnixStream` takes sole ownership of it
-    // and closes it once. It is a connected stream socket, and every call the reactor
-    // makes through the wrapper (see above) is valid on a TCP socket.
-    let std_stream = unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) };
-    Ok(mio::net::UnixStream::from_std(std_stream))
 }
 
 /// Wake a thread blocked in `accept` on `listener` for good (Linux: `shutdown` on a

@@ -158,8 +158,11 @@ fn vet(s: TcpStream, peer: SocketAddr, remote: bool) -> Option<(mio::net::UnixSt
         }
     };
     let _ = s.set_nodelay(true);
-    match crate::sys::reactor_stream(s) {
-        Ok(stream) => Some((stream, uid)),
+    match s.set_nonblocking(true) {
+        Ok(()) => Some((
+            crate::reactor::stream_of(std::os::fd::OwnedFd::from(s)),
+            uid,
+        )),
         Err(e) => {
             log::warn!("server: cannot serve v41 peer {}: {}", peer, e);
             None
