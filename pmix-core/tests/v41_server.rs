@@ -143,7 +143,9 @@ fn an_openpmix_client_lives_beside_ours() {
             let c = pmix_core::client::Client::connect(pmix_core::client::ClientConfig {
                 server: Some((
                     me("v41life", 1),
-                    pmix_core::client::parse_uri(&uri).unwrap(),
+                    pmix_core::client::ServerAddr::Unix(
+                        pmix_core::client::parse_uri(&uri).unwrap(),
+                    ),
                 )),
                 ..Default::default()
             })

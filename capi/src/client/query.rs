@@ -173,8 +173,7 @@ pub unsafe extern "C" fn PMIx_Query_info(
                     .ok()
                     .and_then(|q| abi_only(&q));
                 return match abi {
-                    // SAFETY: as below; out-parameters.
-                    Some(res) => unsafe { store_results(&res, results, nresults) },
+                    Some(res) => store_results!(&res, results, nresults),
                     None => e.status(),
                 };
             }
