@@ -417,6 +417,8 @@ fn run_nodes(
         fabric.shutdown();
         return 1;
     }
+    let store = fabric.pub_store();
+    launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
     let status = launcher.run(&fabric);
     launcher.finish(&fabric);
     fabric.shutdown();

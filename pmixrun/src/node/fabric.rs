@@ -13,12 +13,18 @@
 //!   every fence and connect round that includes it, now and later, with
 //!   `PMIX_ERR_PROC_TERM_WO_SYNC`, as a single server fails its own; a rank that
 //!   vanished is also announced to the other nodes' clients of its namespace with the
-//!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`).
+//!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`);
+//! * publish, lookup, unpublish, log and job control are served by pmixrun's own host
+//!   for every node, and group constructs and destructs are collected over the nodes
+//!   hosting the members ([`serve`]).
+
+mod serve;
 
 use super::link::{self, Call, Down, Up};
-use crate::host::{Events, JobEvent};
+use crate::host::{Events, JobEvent, JobHost};
 use crate::job::{self, Layout, NodeLayout};
 use crate::launch::JobServer;
+use crate::pubsub::PubStore;
 use crate::sys::Pid;
 use pmix_core::{Error, Info, Nspace, ProcId, Rank, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -163,6 +169,14 @@ struct State {
     /// Ranks that ended for good: rounds including them fail.
     ended: BTreeSet<Rank>,
     closing: bool,
+    /// Group constructs and destructs being collected (by group name, see [`serve`]).
+    groups: FenceMatcher,
+    /// Their contributors' completions, by (node, the node's id).
+    group_waits: HashMap<(usize, u64), super::upcall::Finish>,
+    /// Whether a contributor of the group round (by tag) asked for a context id.
+    group_ctx: HashMap<String, bool>,
+    /// Context ids handed out so far.
+    last_ctx: u64,
 }
 
 struct Shared {
@@ -172,6 +186,10 @@ struct Shared {
     events: Arc<Events>,
     report: bool,
     st: Mutex<State>,
+    /// pmixrun's host, serving the forwarded upcalls.
+    head: JobHost,
+    /// Its `PMIx_Publish` store.
+    store: PubStore,
 }
 
 /// The daemons of a multi-node job, reached as one [`JobServer`].
@@ -235,6 +253,7 @@ impl Shared {
                 }
             }
             Up::Finalized { id, proc_ } => {
+                self.store.proc_ended(&proc_);
                 if self.rank_of(&proc_).is_some() {
                     self.events.push(JobEvent::Finalized(proc_.clone()));
                 }
@@ -243,6 +262,7 @@ impl Shared {
                 }
             }
             Up::Lost(p) => {
+                self.store.proc_ended(&p);
                 if self.rank_of(&p).is_some() {
                     self.proc_ended(&p);
                     // The other servers learn that it will never arrive (their
@@ -274,6 +294,7 @@ impl Shared {
                 self.fence(node, id, procs, tag, data)
             }
             Up::Dmodex { id, proc_, info } => self.dmodex(node, id, proc_, info),
+            Up::Upcall { id, call } => self.upcall(node, id, call),
             Up::DmodexAnswer { id, status, data } => {
                 let asker = self.lock().dmodex.remove(&id);
                 match asker {
@@ -643,10 +664,13 @@ impl Fabric {
             }
             streams.push(ours);
         }
+        let store = PubStore::new();
         let shared = Arc::new(Shared {
             nspace: layout.nspace.clone(),
             nodes: layout.nodes.clone(),
             links,
+            head: JobHost::with_store(layout.nspace.clone(), events.clone(), store.clone()),
+            store,
             events,
             report: cfg.report_modex,
             st: Mutex::new(State::default()),
@@ -754,6 +778,12 @@ impl Fabric {
                 ))
             }
         }
+    }
+
+    /// The store behind `PMIx_Publish` for every node (the launcher empties a job's
+    /// `PMIX_PERSIST_APP` entries when it ends).
+    pub fn pub_store(&self) -> PubStore {
+        self.shared.store.clone()
     }
 
     fn node_for(&self, proc: &ProcId) -> Result<usize> {
