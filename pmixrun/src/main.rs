@@ -403,15 +403,15 @@ fn run_nodes(
         node_env: opts.node_env.clone(),
         report_modex: opts.report_modex,
     };
-    let mut fabric = match node::fabric::Fabric::start(layout, cfg, events) {
-        Ok(f) => f,
+    let fabric = match node::fabric::Fabric::start(layout, cfg, events) {
+        Ok(f) => Arc::new(f),
         Err(e) => {
             launcher.abandon();
             eprintln!("pmixrun: {e}");
             return 1;
         }
     };
-    if let Err(e) = launcher.start(&fabric) {
+    if let Err(e) = launcher.start(&*fabric) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");
         fabric.shutdown();
@@ -419,8 +419,9 @@ fn run_nodes(
     }
     let store = fabric.pub_store();
     launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
-    let status = launcher.run(&fabric);
-    launcher.finish(&fabric);
+    launcher.serve_spawns(fabric.clone());
+    let status = launcher.run(&*fabric);
+    launcher.finish(&*fabric);
     fabric.shutdown();
     status
 }

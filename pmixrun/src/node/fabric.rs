@@ -167,7 +167,7 @@ struct State {
     /// Our id of a forwarded direct modex → (asking node, its id).
     dmodex: HashMap<u64, (usize, u64)>,
     /// Ranks that ended for good: rounds including them fail.
-    ended: BTreeSet<Rank>,
+    ended: BTreeSet<ProcId>,
     closing: bool,
     /// Group constructs and destructs being collected (by group name, see [`serve`]).
     groups: FenceMatcher,
@@ -190,13 +190,16 @@ struct Shared {
     head: JobHost,
     /// Its `PMIx_Publish` store.
     store: PubStore,
+    /// The jobs the ranks spawned, by namespace: the node hosting all their ranks
+    /// (the node of the rank that spawned them).
+    spawned: Mutex<HashMap<Nspace, usize>>,
 }
 
 /// The daemons of a multi-node job, reached as one [`JobServer`].
 pub struct Fabric {
     shared: Arc<Shared>,
-    children: Vec<Child>,
-    readers: Vec<JoinHandle<()>>,
+    children: Mutex<Vec<Child>>,
+    readers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Shared {
@@ -215,8 +218,31 @@ impl Shared {
         self.nodes.iter().position(|n| n.ranks.contains(&rank))
     }
 
+    /// The node hosting the spawned job `ns`, if it is one.
+    fn spawned_node(&self, ns: &Nspace) -> Option<usize> {
+        self.spawned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(ns)
+            .copied()
+    }
+
+    /// The node hosting the rank `p` (of the job or of a job it spawned).
+    fn node_of_proc(&self, p: &ProcId) -> Option<usize> {
+        if p.rank >= pmix_sys::PMIX_RANK_VALID {
+            return None;
+        }
+        if p.nspace == self.nspace {
+            self.node_of(p.rank)
+        } else {
+            self.spawned_node(&p.nspace)
+        }
+    }
+
+    /// `p` when it is a rank of the job or of a job it spawned.
     fn rank_of(&self, p: &ProcId) -> Option<Rank> {
-        (p.nspace == self.nspace && p.rank < pmix_sys::PMIX_RANK_VALID).then_some(p.rank)
+        let ours = p.nspace == self.nspace || self.spawned_node(&p.nspace).is_some();
+        (ours && p.rank < pmix_sys::PMIX_RANK_VALID).then_some(p.rank)
     }
 
     /// The nodes hosting the participants `procs`.
@@ -224,10 +250,12 @@ impl Shared {
         let mut set = BTreeSet::new();
         for p in procs {
             if p.nspace != self.nspace {
-                return Err(format!(
-                    "fence names namespace {}, not this job's",
-                    p.nspace
-                ));
+                // A spawned job lives on one node.
+                let n = self
+                    .spawned_node(&p.nspace)
+                    .ok_or_else(|| format!("fence names namespace {}, not this job's", p.nspace))?;
+                set.insert(n);
+                continue;
             }
             if p.rank == pmix_sys::PMIX_RANK_WILDCARD {
                 set.extend(
@@ -364,11 +392,14 @@ impl Shared {
     /// A server on `node` asks for `proc_`'s data (daemon request `id`): the question
     /// goes to the node that hosts the rank, under an id of the front end's.
     fn dmodex(&self, node: usize, id: u64, proc_: ProcId, info: Vec<Info>) {
-        let owner = self.rank_of(&proc_).and_then(|r| self.node_of(r));
+        let owner = self.node_of_proc(&proc_);
         let owner = match (owner, proc_.nspace == self.nspace) {
             (Some(o), _) => o,
-            // Job-level data: any node has it.
+            // Job-level data: any node has it (a spawned job's node has its).
             (None, true) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => node,
+            (None, false) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => {
+                self.spawned_node(&proc_.nspace).unwrap_or(node)
+            }
             _ => {
                 self.send(
                     node,
@@ -403,11 +434,11 @@ impl Shared {
 
     /// `p` will never take part in anything again: fail the rounds that include it.
     fn proc_ended(&self, p: &ProcId) {
-        let Some(rank) = self.rank_of(p) else {
+        if self.rank_of(p).is_none() {
             return;
-        };
+        }
         let mut st = self.lock();
-        st.ended.insert(rank);
+        st.ended.insert(p.clone());
         for (n, id) in st.fences.fail_including(p) {
             log::warn!("fence or connect {id} of node {n} fails: {p} ended");
             self.send(
@@ -499,10 +530,8 @@ impl Shared {
             let gone = st
                 .ended
                 .iter()
-                .find(|&&r| {
-                    pmix_core::server::state::includes(&procs, &ProcId::new(self.nspace.clone(), r))
-                })
-                .copied();
+                .find(|q| pmix_core::server::state::includes(&procs, q))
+                .cloned();
             if let Some(r) = gone {
                 drop(st);
                 log::warn!("node {node}: fence or connect {id} names rank {r}, which ended");
@@ -671,6 +700,7 @@ impl Fabric {
             links,
             head: JobHost::with_store(layout.nspace.clone(), events.clone(), store.clone()),
             store,
+            spawned: Mutex::default(),
             events,
             report: cfg.report_modex,
             st: Mutex::new(State::default()),
@@ -694,10 +724,10 @@ impl Fabric {
             match t {
                 Ok(t) => readers.push(t),
                 Err(e) => {
-                    let mut f = Fabric {
+                    let f = Fabric {
                         shared,
-                        children,
-                        readers,
+                        children: Mutex::new(children),
+                        readers: Mutex::new(readers),
                     };
                     f.shutdown();
                     return Err(format!("cannot start a reader thread: {e}"));
@@ -706,8 +736,8 @@ impl Fabric {
         }
         let mut fabric = Fabric {
             shared,
-            children,
-            readers,
+            children: Mutex::new(children),
+            readers: Mutex::new(readers),
         };
         if let Err(e) = fabric.set_up_nodes(layout, &cfg, ready) {
             fabric.shutdown();
@@ -788,19 +818,20 @@ impl Fabric {
 
     fn node_for(&self, proc: &ProcId) -> Result<usize> {
         self.shared
-            .node_of(proc.rank)
+            .node_of_proc(proc)
             .ok_or_else(|| Error::bad_param(format!("{proc} is on no node")))
     }
 
     /// Tell every daemon to finalize its server and exit; wait for them (killing any
     /// that do not exit in time).
-    pub fn shutdown(&mut self) {
+    pub fn shutdown(&self) {
         self.shared.lock().closing = true;
         for n in 0..self.shared.links.len() {
             self.shared.send(n, &Down::Shutdown);
         }
         let until = Instant::now() + EXIT_GRACE;
-        for (i, c) in self.children.iter_mut().enumerate() {
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        for (i, c) in children.iter_mut().enumerate() {
             loop {
                 match c.try_wait() {
                     Ok(Some(st)) => {
@@ -821,7 +852,15 @@ impl Fabric {
                 }
             }
         }
-        for t in self.readers.drain(..) {
+        children.clear();
+        drop(children);
+        let readers: Vec<JoinHandle<()>> = self
+            .readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+            .collect();
+        for t in readers {
             let _ = t.join();
         }
     }
@@ -829,14 +868,46 @@ impl Fabric {
 
 impl Drop for Fabric {
     fn drop(&mut self) {
-        if !self.children.is_empty() && !self.shared.lock().closing {
+        let running = !self
+            .children
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty();
+        if running && !self.shared.lock().closing {
             self.shutdown();
         }
     }
 }
 
 impl JobServer for Fabric {
+    /// A job a rank spawned is placed, whole, on the node of that rank (its
+    /// `PMIX_PARENT_ID`); the job on the command line is registered everywhere.
     fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: Vec<Info>) -> Result<()> {
+        if nspace != &self.shared.nspace {
+            let parent = info
+                .iter()
+                .find(|i| i.key.as_str() == pmix_sys::attrs::keys::PMIX_PARENT_ID)
+                .and_then(|i| match &i.value {
+                    pmix_core::Value::Proc(Some(p)) => self.shared.node_of_proc(p),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            self.shared
+                .spawned
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(nspace.clone(), parent);
+            return self
+                .call(
+                    parent,
+                    Call::RegisterNspace {
+                        nspace: nspace.clone(),
+                        nlocal,
+                        info,
+                    },
+                )
+                .map(|_| ());
+        }
         for n in 0..self.shared.nodes.len() {
             self.call(
                 n,

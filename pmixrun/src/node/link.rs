@@ -762,6 +762,12 @@ mod tests {
                 msg: String::new(),
                 answer: Answer::Infos(info.clone()),
             },
+            Down::UpcallDone {
+                id: 9,
+                status: 0,
+                msg: String::new(),
+                answer: Answer::Nspace(p(0).nspace),
+            },
         ] {
             roundtrip(m);
         }
@@ -845,6 +851,21 @@ mod tests {
                     proc_: p(0),
                     targets: vec![p(1)],
                     directives: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 11,
+                call: Fwd::Spawn {
+                    requester: p(0),
+                    job_info: info.clone(),
+                    apps: vec![pmix_core::App {
+                        cmd: Some(b"true".to_vec()),
+                        argv: None,
+                        env: None,
+                        cwd: None,
+                        maxprocs: 2,
+                        info: info.clone(),
+                    }],
                 },
             },
             Up::Upcall {

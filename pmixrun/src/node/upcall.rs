@@ -1,5 +1,5 @@
 //! The host upcalls a node daemon forwards to the front end (publish, lookup, unpublish,
-//! log, job control, group construct and destruct) and their answers, as they travel
+//! log, job control, spawn, group construct and destruct) and their answers, as they travel
 //! on the link ([`Fwd`] up in [`Up::Upcall`](super::link::Up::Upcall), [`Answer`] down
 //! in [`Down::UpcallDone`](super::link::Down::UpcallDone)).
 //!
@@ -10,7 +10,7 @@
 
 use pmix_core::codec::{decode_seq, encode_seq, Decoder, Wire};
 use pmix_core::server::{HostCall, HostDone};
-use pmix_core::{Error, Info, Pdata, ProcId, Result};
+use pmix_core::{App, Error, Info, Nspace, Pdata, ProcId, Result};
 
 /// A forwarded upcall.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +58,15 @@ pub enum Fwd {
         /// Directives.
         directives: Vec<Info>,
     },
+    /// `HostCall::Spawn`: the launcher starts the job (on the requester's node).
+    Spawn {
+        /// Who spawns.
+        requester: ProcId,
+        /// Job-level directives.
+        job_info: Vec<Info>,
+        /// Applications.
+        apps: Vec<App>,
+    },
     /// `HostCall::Group`: collected by the front end over the members' nodes.
     Group {
         /// Construct (true) or destruct.
@@ -80,6 +89,8 @@ pub enum Answer {
     Pdata(Vec<Pdata>),
     /// Results (job control, group).
     Infos(Vec<Info>),
+    /// A spawned job's namespace.
+    Nspace(Nspace),
 }
 
 /// The completion of an upcall a daemon forwarded.
@@ -101,7 +112,7 @@ fn infos(done: HostDone<Vec<Info>>) -> Finish {
         done(r.and_then(|a| match a {
             Answer::Infos(v) => Ok(v),
             Answer::Unit => Ok(Vec::new()),
-            Answer::Pdata(_) => Err(wrong()),
+            _ => Err(wrong()),
         }))
     })
 }
@@ -156,6 +167,24 @@ pub fn split(c: HostCall) -> std::result::Result<(Fwd, Finish), HostCall> {
                 directives,
             },
             infos(done),
+        ),
+        HostCall::Spawn {
+            requester,
+            job_info,
+            apps,
+            done,
+        } => (
+            Fwd::Spawn {
+                requester,
+                job_info,
+                apps,
+            },
+            Box::new(move |r: Result<Answer>| {
+                done(r.and_then(|a| match a {
+                    Answer::Nspace(n) => Ok(n),
+                    _ => Err(wrong()),
+                }))
+            }),
         ),
         HostCall::Group {
             construct,
@@ -217,6 +246,16 @@ impl Fwd {
                 targets,
                 directives,
                 done: Box::new(move |r| finish(r.map(Answer::Infos))),
+            },
+            Fwd::Spawn {
+                requester,
+                job_info,
+                apps,
+            } => HostCall::Spawn {
+                requester,
+                job_info,
+                apps,
+                done: Box::new(move |r| finish(r.map(Answer::Nspace))),
             },
             g @ Fwd::Group { .. } => return Err((g, finish)),
         })
@@ -286,6 +325,16 @@ impl Wire for Fwd {
                 targets.encode(out);
                 directives.encode(out);
             }
+            Fwd::Spawn {
+                requester,
+                job_info,
+                apps,
+            } => {
+                7u8.encode(out);
+                requester.encode(out);
+                job_info.encode(out);
+                encode_seq(apps, out);
+            }
             Fwd::Group {
                 construct,
                 grp,
@@ -332,6 +381,11 @@ impl Wire for Fwd {
                 procs: Vec::decode(d)?,
                 info: Vec::decode(d)?,
             },
+            7 => Fwd::Spawn {
+                requester: ProcId::decode(d)?,
+                job_info: Vec::decode(d)?,
+                apps: decode_seq(d)?,
+            },
             t => return Err(Error::unpack(format!("unknown forwarded upcall {t}"))),
         })
     }
@@ -349,6 +403,10 @@ impl Wire for Answer {
                 3u8.encode(out);
                 v.encode(out);
             }
+            Answer::Nspace(n) => {
+                4u8.encode(out);
+                n.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -356,6 +414,7 @@ impl Wire for Answer {
             1 => Answer::Unit,
             2 => Answer::Pdata(decode_seq(d)?),
             3 => Answer::Infos(Vec::decode(d)?),
+            4 => Answer::Nspace(Nspace::decode(d)?),
             t => return Err(Error::unpack(format!("unknown upcall answer {t}"))),
         })
     }
