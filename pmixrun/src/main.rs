@@ -420,6 +420,7 @@ fn run_nodes(
     let store = fabric.pub_store();
     launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
     launcher.serve_spawns(fabric.clone());
+    launcher.forward_output(fabric.iof_subs());
     let status = launcher.run(&*fabric);
     launcher.finish(&*fabric);
     fabric.shutdown();

@@ -138,6 +138,10 @@ check "group construct/destruct across nodes, context ids, endpoint data (2 node
     ' 0 failed' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/group" 2
 check "group construct/destruct across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 4 -n 8 "$MN/group" 4
+check "PMIx_Spawn from node 1, then connect parent and child jobs (2 nodes, 4 ranks)" 0 \
+    ' 0 failed' 60 6 -- "${PR[@]}" --nodes 2 -n 4 "$MN/spawn"
+check "PMIx_Spawn from node 3, then connect parent and child jobs (4 nodes, 8 ranks)" 0 \
+    ' 0 failed' 60 10 -- "${PR[@]}" --nodes 4 -n 8 "$MN/spawn"
 check "hello example (2 nodes, 4 ranks)" 0 '^rank 3/4 .*host=node1 .*neighbour 0 says "hello from rank 0' 60 -- \
     "${PR[@]}" --nodes 2 -n 4 "$HELLO"
 

@@ -259,6 +259,20 @@ impl Daemon {
                     }
                 }
             }
+            Down::IofDeliver {
+                source,
+                channel,
+                data,
+                info,
+            } => {
+                if let Some(s) = &self.server {
+                    if let Err(e) =
+                        s.iof_deliver(&source, channel, data, info, Some(Box::new(|_| {})))
+                    {
+                        log::debug!("node {}: cannot forward output of {source}: {e}", self.node);
+                    }
+                }
+            }
             // Stop reading; the server is finalized by `run`.
             Down::Shutdown => return false,
             other => self.complete(other),
@@ -272,11 +286,17 @@ impl Daemon {
         let cfg = ServerConfig {
             id,
             tmpdir: Some(PathBuf::from(tmpdir)),
+            // pmixrun writes the ranks' output itself; the server only forwards it to
+            // the clients that pull it.
             info: Info::new(
                 pmix_sys::attrs::keys::PMIX_HOSTNAME,
                 Value::string(&hostname),
             )
             .into_iter()
+            .chain(Info::new(
+                pmix_sys::attrs::keys::PMIX_IOF_LOCAL_OUTPUT,
+                Value::Bool(false),
+            ))
             .collect(),
         };
         match Server::start(cfg, self.host.clone()) {

@@ -193,6 +193,8 @@ struct Shared {
     /// The jobs the ranks spawned, by namespace: the node hosting all their ranks
     /// (the node of the rank that spawned them).
     spawned: Mutex<HashMap<Nspace, usize>>,
+    /// What each node's server pulls of the ranks' output (index = node).
+    iof: Vec<crate::iof::IofSubs>,
 }
 
 /// The daemons of a multi-node job, reached as one [`JobServer`].
@@ -701,6 +703,7 @@ impl Fabric {
             head: JobHost::with_store(layout.nspace.clone(), events.clone(), store.clone()),
             store,
             spawned: Mutex::default(),
+            iof: layout.nodes.iter().map(|_| Default::default()).collect(),
             events,
             report: cfg.report_modex,
             st: Mutex::new(State::default()),
@@ -808,6 +811,12 @@ impl Fabric {
                 ))
             }
         }
+    }
+
+    /// What the nodes' servers pull of the ranks' output, all nodes together (the
+    /// launcher forwards what this covers, [`JobServer::iof_deliver`] routes it).
+    pub fn iof_subs(&self) -> Arc<crate::iof::IofSubs> {
+        self.shared.head.iof_subs()
     }
 
     /// The store behind `PMIx_Publish` for every node (the launcher empties a job's
@@ -959,6 +968,37 @@ impl JobServer for Fabric {
                     },
                 },
             );
+        }
+    }
+    /// An event the launcher raises (a job's end, a rank's termination) goes to every
+    /// node's server, which delivers it to its clients in range.
+    fn notify(&self, status: i32, source: &ProcId, range: u8, info: Vec<Info>) {
+        for n in 0..self.shared.links.len() {
+            self.shared.send(
+                n,
+                &Down::Notify {
+                    status,
+                    source: source.clone(),
+                    range,
+                    info: info.clone(),
+                },
+            );
+        }
+    }
+    /// Output a node's server pulled goes to that node.
+    fn iof_deliver(&self, source: &ProcId, channel: u16, data: Vec<u8>, info: Vec<Info>) {
+        for (n, subs) in self.shared.iof.iter().enumerate() {
+            if subs.wants(source, channel) {
+                self.shared.send(
+                    n,
+                    &Down::IofDeliver {
+                        source: source.clone(),
+                        channel,
+                        data: data.clone(),
+                        info: info.clone(),
+                    },
+                );
+            }
         }
     }
     /// Each node's server gets its own registration (its node's keys at job level).

@@ -124,6 +124,17 @@ pub enum Down {
         /// The daemon's id.
         id: u64,
     },
+    /// Output of a rank (anywhere) that this node's server pulled.
+    IofDeliver {
+        /// Whose output.
+        source: ProcId,
+        /// Its channel.
+        channel: u16,
+        /// The bytes (empty with `PMIX_IOF_COMPLETE` at the end of the stream).
+        data: Vec<u8>,
+        /// Infos of the chunk.
+        info: Vec<Info>,
+    },
     /// The front end completed an [`Up::Upcall`].
     UpcallDone {
         /// The daemon's id of the upcall.
@@ -368,6 +379,18 @@ impl Wire for Down {
                 9u8.encode(out);
                 id.encode(out);
             }
+            Down::IofDeliver {
+                source,
+                channel,
+                data,
+                info,
+            } => {
+                11u8.encode(out);
+                source.encode(out);
+                channel.encode(out);
+                data.encode(out);
+                info.encode(out);
+            }
             Down::UpcallDone {
                 id,
                 status,
@@ -422,6 +445,12 @@ impl Wire for Down {
             8 => Down::Shutdown,
             9 => Down::FinalizedSeen {
                 id: u64::decode(d)?,
+            },
+            11 => Down::IofDeliver {
+                source: ProcId::decode(d)?,
+                channel: u16::decode(d)?,
+                data: Vec::decode(d)?,
+                info: Vec::decode(d)?,
             },
             10 => Down::UpcallDone {
                 id: u64::decode(d)?,
@@ -762,6 +791,12 @@ mod tests {
                 msg: String::new(),
                 answer: Answer::Infos(info.clone()),
             },
+            Down::IofDeliver {
+                source: p(2),
+                channel: pmix_sys::PMIX_FWD_STDOUT_CHANNEL,
+                data: b"out\n".to_vec(),
+                info: vec![],
+            },
             Down::UpcallDone {
                 id: 9,
                 status: 0,
@@ -850,6 +885,14 @@ mod tests {
                 call: Fwd::JobControl {
                     proc_: p(0),
                     targets: vec![p(1)],
+                    directives: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 12,
+                call: Fwd::IofPull {
+                    procs: vec![p(1)],
+                    channels: pmix_sys::PMIX_FWD_STDERR_CHANNEL,
                     directives: info.clone(),
                 },
             },

@@ -1,5 +1,5 @@
 //! The host upcalls a node daemon forwards to the front end (publish, lookup, unpublish,
-//! log, job control, spawn, group construct and destruct) and their answers, as they travel
+//! log, job control, spawn, output pulls, group construct and destruct) and their answers, as they travel
 //! on the link ([`Fwd`] up in [`Up::Upcall`](super::link::Up::Upcall), [`Answer`] down
 //! in [`Down::UpcallDone`](super::link::Down::UpcallDone)).
 //!
@@ -66,6 +66,15 @@ pub enum Fwd {
         job_info: Vec<Info>,
         /// Applications.
         apps: Vec<App>,
+    },
+    /// `HostCall::IofPull`: this node's server wants the output of `procs`.
+    IofPull {
+        /// Sources.
+        procs: Vec<ProcId>,
+        /// Channels.
+        channels: u16,
+        /// Directives (`PMIX_IOF_STOP` ends a pull).
+        directives: Vec<Info>,
     },
     /// `HostCall::Group`: collected by the front end over the members' nodes.
     Group {
@@ -186,6 +195,19 @@ pub fn split(c: HostCall) -> std::result::Result<(Fwd, Finish), HostCall> {
                 }))
             }),
         ),
+        HostCall::IofPull {
+            procs,
+            channels,
+            directives,
+            done,
+        } => (
+            Fwd::IofPull {
+                procs,
+                channels,
+                directives,
+            },
+            unit(done),
+        ),
         HostCall::Group {
             construct,
             grp,
@@ -256,6 +278,16 @@ impl Fwd {
                 job_info,
                 apps,
                 done: Box::new(move |r| finish(r.map(Answer::Nspace))),
+            },
+            Fwd::IofPull {
+                procs,
+                channels,
+                directives,
+            } => HostCall::IofPull {
+                procs,
+                channels,
+                directives,
+                done: Box::new(move |r| finish(r.map(|()| Answer::Unit))),
             },
             g @ Fwd::Group { .. } => return Err((g, finish)),
         })
@@ -335,6 +367,16 @@ impl Wire for Fwd {
                 job_info.encode(out);
                 encode_seq(apps, out);
             }
+            Fwd::IofPull {
+                procs,
+                channels,
+                directives,
+            } => {
+                8u8.encode(out);
+                procs.encode(out);
+                channels.encode(out);
+                directives.encode(out);
+            }
             Fwd::Group {
                 construct,
                 grp,
@@ -385,6 +427,11 @@ impl Wire for Fwd {
                 requester: ProcId::decode(d)?,
                 job_info: Vec::decode(d)?,
                 apps: decode_seq(d)?,
+            },
+            8 => Fwd::IofPull {
+                procs: Vec::decode(d)?,
+                channels: u16::decode(d)?,
+                directives: Vec::decode(d)?,
             },
             t => return Err(Error::unpack(format!("unknown forwarded upcall {t}"))),
         })

@@ -52,6 +52,17 @@ impl Shared {
                 });
             }
         });
+        if let Fwd::IofPull {
+            procs,
+            channels,
+            directives,
+        } = &call
+        {
+            // Which nodes get which output (the host's record says whether any does).
+            if let Some(s) = self.iof.get(node) {
+                s.update(procs, *channels, directives);
+            }
+        }
         let once = Once(Arc::new(Mutex::new(Some(finish))));
         let o2 = once.clone();
         let call = match call.into_call(Box::new(move |r| o2.run(r))) {
