@@ -6,8 +6,34 @@
  * 2. "mn-node" over this node's ranks, and "mn-even" over the even ranks (spanning the
  *    nodes): ids differ from mn-all's; mn-even's is the same on every member.
  * 3. Destructs; a name destructed on every node can be constructed again.
+ * 4. "mn-leave" over every rank; the last node's ranks leave it: every other member
+ *    hears PMIX_GROUP_LEFT for each, and their destruct does not wait for that node.
  * Run: pmixrun --nodes K -n N group K */
+#include <stdatomic.h>
+#include <unistd.h>
+
 #include "mn.h"
+
+static atomic_int left_events = 0;
+
+static void left_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                         pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                         size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                         void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (status == PMIX_GROUP_LEFT) {
+        atomic_fetch_add(&left_events, 1);
+    }
+    if (cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
 
 static pmix_proc_t *procs_of(const char *ns, uint32_t first, uint32_t count, uint32_t step)
 {
@@ -156,6 +182,24 @@ int main(int argc, char **argv)
     CHECK_RC(construct("mn-all", all, n, 0, &cid2, &nm), PMIX_SUCCESS, "construct mn-all again");
     CHECK(cid2 != 0 && cid2 != cid, "the new mn-all has a new id (%zu, was %zu)", cid2, cid);
     CHECK_RC(PMIx_Group_destruct("mn-all", NULL, 0), PMIX_SUCCESS, "destruct mn-all again");
+
+    pmix_status_t code = PMIX_GROUP_LEFT;
+    int ref = PMIx_Register_event_handler(&code, 1, NULL, 0, left_handler, NULL, NULL);
+    CHECK(ref >= 0, "PMIx_Register_event_handler: %d", ref);
+    CHECK_RC(construct("mn-leave", all, n, 0, &cid2, &nm), PMIX_SUCCESS, "construct mn-leave");
+    uint32_t last = k - 1, nleavers = mn_count(n, k, last);
+    if (node == last) {
+        CHECK_RC(PMIx_Group_leave("mn-leave", NULL, 0), PMIX_SUCCESS, "PMIx_Group_leave");
+    } else {
+        for (int i = 0; i < 1000 && atomic_load(&left_events) < (int)nleavers; i++) {
+            usleep(10000);
+        }
+        CHECK(atomic_load(&left_events) == (int)nleavers,
+              "rank %u heard %d PMIX_GROUP_LEFT, want %u", me.rank, atomic_load(&left_events),
+              nleavers);
+        CHECK_RC(PMIx_Group_destruct("mn-leave", NULL, 0), PMIX_SUCCESS,
+                 "destruct mn-leave without the last node");
+    }
     PMIX_PROC_FREE(all, n);
     PMIX_PROC_FREE(local, cnt);
     PMIX_PROC_FREE(evens, neven);

@@ -21,7 +21,8 @@
 //!   leader did not say `PMIX_GROUP_OPTIONAL`: then the leader gets
 //!   `PMIX_GROUP_INVITE_FAILED` for each, everyone who accepted gets
 //!   `PMIX_GROUP_CONSTRUCT_ABORT`, and both calls fail with that status.
-//! * **Leave**: the member is removed and the others get `PMIX_GROUP_LEFT`.
+//! * **Leave**: the member is removed and the others get `PMIX_GROUP_LEFT` (those of
+//!   other servers through the host, as an event for their custom range).
 //!
 //! A group name in a participant list (connect, fence) stands for its members: a
 //! wildcard rank for all, rank r for member r.
@@ -510,6 +511,18 @@ impl ServerState {
         ));
         for m in &rest {
             self.event_to(m, sys::PMIX_GROUP_LEFT, &a.proc_, info.clone(), out);
+        }
+        // The members other servers host hear of it through the host.
+        let remote: Vec<ProcId> = rest.iter().filter(|m| !self.is_local(m)).cloned().collect();
+        if !remote.is_empty() {
+            let mut info = info;
+            info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
+            out.push(Action::Host(Upcall::Notify {
+                source: a.proc_.clone(),
+                status: sys::PMIX_GROUP_LEFT,
+                range: sys::PMIX_RANGE_CUSTOM,
+                info,
+            }));
         }
         out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
         // A destruct in flight no longer waits for the leaver.

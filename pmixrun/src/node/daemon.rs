@@ -151,7 +151,7 @@ impl Host for NodeHost {
                     self.lock().upcalls.insert(id, finish);
                     self.tx.send(&Up::Upcall { id, call });
                 }
-                Err(other) => return other.unsupported(),
+                Err(other) => return (*other).unsupported(),
             },
         }
         Ok(HostReply::Pending)

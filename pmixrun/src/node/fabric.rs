@@ -177,6 +177,8 @@ struct State {
     group_ctx: HashMap<String, bool>,
     /// Context ids handed out so far.
     last_ctx: u64,
+    /// Members that left a group (by name): a destruct no longer waits for their nodes.
+    group_left: HashMap<String, Vec<ProcId>>,
 }
 
 struct Shared {
@@ -345,6 +347,9 @@ impl Shared {
                 range,
                 info,
             } => {
+                if status == pmix_sys::PMIX_GROUP_LEFT {
+                    self.group_left(&source, &info);
+                }
                 for n in (0..self.links.len()).filter(|&n| n != node) {
                     self.send(
                         n,

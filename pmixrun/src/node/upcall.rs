@@ -128,7 +128,7 @@ fn infos(done: HostDone<Vec<Info>>) -> Finish {
 
 /// The forwardable part of `c` and its completion, or the call back when a daemon does
 /// not forward it.
-pub fn split(c: HostCall) -> std::result::Result<(Fwd, Finish), HostCall> {
+pub fn split(c: HostCall) -> std::result::Result<(Fwd, Finish), Box<HostCall>> {
     Ok(match c {
         HostCall::Publish { proc_, info, done } => (Fwd::Publish { proc_, info }, unit(done)),
         HostCall::Lookup {
@@ -223,7 +223,7 @@ pub fn split(c: HostCall) -> std::result::Result<(Fwd, Finish), HostCall> {
             },
             infos(done),
         ),
-        other => return Err(other),
+        other => return Err(Box::new(other)),
     })
 }
 

@@ -91,6 +91,22 @@ impl Shared {
         }
     }
 
+    /// `who` left a group (the event its server raised for the other servers' members,
+    /// whose servers still count it): a destruct of the group does not wait for it.
+    pub(super) fn group_left(&self, who: &ProcId, info: &[Info]) {
+        let grp = info
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_ID)
+            .and_then(|i| i.value.as_str().map(str::to_string));
+        if let Some(g) = grp {
+            self.lock()
+                .group_left
+                .entry(g)
+                .or_default()
+                .push(who.clone());
+        }
+    }
+
     /// One server's part of a group construct or destruct (`op`: construct?, name) over
     /// `procs`; when every node hosting a member has sent its part, each gets the
     /// concatenation of the parts' `PMIX_GROUP_ENDPT_DATA` blobs and, for a construct
@@ -105,9 +121,15 @@ impl Shared {
         finish: Finish,
     ) {
         let (construct, grp) = op;
+        let left = self
+            .lock()
+            .group_left
+            .get(&grp)
+            .cloned()
+            .unwrap_or_default();
         let members: Vec<ProcId> = procs
             .iter()
-            .filter(|p| p.nspace == self.nspace)
+            .filter(|p| p.nspace == self.nspace && !left.contains(p))
             .cloned()
             .collect();
         let expect = match self.nodes_of(&members) {
@@ -144,6 +166,9 @@ impl Shared {
                     return;
                 }
             };
+            if !construct {
+                st.group_left.remove(&grp);
+            }
             let mut results = Vec::new();
             if st.group_ctx.remove(&tag).unwrap_or(false) && construct {
                 let c = FIRST_CTX_ID + st.last_ctx;
