@@ -207,6 +207,28 @@ pub struct Fabric {
 }
 
 impl Shared {
+    /// The front end's state for the job `layout`, reaching its daemons over `links`.
+    fn new(
+        layout: &Layout,
+        links: Vec<link::Sender>,
+        events: Arc<Events>,
+        report: bool,
+    ) -> Arc<Shared> {
+        let store = PubStore::new();
+        Arc::new(Shared {
+            nspace: layout.nspace.clone(),
+            nodes: layout.nodes.clone(),
+            links,
+            head: JobHost::with_store(layout.nspace.clone(), events.clone(), store.clone()),
+            store,
+            spawned: Mutex::default(),
+            iof: layout.nodes.iter().map(|_| Default::default()).collect(),
+            events,
+            report,
+            st: Mutex::new(State::default()),
+        })
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.st.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -700,19 +722,7 @@ impl Fabric {
             }
             streams.push(ours);
         }
-        let store = PubStore::new();
-        let shared = Arc::new(Shared {
-            nspace: layout.nspace.clone(),
-            nodes: layout.nodes.clone(),
-            links,
-            head: JobHost::with_store(layout.nspace.clone(), events.clone(), store.clone()),
-            store,
-            spawned: Mutex::default(),
-            iof: layout.nodes.iter().map(|_| Default::default()).collect(),
-            events,
-            report: cfg.report_modex,
-            st: Mutex::new(State::default()),
-        });
+        let shared = Shared::new(layout, links, events, cfg.report_modex);
         let mut readers = Vec::new();
         let mut ready = Vec::new();
         for (i, stream) in streams.into_iter().enumerate() {
