@@ -405,22 +405,26 @@ fn run_nodes(
         node_env: opts.node_env.clone(),
         report_modex: opts.report_modex,
     };
-    let mut fabric = match node::fabric::Fabric::start(layout, cfg, events) {
-        Ok(f) => f,
+    let fabric = match node::fabric::Fabric::start(layout, cfg, events) {
+        Ok(f) => Arc::new(f),
         Err(e) => {
             launcher.abandon();
             eprintln!("pmixrun: {e}");
             return 1;
         }
     };
-    if let Err(e) = launcher.start(&fabric) {
+    if let Err(e) = launcher.start(&*fabric) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");
         fabric.shutdown();
         return 1;
     }
-    let status = launcher.run(&fabric);
-    launcher.finish(&fabric);
+    let store = fabric.pub_store();
+    launcher.on_job_end(Box::new(move |ns| store.job_ended(ns)));
+    launcher.serve_spawns(fabric.clone());
+    launcher.forward_output(fabric.iof_subs());
+    let status = launcher.run(&*fabric);
+    launcher.finish(&*fabric);
     fabric.shutdown();
     status
 }

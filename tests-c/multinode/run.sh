@@ -125,6 +125,25 @@ check "Fence_nb and Get_nb across nodes (2 nodes, 4 ranks)" 0 ' 0 failed' 60 -- 
     "${PR[@]}" --nodes 2 -n 4 "$RT/fence_nb"
 check "MPMD across nodes" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 2 -n 2 "$RT/mpmd" 0 2 0 : -n 3 "$RT/mpmd" 1 3 2
+# --- host upcalls the front end serves for every node ---
+check "publish/lookup/unpublish across nodes (2 nodes, 4 ranks)" 0 ' 0 failed' 60 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$MN/pubsub" 2
+check "publish/lookup/unpublish across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \
+    "${PR[@]}" --nodes 4 -n 8 "$MN/pubsub" 4
+check "PMIx_Log to stderr from another node reaches pmixrun's output" 0 \
+    '^mn-log rank 3 node node1$' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/log"
+check "PMIx_Log to stdout from another node reaches pmixrun's output" 0 \
+    '^mn-log rank 7 node node3$' 60 -- "${PR[@]}" --nodes 4 -n 8 "$MN/log" stdout
+check "PMIx_Job_control signals a rank on another node (2 nodes, 4 ranks)" 0 ' 0 failed' 60 4 -- \
+    "${PR[@]}" --nodes 2 -n 4 "$MN/jctrl"
+check "group construct/destruct across nodes, context ids, endpoint data (2 nodes, 4 ranks)" 0 \
+    ' 0 failed' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/group" 2
+check "group construct/destruct across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \
+    "${PR[@]}" --nodes 4 -n 8 "$MN/group" 4
+check "PMIx_Spawn from node 1, then connect parent and child jobs (2 nodes, 4 ranks)" 0 \
+    ' 0 failed' 60 6 -- "${PR[@]}" --nodes 2 -n 4 "$MN/spawn"
+check "PMIx_Spawn from node 3, then connect parent and child jobs (4 nodes, 8 ranks)" 0 \
+    ' 0 failed' 60 10 -- "${PR[@]}" --nodes 4 -n 8 "$MN/spawn"
 check "hello example (2 nodes, 4 ranks)" 0 '^rank 3/4 .*host=node1 .*neighbour 0 says "hello from rank 0' 60 -- \
     "${PR[@]}" --nodes 2 -n 4 "$HELLO"
 

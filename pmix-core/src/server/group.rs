@@ -21,7 +21,8 @@
 //!   leader did not say `PMIX_GROUP_OPTIONAL`: then the leader gets
 //!   `PMIX_GROUP_INVITE_FAILED` for each, everyone who accepted gets
 //!   `PMIX_GROUP_CONSTRUCT_ABORT`, and both calls fail with that status.
-//! * **Leave**: the member is removed and the others get `PMIX_GROUP_LEFT`.
+//! * **Leave**: the member is removed and the others get `PMIX_GROUP_LEFT` (those of
+//!   other servers through the host, as an event for their custom range).
 //!
 //! A group name in a participant list (connect, fence) stands for its members: a
 //! wildcard rank for all, rank r for member r.
@@ -29,6 +30,7 @@
 use super::connect::payload_for;
 use super::{reply, Action, ServerState, TimerEv};
 use crate::error::Result;
+use crate::protocol::dynamic::{decode_connect_blobs, encode_connect_blob};
 use crate::protocol::{ConnectData, GroupOp as Op, GroupReply, PeerData, ReplyData};
 use crate::reactor::ConnId;
 use crate::server::state::Upcall;
@@ -118,6 +120,11 @@ fn proc_array(v: &[ProcId]) -> Value {
         dtype: sys::PMIX_PROC,
         items: v.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
     }))
+}
+
+/// No data from other servers.
+fn remote_none() -> ConnectData {
+    ConnectData::default()
 }
 
 fn group_info(grp: &str) -> Vec<Info> {
@@ -505,6 +512,18 @@ impl ServerState {
         for m in &rest {
             self.event_to(m, sys::PMIX_GROUP_LEFT, &a.proc_, info.clone(), out);
         }
+        // The members other servers host hear of it through the host.
+        let remote: Vec<ProcId> = rest.iter().filter(|m| !self.is_local(m)).cloned().collect();
+        if !remote.is_empty() {
+            let mut info = info;
+            info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
+            out.push(Action::Host(Upcall::Notify {
+                source: a.proc_.clone(),
+                status: sys::PMIX_GROUP_LEFT,
+                range: sys::PMIX_RANGE_CUSTOM,
+                info,
+            }));
+        }
         out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
         // A destruct in flight no longer waits for the leaver.
         if let Some(idx) = self.op_index(grp, Kind::Destruct) {
@@ -545,7 +564,7 @@ impl ServerState {
         }
         let all_local = op.expected.iter().all(|p| self.is_local(p));
         if !all_local && op.kind != Kind::Invite {
-            let (id, construct, grp, procs, info) = (
+            let (id, construct, grp, procs, mut info) = (
                 op.id,
                 op.kind == Kind::Construct,
                 op.grp.clone(),
@@ -555,6 +574,15 @@ impl ServerState {
                     .map(|a| a.info.clone())
                     .unwrap_or_default(),
             );
+            if construct {
+                // The other servers' members get what ours contributed: the host
+                // hands every server the concatenation of the servers' blobs.
+                let blob = self.group_blob(&op.arrived);
+                info.extend(Info::new(
+                    ak::PMIX_GROUP_ENDPT_DATA,
+                    Value::ByteObject(blob),
+                ));
+            }
             if let Some(op) = self.dynamic.group_ops.get_mut(idx) {
                 op.host_called = true;
             }
@@ -571,8 +599,48 @@ impl ServerState {
         self.finish_group(op, Vec::new(), out);
     }
 
-    /// Answer everyone of a completed operation (`host_results` from the host, if any).
+    /// This server's part of a construct spanning servers: its members' endpoint data
+    /// and the job data of their namespaces, as a connect blob
+    /// (`protocol::dynamic::encode_connect_blob`).
+    fn group_blob(&self, arrived: &[Arrival]) -> Vec<u8> {
+        let peers: Vec<PeerData> = arrived
+            .iter()
+            .map(|a| PeerData {
+                proc_: a.proc_.clone(),
+                info: a.endpoint.clone(),
+            })
+            .collect();
+        let mut jobs: Vec<crate::store::JobData> = Vec::new();
+        for a in arrived {
+            if jobs.iter().any(|j| j.nspace == a.proc_.nspace) {
+                continue;
+            }
+            if let Some(ns) = self.nspaces.get(&a.proc_.nspace) {
+                jobs.push(ns.job.clone());
+            }
+        }
+        encode_connect_blob(&ConnectData { jobs, peers })
+    }
+
+    /// Answer everyone of a completed operation (`host_results` from the host, if any:
+    /// its `PMIX_GROUP_ENDPT_DATA` holds every server's blob, see [`Self::group_blob`]).
     fn finish_group(&mut self, op: GroupOp, host_results: Vec<Info>, out: &mut Vec<Action>) {
+        let (blobs, host_results): (Vec<Info>, Vec<Info>) = host_results
+            .into_iter()
+            .partition(|i| i.key.as_str() == ak::PMIX_GROUP_ENDPT_DATA);
+        let mut remote = ConnectData::default();
+        for b in blobs {
+            let Value::ByteObject(b) = b.value else {
+                continue;
+            };
+            match decode_connect_blobs(&b) {
+                Ok(d) => {
+                    remote.jobs.extend(d.jobs);
+                    remote.peers.extend(d.peers);
+                }
+                Err(e) => log::warn!("server: group {}: bad data from the host: {e}", op.grp),
+            }
+        }
         match op.kind {
             Kind::Destruct => self.finish_destruct(op, out),
             Kind::Construct => {
@@ -580,7 +648,7 @@ impl ServerState {
                 let infos: Vec<&Vec<Info>> = op.arrived.iter().map(|a| &a.info).collect();
                 let results = self.form_group(&op.grp, &members, &infos, host_results);
                 let arrived: Vec<&Arrival> = op.arrived.iter().collect();
-                self.answer_formed(&members, &arrived, &results, out);
+                self.answer_formed(&members, &arrived, &results, remote, out);
                 self.membership_event(&op.grp, &members, sys::PMIX_GROUP_MEMBERSHIP_UPDATE, out);
             }
             Kind::Invite => self.finish_invite(op, host_results, out),
@@ -596,10 +664,12 @@ impl ServerState {
                 .arrived
                 .iter()
                 .any(|a| flag(&a.info, ak::PMIX_GROUP_NOTIFY_TERMINATION));
+        // Members of other servers arrived there (the host completed the destruct).
         let lost: Vec<ProcId> = op
             .expected
             .iter()
             .filter(|p| !op.arrived.iter().any(|a| &a.proc_ == *p))
+            .filter(|p| !op.host_called || self.is_local(p) || op.gone.contains(p))
             .cloned()
             .collect();
         let status = if lost.is_empty() || notify {
@@ -706,16 +776,18 @@ impl ServerState {
                 })),
             ));
         }
-        self.answer_formed(&members, &arrived, &results, out);
+        self.answer_formed(&members, &arrived, &results, remote_none(), out);
         self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
     }
-    /// A group formed: exchange the endpoint data `arrived` contributed among `members`
-    /// and answer each of them with the group's `results` and the others' data.
+    /// A group formed: exchange the endpoint data `arrived` contributed (and what the
+    /// other servers' members did, `remote`) among `members` and answer each of them
+    /// with the group's `results` and the others' data.
     fn answer_formed(
         &mut self,
         members: &[ProcId],
         arrived: &[&Arrival],
         results: &[Info],
+        mut remote: ConnectData,
         out: &mut Vec<Action>,
     ) {
         let ctx = results
@@ -736,7 +808,13 @@ impl ServerState {
                 }
             })
             .collect();
-        let (jobs, peers) = self.exchange(members, contributed, ConnectData::default());
+        if let Some(c) = ctx {
+            for p in &mut remote.peers {
+                let q = crate::client::group::ctx_qualified(&p.info, c);
+                p.info.extend(q);
+            }
+        }
+        let (jobs, peers) = self.exchange(members, contributed, remote);
         for a in arrived {
             out.push(reply(
                 a.conn,

@@ -8,6 +8,7 @@
 //! file), finalizing the server either way.
 
 use super::link::{self, Call, Down, Up};
+use super::upcall::{self, Finish};
 use pmix_core::server::{Host, HostCall, HostDone, HostReply, Server, ServerConfig};
 use pmix_core::{Error, Info, ProcId, Result, Value};
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ struct Pending {
     dmodex: HashMap<u64, HostDone<Vec<u8>>>,
     aborts: HashMap<u64, HostDone<()>>,
     finalized: HashMap<u64, HostDone<()>>,
+    upcalls: HashMap<u64, Finish>,
 }
 
 /// The daemon's [`Host`]: every upcall becomes an [`Up`] message.
@@ -141,7 +143,16 @@ impl Host for NodeHost {
                 self.lock().dmodex.insert(id, done);
                 self.tx.send(&Up::Dmodex { id, proc_, info });
             }
-            other => return other.unsupported(),
+            // Publish, lookup, log, job control and groups are the front end's: it
+            // serves them for every node, as pmixrun's host does for one.
+            other => match upcall::split(other) {
+                Ok((call, finish)) => {
+                    let id = self.id();
+                    self.lock().upcalls.insert(id, finish);
+                    self.tx.send(&Up::Upcall { id, call });
+                }
+                Err(other) => return (*other).unsupported(),
+            },
         }
         Ok(HostReply::Pending)
     }
@@ -248,6 +259,20 @@ impl Daemon {
                     }
                 }
             }
+            Down::IofDeliver {
+                source,
+                channel,
+                data,
+                info,
+            } => {
+                if let Some(s) = &self.server {
+                    if let Err(e) =
+                        s.iof_deliver(&source, channel, data, info, Some(Box::new(|_| {})))
+                    {
+                        log::debug!("node {}: cannot forward output of {source}: {e}", self.node);
+                    }
+                }
+            }
             // Stop reading; the server is finalized by `run`.
             Down::Shutdown => return false,
             other => self.complete(other),
@@ -261,11 +286,17 @@ impl Daemon {
         let cfg = ServerConfig {
             id,
             tmpdir: Some(PathBuf::from(tmpdir)),
+            // pmixrun writes the ranks' output itself; the server only forwards it to
+            // the clients that pull it.
             info: Info::new(
                 pmix_sys::attrs::keys::PMIX_HOSTNAME,
                 Value::string(&hostname),
             )
             .into_iter()
+            .chain(Info::new(
+                pmix_sys::attrs::keys::PMIX_IOF_LOCAL_OUTPUT,
+                Value::Bool(false),
+            ))
             .collect(),
         };
         match Server::start(cfg, self.host.clone()) {
@@ -336,6 +367,23 @@ impl Daemon {
                 let done = self.host.lock().finalized.remove(&id);
                 if let Some(d) = done {
                     d(Ok(()));
+                }
+            }
+            Down::UpcallDone {
+                id,
+                status,
+                msg,
+                answer,
+            } => {
+                let done = self.host.lock().upcalls.remove(&id);
+                let r = if status == pmix_sys::PMIX_SUCCESS {
+                    Ok(answer)
+                } else {
+                    Err(Error::new(status, msg))
+                };
+                match done {
+                    Some(d) => d(r),
+                    None => log::warn!("node {node}: completion of unknown upcall {id}"),
                 }
             }
             _ => log::warn!("node {node}: unexpected message from the front end"),

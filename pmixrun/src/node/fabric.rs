@@ -13,12 +13,18 @@
 //!   every fence and connect round that includes it, now and later, with
 //!   `PMIX_ERR_PROC_TERM_WO_SYNC`, as a single server fails its own; a rank that
 //!   vanished is also announced to the other nodes' clients of its namespace with the
-//!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`).
+//!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`);
+//! * publish, lookup, unpublish, log and job control are served by pmixrun's own host
+//!   for every node, and group constructs and destructs are collected over the nodes
+//!   hosting the members ([`serve`]).
+
+mod serve;
 
 use super::link::{self, Call, Down, Up};
-use crate::host::{Events, JobEvent};
+use crate::host::{Events, JobEvent, JobHost};
 use crate::job::{self, Layout, NodeLayout};
 use crate::launch::JobServer;
+use crate::pubsub::PubStore;
 use crate::sys::Pid;
 use pmix_core::{Error, Info, Nspace, ProcId, Rank, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -161,8 +167,18 @@ struct State {
     /// Our id of a forwarded direct modex → (asking node, its id).
     dmodex: HashMap<u64, (usize, u64)>,
     /// Ranks that ended for good: rounds including them fail.
-    ended: BTreeSet<Rank>,
+    ended: BTreeSet<ProcId>,
     closing: bool,
+    /// Group constructs and destructs being collected (by group name, see [`serve`]).
+    groups: FenceMatcher,
+    /// Their contributors' completions, by (node, the node's id).
+    group_waits: HashMap<(usize, u64), super::upcall::Finish>,
+    /// Whether a contributor of the group round (by tag) asked for a context id.
+    group_ctx: HashMap<String, bool>,
+    /// Context ids handed out so far.
+    last_ctx: u64,
+    /// Members that left a group (by name): a destruct no longer waits for their nodes.
+    group_left: HashMap<String, Vec<ProcId>>,
 }
 
 struct Shared {
@@ -172,16 +188,47 @@ struct Shared {
     events: Arc<Events>,
     report: bool,
     st: Mutex<State>,
+    /// pmixrun's host, serving the forwarded upcalls.
+    head: JobHost,
+    /// Its `PMIx_Publish` store.
+    store: PubStore,
+    /// The jobs the ranks spawned, by namespace: the node hosting all their ranks
+    /// (the node of the rank that spawned them).
+    spawned: Mutex<HashMap<Nspace, usize>>,
+    /// What each node's server pulls of the ranks' output (index = node).
+    iof: Vec<crate::iof::IofSubs>,
 }
 
 /// The daemons of a multi-node job, reached as one [`JobServer`].
 pub struct Fabric {
     shared: Arc<Shared>,
-    children: Vec<Child>,
-    readers: Vec<JoinHandle<()>>,
+    children: Mutex<Vec<Child>>,
+    readers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Shared {
+    /// The front end's state for the job `layout`, reaching its daemons over `links`.
+    fn new(
+        layout: &Layout,
+        links: Vec<link::Sender>,
+        events: Arc<Events>,
+        report: bool,
+    ) -> Arc<Shared> {
+        let store = PubStore::new();
+        Arc::new(Shared {
+            nspace: layout.nspace.clone(),
+            nodes: layout.nodes.clone(),
+            links,
+            head: JobHost::with_store(layout.nspace.clone(), events.clone(), store.clone()),
+            store,
+            spawned: Mutex::default(),
+            iof: layout.nodes.iter().map(|_| Default::default()).collect(),
+            events,
+            report,
+            st: Mutex::new(State::default()),
+        })
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.st.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -197,8 +244,31 @@ impl Shared {
         self.nodes.iter().position(|n| n.ranks.contains(&rank))
     }
 
+    /// The node hosting the spawned job `ns`, if it is one.
+    fn spawned_node(&self, ns: &Nspace) -> Option<usize> {
+        self.spawned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(ns)
+            .copied()
+    }
+
+    /// The node hosting the rank `p` (of the job or of a job it spawned).
+    fn node_of_proc(&self, p: &ProcId) -> Option<usize> {
+        if p.rank >= pmix_sys::PMIX_RANK_VALID {
+            return None;
+        }
+        if p.nspace == self.nspace {
+            self.node_of(p.rank)
+        } else {
+            self.spawned_node(&p.nspace)
+        }
+    }
+
+    /// `p` when it is a rank of the job or of a job it spawned.
     fn rank_of(&self, p: &ProcId) -> Option<Rank> {
-        (p.nspace == self.nspace && p.rank < pmix_sys::PMIX_RANK_VALID).then_some(p.rank)
+        let ours = p.nspace == self.nspace || self.spawned_node(&p.nspace).is_some();
+        (ours && p.rank < pmix_sys::PMIX_RANK_VALID).then_some(p.rank)
     }
 
     /// The nodes hosting the participants `procs`.
@@ -206,10 +276,12 @@ impl Shared {
         let mut set = BTreeSet::new();
         for p in procs {
             if p.nspace != self.nspace {
-                return Err(format!(
-                    "fence names namespace {}, not this job's",
-                    p.nspace
-                ));
+                // A spawned job lives on one node.
+                let n = self
+                    .spawned_node(&p.nspace)
+                    .ok_or_else(|| format!("fence names namespace {}, not this job's", p.nspace))?;
+                set.insert(n);
+                continue;
             }
             if p.rank == pmix_sys::PMIX_RANK_WILDCARD {
                 set.extend(
@@ -235,6 +307,7 @@ impl Shared {
                 }
             }
             Up::Finalized { id, proc_ } => {
+                self.store.proc_ended(&proc_);
                 if self.rank_of(&proc_).is_some() {
                     self.events.push(JobEvent::Finalized(proc_.clone()));
                 }
@@ -243,6 +316,7 @@ impl Shared {
                 }
             }
             Up::Lost(p) => {
+                self.store.proc_ended(&p);
                 if self.rank_of(&p).is_some() {
                     self.proc_ended(&p);
                     // The other servers learn that it will never arrive (their
@@ -274,6 +348,7 @@ impl Shared {
                 self.fence(node, id, procs, tag, data)
             }
             Up::Dmodex { id, proc_, info } => self.dmodex(node, id, proc_, info),
+            Up::Upcall { id, call } => self.upcall(node, id, call),
             Up::DmodexAnswer { id, status, data } => {
                 let asker = self.lock().dmodex.remove(&id);
                 match asker {
@@ -294,6 +369,9 @@ impl Shared {
                 range,
                 info,
             } => {
+                if status == pmix_sys::PMIX_GROUP_LEFT {
+                    self.group_left(&source, &info);
+                }
                 for n in (0..self.links.len()).filter(|&n| n != node) {
                     self.send(
                         n,
@@ -343,11 +421,14 @@ impl Shared {
     /// A server on `node` asks for `proc_`'s data (daemon request `id`): the question
     /// goes to the node that hosts the rank, under an id of the front end's.
     fn dmodex(&self, node: usize, id: u64, proc_: ProcId, info: Vec<Info>) {
-        let owner = self.rank_of(&proc_).and_then(|r| self.node_of(r));
+        let owner = self.node_of_proc(&proc_);
         let owner = match (owner, proc_.nspace == self.nspace) {
             (Some(o), _) => o,
-            // Job-level data: any node has it.
+            // Job-level data: any node has it (a spawned job's node has its).
             (None, true) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => node,
+            (None, false) if proc_.rank == pmix_sys::PMIX_RANK_WILDCARD => {
+                self.spawned_node(&proc_.nspace).unwrap_or(node)
+            }
             _ => {
                 self.send(
                     node,
@@ -382,11 +463,11 @@ impl Shared {
 
     /// `p` will never take part in anything again: fail the rounds that include it.
     fn proc_ended(&self, p: &ProcId) {
-        let Some(rank) = self.rank_of(p) else {
+        if self.rank_of(p).is_none() {
             return;
-        };
+        }
         let mut st = self.lock();
-        st.ended.insert(rank);
+        st.ended.insert(p.clone());
         for (n, id) in st.fences.fail_including(p) {
             log::warn!("fence or connect {id} of node {n} fails: {p} ended");
             self.send(
@@ -478,10 +559,8 @@ impl Shared {
             let gone = st
                 .ended
                 .iter()
-                .find(|&&r| {
-                    pmix_core::server::state::includes(&procs, &ProcId::new(self.nspace.clone(), r))
-                })
-                .copied();
+                .find(|q| pmix_core::server::state::includes(&procs, q))
+                .cloned();
             if let Some(r) = gone {
                 drop(st);
                 log::warn!("node {node}: fence or connect {id} names rank {r}, which ended");
@@ -643,14 +722,7 @@ impl Fabric {
             }
             streams.push(ours);
         }
-        let shared = Arc::new(Shared {
-            nspace: layout.nspace.clone(),
-            nodes: layout.nodes.clone(),
-            links,
-            events,
-            report: cfg.report_modex,
-            st: Mutex::new(State::default()),
-        });
+        let shared = Shared::new(layout, links, events, cfg.report_modex);
         let mut readers = Vec::new();
         let mut ready = Vec::new();
         for (i, stream) in streams.into_iter().enumerate() {
@@ -670,10 +742,10 @@ impl Fabric {
             match t {
                 Ok(t) => readers.push(t),
                 Err(e) => {
-                    let mut f = Fabric {
+                    let f = Fabric {
                         shared,
-                        children,
-                        readers,
+                        children: Mutex::new(children),
+                        readers: Mutex::new(readers),
                     };
                     f.shutdown();
                     return Err(format!("cannot start a reader thread: {e}"));
@@ -682,8 +754,8 @@ impl Fabric {
         }
         let mut fabric = Fabric {
             shared,
-            children,
-            readers,
+            children: Mutex::new(children),
+            readers: Mutex::new(readers),
         };
         if let Err(e) = fabric.set_up_nodes(layout, &cfg, ready) {
             fabric.shutdown();
@@ -756,21 +828,34 @@ impl Fabric {
         }
     }
 
+    /// What the nodes' servers pull of the ranks' output, all nodes together (the
+    /// launcher forwards what this covers, [`JobServer::iof_deliver`] routes it).
+    pub fn iof_subs(&self) -> Arc<crate::iof::IofSubs> {
+        self.shared.head.iof_subs()
+    }
+
+    /// The store behind `PMIx_Publish` for every node (the launcher empties a job's
+    /// `PMIX_PERSIST_APP` entries when it ends).
+    pub fn pub_store(&self) -> PubStore {
+        self.shared.store.clone()
+    }
+
     fn node_for(&self, proc: &ProcId) -> Result<usize> {
         self.shared
-            .node_of(proc.rank)
+            .node_of_proc(proc)
             .ok_or_else(|| Error::bad_param(format!("{proc} is on no node")))
     }
 
     /// Tell every daemon to finalize its server and exit; wait for them (killing any
     /// that do not exit in time).
-    pub fn shutdown(&mut self) {
+    pub fn shutdown(&self) {
         self.shared.lock().closing = true;
         for n in 0..self.shared.links.len() {
             self.shared.send(n, &Down::Shutdown);
         }
         let until = Instant::now() + EXIT_GRACE;
-        for (i, c) in self.children.iter_mut().enumerate() {
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        for (i, c) in children.iter_mut().enumerate() {
             loop {
                 match c.try_wait() {
                     Ok(Some(st)) => {
@@ -791,7 +876,15 @@ impl Fabric {
                 }
             }
         }
-        for t in self.readers.drain(..) {
+        children.clear();
+        drop(children);
+        let readers: Vec<JoinHandle<()>> = self
+            .readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+            .collect();
+        for t in readers {
             let _ = t.join();
         }
     }
@@ -799,14 +892,46 @@ impl Fabric {
 
 impl Drop for Fabric {
     fn drop(&mut self) {
-        if !self.children.is_empty() && !self.shared.lock().closing {
+        let running = !self
+            .children
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty();
+        if running && !self.shared.lock().closing {
             self.shutdown();
         }
     }
 }
 
 impl JobServer for Fabric {
+    /// A job a rank spawned is placed, whole, on the node of that rank (its
+    /// `PMIX_PARENT_ID`); the job on the command line is registered everywhere.
     fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: Vec<Info>) -> Result<()> {
+        if nspace != &self.shared.nspace {
+            let parent = info
+                .iter()
+                .find(|i| i.key.as_str() == pmix_sys::attrs::keys::PMIX_PARENT_ID)
+                .and_then(|i| match &i.value {
+                    pmix_core::Value::Proc(Some(p)) => self.shared.node_of_proc(p),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            self.shared
+                .spawned
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(nspace.clone(), parent);
+            return self
+                .call(
+                    parent,
+                    Call::RegisterNspace {
+                        nspace: nspace.clone(),
+                        nlocal,
+                        info,
+                    },
+                )
+                .map(|_| ());
+        }
         for n in 0..self.shared.nodes.len() {
             self.call(
                 n,
@@ -858,6 +983,37 @@ impl JobServer for Fabric {
                     },
                 },
             );
+        }
+    }
+    /// An event the launcher raises (a job's end, a rank's termination) goes to every
+    /// node's server, which delivers it to its clients in range.
+    fn notify(&self, status: i32, source: &ProcId, range: u8, info: Vec<Info>) {
+        for n in 0..self.shared.links.len() {
+            self.shared.send(
+                n,
+                &Down::Notify {
+                    status,
+                    source: source.clone(),
+                    range,
+                    info: info.clone(),
+                },
+            );
+        }
+    }
+    /// Output a node's server pulled goes to that node.
+    fn iof_deliver(&self, source: &ProcId, channel: u16, data: Vec<u8>, info: Vec<Info>) {
+        for (n, subs) in self.shared.iof.iter().enumerate() {
+            if subs.wants(source, channel) {
+                self.shared.send(
+                    n,
+                    &Down::IofDeliver {
+                        source: source.clone(),
+                        channel,
+                        data: data.clone(),
+                        info: info.clone(),
+                    },
+                );
+            }
         }
     }
     /// Each node's server gets its own registration (its node's keys at job level).

@@ -4,6 +4,7 @@
 //! through a writer thread fed by a channel, so neither ever blocks on a full socket
 //! while the other waits for it.
 
+use super::upcall::{Answer, Fwd};
 use pmix_core::codec::{decode_seq, encode_seq, Decoder, Wire};
 use pmix_core::protocol::{self, FrameDecoder};
 use pmix_core::{Error, Info, Nspace, ProcId, Result};
@@ -123,6 +124,28 @@ pub enum Down {
         /// The daemon's id.
         id: u64,
     },
+    /// Output of a rank (anywhere) that this node's server pulled.
+    IofDeliver {
+        /// Whose output.
+        source: ProcId,
+        /// Its channel.
+        channel: u16,
+        /// The bytes (empty with `PMIX_IOF_COMPLETE` at the end of the stream).
+        data: Vec<u8>,
+        /// Infos of the chunk.
+        info: Vec<Info>,
+    },
+    /// The front end completed an [`Up::Upcall`].
+    UpcallDone {
+        /// The daemon's id of the upcall.
+        id: u64,
+        /// Outcome.
+        status: i32,
+        /// Why it failed.
+        msg: String,
+        /// The result (on success).
+        answer: Answer,
+    },
 }
 
 /// Daemon → front end.
@@ -211,6 +234,13 @@ pub enum Up {
         range: u8,
         /// Event infos.
         info: Vec<Info>,
+    },
+    /// An upcall the front end serves for every node (see [`Fwd`]).
+    Upcall {
+        /// The daemon's id (for [`Down::UpcallDone`]).
+        id: u64,
+        /// The upcall.
+        call: Fwd,
     },
 }
 
@@ -349,6 +379,30 @@ impl Wire for Down {
                 9u8.encode(out);
                 id.encode(out);
             }
+            Down::IofDeliver {
+                source,
+                channel,
+                data,
+                info,
+            } => {
+                11u8.encode(out);
+                source.encode(out);
+                channel.encode(out);
+                data.encode(out);
+                info.encode(out);
+            }
+            Down::UpcallDone {
+                id,
+                status,
+                msg,
+                answer,
+            } => {
+                10u8.encode(out);
+                id.encode(out);
+                status.encode(out);
+                msg.encode(out);
+                answer.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -391,6 +445,18 @@ impl Wire for Down {
             8 => Down::Shutdown,
             9 => Down::FinalizedSeen {
                 id: u64::decode(d)?,
+            },
+            11 => Down::IofDeliver {
+                source: ProcId::decode(d)?,
+                channel: u16::decode(d)?,
+                data: Vec::decode(d)?,
+                info: Vec::decode(d)?,
+            },
+            10 => Down::UpcallDone {
+                id: u64::decode(d)?,
+                status: i32::decode(d)?,
+                msg: String::decode(d)?,
+                answer: Answer::decode(d)?,
             },
             t => return Err(bad(t, "front-end")),
         })
@@ -484,6 +550,11 @@ impl Wire for Up {
                 range.encode(out);
                 info.encode(out);
             }
+            Up::Upcall { id, call } => {
+                11u8.encode(out);
+                id.encode(out);
+                call.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -535,6 +606,10 @@ impl Wire for Up {
                 status: i32::decode(d)?,
                 range: u8::decode(d)?,
                 info: Vec::decode(d)?,
+            },
+            11 => Up::Upcall {
+                id: u64::decode(d)?,
+                call: Fwd::decode(d)?,
             },
             t => return Err(bad(t, "daemon")),
         })
@@ -694,6 +769,40 @@ mod tests {
             },
             Down::Shutdown,
             Down::FinalizedSeen { id: 5 },
+            Down::UpcallDone {
+                id: 6,
+                status: 0,
+                msg: String::new(),
+                answer: Answer::Pdata(vec![pmix_core::Pdata {
+                    proc_: p(1),
+                    key: pmix_core::Key::new("k").expect("key"),
+                    value: Value::Uint32(1),
+                }]),
+            },
+            Down::UpcallDone {
+                id: 7,
+                status: -46,
+                msg: "no".into(),
+                answer: Answer::Unit,
+            },
+            Down::UpcallDone {
+                id: 8,
+                status: 0,
+                msg: String::new(),
+                answer: Answer::Infos(info.clone()),
+            },
+            Down::IofDeliver {
+                source: p(2),
+                channel: pmix_sys::PMIX_FWD_STDOUT_CHANNEL,
+                data: b"out\n".to_vec(),
+                info: vec![],
+            },
+            Down::UpcallDone {
+                id: 9,
+                status: 0,
+                msg: String::new(),
+                answer: Answer::Nspace(p(0).nspace),
+            },
         ] {
             roundtrip(m);
         }
@@ -738,7 +847,78 @@ mod tests {
                 source: p(0),
                 status: -5,
                 range: 3,
-                info,
+                info: info.clone(),
+            },
+            Up::Upcall {
+                id: 5,
+                call: Fwd::Publish {
+                    proc_: p(0),
+                    info: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 6,
+                call: Fwd::Lookup {
+                    proc_: p(0),
+                    keys: vec!["a".into(), "b".into()],
+                    info: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 7,
+                call: Fwd::Unpublish {
+                    proc_: p(0),
+                    keys: vec![],
+                    info: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 8,
+                call: Fwd::Log {
+                    proc_: p(0),
+                    data: info.clone(),
+                    directives: vec![],
+                },
+            },
+            Up::Upcall {
+                id: 9,
+                call: Fwd::JobControl {
+                    proc_: p(0),
+                    targets: vec![p(1)],
+                    directives: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 12,
+                call: Fwd::IofPull {
+                    procs: vec![p(1)],
+                    channels: pmix_sys::PMIX_FWD_STDERR_CHANNEL,
+                    directives: info.clone(),
+                },
+            },
+            Up::Upcall {
+                id: 11,
+                call: Fwd::Spawn {
+                    requester: p(0),
+                    job_info: info.clone(),
+                    apps: vec![pmix_core::App {
+                        cmd: Some(b"true".to_vec()),
+                        argv: None,
+                        env: None,
+                        cwd: None,
+                        maxprocs: 2,
+                        info: info.clone(),
+                    }],
+                },
+            },
+            Up::Upcall {
+                id: 10,
+                call: Fwd::Group {
+                    construct: true,
+                    grp: "g".into(),
+                    procs: vec![p(0), p(1)],
+                    info,
+                },
             },
         ] {
             roundtrip(m);

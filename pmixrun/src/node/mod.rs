@@ -2,7 +2,8 @@
 //! each with its own PMIx server in its own process (a node daemon, [`daemon`]), joined
 //! by the front end ([`fabric`]) through the same host interface a real resource
 //! manager implements: fence contributions concatenated, direct modex forwarded to the
-//! owning node, events, aborts and lost clients relayed. The front end and each daemon
+//! owning node, events, aborts and lost clients relayed; publish/lookup, log, job control and
+//! group operations served by the front end for every node ([`upcall`]). The front end and each daemon
 //! talk over a socket pair ([`link`]).
 //!
 //! The front end forks every rank itself (the launcher is the same as for one node); a
@@ -15,3 +16,4 @@
 pub mod daemon;
 pub mod fabric;
 pub mod link;
+pub mod upcall;

@@ -1,0 +1,194 @@
+//! The upcalls the front end serves for every node (see [`super::super::upcall`]):
+//! publish, lookup, unpublish, log and job control go to pmixrun's own host (the
+//! [`JobHost`](crate::host::JobHost) a one-node job gives its server), whose completion
+//! travels back to the asking daemon; a group construct or destruct is collected over
+//! the nodes hosting its members, like a fence.
+
+use super::super::link::Down;
+use super::super::upcall::{Answer, Finish, Fwd};
+use super::Shared;
+use pmix_core::server::{Host, HostReply};
+use pmix_core::{Error, Info, ProcId, Value};
+use pmix_sys::attrs::keys as ak;
+use std::sync::{Arc, Mutex};
+
+/// Context ids the front end hands out start here, above what any one node's server
+/// counts for the groups that stay on its node, so the two never collide.
+pub(super) const FIRST_CTX_ID: u64 = 1 << 20;
+
+/// A completion that may be run once from either of two places: the call's own
+/// completion, or the front end when the host answered at once without running it.
+#[derive(Clone)]
+struct Once(Arc<Mutex<Option<Finish>>>);
+
+impl Once {
+    fn run(&self, r: pmix_core::Result<Answer>) {
+        let f = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(f) = f {
+            f(r);
+        }
+    }
+}
+
+impl Shared {
+    /// Daemon `node` forwarded upcall `id`.
+    pub(super) fn upcall(&self, node: usize, id: u64, call: Fwd) {
+        let link = self.links.get(node).cloned();
+        let finish: Finish = Box::new(move |r| {
+            let (status, msg, answer) = match r {
+                Ok(a) => (pmix_sys::PMIX_SUCCESS, String::new(), a),
+                Err(e) => (
+                    pmix_core::protocol::status_of(&e),
+                    e.to_string(),
+                    Answer::Unit,
+                ),
+            };
+            if let Some(l) = link {
+                l.send(&Down::UpcallDone {
+                    id,
+                    status,
+                    msg,
+                    answer,
+                });
+            }
+        });
+        if let Fwd::IofPull {
+            procs,
+            channels,
+            directives,
+        } = &call
+        {
+            // Which nodes get which output (the host's record says whether any does).
+            if let Some(s) = self.iof.get(node) {
+                s.update(procs, *channels, directives);
+            }
+        }
+        let once = Once(Arc::new(Mutex::new(Some(finish))));
+        let o2 = once.clone();
+        let call = match call.into_call(Box::new(move |r| o2.run(r))) {
+            Ok(c) => c,
+            Err((
+                Fwd::Group {
+                    construct,
+                    grp,
+                    procs,
+                    info,
+                },
+                finish,
+            )) => return self.group(node, id, (construct, grp), &procs, &info, finish),
+            Err((_, finish)) => {
+                return finish(Err(Error::not_supported("not an upcall of the front end")))
+            }
+        };
+        let what = call.name();
+        match self.head.call(call) {
+            Ok(HostReply::Pending) => {}
+            Ok(HostReply::Completed) => once.run(Ok(Answer::Unit)),
+            Err(e) => {
+                log::debug!("node {node}: {what} refused: {e}");
+                once.run(Err(e));
+            }
+        }
+    }
+
+    /// `who` left a group (the event its server raised for the other servers' members,
+    /// whose servers still count it): a destruct of the group does not wait for it.
+    pub(super) fn group_left(&self, who: &ProcId, info: &[Info]) {
+        let grp = info
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_ID)
+            .and_then(|i| i.value.as_str().map(str::to_string));
+        if let Some(g) = grp {
+            self.lock()
+                .group_left
+                .entry(g)
+                .or_default()
+                .push(who.clone());
+        }
+    }
+
+    /// One server's part of a group construct or destruct (`op`: construct?, name) over
+    /// `procs`; when every node hosting a member has sent its part, each gets the
+    /// concatenation of the parts' `PMIX_GROUP_ENDPT_DATA` blobs and, for a construct
+    /// that asked for one, the group's context id.
+    fn group(
+        &self,
+        node: usize,
+        id: u64,
+        op: (bool, String),
+        procs: &[ProcId],
+        info: &[Info],
+        finish: Finish,
+    ) {
+        let (construct, grp) = op;
+        let left = self
+            .lock()
+            .group_left
+            .get(&grp)
+            .cloned()
+            .unwrap_or_default();
+        let members: Vec<ProcId> = procs
+            .iter()
+            .filter(|p| p.nspace == self.nspace && !left.contains(p))
+            .cloned()
+            .collect();
+        let expect = match self.nodes_of(&members) {
+            Ok(e) if !e.is_empty() => e,
+            Ok(_) => return finish(Err(Error::bad_param("the group has no member here"))),
+            Err(why) => return finish(Err(Error::bad_param(why))),
+        };
+        let blob = info
+            .iter()
+            .find(|i| i.key.as_str() == ak::PMIX_GROUP_ENDPT_DATA)
+            .and_then(|i| match &i.value {
+                Value::ByteObject(b) => Some(b.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let want_ctx = crate::spawn::flag(info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID);
+        let tag = format!("{}:{grp}", if construct { "construct" } else { "destruct" });
+        let (done, results) = {
+            let mut st = self.lock();
+            st.group_waits.insert((node, id), finish);
+            *st.group_ctx.entry(tag.clone()).or_default() |= want_ctx;
+            let r = st
+                .groups
+                .contribute(Vec::new(), Some(tag.clone()), expect, node, id, blob);
+            let d = match r {
+                Ok(Some(d)) => d,
+                Ok(None) => return,
+                Err(why) => {
+                    let f = st.group_waits.remove(&(node, id));
+                    drop(st);
+                    if let Some(f) = f {
+                        f(Err(Error::bad_param(why)));
+                    }
+                    return;
+                }
+            };
+            if !construct {
+                st.group_left.remove(&grp);
+            }
+            let mut results = Vec::new();
+            if st.group_ctx.remove(&tag).unwrap_or(false) && construct {
+                let c = FIRST_CTX_ID + st.last_ctx;
+                st.last_ctx += 1;
+                results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
+            }
+            results.extend(Info::new(
+                ak::PMIX_GROUP_ENDPT_DATA,
+                Value::ByteObject(d.data.clone()),
+            ));
+            let done: Vec<Finish> = d
+                .parts
+                .iter()
+                .filter_map(|k| st.group_waits.remove(k))
+                .collect();
+            (done, results)
+        };
+        self.report(&format!("group {tag} over {} nodes complete", done.len()));
+        for f in done {
+            f(Ok(Answer::Infos(results.clone())));
+        }
+    }
+}
