@@ -4,7 +4,8 @@
  * Every rank registers a handler for PMIX_ERR_PROC_ABORTED and PMIX_ERR_JOB_TERMINATED
  * and fences; rank 1 then exits with status 3 without finalizing. Ranks 0 and 2 get
  * PMIX_ERR_PROC_ABORTED within 10 s, with PMIX_EVENT_AFFECTED_PROC = rank 1 and
- * PMIX_EXIT_CODE = 3, and finalize. */
+ * PMIX_EXIT_CODE = 3, and finalize. The handler reads its infos after calling its
+ * completion callback (as fault.c does): they stay valid until it returns. */
 #include <pmix.h>
 #include <pthread.h>
 #include <string.h>
@@ -22,6 +23,11 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id, (void)source, (void)results, (void)nresults;
+    /* As OpenPMIx's fault example does: complete first, then read the infos (they
+     * stay valid until the handler returns). */
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
     pthread_mutex_lock(&mu);
     calls++;
     got_status = status;
@@ -35,9 +41,6 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
-    if (cbfunc != NULL) {
-        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-    }
 }
 
 int main(void)

@@ -74,13 +74,58 @@ unsafe extern "C" fn ev_done(
         }
         // SAFETY: we made this box in `c_handler`; the handler calls us once.
         let call = unsafe { Box::from_raw(notification_cbdata as *mut EvCall) };
-        // SAFETY: our malloc'd arrays, no longer used by the handler.
-        unsafe {
-            conv::info_array_free(call.info, call.ninfo);
-            conv::info_array_free(call.results, call.nresults);
-        }
-        (call.done)(st, res);
+        let EvCall {
+            info,
+            ninfo,
+            results,
+            nresults,
+            done,
+            ..
+        } = *call;
+        // Handlers read their arrays after calling us (OpenPMIx's fault example reads
+        // PMIX_EVENT_AFFECTED_PROC then): release them on the progress thread, after
+        // the handler has returned, as OpenPMIx does.
+        let lent = LentArrays {
+            info,
+            ninfo,
+            results,
+            nresults,
+        };
+        done(st, res);
+        let release = move || drop(lent);
+        // A refused post drops the closure, and with it `lent`: freed at once then.
+        let _ = match events() {
+            Some(Events::Client(c)) => c.run_on_progress(release),
+            Some(Events::Server(s)) => s.run_on_progress(release),
+            None => {
+                release();
+                Ok(())
+            }
+        };
     })
+}
+
+/// The info and results arrays lent to one handler invocation; freed when dropped.
+struct LentArrays {
+    info: *mut sys::pmix_info_t,
+    ninfo: usize,
+    results: *mut sys::pmix_info_t,
+    nresults: usize,
+}
+
+// SAFETY: the arrays are our own malloc'd copies (made in `c_handler`), reachable only
+// through this value once the handler has completed; freeing them on another thread is
+// what malloc allows.
+unsafe impl Send for LentArrays {}
+
+impl Drop for LentArrays {
+    fn drop(&mut self) {
+        // SAFETY: our malloc'd arrays of these lengths, freed once (here).
+        unsafe {
+            conv::info_array_free(self.info, self.ninfo);
+            conv::info_array_free(self.results, self.nresults);
+        }
+    }
 }
 
 type CHandler = unsafe extern "C" fn(
