@@ -5,9 +5,9 @@
 //! protocol; nothing there knows which dialect a connection speaks.
 //!
 //! What the engine has no message for is answered here: the status reply v41 clients
-//! expect for a commit and an event registration ([`Translation::local`], sent by the
+//! expect for a commit and an event registration (`Translation::local`, sent by the
 //! connection's owner after the engine has taken the request), and the refusal of a
-//! connect message that asks for what we do not implement ([`Translation::refusal`]).
+//! connect message that asks for what we do not implement (`Translation::refusal`).
 
 use crate::codec::v41::wire::{
     cmds::{self, cmd, Command, Sender},

@@ -231,7 +231,13 @@ pub fn encode_request(c: &Command, s: &Sender) -> Result<Vec<u8>> {
             status_list(&mut w, codes)?;
             w.infos(info)?;
         }
-        Command::DeregEvents { codes } => status_list(&mut w, codes)?,
+        Command::DeregEvents { codes } => {
+            // One STATUS pack per code, no count (OpenPMIx's deregistration; its server
+            // unpacks codes until the end of the body).
+            for &c in codes {
+                w.values(&[Value::Status(c)], sys::PMIX_STATUS)?;
+            }
+        }
         Command::Req(r) => encode_req(&mut w, r, s)?,
     }
     Ok(w.finish())
@@ -361,9 +367,18 @@ pub fn decode_request(body: &[u8], s: &Sender) -> Result<Command> {
             let info = r.infos()?;
             Command::RegEvents { codes, info }
         }
-        cmd::DEREGEVENTS => Command::DeregEvents {
-            codes: statuses(&mut r)?,
-        },
+        cmd::DEREGEVENTS => {
+            // Codes one STATUS pack each, to the end of the body (no count).
+            let mut codes = Vec::new();
+            while !r.is_empty() {
+                for v in r.values(sys::PMIX_STATUS)? {
+                    if let Value::Status(c) = v {
+                        codes.push(c);
+                    }
+                }
+            }
+            Command::DeregEvents { codes }
+        }
         _ => Command::Req(decode_req(c, &mut r, s)?),
     };
     r.end("request")?;

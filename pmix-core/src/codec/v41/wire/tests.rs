@@ -327,6 +327,22 @@ fn requests_round_trip_and_truncations_fail() {
         info: vec![],
     });
     round(Command::DeregEvents { codes: vec![] });
+    round(Command::DeregEvents {
+        codes: vec![-200, -402, -7],
+    });
+}
+
+#[test]
+fn a_deregistration_is_one_status_pack_per_code() {
+    // OpenPMIx 5.0.11's PMIx_Deregister_event_handler as sent under pmixrun (its
+    // codes -200, -402, -7 each packed alone, no count), seen with strace.
+    let body = [0x02, 0x0e, 0x02, 0x8f, 0x03, 0x02, 0xa3, 0x06, 0x02, 0x0d];
+    assert_eq!(
+        decode_request(&body, &me()).unwrap(),
+        Command::DeregEvents {
+            codes: vec![-200, -402, -7]
+        }
+    );
 }
 
 #[test]
