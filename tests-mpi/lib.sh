@@ -74,6 +74,7 @@ set_mode() {
     case $MODE in
         preload*) MODE_ENV+=("LD_PRELOAD=$PMIX_LIB") MODE_X+=(-x LD_PRELOAD) ;;
         ldpath*) MODE_ENV+=("LD_LIBRARY_PATH=$LDDIR") MODE_X+=(-x LD_LIBRARY_PATH) ;;
+        bundled*) ;; # the program's own libpmix (an OpenPMIx client under our server)
         *) echo "$AREA: unknown mode $MODE" >&2; exit 2 ;;
     esac
     case $MODE in
