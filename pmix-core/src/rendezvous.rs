@@ -113,22 +113,7 @@ pub fn search(dir: &Path, name: &str) -> Option<PathBuf> {
 /// # Errors
 /// `PMIX_ERROR` if the file cannot be written.
 pub fn write(path: &Path, uri: &str) -> Result<()> {
-    let fail = |e: std::io::Error| {
-        Error::new(
-            sys::PMIX_ERROR,
-            format!("rendezvous file {}: {}", path.display(), e),
-        )
-    };
-    let _ = std::fs::remove_file(path);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(fail)?;
-    writeln!(f, "{}", uri).map_err(fail)?;
-    writeln!(f, "v{}", crate::params::VERSION_STRING).map_err(fail)?;
-    Ok(())
+    write_lines(path, &[uri, &format!("v{}", crate::params::VERSION_STRING)])
 }
 
 /// Write a file for OpenPMIx tools and ours: `v41_uri` first (what OpenPMIx reads),
@@ -137,6 +122,12 @@ pub fn write(path: &Path, uri: &str) -> Result<()> {
 /// # Errors
 /// `PMIX_ERROR` if the file cannot be written.
 pub fn write_v41(path: &Path, v41_uri: &str, native_uri: &str) -> Result<()> {
+    let version = crate::codec::v41::wire::handshake::VERSION;
+    write_lines(path, &[v41_uri, version, native_uri])
+}
+
+/// Write `lines` to `path`, one per line, mode 0600, replacing an older file of ours.
+fn write_lines(path: &Path, lines: &[&str]) -> Result<()> {
     let fail = |e: std::io::Error| {
         Error::new(
             sys::PMIX_ERROR,
@@ -150,8 +141,9 @@ pub fn write_v41(path: &Path, v41_uri: &str, native_uri: &str) -> Result<()> {
         .mode(0o600)
         .open(path)
         .map_err(fail)?;
-    let version = crate::codec::v41::wire::handshake::VERSION;
-    write!(f, "{}\n{}\n{}\n", v41_uri, version, native_uri).map_err(fail)?;
+    for l in lines {
+        writeln!(f, "{}", l).map_err(fail)?;
+    }
     Ok(())
 }
 

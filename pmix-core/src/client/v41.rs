@@ -77,31 +77,18 @@ impl Xlate {
     /// IOF, groups, host operations); the decoding error of a body that is not a
     /// `Request`.
     pub fn request(&mut self, body: &[u8]) -> Result<Vec<u8>> {
-        let Request { tag, req } = protocol::decode::<Request>(body)?;
-        let req = match req {
-            Req::Commit { puts } => Req::Commit {
-                puts: puts.into_iter().map(compress_put).collect(),
-            },
+        let Request { tag, mut req } = protocol::decode::<Request>(body)?;
+        match &mut req {
+            Req::Commit { puts } => {
+                *puts = std::mem::take(puts).into_iter().map(compress_put).collect();
+            }
             // The engine dropped its cached copy already: asking again is the refresh.
             // (A 4.2 server answers a refresh of a local peer with no data at all.)
-            Req::Get {
-                target,
-                key,
-                immediate,
-                timeout_ms,
-                mut info,
-            } => {
+            Req::Get { info, .. } => {
                 info.retain(|i| i.key.as_str() != sys::attrs::keys::PMIX_GET_REFRESH_CACHE);
-                Req::Get {
-                    target,
-                    key,
-                    immediate,
-                    timeout_ms,
-                    info,
-                }
             }
-            r => r,
-        };
+            _ => {}
+        }
         self.command(tag, &Command::Req(req))
     }
 
