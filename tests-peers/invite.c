@@ -139,6 +139,9 @@ static void invite_declined(void)
 {
     decline_round = true;
     waiter_init(&complete_w);
+    /* Rank 0 sat out round 1's fence: without this one its second invitation could
+     * reach an invitee still in round 1 (decline_round not yet set), which accepts. */
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "everyone is in round 2");
     if (0 == me.rank) {
         pmix_proc_t *procs;
         pmix_info_t *res = NULL;

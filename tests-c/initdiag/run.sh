@@ -45,8 +45,11 @@ verdict_io() {
 }
 
 PFX='^\[pmix [0-9]+\] PMIx_Init failed: '
-expect "a URI of another transport" \
-    "${PFX}NOT-SUPPORTED \(-47\): PMIX_SERVER_URI41: server URI \"initdiag-job.0;tcp4://127.0.0.1:1\" is not a pmix-rs unix socket" -- \
+expect "a URI of a transport we do not speak" \
+    "${PFX}NOT-SUPPORTED \(-47\): PMIX_SERVER_URI41: server URI \"initdiag-job.0;ucx://x\" is neither a unix: socket nor a tcp4:// or tcp6:// address" -- \
+    env PMIX_SERVER_URI41='initdiag-job.0;ucx://x' "$INITDIAG" client
+expect "an OpenPMIx server that is not there" \
+    "${PFX}UNREACH \(-25\): cannot reach the OpenPMIx server at 127.0.0.1:1: " -- \
     env PMIX_SERVER_URI41='initdiag-job.0;tcp4://127.0.0.1:1' "$INITDIAG" client
 expect "a URI without an address" \
     "${PFX}BAD-PARAM \(-27\): PMIX_SERVER_URI2: server URI \"garbage\" has no address" -- \

@@ -173,7 +173,10 @@ pub fn parse_uri(uri: &str) -> Result<String> {
         .ok_or_else(|| {
             Error::new(
                 sys::PMIX_ERR_NOT_SUPPORTED,
-                format!("server URI {:?} is not a pmix-rs unix socket", uri),
+                format!(
+                    "server URI {:?} is neither a unix: socket nor a tcp4:// or tcp6:// address",
+                    uri
+                ),
             )
         })
 }

@@ -309,6 +309,9 @@ fn unreach(addr: SocketAddr) -> impl Fn(std::io::Error) -> Error {
 /// The connect message for `me` in the security mode `psec`.
 fn hello_for(me: &ProcId, psec: &str) -> ClientHello {
     let mut h = ClientHello::simple(me.clone(), crate::sys::euid(), crate::sys::egid());
+    // No 4.2.x pad byte (as 5.x clients send it): a 5.x server reads a pad as an info
+    // blob and logs PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER; 4.2.x servers need none.
+    h.pad = false;
     if psec != h.psec {
         h.psec = psec.to_string();
         h.credential.clear();
