@@ -28,8 +28,8 @@ RANK_LIB=$(readlink -f "${PMIX_LIB:-$DEBIAN_LIB}")
 JOB_ENV=()
 # The version our server puts in PMIX_VERSION of its clients.
 OUR_VERSION=$(sed -n 's/^pub const VERSION_STRING: &str = "\(.*\)";$/\1/p' \
-    ../pmix-core/src/client/mod.rs)
-: "${OUR_VERSION:?not found in pmix-core/src/client/mod.rs}"
+    ../pmix-core/src/params.rs)
+: "${OUR_VERSION:?not found in pmix-core/src/params.rs}"
 GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout} "
 # shellcheck source=tests-slurm/cluster.sh
 source ./cluster.sh

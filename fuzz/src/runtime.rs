@@ -194,8 +194,16 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
                 Action::AnswerDmodex(..) => eprintln!("answer dmodex"),
                 Action::IofLocal(_, id, c) => eprintln!("iof local {} {} bytes", id, c.data.len()),
                 Action::SendFds(c, _, fds) => eprintln!("send conn {} with {} fds", c, fds.len()),
+                Action::SendShared(c, head, tail) => {
+                    eprintln!("send conn {} {}+{} shared bytes", c, head.len(), tail.len())
+                }
             }
         }
+        // A shared reply's frame is its per-connection head and the shared tail.
+        let a = match a {
+            Action::SendShared(c, head, tail) => Action::Send(c, [&head[..], &tail[..]].concat()),
+            a => a,
+        };
         match a {
             Action::Send(_, body) | Action::SendFds(_, body, _) => {
                 // a reply, event or welcome: it must decode on the client side
@@ -214,7 +222,8 @@ fn absorb(out: &mut Vec<Action>, p: &mut Pending) {
             | Action::Host(Upcall::Notify { .. })
             | Action::Host(_)
             | Action::AnswerDmodex(..)
-            | Action::IofLocal(..) => {}
+            | Action::IofLocal(..)
+            | Action::SendShared(..) => {}
         }
     }
 }
