@@ -1,6 +1,7 @@
 # Client calls relayed to host module slots (credentials, allocation, monitoring,
 # session control): a C host (tests-c/hostops/hchost.c: NULL slots, 32-slot and 28-slot
-# modules) and pmixrun's credential service (tests-c/hostops/pmixrun_cred.c); regex2
+# modules), pmixrun's credential service (tests-c/hostops/pmixrun_cred.c), the
+# server's own monitors under pmixrun (tests-c/hostops/pmixrun_monitor.c); regex2
 # and PMIx_Progress (tests-c/hostops/regex2.c).
 #
 #   make hostops-check      build and run them
@@ -33,6 +34,13 @@ hostops-check: hostops-build
 	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/cred.txt)" -ge 3 || \
 	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred: not every rank passed"; exit 1; }
 	@echo "ok   pmixrun_cred: 3 ranks passed"
+	@echo "== pmixrun -n 2 pmixrun_monitor"
+	@$(TIMEOUT) 60 $(PMIXRUN) -n 2 $(HOSTOPS_BUILD)/pmixrun_monitor > $(HOSTOPS_BUILD)/monitor.txt 2>&1 || \
+	    { cat $(HOSTOPS_BUILD)/monitor.txt; echo "FAIL pmixrun_monitor"; exit 1; }
+	@! grep -aq '^FAIL' $(HOSTOPS_BUILD)/monitor.txt && \
+	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/monitor.txt)" -ge 2 || \
+	    { cat $(HOSTOPS_BUILD)/monitor.txt; echo "FAIL pmixrun_monitor: not every rank passed"; exit 1; }
+	@echo "ok   pmixrun_monitor: usage, periodic updates, heartbeat watches, job properties"
 
 CHECK_TARGETS += hostops-check
 

@@ -316,7 +316,11 @@ fn serve_one_node(
     let host = JobHost::with_store(nspace, events, store.clone());
     let iof_subs = host.iof_subs();
     let server = match Server::start(server_cfg, Arc::new(host)) {
-        Ok(s) => Arc::new(s),
+        Ok(s) => {
+            // pmixrun has no monitoring of its own: the server watches heartbeats.
+            s.set_local_heartbeats(true);
+            Arc::new(s)
+        }
         Err(e) => {
             launcher.abandon();
             eprintln!("pmixrun: cannot start the PMIx server: {e}");

@@ -438,18 +438,25 @@ impl Shared {
                 monitor,
                 error,
                 directives,
-            } => self.upcall(
-                ctx,
-                |done| HostCall::Monitor {
-                    proc_,
-                    monitor,
-                    error,
-                    directives,
-                    done,
-                },
-                || Ok(Vec::new()),
-                step(infos),
-            ),
+            } => {
+                // Kept for a heartbeat watch the host leaves to the server (`monitor`).
+                let asked = (proc_.clone(), monitor.clone(), directives.clone());
+                self.upcall(
+                    ctx,
+                    |done| HostCall::Monitor {
+                        proc_,
+                        monitor,
+                        error,
+                        directives,
+                        done,
+                    },
+                    || Ok(Vec::new()),
+                    step(move |s, r, out| {
+                        let (p, m, d) = asked;
+                        s.monitor_host_done(conn, tag, &p, &m, error, &d, r, out)
+                    }),
+                )
+            }
             HostOpReq::SessionControl {
                 session,
                 directives,

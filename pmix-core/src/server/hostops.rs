@@ -58,6 +58,16 @@ impl ServerState {
             log::debug!("server: heartbeat from {}", me);
             return;
         }
+        if let HostOpReq::Monitor {
+            monitor,
+            error,
+            directives,
+        } = &r
+        {
+            if self.monitor_request(conn, tag, me, monitor, *error, directives, out) {
+                return;
+            }
+        }
         // Unknown only if the connection was never recorded, which `on_accept` rules out;
         // an all-ones identity then matches nobody.
         let peer = self.hostops.peers.get(&conn).copied().unwrap_or(PeerCred {

@@ -831,6 +831,13 @@ impl Server {
         self.shared.lock().set_delta_modex(on);
     }
 
+    /// Keep heartbeat watches (`PMIx_Process_monitor` with `PMIX_MONITOR_HEARTBEAT`)
+    /// in the server when the host's `monitor` answers `PMIX_ERR_NOT_SUPPORTED`: for a
+    /// host such as pmixrun that has no monitoring of its own (see `server/monitor`).
+    pub fn set_local_heartbeats(&self, on: bool) {
+        self.shared.lock().set_local_heartbeats(on);
+    }
+
     /// What this server contributed to collecting fences so far (bytes per fence; the
     /// same numbers are logged at info level, see [`modex`]).
     pub fn fence_stats(&self) -> modex::FenceStats {

@@ -47,6 +47,8 @@ pub use tools::ToolHello;
 mod hostops;
 #[path = "iof.rs"]
 mod iof;
+#[path = "monitor/mod.rs"]
+mod monitor;
 #[path = "query.rs"]
 mod query;
 
@@ -87,6 +89,8 @@ pub enum TimerEv {
     Get(u64),
     /// A dynamic operation (connect, disconnect, lookup, …) with this id timed out.
     Dyn(u64),
+    /// The periodic monitor with this id is due (see `server/monitor`).
+    Monitor(u64),
 }
 
 /// A registered client (allowed to connect).
@@ -230,6 +234,8 @@ pub struct ServerState {
     segments: Option<Segments>,
     /// Requests parked per connection, and their caps (see `server/budget.rs`).
     budget: budget::Budget,
+    /// Periodic monitors this server runs itself (see `server/monitor`).
+    monitors: monitor::Monitors,
 }
 
 /// Publication of per-process tables as sealed memory files clients map (`store::procs`).
@@ -279,6 +285,7 @@ impl ServerState {
             hostops: Default::default(),
             segments: None,
             budget: Default::default(),
+            monitors: Default::default(),
         }
     }
 
@@ -353,6 +360,7 @@ impl ServerState {
                 }
             }
             TimerEv::Dyn(id) => self.dyn_timer(id, out),
+            TimerEv::Monitor(id) => self.monitor_tick(id, out),
             TimerEv::Get(id) => {
                 if let Some(pos) = self.ns_waiters.iter().position(|g| g.id == id) {
                     let g = self.ns_waiters.remove(pos);

@@ -207,6 +207,26 @@ impl Launcher {
             }
             return Ok(Vec::new());
         }
+        // What a job says about itself (it may be preempted, how it checkpoints) asks
+        // nothing to be done now: pmixrun notes it and never preempts or checkpoints.
+        let informational = [
+            ak::PMIX_JOB_CTRL_PREEMPTIBLE,
+            ak::PMIX_JOB_CTRL_CHECKPOINT_METHOD,
+            ak::PMIX_JOB_CTRL_CHECKPOINT_EVENT,
+            ak::PMIX_JOB_CTRL_CHECKPOINT_SIGNAL,
+            ak::PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT,
+            ak::PMIX_JOB_CTRL_ID,
+        ];
+        let (notes, acts): (Vec<&Info>, Vec<&Info>) = directives
+            .iter()
+            .partition(|i| informational.contains(&i.key.as_str()));
+        if acts.is_empty() && !notes.is_empty() {
+            log::debug!(
+                "{requester} declared {} job-control properties",
+                notes.len()
+            );
+            return Ok(Vec::new());
+        }
         Err(pmix_core::Error::not_supported(
             "pmixrun's job control kills, terminates or signals processes only",
         ))

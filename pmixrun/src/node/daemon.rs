@@ -302,6 +302,7 @@ impl Daemon {
         match Server::start(cfg, self.host.clone()) {
             Ok(s) => {
                 log::debug!("node {node} ({hostname}): server {} up", s.uri());
+                s.set_local_heartbeats(true);
                 self.server = Some(s);
                 self.tx.send(&Up::Ready {
                     status: pmix_sys::PMIX_SUCCESS,
