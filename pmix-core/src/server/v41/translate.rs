@@ -463,3 +463,49 @@ impl Framing for V41Framing {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::JobData;
+    use crate::value::{Info, Nspace, Value};
+
+    fn spawned_job() -> JobData {
+        JobData {
+            nspace: Nspace::new("job.child.1").unwrap(),
+            job: vec![Info::new(sys::attrs::keys::PMIX_JOB_SIZE, Value::Uint32(2)).unwrap()],
+            ..JobData::default()
+        }
+    }
+
+    #[test]
+    fn spawn_reply_names_the_new_namespace_and_carries_its_job_info() {
+        let p = Pending {
+            cmd: cmd::SPAWNNB,
+            target: None,
+        };
+        let data = ReplyData::Job(Box::new(spawned_job()));
+        let body = reply_body(&p, sys::PMIX_SUCCESS, &data).unwrap();
+        // What an OpenPMIx client reads: status, namespace, then KVALs to the end.
+        let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
+        assert_eq!(status, sys::PMIX_SUCCESS);
+        let ReplyData::Data(infos) = got else {
+            panic!("no namespace in the spawn reply: {:?}", got)
+        };
+        assert_eq!(infos[0].value, Value::string("job.child.1"));
+        let key = sys::attrs::keys::PMIX_JOB_SIZE.as_bytes();
+        assert!(body.windows(key.len()).any(|w| w == key), "no job size");
+    }
+
+    #[test]
+    fn failed_spawn_reply_is_the_status_alone() {
+        let p = Pending {
+            cmd: cmd::SPAWNNB,
+            target: None,
+        };
+        let body = reply_body(&p, sys::PMIX_ERR_NOT_FOUND, &ReplyData::None).unwrap();
+        let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
+        assert_eq!(status, sys::PMIX_ERR_NOT_FOUND);
+        assert_eq!(got, ReplyData::None);
+    }
+}
