@@ -2,7 +2,11 @@
 #
 #   make slurm-check          ours on both sides: LD_PRELOAD=build/lib/libpmix.so.2 on every
 #                             slurmd (so in slurmstepd, where Slurm's mpi_pmix_v4.so runs
-#                             the PMIx server) and in every rank; one-node and two-node jobs
+#                             the PMIx server) and in every rank; one-node and two-node jobs;
+#                             then group "plain": only the ranks on ours, on a fourth node
+#                             whose slurmd is not preloaded (the plugin unmodified, on
+#                             Debian's OpenPMIx 4.2.2 server): PMIx hello, info, put/get,
+#                             Open MPI hello and ring
 #   make slurm-check-debian   the one-node cases with Debian's OpenPMIx 4.2.2 on both sides
 #                             (no preload): proves the harness
 #
@@ -10,8 +14,8 @@
 # under a temporary directory, bounds every srun, prints the stacks of every slurmstepd and
 # rank of a hung case, and stops what it started, also on failure. It prints a "skip" line
 # and passes when slurm-wlm is not installed. SLURM_CASES="hello mpi" narrows a run
-# (groups: info hello putget dmodex mpi abort kill timeout); SLURM_TWO_NODES=0 leaves out
-# the two-node jobs.
+# (groups: info hello putget dmodex mpi abort kill timeout plain); SLURM_TWO_NODES=0 leaves
+# out the two-node jobs.
 
 SLURM_BUILD := $(BUILD)/tests-slurm
 SLURM_CLIENT := $(SLURM_BUILD)/slurm_client

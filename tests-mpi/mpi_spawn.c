@@ -3,7 +3,10 @@
  *   - parent rank 0 sends child i the value 100+i; the child answers 1000+value;
  *   - both sides merge the intercommunicator and allreduce rank+1 over all of them;
  *   - both sides disconnect.
- * A child knows it is one by MPI_Comm_get_parent != MPI_COMM_NULL. */
+ * A child knows it is one by MPI_Comm_get_parent != MPI_COMM_NULL.
+ * With MPITEST_SPAWN_ENV=NAME=VALUE the children are started as `env NAME=VALUE <this
+ * binary>`: under PRRTE a spawned job gets prterun's environment, not the -x settings of
+ * the first job, so that is how children swap our libpmix in as their parents did. */
 #include "mpitest.h"
 
 static int as_child(void)
@@ -56,8 +59,13 @@ int main(int argc, char **argv)
 
     MPI_Comm inter;
     int errs[64];
-    int rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, nchild, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
-                            &inter, errs);
+    const char *swap = getenv("MPITEST_SPAWN_ENV");
+    char *cargv[] = {(char *)swap, argv[0], NULL};
+    int rc = swap != NULL && swap[0] != '\0'
+                 ? MPI_Comm_spawn("env", cargv, nchild, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                                  &inter, errs)
+                 : MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, nchild, MPI_INFO_NULL, 0,
+                                  MPI_COMM_WORLD, &inter, errs);
     CHECK(rc == MPI_SUCCESS, "parent %d: MPI_Comm_spawn of %d children", rank, nchild);
     if (rc != MPI_SUCCESS)
         MPI_Abort(MPI_COMM_WORLD, 3);

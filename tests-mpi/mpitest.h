@@ -18,6 +18,10 @@
  * slurmstepd is no Open MPI process, and Slurm's plugin dlopen()s Debian's libpmix by its
  * absolute path even when ours is preloaded (the preloaded one binds the calls): there the
  * wanted library must be one of those mapped.
+ * PRRTE's prterun/prted (Open MPI 5's launcher) and slurmstepd may run another library
+ * than the ranks (a site's OpenPMIx server, our client): with MPITEST_SERVER_PMIX_LIB set,
+ * such a server must map exactly that libpmix (not the ranks'), and its environment is
+ * not checked against MPITEST_ENV (what swapped the ranks' library in must not reach it).
  * MPITEST_ENV may list NAME=VALUE entries separated by spaces; each must be in the
  * environment of this process and of its server (proves that LD_PRELOAD, LD_LIBRARY_PATH,
  * LD_BIND_NOW or an exported PMIX_MCA_* variable reached every orted and rank). */
@@ -82,7 +86,8 @@ static int mpitest_is_server_comm(const char *comm)
 {
     return strcmp(comm, "mpirun") == 0 || strcmp(comm, "orterun") == 0 ||
            strcmp(comm, "mpiexec") == 0 || strcmp(comm, "orted") == 0 ||
-           strcmp(comm, "pmixrun") == 0 || strcmp(comm, "slurmstepd") == 0;
+           strcmp(comm, "pmixrun") == 0 || strcmp(comm, "slurmstepd") == 0 ||
+           strcmp(comm, "prterun") == 0 || strcmp(comm, "prted") == 0;
 }
 
 /* Scan /proc/<pid>/maps: record the libpmix.so* files mapped (distinct, comma separated)
@@ -178,9 +183,16 @@ static void mpitest_check_one(int rank, const char *who, pid_t pid)
     /* pmixrun hosts its server in its own executable: no libpmix needs to be mapped. */
     int launcher = strcmp(who, "pmixrun") == 0;
     int stepd = strcmp(who, "slurmstepd") == 0;
+    int prte = strcmp(who, "prterun") == 0 || strcmp(who, "prted") == 0;
+    const char *other = getenv("MPITEST_SERVER_PMIX_LIB");
+    if ((stepd || prte) && other != NULL && other[0] != '\0') {
+        CHECK(strcmp(libs, other) == 0, "rank %d: server %s pid %d uses libpmix %s (want %s)",
+              rank, who, (int)pid, libs[0] ? libs : "(none)", other);
+        return;
+    }
     if (launcher)
         mpitest_check_exe(rank, pid);
-    else if (!stepd)
+    else if (!stepd && !prte)
         CHECK(ext3x, "rank %d: %s pid %d has %s mapped", rank, who, (int)pid,
               MPITEST_PMIX_USER);
     if (want != NULL && want[0] != '\0' && !(launcher && libs[0] == '\0'))

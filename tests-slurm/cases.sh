@@ -132,3 +132,32 @@ if want_group kill; then
             -- --kill-on-bad-exit=1 -N 2 -n 4 "$CLIENT" killfence
     fi
 fi
+
+# Slurm's plugin unmodified on the site's library: node n4's slurmd is not preloaded, so
+# slurmstepd's mpi_pmix_v4.so runs Debian's OpenPMIx 4.2.2 server, and only the ranks
+# bring ours (srun --export=ALL,LD_PRELOAD=<ours>): our client over OpenPMIx's wire
+# protocol. The probe also names the security the plugin's server offers the ranks.
+if want_group plain && [ -n "$PMIX_LIB" ]; then
+    deb_lib=$(readlink -f /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so)
+    # shellcheck disable=SC2016
+    probe='grep -o "/[^ ]*libpmix\.so[^ ]*" /proc/$PPID/maps | sort -u | sed "s/^/stepd-maps=/";
+        grep -o "/[^ ]*libpmix\.so[^ ]*" /proc/self/maps | sort -u | sed "s/^/rank-maps=/";
+        echo "version=$PMIX_VERSION"; echo "security=$PMIX_SECURITY_MODE"'
+    job "plain: slurmstepd maps Debian's libpmix, the rank ours, server 4.2, native" 0 \
+        "^(stepd-maps=$deb_lib|rank-maps=$RANK_LIB|version=4\.2\..*|security=native)\$" 4 30 \
+        -- -p plain -N 1 -n 1 sh -c "$probe"
+    for n in 1 4; do
+        job "plain: hello (-n $n)" 0 "^rank [0-9]+/$n .*neighbour" "$n" 40 \
+            -- -p plain -N 1 -n "$n" "$HELLO"
+    done
+    job "plain: job and node info, every peer, collecting fence (-n 4)" 0 ' 0 failed$' 4 40 \
+        -- -p plain -N 1 -n 4 "$CLIENT" info
+    job "plain: put/fence/get of every type (-n 4)" 0 ' 0 failed$' 4 60 \
+        -- -p plain -N 1 -n 4 "$RT/put_get" collect
+    for n in 1 4; do
+        mpi "plain: MPI hello/allreduce (-n $n)" 0 "^hello rank=[0-9]+ size=$n " "$n" 60 \
+            "MPITEST_SERVER_PMIX_LIB=$deb_lib" -- -p plain -N 1 -n "$n" "$MPI_BIN/mpi_hello" "$n"
+    done
+    mpi "plain: MPI ring (-n 4)" 0 "^ring rank=[0-9]+ size=4\$" 4 60 \
+        "MPITEST_SERVER_PMIX_LIB=$deb_lib" -- -p plain -N 1 -n 4 "$MPI_BIN/mpi_ring"
+fi

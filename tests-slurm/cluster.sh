@@ -9,6 +9,9 @@
 #
 # Inputs: PRELOAD (our libpmix.so.2, put in LD_PRELOAD of every slurmd and so of every
 # slurmstepd; empty: Debian's libpmix, as Slurm's plugin loads it).
+# A fourth node, PLAIN_NODE (n4), is never preloaded: it is alone in the partition
+# "plain" (not the default one), where Slurm's plugin runs Debian's OpenPMIx server as a
+# site's does, for ranks that bring their own library (srun -p plain).
 # Outputs: SD (the directory), SLURM_CONF (exported), SRUN (srun with the tag),
 # MUNGED_PID, CTLD_PID, SLURMD_PIDS.
 
@@ -17,6 +20,7 @@ MUNGED_PID=""
 CTLD_PID=""
 SLURMD_PIDS=()
 NODES=(n1 n2 n3)
+PLAIN_NODE=n4
 
 # A TCP port nobody listens on, from a base that differs between runs.
 free_port() {
@@ -30,11 +34,12 @@ cluster_write_conf() {
     CTLD_PORT=$(free_port "$base")
     p=$((CTLD_PORT + 1))
     NODE_PORTS=()
-    for i in "${!NODES[@]}"; do
+    local all=("${NODES[@]}" "$PLAIN_NODE")
+    for i in "${!all[@]}"; do
         p=$(free_port "$p")
         NODE_PORTS[i]=$p
         p=$((p + 1))
-        mkdir -p "$SD/spool/${NODES[i]}" "$SD/tmp/${NODES[i]}"
+        mkdir -p "$SD/spool/${all[i]}" "$SD/tmp/${all[i]}"
     done
     mkdir -p "$SD/ctld" "$SD/log" "$SD/munge"
     chmod 0700 "$SD/munge"
@@ -75,12 +80,14 @@ MinJobAge=2
 SlurmctldDebug=info
 SlurmdDebug=info
 EOF
-    for i in "${!NODES[@]}"; do
-        echo "NodeName=${NODES[i]} NodeHostname=localhost NodeAddr=127.0.0.1" \
+    for i in "${!all[@]}"; do
+        echo "NodeName=${all[i]} NodeHostname=localhost NodeAddr=127.0.0.1" \
             "Port=${NODE_PORTS[i]} CPUs=8 RealMemory=1000 State=UNKNOWN" >>"$SD/slurm.conf"
     done
     echo "PartitionName=test Nodes=$(IFS=,; echo "${NODES[*]}") Default=YES MaxTime=10" \
         "OverSubscribe=YES State=UP" >>"$SD/slurm.conf"
+    echo "PartitionName=plain Nodes=$PLAIN_NODE Default=NO MaxTime=10 OverSubscribe=YES" \
+        "State=UP" >>"$SD/slurm.conf"
     # No cgroup anywhere: processes are tracked by linuxproc.
     printf 'CgroupPlugin=autodetect\nConstrainCores=no\nConstrainRAMSpace=no\n' \
         >"$SD/cgroup.conf"
@@ -109,7 +116,7 @@ wait_for() {
 }
 
 nodes_idle() {
-    [ "$(sinfo -h -N -o '%t' | grep -c '^idle')" -eq "${#NODES[@]}" ]
+    [ "$(sinfo -h -N -o '%t' | grep -c '^idle')" -eq $((${#NODES[@]} + 1)) ]
 }
 
 cluster_start() {
@@ -133,6 +140,8 @@ cluster_start() {
         fi
         SLURMD_PIDS+=($!)
     done
+    SLURM_TEST_TAG=$SD slurmd -D -N "$PLAIN_NODE" -f "$SLURM_CONF" >>"$SD/log/$PLAIN_NODE.out" 2>&1 &
+    SLURMD_PIDS+=($!)
     if ! wait_for 60 nodes_idle; then
         echo "cluster: the nodes did not come up idle:" >&2
         sinfo -N >&2

@@ -4,12 +4,14 @@
 # a closing "N passed, M failed"; the exit status is the verdict.
 #
 # Environment (set by mk/slurm.mk):
-#   PMIX_LIB  our libpmix.so.2: preloaded in every slurmd (and so in slurmstepd) and every
-#             rank. Empty: Debian's libpmix on both sides, one-node cases only.
+#   PMIX_LIB  our libpmix.so.2: preloaded in slurmd n1..n3 (and so in slurmstepd) and every
+#             rank. Empty: Debian's libpmix on both sides, one-node cases only. Node n4
+#             (partition "plain") is never preloaded: group "plain" runs our ranks under
+#             Slurm's plugin on Debian's OpenPMIx server, as at a site.
 #   HELLO RT MN MPI_BIN CLIENT   the programs (tests-c/hello, runtime, multinode,
 #             tests-mpi, tests-slurm/slurm_client)
 # Arguments: case groups to run (default all): info hello putget dmodex mpi abort kill
-#   timeout. Every case runs through the shared harness (tools/harness.sh): a case that
+#   timeout plain. Every case runs through the shared harness (tools/harness.sh): a case that
 #   outlives its bound is a hang; the harness's report (debug dumps of our processes,
 #   every thread's stacks of srun, every slurmstepd and rank) is printed, then they are
 #   killed and the case fails.
@@ -30,7 +32,7 @@ JOB_ENV=()
 OUR_VERSION=$(sed -n 's/^pub const VERSION_STRING: &str = "\(.*\)";$/\1/p' \
     ../pmix-core/src/params.rs)
 : "${OUR_VERSION:?not found in pmix-core/src/params.rs}"
-GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout} "
+GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout plain} "
 # shellcheck source=tests-slurm/cluster.sh
 source ./cluster.sh
 AREA=slurm
@@ -122,7 +124,7 @@ if ! cluster_start; then
     exit 1
 fi
 verdict "cluster starts (munged, slurmctld, 3 slurmd)" ""
-echo "# libpmix: slurmstepd ${PMIX_LIB:-the Debian one, no preload}, ranks $RANK_LIB"
+echo "# libpmix: slurmstepd ${PMIX_LIB:-the Debian one, no preload} (n4: the Debian one), ranks $RANK_LIB"
 source ./cases.sh
 
 harness_end

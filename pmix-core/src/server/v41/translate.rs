@@ -338,6 +338,7 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
             replies::encode_get_reply(status, &[(who, infos.clone())])
         }
         (cmd::GETNB, _) => replies::encode_get_reply(status, &[]),
+        (cmd::SPAWNNB, ReplyData::Job(j)) if status == sys::PMIX_SUCCESS => spawn_reply(j),
         (cmd::REQ, d) if !matches!(d, ReplyData::Job(_)) => {
             // A namespace the server has no job data for (a tool's own): none.
             let nspace = p.target.clone().unwrap_or_default().nspace;
@@ -348,6 +349,26 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
         }
         (c, d) => replies::encode_reply(c, status, d),
     }
+}
+
+/// The reply to a spawn: status, the new namespace and its job info, as OpenPMIx's
+/// server sends it (its client reads the namespace, then stores the rest as that
+/// namespace's job info; with no namespace Open MPI's `MPI_Comm_spawn` fails).
+fn spawn_reply(j: &crate::store::JobData) -> Result<Vec<u8>> {
+    let mut b = replies::encode_reply(cmd::SPAWNNB, sys::PMIX_SUCCESS, &ReplyData::None)?;
+    let n = j.procs.lists().keys().next_back().map_or(0, |r| r + 1);
+    let size = j
+        .job
+        .iter()
+        .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_JOB_SIZE)
+        .and_then(|i| match i.value {
+            crate::value::Value::Uint32(s) | crate::value::Value::Uint(s) => Some(s),
+            _ => None,
+        })
+        .unwrap_or(n)
+        .max(n);
+    b.extend(replies::encode_job_info(&replies::job_info_of(j, size)?)?);
+    Ok(b)
 }
 
 /// The framing of a v41 connection (see the module documentation).
@@ -440,5 +461,51 @@ impl Framing for V41Framing {
                 e
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::JobData;
+    use crate::value::{Info, Nspace, Value};
+
+    fn spawned_job() -> JobData {
+        JobData {
+            nspace: Nspace::new("job.child.1").unwrap(),
+            job: vec![Info::new(sys::attrs::keys::PMIX_JOB_SIZE, Value::Uint32(2)).unwrap()],
+            ..JobData::default()
+        }
+    }
+
+    #[test]
+    fn spawn_reply_names_the_new_namespace_and_carries_its_job_info() {
+        let p = Pending {
+            cmd: cmd::SPAWNNB,
+            target: None,
+        };
+        let data = ReplyData::Job(Box::new(spawned_job()));
+        let body = reply_body(&p, sys::PMIX_SUCCESS, &data).unwrap();
+        // What an OpenPMIx client reads: status, namespace, then KVALs to the end.
+        let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
+        assert_eq!(status, sys::PMIX_SUCCESS);
+        let ReplyData::Data(infos) = got else {
+            panic!("no namespace in the spawn reply: {:?}", got)
+        };
+        assert_eq!(infos[0].value, Value::string("job.child.1"));
+        let key = sys::attrs::keys::PMIX_JOB_SIZE.as_bytes();
+        assert!(body.windows(key.len()).any(|w| w == key), "no job size");
+    }
+
+    #[test]
+    fn failed_spawn_reply_is_the_status_alone() {
+        let p = Pending {
+            cmd: cmd::SPAWNNB,
+            target: None,
+        };
+        let body = reply_body(&p, sys::PMIX_ERR_NOT_FOUND, &ReplyData::None).unwrap();
+        let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
+        assert_eq!(status, sys::PMIX_ERR_NOT_FOUND);
+        assert_eq!(got, ReplyData::None);
     }
 }
