@@ -3,10 +3,11 @@
  * OpenPMIx tool attached to pmixrun's v41 listener) and against our library (our tool
  * attached to an OpenPMIx server: the Open MPI 5 wheel's prterun, or a Debian host).
  *
- *   qtool PID NSPACE NPROCS [flat] [noproctable]
+ *   qtool PID NSPACE NPROCS [flat] [noproctable] [named]
  *
  * Checks: PMIx_tool_init with PMIX_SERVER_PIDINFO = PID succeeds and the server names
- * the tool (a namespace that is not empty); PMIX_QUERY_NAMESPACES holds NSPACE;
+ * the tool (a namespace that is not empty; with "named" the tool names itself
+ * "qtool.<pid>", rank 0, with PMIX_TOOL_NSPACE/PMIX_TOOL_RANK and keeps that name); PMIX_QUERY_NAMESPACES holds NSPACE;
  * PMIX_QUERY_PROC_TABLE qualified with PMIX_NSPACE = NSPACE is NPROCS
  * pmix_proc_info_t of NSPACE with ranks 0..NPROCS-1 and a pid each (skipped with
  * "noproctable"); with "flat", every answer must be flat (one info, of the key
@@ -125,27 +126,39 @@ static void proc_table(const char *ns, size_t nprocs)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable]\n");
+        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named]\n");
         return 2;
     }
     pid_t pid = (pid_t)atoi(argv[1]);
     const char *ns = argv[2];
     size_t nprocs = (size_t)atoi(argv[3]);
     bool with_table = true;
+    bool named = false;
     for (int a = 4; a < argc; a++) {
+        named = named || 0 == strcmp(argv[a], "named");
         with_table = with_table && 0 != strcmp(argv[a], "noproctable");
         flat = flat || 0 == strcmp(argv[a], "flat");
     }
 
     pmix_proc_t me;
-    pmix_info_t info[1];
+    pmix_info_t info[3];
+    char myns[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t zero = 0;
+    snprintf(myns, sizeof myns, "qtool.%d", (int)getpid());
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
-    pmix_status_t rc = PMIx_tool_init(&me, info, 1);
+    PMIX_INFO_LOAD(&info[1], PMIX_TOOL_NSPACE, myns, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_TOOL_RANK, &zero, PMIX_PROC_RANK);
+    pmix_status_t rc = PMIx_tool_init(&me, info, named ? 3 : 1);
     CHECK_RC(rc, PMIX_SUCCESS, "PMIx_tool_init by the server's pid");
     if (PMIX_SUCCESS != rc) {
         CHECK_DONE();
     }
-    CHECK('\0' != me.nspace[0], "the tool is named %s.%u", me.nspace, me.rank);
+    if (named) {
+        CHECK(0 == strncmp(me.nspace, myns, PMIX_MAX_NSLEN) && 0 == me.rank,
+              "the tool keeps its own name %s.%u", me.nspace, me.rank);
+    } else {
+        CHECK('\0' != me.nspace[0], "the tool is named %s.%u", me.nspace, me.rank);
+    }
 
     pmix_info_t *res = NULL;
     size_t nres = 0;

@@ -22,6 +22,8 @@ A=$HERE/attach.sh
 if [ -n "$OPX" ]; then
     check "OpenPMIx tool: namespaces and proc table of a 3-rank job, flat answers" 0 \
         'qtool.c: 11 checks, 0 failed' 30 -- "$A" pmixrun "$PMIXRUN" 3 "$OPX" @PID@ @NS@ 3 flat
+    check "OpenPMIx tool that names itself (TOOL_GIVEN_ID)" 0 'qtool.c: 11 checks, 0 failed' 30 -- \
+        "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 flat named
 else
     echo "SKIP OpenPMIx-built tool: libpmix-dev not installed"
 fi
@@ -53,6 +55,8 @@ fi
 if [ -x "$PRTERUN" ]; then
     check "our tool under prterun (OpenPMIx 5.0.11): namespaces, proc table" 0 \
         'qtool.c: 9 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2
+    check "our tool naming itself under prterun, flat answers" 0 'qtool.c: 11 checks, 0 failed' 40 -- \
+        "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 flat named
 else
     echo "SKIP our tool under prterun: $PRTERUN not installed"
 fi
@@ -60,6 +64,9 @@ if [ -n "$OPX_HOST" ]; then
     check "our tool under a Debian OpenPMIx 4.2.2 host: flat answers" 0 \
         'qtool.c: 11 checks, 0 failed' 40 -- bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
             TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat' "$OPX_HOST" "$OURS"
+    check "our tool naming itself under a Debian 4.2.2 host" 0 'qtool.c: 11 checks, 0 failed' 40 -- \
+        bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
+            TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat named' "$OPX_HOST" "$OURS"
 else
     echo "SKIP our tool under a Debian host: libpmix-dev not installed"
 fi
