@@ -399,10 +399,7 @@ fn connect_as(
     handle: Handle,
 ) -> Result<Client> {
     if kind != PeerKind::Client {
-        return Err(Error::not_supported(format!(
-            "a tool attaching to the OpenPMIx server at {} (only clients are implemented)",
-            addr
-        )));
+        return connect_tool(me, server, addr, kind, hostname, handle);
     }
     let (tcp, pindex, rest) = handshake(&me, addr)?;
     let err = unreach(addr);
@@ -441,6 +438,162 @@ fn connect_as(
     };
     let _ = inner.link.set(Arc::new(link));
     Ok(Client::ready(inner, vec![nspace]))
+}
+
+/// A tool's connect message: `TOOL_GIVEN_ID` with `me`, or `TOOL_NEEDS_ID` (the server
+/// assigns the identity); our uid and gid, our pid as `PMIX_PROC_PID` and our command
+/// line as `PMIX_CMD_LINE`, as OpenPMIx's tools send them (PRRTE 3.0.14's `prterun`
+/// dies of SIGSEGV when a tool's connect message has no `PMIX_CMD_LINE`: measured).
+fn tool_hello(me: &ProcId, kind: PeerKind, psec: &str) -> ClientHello {
+    let mut h = hello_for(me, psec);
+    h.ids = Some((crate::sys::euid(), crate::sys::egid()));
+    if kind == PeerKind::ToolAssign {
+        h.flag = handshake::flag::TOOL_NEEDS_ID;
+        h.proc_ = None;
+    } else {
+        h.flag = handshake::flag::TOOL_GIVEN_ID;
+    }
+    let pid = i32::try_from(std::process::id()).unwrap_or(0);
+    let cmd: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cmd = if cmd.is_empty() {
+        "pmix-tool".to_string()
+    } else {
+        cmd.join(" ")
+    };
+    h.info = [
+        crate::value::Info::new(sys::attrs::keys::PMIX_PROC_PID, Value::Pid(pid)),
+        crate::value::Info::new(sys::attrs::keys::PMIX_CMD_LINE, Value::string(&cmd)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    h
+}
+
+/// Send `hello` and read the server's answer on the calling thread (with the
+/// handshake deadline): the answer and what the server sent after it.
+fn exchange(
+    s: &mut TcpStream,
+    hello: &ClientHello,
+    addr: SocketAddr,
+) -> Result<(ServerReply, Vec<u8>)> {
+    let err = unreach(addr);
+    s.set_nodelay(true).map_err(&err)?;
+    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(&err)?;
+    s.write_all(&handshake::encode_client_hello(hello)?)
+        .map_err(&err)?;
+    let mut got = Vec::new();
+    loop {
+        if let Some((r, used)) = handshake::decode_server_reply(hello.flag, &got)? {
+            s.set_read_timeout(None).map_err(&err)?;
+            return Ok((r, got.split_off(used)));
+        }
+        let mut b = [0u8; 1024];
+        match s.read(&mut b).map_err(&err)? {
+            0 => {
+                return Err(Error::new(
+                    sys::PMIX_ERR_UNREACH,
+                    format!(
+                        "the OpenPMIx server at {} closed the connection during the handshake",
+                        addr
+                    ),
+                ))
+            }
+            n => got.extend_from_slice(b.get(..n).unwrap_or_default()),
+        }
+    }
+}
+
+/// A tool (`PMIx_tool_init`) attaching to the OpenPMIx server at `addr`: the tool form of
+/// the handshake (the server assigns our identity when we have none and names itself),
+/// then requests as a client's, with pindex -1 as OpenPMIx's tools send it. The tool's
+/// own job data is made here (it has no job at the server); the server's namespace is
+/// the one its answer names.
+fn connect_tool(
+    me: ProcId,
+    server: ProcId,
+    addr: SocketAddr,
+    kind: PeerKind,
+    hostname: String,
+    handle: Handle,
+) -> Result<Client> {
+    let psec = handshake::choose_psec(params::get(params::PMIX_SECURITY_MODE).as_deref())?;
+    let err = unreach(addr);
+    let mut tcp = TcpStream::connect_timeout(&addr, HANDSHAKE_TIMEOUT).map_err(&err)?;
+    let hello = tool_hello(&me, kind, psec);
+    let (reply, rest) = exchange(&mut tcp, &hello, addr)?;
+    let ServerReply::Tool {
+        assigned,
+        server: named,
+        sec_status,
+        ..
+    } = reply
+    else {
+        return Err(Error::unpack("v41 handshake: not a tool's answer"));
+    };
+    if sec_status != 0 {
+        return Err(Error::new(
+            sec_status as i32,
+            format!(
+                "the OpenPMIx server at {} refused our credential (status {})",
+                addr, sec_status as i32
+            ),
+        ));
+    }
+    let me = match (kind, assigned) {
+        (PeerKind::ToolAssign, Some(id)) => id,
+        (PeerKind::ToolAssign, None) => {
+            return Err(Error::unpack(
+                "v41 handshake: no identity assigned to the tool",
+            ))
+        }
+        _ => me,
+    };
+    let server = named.unwrap_or(server);
+    log::debug!(
+        "tool {}: attached to the OpenPMIx server {} at {} (security {})",
+        me,
+        server,
+        addr,
+        psec
+    );
+    tcp.set_nonblocking(true).map_err(&err)?;
+    let writer = tcp.try_clone().map_err(&err)?;
+    let stream = reactor::stream_of(OwnedFd::from(tcp));
+    let sender = Sender {
+        me: me.clone(),
+        uid: crate::sys::euid(),
+    };
+    let x = Arc::new(Mutex::new(Xlate::new(-1, sender)));
+    let mut dec = FrameDecoder::new();
+    dec.push(&rest);
+    let (inner, _) = Inner::welcomed(
+        (server, me, Vec::new()),
+        &[],
+        kind,
+        hostname,
+        handle.clone(),
+    );
+    let framing = V41Framing {
+        dec,
+        x: x.clone(),
+        ack: writer.try_clone().ok(),
+    };
+    let id = handle.add_conn(stream, conn_owner(&inner), framing)?;
+    let link = V41Link {
+        id,
+        handle,
+        x,
+        out: Mutex::new(Out {
+            writer: Some(writer),
+            via_reactor: false,
+        }),
+    };
+    let _ = inner.link.set(Arc::new(link));
+    // A tool's own job data is local (Inner::welcomed made it): nothing to fetch.
+    Ok(Client::ready(inner, Vec::new()))
 }
 
 #[cfg(test)]

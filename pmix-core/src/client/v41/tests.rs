@@ -183,3 +183,31 @@ fn a_long_string_is_put_compressed_and_read_back_as_a_string() {
     let bad = Value::CompressedString(vec![1, 2, 3]);
     assert_eq!(crate::client::get::expanded(bad.clone()), bad);
 }
+
+#[test]
+fn a_tool_connect_message_names_the_tool_kind_and_carries_its_command_line() {
+    let needs = tool_hello(&me(), PeerKind::ToolAssign, "native");
+    let given = tool_hello(&me(), PeerKind::ToolNamed, "native");
+    for (h, flag, proc_) in [
+        (&needs, handshake::flag::TOOL_NEEDS_ID, None),
+        (&given, handshake::flag::TOOL_GIVEN_ID, Some(me())),
+    ] {
+        let bytes = handshake::encode_client_hello(h).unwrap();
+        let back = handshake::decode_client_hello(bytes.get(frame::HEADER_LEN..).unwrap()).unwrap();
+        assert_eq!(back.flag, flag);
+        assert_eq!(back.proc_, proc_);
+        assert_eq!(back.ids, Some((crate::sys::euid(), crate::sys::egid())));
+        // prterun (PRRTE 3.0.14) crashes on a tool connect message without it.
+        let cmd = back
+            .info
+            .iter()
+            .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_CMD_LINE);
+        assert!(cmd
+            .and_then(|i| i.value.as_str())
+            .is_some_and(|c| !c.is_empty()));
+        assert!(back
+            .info
+            .iter()
+            .any(|i| i.key.as_str() == sys::attrs::keys::PMIX_PROC_PID));
+    }
+}

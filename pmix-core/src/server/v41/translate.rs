@@ -18,7 +18,7 @@ use crate::codec::v41::wire::{
 use crate::error::{Error, Result};
 use crate::protocol::{self, Hello, PeerKind, ReplyData, Req, Request, ServerMsg, Welcome};
 use crate::reactor::Framing;
-use crate::value::ProcId;
+use crate::value::{Info, ProcId};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -339,6 +339,9 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
         }
         (cmd::GETNB, _) => replies::encode_get_reply(status, &[]),
         (cmd::SPAWNNB, ReplyData::Job(j)) if status == sys::PMIX_SUCCESS => spawn_reply(j),
+        (cmd::QUERY, ReplyData::Data(infos)) => {
+            replies::encode_reply(cmd::QUERY, status, &ReplyData::Data(flat_query(infos)))
+        }
         (cmd::REQ, d) if !matches!(d, ReplyData::Job(_)) => {
             // A namespace the server has no job data for (a tool's own): none.
             let nspace = p.target.clone().unwrap_or_default().nspace;
@@ -369,6 +372,25 @@ fn spawn_reply(j: &crate::store::JobData) -> Result<Vec<u8>> {
         .max(n);
     b.extend(replies::encode_job_info(&replies::job_info_of(j, size)?)?);
     Ok(b)
+}
+
+/// A query reply in the form OpenPMIx's tools read it: one info per key found (`pps`
+/// takes `info[0]` as the `PMIX_QUERY_NAMESPACES` string, `pquery` prints each info by
+/// its key). OpenPMIx 4.2.x and 5.x libraries hand the server's infos to the caller as
+/// they are, so the engine's `PMIX_QUERY_RESULTS` arrays (one per query, qualifiers
+/// first) are unwrapped here; infos of any other key stay as they are.
+fn flat_query(infos: &[Info]) -> Vec<Info> {
+    let mut out = Vec::new();
+    for i in infos {
+        match crate::store::info_array(&i.value) {
+            Some(list) if i.key.as_str() == sys::attrs::keys::PMIX_QUERY_RESULTS => out.extend(
+                list.into_iter()
+                    .filter(|x| x.key.as_str() != sys::attrs::keys::PMIX_QUERY_QUALIFIERS),
+            ),
+            _ => out.push(i.clone()),
+        }
+    }
+    out
 }
 
 /// The framing of a v41 connection (see the module documentation).
@@ -468,7 +490,8 @@ impl Framing for V41Framing {
 mod tests {
     use super::*;
     use crate::store::JobData;
-    use crate::value::{Info, Nspace, Value};
+    use crate::value::{DataArray, Info, Nspace, Value};
+    use sys::attrs::keys as k;
 
     fn spawned_job() -> JobData {
         JobData {
@@ -507,5 +530,51 @@ mod tests {
         let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
         assert_eq!(status, sys::PMIX_ERR_NOT_FOUND);
         assert_eq!(got, ReplyData::None);
+    }
+
+
+    fn wrapped(items: Vec<Info>) -> Info {
+        Info::new(
+            k::PMIX_QUERY_RESULTS,
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_INFO,
+                items: items
+                    .into_iter()
+                    .map(|i| Value::Info(Box::new(i)))
+                    .collect(),
+            })),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn query_results_are_unwrapped_for_v41_tools() {
+        let ns = Info::new(k::PMIX_QUERY_NAMESPACES, Value::string("a,b")).unwrap();
+        let size = Info::new(k::PMIX_JOB_SIZE, Value::Uint32(4)).unwrap();
+        let quals = Info::new(
+            k::PMIX_QUERY_QUALIFIERS,
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_INFO,
+                items: vec![Value::Info(Box::new(
+                    Info::new(k::PMIX_NSPACE, Value::string("a")).unwrap(),
+                ))],
+            })),
+        )
+        .unwrap();
+        let other = Info::new(k::PMIX_HOSTNAME, Value::string("h")).unwrap();
+        let got = flat_query(&[
+            wrapped(vec![ns.clone()]),
+            wrapped(vec![quals, size.clone()]),
+            other.clone(),
+        ]);
+        assert_eq!(got, vec![ns, size, other]);
+        // As the reply's body: status, then the flat infos.
+        let p = Pending {
+            cmd: cmd::QUERY,
+            target: None,
+        };
+        let b = reply_body(&p, 0, &ReplyData::Data(vec![wrapped(vec![got[0].clone()])])).unwrap();
+        let (st, d) = replies::decode_reply(cmd::QUERY, &b).unwrap();
+        assert_eq!((st, d), (0, ReplyData::Data(vec![got[0].clone()])));
     }
 }

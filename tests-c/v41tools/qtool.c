@@ -1,0 +1,180 @@
+/* qtool: a pps-like tool that attaches to a running job's server by its pid and asks
+ * about the job. Built twice (mk/v41tools.mk): against Debian's OpenPMIx 4.2.2 (an
+ * OpenPMIx tool attached to pmixrun's v41 listener) and against our library (our tool
+ * attached to an OpenPMIx server: the Open MPI 5 wheel's prterun, or a Debian host).
+ *
+ *   qtool PID NSPACE NPROCS [flat] [noproctable] [named]
+ *
+ * Checks: PMIx_tool_init with PMIX_SERVER_PIDINFO = PID succeeds and the server names
+ * the tool (a namespace that is not empty; with "named" the tool names itself
+ * "qtool.<pid>", rank 0, with PMIX_TOOL_NSPACE/PMIX_TOOL_RANK and keeps that name); PMIX_QUERY_NAMESPACES holds NSPACE;
+ * PMIX_QUERY_PROC_TABLE qualified with PMIX_NSPACE = NSPACE is NPROCS
+ * pmix_proc_info_t of NSPACE with ranks 0..NPROCS-1 and a pid each (skipped with
+ * "noproctable"); with "flat", every answer must be flat (one info, of the key
+ * asked: what OpenPMIx's own pps reads); PMIx_tool_finalize succeeds. A query answer may come flat (one info
+ * per key, as OpenPMIx's libraries pass a server's answer on) or wrapped in
+ * PMIX_QUERY_RESULTS arrays (as PRRTE's host code answers): both are read. Prints one
+ * ok/FAIL line per check and "...qtool.c: N checks, M failed"; the exit status is the
+ * verdict. */
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_tool.h>
+
+#include "../check.h"
+
+/* The value of `key` among `info` (looking inside PMIX_QUERY_RESULTS arrays). */
+static const pmix_value_t *find(const pmix_info_t *info, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (0 == strncmp(info[i].key, key, PMIX_MAX_KEYLEN)) {
+            return &info[i].value;
+        }
+        if (0 == strncmp(info[i].key, PMIX_QUERY_RESULTS, PMIX_MAX_KEYLEN) &&
+            PMIX_DATA_ARRAY == info[i].value.type && NULL != info[i].value.data.darray &&
+            PMIX_INFO == info[i].value.data.darray->type) {
+            const pmix_value_t *v = find((const pmix_info_t *)info[i].value.data.darray->array,
+                                         info[i].value.data.darray->size, key);
+            if (NULL != v) {
+                return v;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Run one query of `key` (qualified with PMIX_NSPACE = `ns` when not NULL). */
+static pmix_status_t query(const char *key, const char *ns, pmix_info_t **res, size_t *nres)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    q.keys = (char **)calloc(2, sizeof(char *));
+    q.keys[0] = strdup(key);
+    if (NULL != ns) {
+        PMIX_QUERY_QUALIFIERS_CREATE(&q, 1);
+        PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_NSPACE, ns, PMIX_STRING);
+    }
+    pmix_status_t rc = PMIx_Query_info(&q, 1, res, nres);
+    PMIX_QUERY_DESTRUCT(&q);
+    return rc;
+}
+
+/* With "flat": the answer is one info of `key` itself. */
+static bool flat;
+
+static void check_flat(const pmix_info_t *res, size_t nres, const char *key)
+{
+    if (flat) {
+        CHECK(1 == nres && 0 == strncmp(res[0].key, key, PMIX_MAX_KEYLEN),
+              "the answer is flat: %zu info(s), the first %s", nres, nres ? res[0].key : "-");
+    }
+}
+
+static bool in_list(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; NULL != p && '\0' != *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = NULL == e ? strlen(p) : (size_t)(e - p);
+        if (len == n && 0 == strncmp(p, item, n)) {
+            return true;
+        }
+        p = NULL == e ? NULL : e + 1;
+    }
+    return false;
+}
+
+static void proc_table(const char *ns, size_t nprocs)
+{
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = query(PMIX_QUERY_PROC_TABLE, ns, &res, &nres);
+    CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_QUERY_PROC_TABLE");
+    check_flat(res, nres, PMIX_QUERY_PROC_TABLE);
+    const pmix_value_t *v = find(res, nres, PMIX_QUERY_PROC_TABLE);
+    bool arr = NULL != v && PMIX_DATA_ARRAY == v->type && NULL != v->data.darray &&
+               PMIX_PROC_INFO == v->data.darray->type;
+    CHECK(arr, "the proc table is a data array of pmix_proc_info_t");
+    if (arr) {
+        const pmix_proc_info_t *pi = (const pmix_proc_info_t *)v->data.darray->array;
+        size_t n = v->data.darray->size;
+        CHECK(n == nprocs, "the proc table has %zu entries (want %zu)", n, nprocs);
+        bool seen[64] = {false};
+        bool good = true;
+        for (size_t i = 0; i < n; i++) {
+            good = good && 0 == strncmp(pi[i].proc.nspace, ns, PMIX_MAX_NSLEN) &&
+                   pi[i].proc.rank < 64 && pi[i].pid > 0;
+            if (pi[i].proc.rank < 64) {
+                seen[pi[i].proc.rank] = true;
+            }
+            printf("  proc %s.%u pid %d host %s exe %s\n", pi[i].proc.nspace, pi[i].proc.rank,
+                   (int)pi[i].pid, pi[i].hostname ? pi[i].hostname : "-",
+                   pi[i].executable_name ? pi[i].executable_name : "-");
+        }
+        for (size_t r = 0; r < nprocs && r < 64; r++) {
+            good = good && seen[r];
+        }
+        CHECK(good, "every entry is of %s with a pid, ranks 0..%zu all there", ns, nprocs - 1);
+    }
+    if (NULL != res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named]\n");
+        return 2;
+    }
+    pid_t pid = (pid_t)atoi(argv[1]);
+    const char *ns = argv[2];
+    size_t nprocs = (size_t)atoi(argv[3]);
+    bool with_table = true;
+    bool named = false;
+    for (int a = 4; a < argc; a++) {
+        named = named || 0 == strcmp(argv[a], "named");
+        with_table = with_table && 0 != strcmp(argv[a], "noproctable");
+        flat = flat || 0 == strcmp(argv[a], "flat");
+    }
+
+    pmix_proc_t me;
+    pmix_info_t info[3];
+    char myns[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t zero = 0;
+    snprintf(myns, sizeof myns, "qtool.%d", (int)getpid());
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    PMIX_INFO_LOAD(&info[1], PMIX_TOOL_NSPACE, myns, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_TOOL_RANK, &zero, PMIX_PROC_RANK);
+    pmix_status_t rc = PMIx_tool_init(&me, info, named ? 3 : 1);
+    CHECK_RC(rc, PMIX_SUCCESS, "PMIx_tool_init by the server's pid");
+    if (PMIX_SUCCESS != rc) {
+        CHECK_DONE();
+    }
+    if (named) {
+        CHECK(0 == strncmp(me.nspace, myns, PMIX_MAX_NSLEN) && 0 == me.rank,
+              "the tool keeps its own name %s.%u", me.nspace, me.rank);
+    } else {
+        CHECK('\0' != me.nspace[0], "the tool is named %s.%u", me.nspace, me.rank);
+    }
+
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = query(PMIX_QUERY_NAMESPACES, NULL, &res, &nres);
+    CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_QUERY_NAMESPACES");
+    check_flat(res, nres, PMIX_QUERY_NAMESPACES);
+    const pmix_value_t *v = find(res, nres, PMIX_QUERY_NAMESPACES);
+    bool str = NULL != v && PMIX_STRING == v->type && NULL != v->data.string;
+    CHECK(str && in_list(v->data.string, ns), "the namespaces (%s) hold %s",
+          str ? v->data.string : "none", ns);
+    if (NULL != res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+    if (with_table) {
+        proc_table(ns, nprocs);
+    }
+    CHECK_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
+    CHECK_DONE();
+}
