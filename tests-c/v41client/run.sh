@@ -59,11 +59,11 @@ compare() {
         mkdir -p "$dir"
         if [ $lib = debian ]; then
             check "$name on Debian's libpmix" "$want" "$pattern" 30 -- \
-                "${MPIRUN[@]}" -np "$np" "${DEB_ENV[@]}" V41APIS_DIR="$dir" "$APIS" "$@"
+                "${MPIRUN[@]}" -np "$np" "${DEB_ENV[@]}" V41APIS_DIR="$dir" "${PROG:-$APIS}" "$@"
         else
             check "$name on our libpmix" "$want" "$pattern" 30 -- \
                 "${MPIRUN[@]}" -np "$np" "${RANK_ENV[@]}" V41APIS_OURS=1 V41APIS_DIR="$dir" \
-                "$APIS" "$@"
+                "${PROG:-$APIS}" "$@"
         fi
         cat "$dir"/answers.* 2>/dev/null | sort >"$HARNESS_LOG/$name.$lib"
     done
@@ -81,7 +81,12 @@ compare extras 2 0 'ANSWER job rank=1 group-construct' extras
 # Abort: mpirun ends the job with the status rank 0 gave.
 REJECT='^FAIL|still running after PMIx_Abort' compare abort 2 3 'ANSWER job rank=0 abort calling' abort
 # Spawn of one child, Connect/Disconnect of both namespaces, the child's key.
-compare spawn 1 0 'ANSWER child rank=0 disconnect' spawn
+# Started from its own directory as ./apis, so the child's command is relative (OpenPMIx's
+# client gives the app its working directory; ORTE resolves the command against it).
+saved=("${MPIRUN[@]}")
+MPIRUN=(env -C "$(dirname "$APIS")" "${MPIRUN[@]:1}")
+PROG=./$(basename "$APIS") compare spawn 1 0 'ANSWER child rank=0 disconnect' spawn
+MPIRUN=("${saved[@]}")
 # Open MPI's MPI_Comm_spawn, the ranks (parents and children) on our library.
 check "mpi_spawn -np 2 + 2 children, ranks on our libpmix" 0 "who=self .*lib=$ours" 60 4 -- \
     "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH="$libdir" "$MPI_BIN/mpi_spawn" 2
