@@ -8,8 +8,13 @@
 #                          events, Publish/Lookup, Finalize; each rank proves by its maps
 #                          that it runs ours), refusal of a gds / security module we do not
 #                          implement, then Open MPI's mpi_hello and mpi_ring (tests-mpi/)
-#                          with only the ranks on ours and mpirun on Debian's. Skipped with a
-#                          message when mpirun (openmpi-bin) is not installed.
+#                          with only the ranks on ours and mpirun on Debian's; then
+#                          tests-c/v41client/apis.c (built against Debian's headers) on
+#                          Debian's libpmix and on ours, answers compared: Get with
+#                          PMIX_TIMEOUT, Unpublish, Query, Log, Job_control, Abort, Spawn,
+#                          Connect/Disconnect; Open MPI's mpi_spawn with parents and children
+#                          on ours. Skipped with a message when mpirun (openmpi-bin) is not
+#                          installed.
 
 V41CLIENT_OUT := $(BUILD)/tests/v41client
 
@@ -18,13 +23,22 @@ $(V41CLIENT_OUT)/client: tests-c/v41client/client.c tests-c/check.h | lib
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) -o $@ $< -L$(LIBDIR) -lpmix -lpthread
 
+# Against Debian's headers and library (its RUNPATH): the ranks choose ours or Debian's by
+# LD_LIBRARY_PATH, one binary for both.
+$(V41CLIENT_OUT)/apis: tests-c/v41client/apis.c tests-c/check.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Wextra -Werror -I$(CURDIR)/tests-c -o $@ $< $$(pkg-config --cflags --libs pmix)
+
 .PHONY: v41client-check
 v41client-check: $(V41CLIENT_OUT)/client
-	@if ! command -v mpirun >/dev/null || ! command -v $(MPICC) >/dev/null; then \
-	  echo "SKIP v41client-check: mpirun/mpicc (openmpi-bin, libopenmpi-dev) not installed"; \
+	@if ! command -v mpirun >/dev/null || ! command -v $(MPICC) >/dev/null || \
+	  ! pkg-config --exists pmix; then \
+	  echo "SKIP v41client-check: mpirun/mpicc/Debian's libpmix (openmpi-bin, libopenmpi-dev, libpmix-dev) not installed"; \
 	  exit 0; fi; \
-	set -e; $(MAKE) --no-print-directory $(OMPI_BIN)/mpi_hello $(OMPI_BIN)/mpi_ring; \
+	set -e; $(MAKE) --no-print-directory $(OMPI_BIN)/mpi_hello $(OMPI_BIN)/mpi_ring \
+	  $(OMPI_BIN)/mpi_spawn $(V41CLIENT_OUT)/apis; \
 	OURS=$(LIBDIR)/libpmix.so.2 CLIENT=$(V41CLIENT_OUT)/client MPI_BIN=$(OMPI_BIN) \
+	  APIS=$(V41CLIENT_OUT)/apis \
 	  $(TIMEOUT) 300 tests-c/v41client/run.sh
 
 CHECK_TARGETS += v41client-check

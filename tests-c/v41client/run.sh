@@ -8,9 +8,11 @@
 # Environment (set by mk/v41client.mk):
 #   OURS     our libpmix.so.2 (its directory is the ranks' LD_LIBRARY_PATH)
 #   CLIENT   tests-c/v41client/client.c, built against our headers, no rpath
-#   MPI_BIN  tests-mpi programs (mpi_hello, mpi_ring), built by mpicc
+#   MPI_BIN  tests-mpi programs (mpi_hello, mpi_ring, mpi_spawn), built by mpicc
+#   APIS     tests-c/v41client/apis.c, built against Debian's headers and library: run
+#            on Debian's libpmix and on ours (LD_LIBRARY_PATH), the ANSWER lines compared
 set -u
-: "${OURS:?}" "${CLIENT:?}" "${MPI_BIN:?}"
+: "${OURS:?}" "${CLIENT:?}" "${MPI_BIN:?}" "${APIS:?}"
 AREA=v41client
 . "$(dirname "$0")/../../tools/harness.sh"
 
@@ -40,5 +42,53 @@ for prog in hello:4 ring:4; do
 done
 check "mpirun itself keeps Debian's libpmix" 0 "who=mpirun .*lib=/usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so" 60 2 -- \
     "${MPIRUN[@]}" -np 2 "${RANK_ENV[@]}" "$MPI_BIN/mpi_hello"
+
+# The same program on Debian's libpmix and on ours, under the same mpirun: each mode's
+# "ANSWER" lines (statuses and data, sorted) must be the same. $1 case name, $2 -np, $3 the
+# mpirun exit status both must give, $4 a pattern both outputs must match, then the
+# arguments of apis.
+deb_lib=/usr/lib/x86_64-linux-gnu/pmix2/lib
+DEB_ENV=(env LD_LIBRARY_PATH="$deb_lib" V41CLIENT_LIB="$(readlink -f "$deb_lib/libpmix.so.2")")
+compare() {
+    local name=$1 np=$2 want=$3 pattern=$4
+    shift 4
+    want_case "$name" || return 0
+    local lib
+    for lib in debian ours; do
+        local dir=$HARNESS_LOG/$name.$lib.d
+        mkdir -p "$dir"
+        if [ $lib = debian ]; then
+            check "$name on Debian's libpmix" "$want" "$pattern" 30 -- \
+                "${MPIRUN[@]}" -np "$np" "${DEB_ENV[@]}" V41APIS_DIR="$dir" "${PROG:-$APIS}" "$@"
+        else
+            check "$name on our libpmix" "$want" "$pattern" 30 -- \
+                "${MPIRUN[@]}" -np "$np" "${RANK_ENV[@]}" V41APIS_OURS=1 V41APIS_DIR="$dir" \
+                "${PROG:-$APIS}" "$@"
+        fi
+        cat "$dir"/answers.* 2>/dev/null | sort >"$HARNESS_LOG/$name.$lib"
+    done
+    local d
+    d=$(diff "$HARNESS_LOG/$name.debian" "$HARNESS_LOG/$name.ours" | grep '^[<>]' | head -n 8)
+    [ -s "$HARNESS_LOG/$name.debian" ] || d="Debian's run gave no ANSWER line"
+    verdict "$name: ours answers as Debian's" "${d:+$(echo $d)}"
+}
+
+# Get with PMIX_TIMEOUT, Publish/Lookup/Unpublish, Query, Log, Job_control (and, on ours,
+# WOULD_BLOCK from a callback and PMIX_GET_STATIC_VALUES).
+compare apis 2 0 'v41apis log line of rank 1' apis
+# IOF pull and group construct: the server's host (ORTE) serves neither; the same status.
+compare extras 2 0 'ANSWER job rank=1 group-construct' extras
+# Abort: mpirun ends the job with the status rank 0 gave.
+REJECT='^FAIL|still running after PMIx_Abort' compare abort 2 3 'ANSWER job rank=0 abort calling' abort
+# Spawn of one child, Connect/Disconnect of both namespaces, the child's key.
+# Started from its own directory as ./apis, so the child's command is relative (OpenPMIx's
+# client gives the app its working directory; ORTE resolves the command against it).
+saved=("${MPIRUN[@]}")
+MPIRUN=(env -C "$(dirname "$APIS")" "${MPIRUN[@]:1}")
+PROG=./$(basename "$APIS") compare spawn 1 0 'ANSWER child rank=0 disconnect' spawn
+MPIRUN=("${saved[@]}")
+# Open MPI's MPI_Comm_spawn, the ranks (parents and children) on our library.
+check "mpi_spawn -np 2 + 2 children, ranks on our libpmix" 0 "who=self .*lib=$ours" 60 4 -- \
+    "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH="$libdir" "$MPI_BIN/mpi_spawn" 2
 
 harness_end

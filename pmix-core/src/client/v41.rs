@@ -31,13 +31,13 @@ use super::link::conn_owner;
 use super::{lock, Client, Inner, Link, HANDSHAKE_TIMEOUT};
 use crate::codec::v41::wire::{
     cmds::{self, Command, Sender},
-    frame::{self, FrameDecoder, Header, TagCounter, TAG_NOTIFY},
+    frame::{self, FrameDecoder, Header, TagCounter, TAG_IOF, TAG_NOTIFY},
     handshake::{self, ClientHello, ServerReply},
     replies,
 };
 use crate::error::{Error, Result};
 use crate::params;
-use crate::protocol::{self, PeerKind, Put, Req, Request, ServerMsg};
+use crate::protocol::{self, DynReq, IofReq, PeerKind, Put, Req, Request, ServerMsg};
 use crate::reactor::{self, ConnId, Ctx, Framing, Handle};
 use crate::value::{ProcId, Value};
 use pmix_sys as sys;
@@ -57,6 +57,12 @@ pub struct Xlate {
     sender: Sender,
     tags: TagCounter,
     awaited: HashMap<u32, Awaited>,
+    /// IOF pulls awaiting their reply: v41 tag → our id of the registration.
+    pulls: HashMap<u32, u64>,
+    /// Accepted IOF pulls: our id → the server's (a deregistration names the server's).
+    iof_refs: HashMap<u64, u64>,
+    /// The v41 tag of the last command framed.
+    last_tag: u32,
 }
 
 impl Xlate {
@@ -67,6 +73,9 @@ impl Xlate {
             sender,
             tags: TagCounter::default(),
             awaited: HashMap::new(),
+            pulls: HashMap::new(),
+            iof_refs: HashMap::new(),
+            last_tag: 0,
         }
     }
 
@@ -74,8 +83,9 @@ impl Xlate {
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_SUPPORTED` for a request with no OpenPMIx counterpart (allgather,
-    /// IOF, groups, host operations); the decoding error of a body that is not a
-    /// `Request`.
+    /// group invite/join/leave, host operations); `PMIX_ERR_NOT_FOUND` for the
+    /// deregistration of an IOF pull the server never accepted; the decoding error of a
+    /// body that is not a `Request`.
     pub fn request(&mut self, body: &[u8]) -> Result<Vec<u8>> {
         let Request { tag, mut req } = protocol::decode::<Request>(body)?;
         match &mut req {
@@ -87,9 +97,32 @@ impl Xlate {
             Req::Get { info, .. } => {
                 info.retain(|i| i.key.as_str() != sys::attrs::keys::PMIX_GET_REFRESH_CACHE);
             }
+            // OpenPMIx's client gives an app without a working directory its own (4.2.2
+            // `PMIx_Spawn_nb`): ORTE resolves a relative command against it.
+            Req::Dyn(DynReq::Spawn { apps, .. }) => {
+                for a in apps.iter_mut().filter(|a| a.cwd.is_none()) {
+                    a.cwd = std::env::current_dir()
+                        .ok()
+                        .map(|d| d.into_os_string().into_encoded_bytes());
+                }
+            }
+            // The server knows the registration by its own id.
+            Req::Iof(IofReq::Deregister { id, .. }) => {
+                *id = self.iof_refs.remove(id).ok_or_else(|| {
+                    Error::not_found(format!("IOF registration {} unknown to the server", id))
+                })?;
+            }
             _ => {}
         }
-        self.command(tag, &Command::Req(req))
+        let pull = match &req {
+            Req::Iof(IofReq::Pull { id, .. }) => Some(*id),
+            _ => None,
+        };
+        let out = self.command(tag, &Command::Req(req))?;
+        if let Some(id) = pull {
+            self.pulls.insert(self.last_tag, id);
+        }
+        Ok(out)
     }
 
     /// `c` as a framed v41 message; its reply goes to our `tag` (0: swallowed).
@@ -100,6 +133,7 @@ impl Xlate {
         let code = c.code()?;
         let body = cmds::encode_request(c, &self.sender)?;
         let v41_tag = self.tags.next_tag();
+        self.last_tag = v41_tag;
         if c.has_reply() {
             self.awaited.insert(v41_tag, (tag, code));
         }
@@ -115,10 +149,22 @@ impl Xlate {
         if h.tag == TAG_NOTIFY {
             return Ok(Some(protocol::encode(&replies::decode_event(body)?)));
         }
+        if h.tag == TAG_IOF {
+            let (id, chunk) = replies::decode_iof(body)?;
+            return Ok(Some(protocol::encode(&ServerMsg::Iof {
+                id,
+                chunk: Box::new(chunk),
+            })));
+        }
         let Some((tag, code)) = self.awaited.remove(&h.tag) else {
             log::debug!("v41 client: message with unknown tag {} dropped", h.tag);
             return Ok(None);
         };
+        if let Some(id) = self.pulls.remove(&h.tag) {
+            if let Some(refid) = replies::iof_pull_refid(body)? {
+                self.iof_refs.insert(id, refid);
+            }
+        }
         let (status, data) = replies::decode_reply(code, body)?;
         if tag == 0 {
             if status != sys::PMIX_SUCCESS {

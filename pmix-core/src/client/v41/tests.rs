@@ -211,3 +211,58 @@ fn a_tool_connect_message_names_the_tool_kind_and_carries_its_command_line() {
             .any(|i| i.key.as_str() == sys::attrs::keys::PMIX_PROC_PID));
     }
 }
+
+#[test]
+fn an_iof_deregistration_names_the_servers_id_for_the_pull() {
+    use crate::codec::v41::wire::body::{BodyReader, BodyWriter};
+    let mut x = xlate();
+    let pull = Req::Iof(IofReq::Pull {
+        id: 2,
+        procs: vec![ProcId::new(Nspace::new("job").unwrap(), 0)],
+        channels: sys::PMIX_FWD_STDOUT_CHANNEL,
+        directives: Vec::new(),
+    });
+    let (h, _) = one(&x.request(&ours(11, pull)).unwrap());
+    // the server accepts it as its registration 8
+    let mut w = BodyWriter::new();
+    w.status(0);
+    w.size(8);
+    let reply = w.finish();
+    let m = x.server_msg(&from_server(h.tag, &reply), &reply).unwrap();
+    assert!(matches!(
+        protocol::decode::<ServerMsg>(&m.unwrap()).unwrap(),
+        ServerMsg::Reply {
+            tag: 11,
+            status: 0,
+            ..
+        }
+    ));
+    let dereg = Req::Iof(IofReq::Deregister {
+        id: 2,
+        directives: Vec::new(),
+    });
+    let (_, body) = one(&x.request(&ours(12, dereg.clone())).unwrap());
+    let mut r = BodyReader::new(&body);
+    r.cmd().unwrap();
+    r.infos().unwrap();
+    assert_eq!(r.size().unwrap(), 8);
+    // deregistered once: a second one is refused here
+    let e = x.request(&ours(13, dereg)).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_FOUND);
+    // forwarded output (tag 2) comes in as our IOF message under our id
+    let chunk = crate::iof::IofChunk {
+        source: ProcId::new(Nspace::new("job").unwrap(), 0),
+        channel: sys::PMIX_FWD_STDOUT_CHANNEL,
+        info: Vec::new(),
+        data: b"hi".to_vec(),
+    };
+    let b = crate::codec::v41::wire::replies::encode_iof(2, &chunk).unwrap();
+    let m = x.server_msg(&from_server(frame::TAG_IOF, &b), &b).unwrap();
+    assert_eq!(
+        protocol::decode::<ServerMsg>(&m.unwrap()).unwrap(),
+        ServerMsg::Iof {
+            id: 2,
+            chunk: Box::new(chunk)
+        }
+    );
+}

@@ -5,7 +5,7 @@
 
 use super::body::{BodyReader, BodyWriter};
 use crate::error::{Error, Result};
-use crate::protocol::{DynReq, Put, Req};
+use crate::protocol::{DynReq, GroupOp, IofReq, Put, Req};
 use crate::value::{Info, Key, ProcId, Value};
 use pmix_sys as sys;
 
@@ -51,6 +51,16 @@ pub mod cmd {
     pub const JOB_CONTROL: u8 = 18;
     /// `PMIx_Process_monitor_nb`.
     pub const MONITOR: u8 = 19;
+    /// `PMIx_IOF_pull`.
+    pub const IOF_PULL: u8 = 22;
+    /// `PMIx_IOF_push`.
+    pub const IOF_PUSH: u8 = 23;
+    /// `PMIx_Group_construct`.
+    pub const GROUP_CONSTRUCT: u8 = 24;
+    /// `PMIx_Group_destruct`.
+    pub const GROUP_DESTRUCT: u8 = 28;
+    /// `PMIx_IOF_deregister`.
+    pub const IOF_DEREG: u8 = 29;
     /// Largest command a 4.2 peer knows (`PMIX_DEVICE_DIST_CMD`).
     pub const MAX_42: u8 = 32;
 }
@@ -119,15 +129,22 @@ fn req_code(r: &Req) -> Result<u8> {
             DynReq::Query { .. } => cmd::QUERY,
             DynReq::Log { .. } => cmd::LOG,
             DynReq::JobControl { .. } => cmd::JOB_CONTROL,
+            DynReq::Group { op, .. } if *op == GroupOp::Construct as u8 => cmd::GROUP_CONSTRUCT,
+            DynReq::Group { op, .. } if *op == GroupOp::Destruct as u8 => cmd::GROUP_DESTRUCT,
             other => return Err(unsupported(other_kind(other))),
         },
+        Req::Iof(IofReq::Pull { .. }) => cmd::IOF_PULL,
+        Req::Iof(IofReq::Push { .. }) => cmd::IOF_PUSH,
+        Req::Iof(IofReq::Deregister { .. }) => cmd::IOF_DEREG,
         other => return Err(unsupported(other.kind())),
     })
 }
 
 fn other_kind(d: &DynReq) -> &'static str {
     match d {
-        DynReq::Group { .. } => "group operations",
+        // 4.2's server serves construct and destruct only (its client builds invite,
+        // join and leave from events and those two)
+        DynReq::Group { .. } => "group invite, join and leave",
         _ => "host operations",
     }
 }
@@ -222,7 +239,7 @@ fn keys(w: &mut BodyWriter, uid: u32, keys: &[String], info: &[Info]) -> Result<
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` for a request with no OpenPMIx 4.2 counterpart here
-/// (allgather, IOF, groups, host operations); a packing error.
+/// (allgather, group invite/join/leave, host operations); a packing error.
 pub fn encode_request(c: &Command, s: &Sender) -> Result<Vec<u8>> {
     let mut w = BodyWriter::new();
     w.cmd(c.code()?);
@@ -295,7 +312,43 @@ fn encode_req(w: &mut BodyWriter, r: &Req, s: &Sender) -> Result<()> {
             w.infos(info)?;
         }
         Req::Dyn(d) => encode_dyn(w, d, s)?,
+        Req::Iof(r) => encode_iof(w, r)?,
         other => return Err(unsupported(other.kind())),
+    }
+    Ok(())
+}
+
+/// IOF commands as 4.2's client packs them. A pull carries the client's id for the
+/// registration (the server marks each chunk with it); a deregistration names the
+/// server's id for it, which the caller puts in `id` (the pull's reply gave it).
+fn encode_iof(w: &mut BodyWriter, r: &IofReq) -> Result<()> {
+    match r {
+        IofReq::Pull {
+            id,
+            procs,
+            channels,
+            directives,
+        } => {
+            w.procs_always(procs);
+            w.infos(directives)?;
+            w.values(&[Value::IofChannel(*channels)], sys::PMIX_IOF_CHANNEL)?;
+            w.size(*id as usize);
+        }
+        IofReq::Deregister { id, directives } => {
+            w.infos(directives)?;
+            w.size(*id as usize);
+        }
+        IofReq::Push {
+            targets,
+            directives,
+            data,
+        } => {
+            w.procs(targets);
+            w.infos(directives)?;
+            if let Some(d) = data {
+                w.byte_object(d);
+            }
+        }
     }
     Ok(())
 }
@@ -345,6 +398,18 @@ fn encode_dyn(w: &mut BodyWriter, d: &DynReq, s: &Sender) -> Result<()> {
         } => {
             w.procs(targets);
             w.infos(directives)?;
+        }
+        DynReq::Group {
+            op,
+            id,
+            procs,
+            info,
+        } => {
+            w.string(Some(id));
+            if *op == GroupOp::Construct as u8 {
+                w.procs_always(procs);
+            }
+            w.infos(info)?;
         }
         other => return Err(unsupported(other_kind(other))),
     }

@@ -4,7 +4,8 @@
 use super::body::{kvals_of, BodyReader, BodyWriter};
 use super::cmds::cmd;
 use crate::error::{Error, Result};
-use crate::protocol::{ConnectData, ReplyData, ServerMsg};
+use crate::iof::IofChunk;
+use crate::protocol::{ConnectData, GroupReply, ReplyData, ServerMsg};
 use crate::store::{JobData, NodeData, ProcBuilder};
 use crate::value::{DataArray, Info, Key, Nspace, ProcId, Rank, Value};
 use pmix_sys as sys;
@@ -267,10 +268,41 @@ pub fn decode_reply(c: u8, body: &[u8]) -> Result<(i32, ReplyData)> {
                 })
                 .collect(),
         ),
-        cmd::QUERY | cmd::JOB_CONTROL | cmd::ALLOC | cmd::MONITOR if !r.is_empty() => {
+        // An OpenPMIx client reads a query's results only when it succeeded (4.2.2's
+        // `query_cbfunc`): a failed query's data (ORTE answers PMIX_QUERY_NAMESPACES
+        // with PMIX_ERROR and the list) is read past and dropped, so the caller sees
+        // the status alone, as on OpenPMIx's own client.
+        cmd::QUERY if !r.is_empty() => {
+            let infos = r.infos()?;
+            if status == sys::PMIX_SUCCESS {
+                ReplyData::Data(infos)
+            } else {
+                ReplyData::None
+            }
+        }
+        cmd::JOB_CONTROL | cmd::ALLOC | cmd::MONITOR if !r.is_empty() => {
             ReplyData::Data(r.infos()?)
         }
         cmd::SPAWNNB if !r.is_empty() => spawned(&mut r)?,
+        // a context id, when the host assigned one
+        cmd::GROUP_CONSTRUCT if !r.is_empty() => {
+            let ctxid = r.size()?;
+            ReplyData::Group(Box::new(GroupReply {
+                results: vec![Info::new(
+                    sys::attrs::keys::PMIX_GROUP_CONTEXT_ID,
+                    Value::Size(ctxid as u64),
+                )?],
+                data: ConnectData {
+                    jobs: Vec::new(),
+                    peers: Vec::new(),
+                },
+            }))
+        }
+        // the server's id for the registration (see [`iof_pull_refid`])
+        cmd::IOF_PULL if !r.is_empty() => {
+            r.size()?;
+            ReplyData::None
+        }
         cmd::CONNECTNB => {
             let mut jobs = Vec::new();
             while !r.is_empty() {
@@ -285,6 +317,64 @@ pub fn decode_reply(c: u8, body: &[u8]) -> Result<(i32, ReplyData)> {
     };
     r.end("reply")?;
     Ok((status, data))
+}
+
+/// The server's id for an accepted IOF pull (what a deregistration names), from the
+/// pull's reply; `None` for a refusal or a reply without one.
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK_*` for a malformed body.
+pub fn iof_pull_refid(body: &[u8]) -> Result<Option<u64>> {
+    let mut r = BodyReader::new(body);
+    if r.status()? != sys::PMIX_SUCCESS || r.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(r.size()? as u64))
+}
+
+/// Forwarded output (tag [`super::frame::TAG_IOF`]): source, channel, the client's id
+/// for the registration, infos, the bytes.
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK_*` for a malformed body.
+pub fn decode_iof(body: &[u8]) -> Result<(u64, IofChunk)> {
+    let mut r = BodyReader::new(body);
+    let source = r.proc_id()?;
+    let channel = match r.values(sys::PMIX_IOF_CHANNEL)?.first() {
+        Some(Value::IofChannel(c)) => *c,
+        _ => return Err(Error::unpack("v41 IOF: no channel")),
+    };
+    let id = r.size()? as u64;
+    let info = r.infos()?;
+    let data = if r.is_empty() {
+        Vec::new()
+    } else {
+        r.byte_object()?
+    };
+    r.end("IOF")?;
+    Ok((
+        id,
+        IofChunk {
+            source,
+            channel,
+            info,
+            data,
+        },
+    ))
+}
+
+/// Forwarded output as a server sends it (the encoding [`decode_iof`] reads).
+///
+/// # Errors
+/// A packing error of an info.
+pub fn encode_iof(id: u64, c: &IofChunk) -> Result<Vec<u8>> {
+    let mut w = BodyWriter::new();
+    w.proc_id(&c.source);
+    w.values(&[Value::IofChannel(c.channel)], sys::PMIX_IOF_CHANNEL)?;
+    w.size(id as usize);
+    w.infos(&c.info)?;
+    w.byte_object(&c.data);
+    Ok(w.finish())
 }
 
 fn spawned(r: &mut BodyReader<'_>) -> Result<ReplyData> {

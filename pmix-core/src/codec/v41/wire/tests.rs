@@ -3,7 +3,7 @@ use super::cmds::{cmd, decode_request, encode_request, Command, Sender};
 use super::frame::{FrameDecoder, Header, TagCounter, HEADER_LEN};
 use super::handshake::*;
 use super::replies::*;
-use crate::protocol::{DynReq, Put, ReplyData, Req, ServerMsg};
+use crate::protocol::{DynReq, IofReq, Put, ReplyData, Req, ServerMsg};
 use crate::value::*;
 use pmix_sys as sys;
 use std::collections::HashMap;
@@ -358,8 +358,9 @@ fn a_commit_with_an_unknown_scope_is_malformed() {
 
 #[test]
 fn requests_without_a_v41_form_are_refused_not_garbled() {
+    // an invitation: 4.2's server serves group construct and destruct only
     let c = Command::Req(Req::Dyn(DynReq::Group {
-        op: 1,
+        op: 3,
         id: "g".into(),
         procs: vec![],
         info: vec![],
@@ -382,7 +383,13 @@ fn replies_and_events_round_trip() {
     assert_eq!(decode_event(&b).unwrap(), ev);
     let q = ReplyData::Data(vec![info("pmix.qry.ns", Value::string("job"))]);
     let b = encode_reply(cmd::QUERY, 0, &q).unwrap();
-    assert_eq!(decode_reply(cmd::QUERY, &b).unwrap(), (0, q));
+    assert_eq!(decode_reply(cmd::QUERY, &b).unwrap(), (0, q.clone()));
+    // a failed query's data is dropped (as OpenPMIx's client does): only the status
+    let b = encode_reply(cmd::QUERY, sys::PMIX_ERROR, &q).unwrap();
+    assert_eq!(
+        decode_reply(cmd::QUERY, &b).unwrap(),
+        (sys::PMIX_ERROR, ReplyData::None)
+    );
     let l = ReplyData::Pdata(vec![Pdata {
         proc_: ProcId::new(Nspace::new("job").unwrap(), 1),
         key: Key::new("k").unwrap(),
@@ -559,4 +566,116 @@ fn frames_over_the_limit_fail_and_tags_count_like_openpmix() {
     assert!(d.next_frame().unwrap().is_none());
     let mut t = TagCounter::default();
     assert_eq!((t.next_tag(), t.next_tag()), (101, 102));
+}
+
+fn job(rank: u32) -> ProcId {
+    ProcId::new(Nspace::new("job").unwrap(), rank)
+}
+
+#[test]
+fn iof_and_group_requests_are_packed_as_a_4_2_client_packs_them() {
+    let s = me();
+    // pull: SIZE n, PROC x n, SIZE ndirs, CHANNEL, SIZE our id
+    let pull = Command::Req(Req::Iof(IofReq::Pull {
+        id: 5,
+        procs: vec![job(sys::PMIX_RANK_WILDCARD)],
+        channels: sys::PMIX_FWD_STDOUT_CHANNEL,
+        directives: vec![],
+    }));
+    let b = encode_request(&pull, &s).unwrap();
+    let mut r = BodyReader::new(&b);
+    assert_eq!(r.cmd().unwrap(), cmd::IOF_PULL);
+    assert_eq!(
+        r.procs_always().unwrap(),
+        vec![job(sys::PMIX_RANK_WILDCARD)]
+    );
+    assert_eq!(r.infos().unwrap(), vec![]);
+    assert_eq!(
+        r.values(sys::PMIX_IOF_CHANNEL).unwrap(),
+        vec![Value::IofChannel(sys::PMIX_FWD_STDOUT_CHANNEL)]
+    );
+    assert_eq!(r.size().unwrap(), 5);
+    r.end("pull").unwrap();
+    // deregistration: SIZE ndirs, SIZE the server's id
+    let dereg = Command::Req(Req::Iof(IofReq::Deregister {
+        id: 9,
+        directives: vec![],
+    }));
+    let b = encode_request(&dereg, &s).unwrap();
+    let mut r = BodyReader::new(&b);
+    assert_eq!(r.cmd().unwrap(), cmd::IOF_DEREG);
+    assert_eq!(r.infos().unwrap(), vec![]);
+    assert_eq!(r.size().unwrap(), 9);
+    r.end("dereg").unwrap();
+    // push: SIZE n, PROC x n, SIZE ndirs, BYTE_OBJECT
+    let push = Command::Req(Req::Iof(IofReq::Push {
+        targets: vec![job(0)],
+        directives: vec![],
+        data: Some(b"in\n".to_vec()),
+    }));
+    let b = encode_request(&push, &s).unwrap();
+    let mut r = BodyReader::new(&b);
+    assert_eq!(r.cmd().unwrap(), cmd::IOF_PUSH);
+    assert_eq!(r.procs().unwrap(), vec![job(0)]);
+    assert_eq!(r.infos().unwrap(), vec![]);
+    assert_eq!(r.byte_object().unwrap(), b"in\n".to_vec());
+    r.end("push").unwrap();
+    // group construct: STRING id, SIZE n, PROC x n, SIZE ninfo; destruct: no procs
+    for (op, code) in [(1u8, cmd::GROUP_CONSTRUCT), (2, cmd::GROUP_DESTRUCT)] {
+        let g = Command::Req(Req::Dyn(DynReq::Group {
+            op,
+            id: "grp".into(),
+            procs: vec![job(0), job(1)],
+            info: vec![],
+        }));
+        let b = encode_request(&g, &s).unwrap();
+        let mut r = BodyReader::new(&b);
+        assert_eq!(r.cmd().unwrap(), code);
+        assert_eq!(r.string().unwrap().as_deref(), Some("grp"));
+        if code == cmd::GROUP_CONSTRUCT {
+            assert_eq!(r.procs_always().unwrap(), vec![job(0), job(1)]);
+        }
+        assert_eq!(r.infos().unwrap(), vec![]);
+        r.end("group").unwrap();
+    }
+}
+
+#[test]
+fn iof_and_group_replies_and_forwarded_output_decode() {
+    // a pull's reply carries the server's id; a refusal none
+    let mut w = super::body::BodyWriter::new();
+    w.status(0);
+    w.size(3);
+    let b = w.finish();
+    assert_eq!(iof_pull_refid(&b).unwrap(), Some(3));
+    assert_eq!(
+        decode_reply(cmd::IOF_PULL, &b).unwrap(),
+        (0, ReplyData::None)
+    );
+    let no = encode_reply(cmd::IOF_PULL, sys::PMIX_ERR_NOT_SUPPORTED, &ReplyData::None).unwrap();
+    assert_eq!(iof_pull_refid(&no).unwrap(), None);
+    // a construct's reply may carry a context id
+    let mut w = super::body::BodyWriter::new();
+    w.status(0);
+    w.size(42);
+    let (st, d) = decode_reply(cmd::GROUP_CONSTRUCT, &w.finish()).unwrap();
+    assert_eq!(st, 0);
+    let ReplyData::Group(g) = d else {
+        panic!("not a group reply: {:?}", d)
+    };
+    assert_eq!(
+        g.results[0].key.as_str(),
+        sys::attrs::keys::PMIX_GROUP_CONTEXT_ID
+    );
+    assert_eq!(g.results[0].value, Value::Size(42));
+    // forwarded output round-trips, and a truncated one is malformed
+    let c = crate::iof::IofChunk {
+        source: job(1),
+        channel: sys::PMIX_FWD_STDERR_CHANNEL,
+        info: vec![],
+        data: b"oops\n".to_vec(),
+    };
+    let b = encode_iof(7, &c).unwrap();
+    assert_eq!(decode_iof(&b).unwrap(), (7, c));
+    assert!(decode_iof(b.get(..b.len() - 2).unwrap()).is_err());
 }
