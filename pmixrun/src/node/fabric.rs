@@ -834,6 +834,20 @@ impl Fabric {
         self.shared.head.iof_subs()
     }
 
+    /// A process set (`--pset`) is defined at every node's server, so every rank hears
+    /// of it.
+    pub fn define_process_set(&self, name: &str, members: Vec<ProcId>) {
+        for n in 0..self.shared.links.len() {
+            self.shared.send(
+                n,
+                &Down::Pset {
+                    name: name.to_string(),
+                    members: members.clone(),
+                },
+            );
+        }
+    }
+
     /// The store behind `PMIx_Publish` for every node (the launcher empties a job's
     /// `PMIX_PERSIST_APP` entries when it ends).
     pub fn pub_store(&self) -> PubStore {
