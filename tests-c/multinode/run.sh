@@ -151,6 +151,10 @@ check "a rank's exit on another node is told to the others (PMIX_ERR_PROC_ABORTE
     3 ' 0 failed' 30 2 -- "${PR[@]}" --nodes 3 -n 3 "$PEERS/fault_notice"
 check "a --pset set reaches a late PMIX_PROCESS_SET_DEFINE handler on every node" \
     0 ' 0 failed' 30 2 -- "${PR[@]}" --nodes 2 -n 2 --pset late.set "$PEERS/pset_late"
+check "bootstrap construct, leaders and added members on different nodes (2 nodes, 4 ranks)" \
+    0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$MN/bootstrap" 2
+check "bootstrap construct with a node that has no leader (3 nodes, 6 ranks)" \
+    0 ' 0 failed' 60 6 -- "${PR[@]}" --nodes 3 -n 6 "$MN/bootstrap" 3
 check "PMIx_Spawn from node 1, then connect parent and child jobs (2 nodes, 4 ranks)" 0 \
     ' 0 failed' 60 6 -- "${PR[@]}" --nodes 2 -n 4 "$MN/spawn"
 check "PMIx_Spawn from node 3, then connect parent and child jobs (4 nodes, 8 ranks)" 0 \

@@ -82,8 +82,8 @@ pub struct GroupOp {
     /// Who must call (construct, destruct) or answer (invite).
     pub(super) expected: Vec<ProcId>,
     /// Bootstrap: the number of leaders.
-    leaders: Option<usize>,
-    nleaders: usize,
+    pub(super) leaders: Option<usize>,
+    pub(super) nleaders: usize,
     pub(super) arrived: Vec<Arrival>,
     /// Invite: the inviting process.
     pub(super) leader: Option<Arrival>,
@@ -92,7 +92,10 @@ pub struct GroupOp {
     pub(super) leader_member: bool,
     /// Invitees that ended before answering, or members lost during a destruct.
     pub(super) gone: Vec<ProcId>,
-    host_called: bool,
+    pub(super) host_called: bool,
+    /// A construct collected by the host in parts (see `group_remote.rs`): the arrivals
+    /// and the leaders sent so far.
+    pub(super) parts_sent: (usize, usize),
 }
 
 pub(super) fn flag(info: &[Info], key: &str) -> bool {
@@ -299,6 +302,7 @@ impl ServerState {
                     leader_member: false,
                     gone: Vec::new(),
                     host_called: false,
+                    parts_sent: (0, 0),
                 });
                 self.dynamic.group_ops.len() - 1
             }
@@ -372,6 +376,7 @@ impl ServerState {
                     leader_member: false,
                     gone: Vec::new(),
                     host_called: false,
+                    parts_sent: (0, 0),
                 });
                 self.dynamic.group_ops.len() - 1
             }
@@ -436,6 +441,7 @@ impl ServerState {
             leader_member,
             gone: Vec::new(),
             host_called: false,
+            parts_sent: (0, 0),
         });
         let idx = self.dynamic.group_ops.len() - 1;
         self.group_progress(idx, out);
@@ -539,6 +545,9 @@ impl ServerState {
 
     /// Complete operation `idx` if everyone it waits for is in.
     pub(super) fn group_progress(&mut self, idx: usize, out: &mut Vec<Action>) {
+        if self.construct_parts(idx, out) {
+            return;
+        }
         let Some(op) = self.dynamic.group_ops.get(idx) else {
             return;
         };
@@ -651,7 +660,11 @@ impl ServerState {
         match op.kind {
             Kind::Destruct => self.finish_destruct(op, out),
             Kind::Construct => {
-                let members = self.flatten(&op.expected);
+                // Collected in parts, the host knows the membership.
+                let mut members = procs_in(&host_results, ak::PMIX_GROUP_MEMBERSHIP);
+                if members.is_empty() {
+                    members = self.flatten(&op.expected);
+                }
                 let infos: Vec<&Vec<Info>> = op.arrived.iter().map(|a| &a.info).collect();
                 let results = self.form_group(&op.grp, &members, &infos, host_results);
                 let arrived: Vec<&Arrival> = op.arrived.iter().collect();
@@ -789,7 +802,7 @@ impl ServerState {
         results.extend(host_results.into_iter().filter(|i| {
             !matches!(
                 i.key.as_str(),
-                ak::PMIX_GROUP_CONTEXT_ID | ak::PMIX_GROUP_ID
+                ak::PMIX_GROUP_CONTEXT_ID | ak::PMIX_GROUP_ID | ak::PMIX_GROUP_MEMBERSHIP
             )
         }));
         results

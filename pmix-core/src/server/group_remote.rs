@@ -24,6 +24,11 @@ use pmix_sys::attrs::keys as ak;
 const GRP_BLOB: &str = "pmixrs.grp.blob";
 /// Marks the end of an invitation the members' servers act on.
 const GRP_DONE: &str = "pmixrs.grp.done";
+/// A part of a construct the host collects in parts: how many leaders it brings
+/// (`PMIX_SIZE`); `pmixrun`'s front end reads it (`node/fabric/serve.rs`).
+const GRP_PART: &str = "pmixrs.grp.part";
+/// The members that arrived in a part (a `PMIX_PROC` array).
+const GRP_ARRIVED: &str = "pmixrs.grp.arrived";
 
 /// An invitation from a process of another server to some of ours.
 #[derive(Debug)]
@@ -256,6 +261,87 @@ impl ServerState {
         self.answer_formed(&members, &arrived, &results, remote, out);
     }
 
+    /// A construct this server cannot see complete (`PMIX_GROUP_BOOTSTRAP` with leaders or
+    /// members elsewhere, or only added members here while the job spans servers) goes
+    /// to the host in parts: each new arrival's part names what its leaders named, how
+    /// many leaders came, who arrived and their blob; the host answers every part once
+    /// every leader came and every named member arrived, with the membership. True when
+    /// operation `idx` is (now) collected that way.
+    pub(super) fn construct_parts(&mut self, idx: usize, out: &mut Vec<Action>) -> bool {
+        let Some(op) = self.dynamic.group_ops.get(idx) else {
+            return false;
+        };
+        let (sent, leaders_sent) = op.parts_sent;
+        if op.kind != super::group::Kind::Construct || (op.host_called && sent == 0) {
+            return false;
+        }
+        if sent == 0 {
+            let spans = op.arrived.iter().any(|a| {
+                self.nspaces
+                    .get(&a.proc_.nspace)
+                    .and_then(|n| n.job.job_size().map(|s| s > n.nlocal))
+                    .unwrap_or(false)
+            });
+            let local = op.expected.iter().all(|p| self.is_local(p));
+            let parts = match op.leaders {
+                Some(n) => !(local && op.nleaders >= n),
+                // Added members elsewhere: their servers send parts too.
+                None => {
+                    op.nleaders == 0
+                        || (!local
+                            && op
+                                .arrived
+                                .iter()
+                                .any(|a| !procs_in(&a.info, ak::PMIX_GROUP_ADD_MEMBERS).is_empty()))
+                }
+            };
+            if !(spans && parts) {
+                return false;
+            }
+        }
+        let Some(new) = op.arrived.get(sent..) else {
+            return true;
+        };
+        if new.is_empty() {
+            return true;
+        }
+        let mut info: Vec<Info> = Vec::new();
+        if new
+            .iter()
+            .any(|a| flag(&a.info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID))
+        {
+            info.extend(Info::new(
+                ak::PMIX_GROUP_ASSIGN_CONTEXT_ID,
+                Value::Bool(true),
+            ));
+        }
+        if let Some(n) = op.leaders {
+            info.extend(Info::new(ak::PMIX_GROUP_BOOTSTRAP, Value::Size(n as u64)));
+        }
+        let nlead = op.nleaders.saturating_sub(leaders_sent);
+        info.extend(Info::new(GRP_PART, Value::Size(nlead as u64)));
+        let who: Vec<ProcId> = new.iter().map(|a| a.proc_.clone()).collect();
+        info.extend(Info::new(GRP_ARRIVED, proc_array(&who)));
+        info.extend(Info::new(
+            ak::PMIX_GROUP_ENDPT_DATA,
+            Value::ByteObject(self.group_blob(new.iter())),
+        ));
+        let (id, grp, procs) = (op.id, op.grp.clone(), op.expected.clone());
+        let (narrived, nleaders) = (op.arrived.len(), op.nleaders);
+        if let Some(op) = self.dynamic.group_ops.get_mut(idx) {
+            op.parts_sent = (narrived, nleaders);
+            op.host_called = true;
+        }
+        out.push(Action::Host(Upcall::Group {
+            id,
+            construct: true,
+            grp,
+            procs,
+            info,
+        }));
+        true
+    }
+
     /// Tell the other servers' invitees `far` how an invitation ended.
     #[allow(clippy::too_many_arguments)]
     fn tell_afar(
@@ -306,7 +392,7 @@ impl ServerState {
             .chain(
                 op.expected
                     .iter()
-                    .filter(|p| !answered(*p) && !op.gone.contains(*p))
+                    .filter(|p| !answered(p) && !op.gone.contains(p))
                     .cloned(),
             )
             .collect();
@@ -374,5 +460,128 @@ impl ServerState {
         let info = self.membership_info(&op.grp, &members);
         let id = self.id.clone();
         self.tell_afar(&id, complete, info, &far, Some(blobs), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! An invitation between two servers driven in memory: the host's part (carrying
+    //! each server's `Upcall::Notify` to the other's `host_notify`) done by hand.
+    use super::super::connect::tests::{msgs, p, send, statuses};
+    use super::super::*;
+    use crate::protocol::{DynReq, GroupOp as Op, ReplyData, ServerMsg};
+    use crate::store::keys;
+    use pmix_sys::attrs::keys as ak;
+
+    /// Job "a" of 2 ranks; this server hosts rank `r` (connection 1).
+    fn server(r: u32) -> ServerState {
+        let mut s = ServerState::new(p("srv", r), format!("h{r}"));
+        s.register_nspace(
+            &p("a", 0).nspace,
+            1,
+            vec![
+                Info::new(keys::JOB_SIZE, Value::Uint32(2)).unwrap(),
+                Info::new(keys::LOCAL_PEERS, Value::string(&r.to_string())).unwrap(),
+            ],
+        );
+        crate::server::state::connect_test_client(&mut s, &p("a", r), 1, 1000);
+        s
+    }
+
+    fn g(op: Op, procs: Vec<ProcId>, info: Vec<Info>) -> DynReq {
+        DynReq::Group {
+            op: op as u8,
+            id: "far".into(),
+            procs,
+            info,
+        }
+    }
+
+    /// Hand every event `out` sends to the host to `to`; what `to` does.
+    fn carry(out: &[Action], to: &mut ServerState) -> Vec<Action> {
+        let mut next = Vec::new();
+        for a in out {
+            if let Action::Host(Upcall::Notify {
+                source,
+                status,
+                range,
+                info,
+            }) = a
+            {
+                to.host_notify(*status, source, *range, info.clone(), &mut next);
+            }
+        }
+        next
+    }
+
+    fn events(out: &[Action]) -> Vec<(i32, Vec<Info>)> {
+        msgs(out)
+            .into_iter()
+            .filter_map(|(_, m)| match m {
+                ServerMsg::Event { status, info, .. } => Some((status, info)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_join_on_another_server_forms_the_group_at_both() {
+        let (mut a, mut b) = (server(0), server(1));
+        let ctx = vec![Info::new(ak::PMIX_GROUP_ASSIGN_CONTEXT_ID, Value::Bool(true)).unwrap()];
+        let out = send(&mut a, 1, 5, g(Op::Invite, vec![p("a", 0), p("a", 1)], ctx));
+        let got = carry(&out, &mut b);
+        assert_eq!(events(&got).first().map(|e| e.0), Some(sys::PMIX_GROUP_INVITED));
+        let ep = Info::new(ak::PMIX_GROUP_ENDPT_DATA, Value::string("x")).ok();
+        let out = send(&mut b, 1, 6, g(Op::Join, vec![], ep.into_iter().collect()));
+        assert!(statuses(&out).is_empty(), "the joiner waits for the group");
+        let got = carry(&out, &mut a);
+        let evs = events(&got);
+        assert_eq!(evs.first().map(|e| e.0), Some(sys::PMIX_GROUP_INVITE_ACCEPTED));
+        for (_, info) in &evs {
+            assert!(
+                info.iter().all(|i| !i.key.as_str().starts_with("pmixrs.grp")),
+                "no private key reaches a client"
+            );
+        }
+        assert_eq!(statuses(&got), vec![(1, 5, sys::PMIX_SUCCESS)]);
+        // The completion goes to b's server, which answers its joiner.
+        let done = carry(&got, &mut b);
+        assert_eq!(statuses(&done), vec![(1, 6, sys::PMIX_SUCCESS)]);
+        let ctx_of = |out: &[Action]| {
+            msgs(out).into_iter().find_map(|(_, m)| match m {
+                ServerMsg::Reply {
+                    data: ReplyData::Group(r),
+                    ..
+                } => r
+                    .results
+                    .iter()
+                    .find(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID)
+                    .and_then(|i| i.value.as_u64()),
+                _ => None,
+            })
+        };
+        assert!(ctx_of(&got).is_some());
+        assert_eq!(ctx_of(&got), ctx_of(&done), "one context id at both servers");
+        let complete = events(&done);
+        assert_eq!(complete.last().map(|e| e.0), Some(sys::PMIX_GROUP_CONSTRUCT_COMPLETE));
+        // Both servers know the group: a destruct there is not NOT_FOUND.
+        assert_eq!(b.group_members("far").map(|m| m.len()), Some(2));
+    }
+
+    #[test]
+    fn a_decline_on_another_server_aborts_for_everyone() {
+        let (mut a, mut b) = (server(0), server(1));
+        let out = send(&mut a, 1, 5, g(Op::Invite, vec![p("a", 0), p("a", 1)], vec![]));
+        carry(&out, &mut b);
+        let out = send(&mut b, 1, 6, g(Op::Decline, vec![], vec![]));
+        assert_eq!(statuses(&out), vec![(1, 6, sys::PMIX_SUCCESS)]);
+        let got = carry(&out, &mut a);
+        assert_eq!(
+            statuses(&got),
+            vec![(1, 5, sys::PMIX_GROUP_CONSTRUCT_ABORT)]
+        );
+        let told = carry(&got, &mut b);
+        let evs: Vec<i32> = events(&told).into_iter().map(|e| e.0).collect();
+        assert_eq!(evs, vec![sys::PMIX_GROUP_CONSTRUCT_ABORT]);
     }
 }
