@@ -530,16 +530,23 @@ mod tests {
         let ctx = vec![Info::new(ak::PMIX_GROUP_ASSIGN_CONTEXT_ID, Value::Bool(true)).unwrap()];
         let out = send(&mut a, 1, 5, g(Op::Invite, vec![p("a", 0), p("a", 1)], ctx));
         let got = carry(&out, &mut b);
-        assert_eq!(events(&got).first().map(|e| e.0), Some(sys::PMIX_GROUP_INVITED));
+        assert_eq!(
+            events(&got).first().map(|e| e.0),
+            Some(sys::PMIX_GROUP_INVITED)
+        );
         let ep = Info::new(ak::PMIX_GROUP_ENDPT_DATA, Value::string("x")).ok();
         let out = send(&mut b, 1, 6, g(Op::Join, vec![], ep.into_iter().collect()));
         assert!(statuses(&out).is_empty(), "the joiner waits for the group");
         let got = carry(&out, &mut a);
         let evs = events(&got);
-        assert_eq!(evs.first().map(|e| e.0), Some(sys::PMIX_GROUP_INVITE_ACCEPTED));
+        assert_eq!(
+            evs.first().map(|e| e.0),
+            Some(sys::PMIX_GROUP_INVITE_ACCEPTED)
+        );
         for (_, info) in &evs {
             assert!(
-                info.iter().all(|i| !i.key.as_str().starts_with("pmixrs.grp")),
+                info.iter()
+                    .all(|i| !i.key.as_str().starts_with("pmixrs.grp")),
                 "no private key reaches a client"
             );
         }
@@ -561,9 +568,16 @@ mod tests {
             })
         };
         assert!(ctx_of(&got).is_some());
-        assert_eq!(ctx_of(&got), ctx_of(&done), "one context id at both servers");
+        assert_eq!(
+            ctx_of(&got),
+            ctx_of(&done),
+            "one context id at both servers"
+        );
         let complete = events(&done);
-        assert_eq!(complete.last().map(|e| e.0), Some(sys::PMIX_GROUP_CONSTRUCT_COMPLETE));
+        assert_eq!(
+            complete.last().map(|e| e.0),
+            Some(sys::PMIX_GROUP_CONSTRUCT_COMPLETE)
+        );
         // Both servers know the group: a destruct there is not NOT_FOUND.
         assert_eq!(b.group_members("far").map(|m| m.len()), Some(2));
     }
@@ -571,7 +585,12 @@ mod tests {
     #[test]
     fn a_decline_on_another_server_aborts_for_everyone() {
         let (mut a, mut b) = (server(0), server(1));
-        let out = send(&mut a, 1, 5, g(Op::Invite, vec![p("a", 0), p("a", 1)], vec![]));
+        let out = send(
+            &mut a,
+            1,
+            5,
+            g(Op::Invite, vec![p("a", 0), p("a", 1)], vec![]),
+        );
         carry(&out, &mut b);
         let out = send(&mut b, 1, 6, g(Op::Decline, vec![], vec![]));
         assert_eq!(statuses(&out), vec![(1, 6, sys::PMIX_SUCCESS)]);

@@ -2,7 +2,9 @@
 //! publish, lookup, unpublish, log and job control go to pmixrun's own host (the
 //! [`JobHost`](crate::host::JobHost) a one-node job gives its server), whose completion
 //! travels back to the asking daemon; a group construct or destruct is collected over
-//! the nodes hosting its members, like a fence.
+//! the nodes hosting its members, like a fence, or (a bootstrap construct whose leaders
+//! and members are spread over nodes) part by part until every leader came and every
+//! member a leader named arrived (`Shared::group_part`).
 
 use super::super::link::Down;
 use super::super::upcall::{Answer, Finish, Fwd};
