@@ -23,9 +23,6 @@ END = "<!-- END GENERATED -->"
 # matching prefix wins); every other client and tool call does, and server/helper calls
 # are per process.
 ACROSS_NODES = [
-    ("PMIx_Group_invite", "no: a join on another node than the inviter's is NOT_FOUND"),
-    ("PMIx_Group_join", "no: a join on another node than the inviter's is NOT_FOUND"),
-    ("PMIx_Group_construct", "yes, but not `PMIX_GROUP_BOOTSTRAP`"),
     ("PMIx_Get_credential", "no: the node daemons have no credential service"),
     ("PMIx_Validate_credential", "no: the node daemons have no credential service"),
     ("PMIx_IOF_push", "no (nor on one node under pmixrun)"),

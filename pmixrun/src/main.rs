@@ -327,18 +327,10 @@ fn serve_one_node(
             return 1;
         }
     };
-    // Process sets named on the command line (--pset), one per application.
-    let mut first_rank = 0u32;
-    for app in &opts.apps {
-        if let Some(name) = &app.pset {
-            let members = (first_rank..first_rank + app.nprocs)
-                .map(|r| ProcId::new(layout.nspace.clone(), r))
-                .collect();
-            if let Err(e) = server.define_process_set(name, members) {
-                log::warn!("cannot define process set {name}: {e}");
-            }
+    for (name, members) in cli_psets(layout, opts) {
+        if let Err(e) = server.define_process_set(&name, members) {
+            log::warn!("cannot define process set {name}: {e}");
         }
-        first_rank += app.nprocs;
     }
     if let Err(e) = launcher.start(&*server) {
         launcher.abandon();
@@ -386,6 +378,22 @@ fn server_info(layout: &Layout, opts: &Options) -> pmix_core::Result<Vec<pmix_co
 
 /// The multi-node bench: start a daemon per node, register and release the ranks
 /// through them, supervise the job, then stop the daemons.
+/// Process sets named on the command line (`--pset`), one per application.
+fn cli_psets(layout: &Layout, opts: &Options) -> Vec<(String, Vec<ProcId>)> {
+    let mut sets = Vec::new();
+    let mut first_rank = 0u32;
+    for app in &opts.apps {
+        if let Some(name) = &app.pset {
+            let members = (first_rank..first_rank + app.nprocs)
+                .map(|r| ProcId::new(layout.nspace.clone(), r))
+                .collect();
+            sets.push((name.clone(), members));
+        }
+        first_rank += app.nprocs;
+    }
+    sets
+}
+
 fn run_nodes(
     layout: &Layout,
     opts: &Options,
@@ -417,6 +425,9 @@ fn run_nodes(
             return 1;
         }
     };
+    for (name, members) in cli_psets(layout, opts) {
+        fabric.define_process_set(&name, members);
+    }
     if let Err(e) = launcher.start(&*fabric) {
         launcher.abandon();
         eprintln!("pmixrun: {e}");

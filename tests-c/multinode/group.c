@@ -4,7 +4,9 @@
  *    = 1000 + rank: every member gets the same id (checked through a collecting fence),
  *    the membership of N, and reads any member's local CID qualified by the group's id.
  * 2. "mn-node" over this node's ranks, and "mn-even" over the even ranks (spanning the
- *    nodes): ids differ from mn-all's; mn-even's is the same on every member.
+ *    nodes): ids differ from mn-all's; mn-even's is the same on every member; the
+ *    mn-node groups of different nodes (each formed by its node's server alone) have
+ *    different ids.
  * 3. Destructs; a name destructed on every node can be constructed again.
  * 4. "mn-leave" over every rank; the last node's ranks leave it: every other member
  *    hears PMIX_GROUP_LEFT for each, and their destruct does not wait for that node.
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
     CHECK_RC(construct("mn-node", local, cnt, 0, &ncid, &nm), PMIX_SUCCESS, "construct mn-node");
     CHECK(nm == cnt && ncid != 0 && ncid != cid, "mn-node: %u members, its own id (%zu vs %zu)",
           cnt, ncid, cid);
+    put_size("mn-ncid", ncid);
+    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
     bool even = me.rank % 2 == 0;
     uint32_t neven = (n + 1) / 2;
     bool member[256] = {false};
@@ -171,6 +175,17 @@ int main(int argc, char **argv)
         CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
     }
     CHECK_RC(mn_fence(true), PMIX_SUCCESS, "collecting Fence");
+    for (uint32_t r = 0; r < n; r++) {
+        v = NULL;
+        rc = mn_get(me.nspace, r, "mn-ncid", NULL, NULL, 0, &v);
+        bool same = mn_node_of(n, k, r) == node;
+        CHECK(rc == PMIX_SUCCESS && v && v->type == PMIX_SIZE && (v->data.size == ncid) == same,
+              "rank %u's node group id %zu is %s mine (%zu)", r, v ? v->data.size : 0,
+              same ? "the same as" : "not", ncid);
+        if (v) {
+            PMIX_VALUE_RELEASE(v);
+        }
+    }
     if (even) {
         CHECK(differing(me.nspace, n, "mn-ecid", ecid, member) == 0, "every even rank has id %zu",
               ecid);

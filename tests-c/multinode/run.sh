@@ -7,9 +7,10 @@
 # Environment (set by mk/multinode.mk):
 #   PMIXRUN   the launcher       MN   directory of the built multinode scenarios
 #   RT        the runtime scenarios (reused across nodes)       HELLO   the example job
+#   PEERS     the peers programs (tests-peers/)
 #   TIMEOUT   e.g. "timeout -s KILL"
 set -u
-: "${PMIXRUN:?}" "${MN:?}" "${RT:?}" "${HELLO:?}" "${TIMEOUT:?}"
+: "${PMIXRUN:?}" "${MN:?}" "${RT:?}" "${HELLO:?}" "${PEERS:?}" "${TIMEOUT:?}"
 AREA=multinode
 . "$(dirname "$0")/../../tools/harness.sh"
 PR=("$PMIXRUN" --timeout 40)
@@ -140,6 +141,20 @@ check "group construct/destruct across nodes, context ids, endpoint data (2 node
     ' 0 failed' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/group" 2
 check "group construct/destruct across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 4 -n 8 "$MN/group" 4
+# Invitations whose invitees another node's server hosts: the answers travel to the
+# leader's server, the completion (or abort) back to the invitees' servers.
+check "invite across nodes: leader outside the group, context id, abort for all (2 nodes, 4 ranks)" \
+    0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$PEERS/invite"
+check "invite across nodes (3 nodes, 5 ranks)" 0 ' 0 failed' 60 5 -- \
+    "${PR[@]}" --nodes 3 -n 5 "$PEERS/invite"
+check "a rank's exit on another node is told to the others (PMIX_ERR_PROC_ABORTED, 3 nodes)" \
+    3 ' 0 failed' 30 2 -- "${PR[@]}" --nodes 3 -n 3 "$PEERS/fault_notice"
+check "a --pset set reaches a late PMIX_PROCESS_SET_DEFINE handler on every node" \
+    0 ' 0 failed' 30 2 -- "${PR[@]}" --nodes 2 -n 2 --pset late.set "$PEERS/pset_late"
+check "bootstrap construct, leaders and added members on different nodes (2 nodes, 4 ranks)" \
+    0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$MN/bootstrap" 2
+check "bootstrap construct with a node that has no leader (3 nodes, 6 ranks)" \
+    0 ' 0 failed' 60 6 -- "${PR[@]}" --nodes 3 -n 6 "$MN/bootstrap" 3
 check "PMIx_Spawn from node 1, then connect parent and child jobs (2 nodes, 4 ranks)" 0 \
     ' 0 failed' 60 6 -- "${PR[@]}" --nodes 2 -n 4 "$MN/spawn"
 check "PMIx_Spawn from node 3, then connect parent and child jobs (4 nodes, 8 ranks)" 0 \

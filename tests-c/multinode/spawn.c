@@ -5,7 +5,9 @@
  * child namespace from a collecting fence. Each child checks PMIX_PARENT_ID, fences
  * with its sibling and puts "mn-child" = 100 + rank. Every parent and child then
  * connects over both jobs; every parent reads both children's "mn-child", every child
- * the parent rank 0's "mn-parent". Disconnect, finalize.
+ * the parent rank 0's "mn-parent". Before connecting, every parent (on any node) resolves
+ * the child job's one node and its 2 ranks there, and reads its PMIX_JOB_SIZE. Disconnect,
+ * finalize.
  * Run: pmixrun --nodes K -n N spawn */
 #include <unistd.h>
 
@@ -90,6 +92,31 @@ int main(int argc, char **argv)
     }
     snprintf(ns, sizeof ns, "%s", v->data.string);
     PMIX_VALUE_RELEASE(v);
+    /* The child job is known on every node, not only on the one hosting it: its one
+     * node, and its 2 ranks there. */
+    char *nodes = NULL;
+    pmix_status_t rc = PMIx_Resolve_nodes(ns, &nodes);
+    CHECK(rc == PMIX_SUCCESS && nodes && nodes[0] && !strchr(nodes, ','),
+          "rank %u resolves the child job's one node: %s (rc %s)", me.rank, nodes ? nodes : "-",
+          PMIx_Error_string(rc));
+    pmix_proc_t *peers = NULL;
+    size_t npeers = 0;
+    rc = PMIx_Resolve_peers(nodes, ns, &peers, &npeers);
+    CHECK(rc == PMIX_SUCCESS && npeers == 2, "rank %u resolves %zu child ranks on %s (rc %s)",
+          me.rank, npeers, nodes ? nodes : "-", PMIx_Error_string(rc));
+    if (peers) {
+        PMIX_PROC_FREE(peers, npeers);
+    }
+    free(nodes);
+    pmix_proc_t cjob;
+    PMIX_LOAD_PROCID(&cjob, ns, PMIX_RANK_WILDCARD);
+    v = NULL;
+    rc = PMIx_Get(&cjob, PMIX_JOB_SIZE, NULL, 0, &v);
+    CHECK(rc == PMIX_SUCCESS && v && v->type == PMIX_UINT32 && v->data.uint32 == 2,
+          "rank %u reads the child job's size 2 (rc %s)", me.rank, PMIx_Error_string(rc));
+    if (v) {
+        PMIX_VALUE_RELEASE(v);
+    }
     CHECK_RC(connect_jobs(me.nspace, ns, false), PMIX_SUCCESS, "PMIx_Connect with the child job");
     for (pmix_rank_t r = 0; r < 2; r++) {
         uint32_t x = 0;

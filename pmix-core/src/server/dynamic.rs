@@ -28,8 +28,12 @@ pub struct DynState {
     pub(super) groups: BTreeMap<String, super::group::Group>,
     /// Group operations collecting their members.
     pub(super) group_ops: Vec<super::group::GroupOp>,
-    /// The last context id handed out.
+    /// The last context id handed out (counted from 1 above `ctx_base`).
     pub(super) last_ctx_id: u64,
+    /// Where this server's context ids start (see `Host::context_id_base`).
+    pub(super) ctx_base: u64,
+    /// Invitations of processes of other servers to ours (see `group_remote.rs`).
+    pub(super) remote_invites: Vec<super::group_remote::RemoteInvite>,
     /// A finalize without disconnect does not raise `PMIX_ERR_PROC_TERM_WO_SYNC`.
     pub(super) quiet_finalize: bool,
 }
@@ -255,6 +259,12 @@ impl ServerState {
     /// `Host::finalize_raises_term_wo_sync`).
     pub fn set_finalize_term_events(&mut self, on: bool) {
         self.dynamic.quiet_finalize = !on;
+    }
+
+    /// Where the context ids of the groups this server forms on its own start (see
+    /// `Host::context_id_base`).
+    pub fn set_context_id_base(&mut self, base: u64) {
+        self.dynamic.ctx_base = base;
     }
 
     /// A client's connection closed (`finalized`: after `PMIx_Finalize`).

@@ -115,7 +115,7 @@ impl ServerState {
         status: i32,
         source: &ProcId,
         range: u8,
-        info: Vec<Info>,
+        mut info: Vec<Info>,
         out: &mut Vec<Action>,
     ) {
         if status == sys::PMIX_ERR_PROC_TERM_WO_SYNC {
@@ -125,8 +125,18 @@ impl ServerState {
                 .connected
                 .retain(|(set, _)| !super::includes(set, source));
         }
+        // Invitations spanning servers travel as their events (see `group_remote.rs`).
+        let mut grp = self.group_event_split(status, &mut info);
+        if !Self::group_event_after(status) {
+            if let Some(g) = grp.take() {
+                self.group_event(status, source, g, out);
+            }
+        }
         let (targets, _) = self.event_targets(source, range, &info);
         self.send_event(&targets, status, source, info, out);
+        if let Some(g) = grp {
+            self.group_event(status, source, g, out);
+        }
     }
 
     /// A client just connected: tell it of every process set defined so far (as the

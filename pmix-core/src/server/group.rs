@@ -52,7 +52,7 @@ pub struct Group {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Construct,
     Destruct,
     Invite,
@@ -60,44 +60,50 @@ enum Kind {
 
 /// One caller of a group operation.
 #[derive(Debug)]
-struct Arrival {
-    conn: ConnId,
-    tag: u32,
-    proc_: ProcId,
-    endpoint: Vec<Info>,
-    info: Vec<Info>,
+pub(super) struct Arrival {
+    pub(super) conn: ConnId,
+    pub(super) tag: u32,
+    pub(super) proc_: ProcId,
+    pub(super) endpoint: Vec<Info>,
+    pub(super) info: Vec<Info>,
     /// For an invitation: accepted (true) or declined.
-    accepted: bool,
+    pub(super) accepted: bool,
+    /// An invitee of another server answered (its server's connect blob of its data,
+    /// see `group_remote.rs`): nobody here to reply to.
+    pub(super) remote: Option<Vec<u8>>,
 }
 
 /// A group operation collecting its members.
 #[derive(Debug)]
 pub struct GroupOp {
     pub(super) id: u64,
-    grp: String,
-    kind: Kind,
+    pub(super) grp: String,
+    pub(super) kind: Kind,
     /// Who must call (construct, destruct) or answer (invite).
-    expected: Vec<ProcId>,
+    pub(super) expected: Vec<ProcId>,
     /// Bootstrap: the number of leaders.
-    leaders: Option<usize>,
-    nleaders: usize,
-    arrived: Vec<Arrival>,
+    pub(super) leaders: Option<usize>,
+    pub(super) nleaders: usize,
+    pub(super) arrived: Vec<Arrival>,
     /// Invite: the inviting process.
-    leader: Option<Arrival>,
+    pub(super) leader: Option<Arrival>,
     /// Invite: the inviter named itself among the invited, so it is a member of the
     /// group that forms (a coordinator may form a group of others without joining it).
-    leader_member: bool,
+    pub(super) leader_member: bool,
     /// Invitees that ended before answering, or members lost during a destruct.
-    gone: Vec<ProcId>,
-    host_called: bool,
+    pub(super) gone: Vec<ProcId>,
+    pub(super) host_called: bool,
+    /// A construct collected by the host in parts (see `group_remote.rs`): the arrivals
+    /// and the leaders sent so far.
+    pub(super) parts_sent: (usize, usize),
 }
 
-fn flag(info: &[Info], key: &str) -> bool {
+pub(super) fn flag(info: &[Info], key: &str) -> bool {
     info.iter()
         .any(|i| i.key.as_str() == key && i.value.is_true())
 }
 
-fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
+pub(super) fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
     info.iter()
         .filter(|i| i.key.as_str() == key)
         .flat_map(|i| match &i.value {
@@ -115,19 +121,14 @@ fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
         .collect()
 }
 
-fn proc_array(v: &[ProcId]) -> Value {
+pub(super) fn proc_array(v: &[ProcId]) -> Value {
     Value::DataArray(Box::new(DataArray {
         dtype: sys::PMIX_PROC,
         items: v.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
     }))
 }
 
-/// No data from other servers.
-fn remote_none() -> ConnectData {
-    ConnectData::default()
-}
-
-fn group_info(grp: &str) -> Vec<Info> {
+pub(super) fn group_info(grp: &str) -> Vec<Info> {
     Info::new(ak::PMIX_GROUP_ID, Value::string(grp))
         .into_iter()
         .collect()
@@ -193,7 +194,7 @@ impl ServerState {
             .is_some_and(|n| n.gone.contains(&p.rank))
     }
 
-    fn op_index(&self, grp: &str, kind: Kind) -> Option<usize> {
+    pub(super) fn op_index(&self, grp: &str, kind: Kind) -> Option<usize> {
         self.dynamic
             .group_ops
             .iter()
@@ -242,6 +243,7 @@ impl ServerState {
             endpoint,
             info,
             accepted: true,
+            remote: None,
         };
         match Op::from_u8(op) {
             Some(Op::Construct) => self.construct(grp, procs, arrival, out),
@@ -300,6 +302,7 @@ impl ServerState {
                     leader_member: false,
                     gone: Vec::new(),
                     host_called: false,
+                    parts_sent: (0, 0),
                 });
                 self.dynamic.group_ops.len() - 1
             }
@@ -373,6 +376,7 @@ impl ServerState {
                     leader_member: false,
                     gone: Vec::new(),
                     host_called: false,
+                    parts_sent: (0, 0),
                 });
                 self.dynamic.group_ops.len() - 1
             }
@@ -437,6 +441,7 @@ impl ServerState {
             leader_member,
             gone: Vec::new(),
             host_called: false,
+            parts_sent: (0, 0),
         });
         let idx = self.dynamic.group_ops.len() - 1;
         self.group_progress(idx, out);
@@ -444,6 +449,10 @@ impl ServerState {
 
     fn join(&mut self, grp: String, a: Arrival, out: &mut Vec<Action>) {
         let Some(idx) = self.op_index(&grp, Kind::Invite) else {
+            // Invited by a process of another server?
+            let Some(a) = self.remote_join(&grp, a, out) else {
+                return;
+            };
             out.push(reply(
                 a.conn,
                 a.tag,
@@ -535,7 +544,10 @@ impl ServerState {
     }
 
     /// Complete operation `idx` if everyone it waits for is in.
-    fn group_progress(&mut self, idx: usize, out: &mut Vec<Action>) {
+    pub(super) fn group_progress(&mut self, idx: usize, out: &mut Vec<Action>) {
+        if self.construct_parts(idx, out) {
+            return;
+        }
         let Some(op) = self.dynamic.group_ops.get(idx) else {
             return;
         };
@@ -602,9 +614,13 @@ impl ServerState {
     /// This server's part of a construct spanning servers: its members' endpoint data
     /// and the job data of their namespaces, as a connect blob
     /// (`protocol::dynamic::encode_connect_blob`).
-    fn group_blob(&self, arrived: &[Arrival]) -> Vec<u8> {
+    pub(super) fn group_blob<'a>(
+        &self,
+        arrived: impl IntoIterator<Item = &'a Arrival> + Clone,
+    ) -> Vec<u8> {
         let peers: Vec<PeerData> = arrived
-            .iter()
+            .clone()
+            .into_iter()
             .map(|a| PeerData {
                 proc_: a.proc_.clone(),
                 info: a.endpoint.clone(),
@@ -644,7 +660,11 @@ impl ServerState {
         match op.kind {
             Kind::Destruct => self.finish_destruct(op, out),
             Kind::Construct => {
-                let members = self.flatten(&op.expected);
+                // Collected in parts, the host knows the membership.
+                let mut members = procs_in(&host_results, ak::PMIX_GROUP_MEMBERSHIP);
+                if members.is_empty() {
+                    members = self.flatten(&op.expected);
+                }
                 let infos: Vec<&Vec<Info>> = op.arrived.iter().map(|a| &a.info).collect();
                 let results = self.form_group(&op.grp, &members, &infos, host_results);
                 let arrived: Vec<&Arrival> = op.arrived.iter().collect();
@@ -692,97 +712,10 @@ impl ServerState {
         }
     }
 
-    /// Answer the leader and the invited of a completed invite: the group forms, or (when
-    /// a required member failed) everyone hears that it was aborted.
-    fn finish_invite(&mut self, op: GroupOp, host_results: Vec<Info>, out: &mut Vec<Action>) {
-        let Some(leader) = op.leader else {
-            return;
-        };
-        let optional = flag(&leader.info, ak::PMIX_GROUP_OPTIONAL);
-        let (accepted, refused): (Vec<Arrival>, Vec<Arrival>) =
-            op.arrived.into_iter().partition(|a| a.accepted);
-        let failed: Vec<ProcId> = refused
-            .iter()
-            .map(|a| a.proc_.clone())
-            .chain(op.gone.iter().cloned())
-            .chain(
-                op.expected
-                    .iter()
-                    .filter(|p| {
-                        !accepted.iter().any(|a| &&a.proc_ == p)
-                            && !refused.iter().any(|a| &&a.proc_ == p)
-                            && !op.gone.contains(p)
-                    })
-                    .cloned(),
-            )
-            .collect();
-        for f in &failed {
-            let mut info = group_info(&op.grp);
-            info.extend(Info::new(
-                ak::PMIX_EVENT_AFFECTED_PROC,
-                Value::Proc(Some(f.clone())),
-            ));
-            self.event_to(&leader.proc_, sys::PMIX_GROUP_INVITE_FAILED, f, info, out);
-        }
-        if !failed.is_empty() && !optional {
-            // Every invited participant still here (those that accepted, declined
-            // or never answered) and the leader hear that no group formed.
-            let told = std::iter::once(&leader.proc_)
-                .chain(op.expected.iter().filter(|p| !op.gone.contains(p)));
-            for p in told {
-                self.event_to(
-                    p,
-                    sys::PMIX_GROUP_CONSTRUCT_ABORT,
-                    &leader.proc_,
-                    group_info(&op.grp),
-                    out,
-                );
-            }
-            for a in &accepted {
-                out.push(reply(
-                    a.conn,
-                    a.tag,
-                    sys::PMIX_GROUP_CONSTRUCT_ABORT,
-                    ReplyData::None,
-                ));
-            }
-            out.push(reply(
-                leader.conn,
-                leader.tag,
-                sys::PMIX_GROUP_CONSTRUCT_ABORT,
-                ReplyData::None,
-            ));
-            return;
-        }
-        let mut members: Vec<ProcId> = accepted.iter().map(|a| a.proc_.clone()).collect();
-        if op.leader_member {
-            members.push(leader.proc_.clone());
-        }
-        members.sort();
-        let results = self.form_group(&op.grp, &members, &[&leader.info], host_results);
-        let mut arrived: Vec<&Arrival> = accepted.iter().collect();
-        if op.leader_member {
-            arrived.push(&leader);
-        } else {
-            // Not a member: its invite completes with the results, and it neither
-            // contributes nor receives endpoint data.
-            out.push(reply(
-                leader.conn,
-                leader.tag,
-                sys::PMIX_SUCCESS,
-                ReplyData::Group(Box::new(GroupReply {
-                    results: results.clone(),
-                    data: Default::default(),
-                })),
-            ));
-        }
-        self.answer_formed(&members, &arrived, &results, remote_none(), out);
-        self.membership_event(&op.grp, &members, sys::PMIX_GROUP_CONSTRUCT_COMPLETE, out);
-    }
     /// A group formed: exchange the endpoint data `arrived` contributed (and what the
     /// other servers' members did, `remote`) among `members` and answer each of them
     /// with the group's `results` and the others' data.
-    fn answer_formed(
+    pub(super) fn answer_formed(
         &mut self,
         members: &[ProcId],
         arrived: &[&Arrival],
@@ -829,7 +762,7 @@ impl ServerState {
     }
 
     /// Record a new group and the results its members receive.
-    fn form_group(
+    pub(super) fn form_group(
         &mut self,
         grp: &str,
         members: &[ProcId],
@@ -847,7 +780,7 @@ impl ServerState {
             Some(c) => Some(c),
             None if want_ctx => {
                 self.dynamic.last_ctx_id += 1;
-                Some(self.dynamic.last_ctx_id)
+                Some(self.dynamic.ctx_base + self.dynamic.last_ctx_id)
             }
             None => None,
         };
@@ -869,7 +802,7 @@ impl ServerState {
         results.extend(host_results.into_iter().filter(|i| {
             !matches!(
                 i.key.as_str(),
-                ak::PMIX_GROUP_CONTEXT_ID | ak::PMIX_GROUP_ID
+                ak::PMIX_GROUP_CONTEXT_ID | ak::PMIX_GROUP_ID | ak::PMIX_GROUP_MEMBERSHIP
             )
         }));
         results
@@ -877,16 +810,28 @@ impl ServerState {
 
     /// Tell the members the membership (a non-default event: only handlers registered
     /// for `code` see it), with the group's `PMIX_GROUP_CONTEXT_ID` when it has one.
-    fn membership_event(&self, grp: &str, members: &[ProcId], code: i32, out: &mut Vec<Action>) {
+    pub(super) fn membership_event(
+        &self,
+        grp: &str,
+        members: &[ProcId],
+        code: i32,
+        out: &mut Vec<Action>,
+    ) {
+        let info = self.membership_info(grp, members);
+        for m in members {
+            self.event_to(m, code, &self.id, info.clone(), out);
+        }
+    }
+
+    /// What a membership event carries.
+    pub(super) fn membership_info(&self, grp: &str, members: &[ProcId]) -> Vec<Info> {
         let mut info = group_info(grp);
         info.extend(Info::new(ak::PMIX_GROUP_MEMBERSHIP, proc_array(members)));
         if let Some(c) = self.dynamic.groups.get(grp).and_then(|g| g.ctx_id) {
             info.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
         }
         info.extend(Info::new(ak::PMIX_EVENT_NON_DEFAULT, Value::Bool(true)));
-        for m in members {
-            self.event_to(m, code, &self.id, info.clone(), out);
-        }
+        info
     }
 
     /// The host finished a group operation we handed it.

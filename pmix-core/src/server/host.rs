@@ -420,4 +420,11 @@ pub trait Host: Send + Sync + 'static {
     fn finalize_raises_term_wo_sync(&self) -> bool {
         true
     }
+    /// Where the context ids (`PMIX_GROUP_CONTEXT_ID`) of the groups this server forms
+    /// on its own start: it hands out `base + 1`, `base + 2`, … A host running several
+    /// servers gives each its own range, so no two groups share an id (a group
+    /// spanning servers gets its id from the host's `group` upcall instead).
+    fn context_id_base(&self) -> u64 {
+        0
+    }
 }

@@ -505,6 +505,7 @@ impl Server {
         let seg_min = segment_min();
         state.set_segments(seg_min);
         state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
+        state.set_context_id_base(host.context_id_base());
         state.set_request_limits(state::budget::Limits::from_env());
         let shared = Arc::new(Shared {
             state: Mutex::new(state),

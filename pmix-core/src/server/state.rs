@@ -40,6 +40,8 @@ mod dynamic;
 mod events;
 #[path = "group.rs"]
 mod group;
+#[path = "group_remote.rs"]
+mod group_remote;
 #[path = "tools.rs"]
 mod tools;
 pub use tools::ToolHello;

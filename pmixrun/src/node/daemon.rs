@@ -32,6 +32,8 @@ struct Pending {
 struct NodeHost {
     tx: link::Sender,
     next: AtomicU64,
+    /// Where this node's server counts its context ids from (set before it starts).
+    ctx_base: AtomicU64,
     pending: Mutex<Pending>,
 }
 
@@ -163,6 +165,9 @@ impl Host for NodeHost {
     fn client_lost(&self, proc: &ProcId) {
         self.tx.send(&Up::Lost(proc.clone()));
     }
+    fn context_id_base(&self) -> u64 {
+        self.ctx_base.load(Ordering::Relaxed)
+    }
     fn notify_event(&self, source: &ProcId, status: i32, range: u8, info: &[Info]) {
         self.tx.send(&Up::Notify {
             source: source.clone(),
@@ -273,6 +278,13 @@ impl Daemon {
                     }
                 }
             }
+            Down::Pset { name, members } => {
+                if let Some(s) = &self.server {
+                    if let Err(e) = s.define_process_set(&name, members) {
+                        log::warn!("node {}: cannot define process set {name}: {e}", self.node);
+                    }
+                }
+            }
             // Stop reading; the server is finalized by `run`.
             Down::Shutdown => return false,
             other => self.complete(other),
@@ -283,6 +295,10 @@ impl Daemon {
     /// Start this node's server as the front end describes it, and say whether it is up.
     fn setup(&mut self, node: u32, hostname: String, id: ProcId, tmpdir: String) {
         self.node = node;
+        // Each node's own groups get ids of their own range: node n counts from
+        // (n + 1) << 32, above the front end's (`fabric::serve::FIRST_CTX_ID`, from 1 << 20).
+        let base = (u64::from(node) + 1) << 32;
+        self.host.ctx_base.store(base, Ordering::Relaxed);
         let cfg = ServerConfig {
             id,
             tmpdir: Some(PathBuf::from(tmpdir)),
@@ -418,6 +434,7 @@ pub fn run() -> i32 {
     let host = Arc::new(NodeHost {
         tx: tx.clone(),
         next: AtomicU64::new(0),
+        ctx_base: AtomicU64::new(0),
         pending: Mutex::new(Pending::default()),
     });
     let mut d = Daemon {

@@ -36,6 +36,20 @@ use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// The job-level keys of a registration that describe the node it is made for (see
+/// `job::registration_for`): a spawned job's other nodes get its registration without
+/// them, so their servers count none of its ranks as theirs.
+const HOSTING_NODE_KEYS: &[&str] = &[
+    pmix_sys::attrs::keys::PMIX_HOSTNAME,
+    pmix_sys::attrs::keys::PMIX_NODEID,
+    pmix_sys::attrs::keys::PMIX_LOCAL_SIZE,
+    pmix_sys::attrs::keys::PMIX_NODE_SIZE,
+    pmix_sys::attrs::keys::PMIX_LOCAL_PEERS,
+    pmix_sys::attrs::keys::PMIX_LOCAL_PROCS,
+    pmix_sys::attrs::keys::PMIX_LOCALLDR,
+    pmix_sys::attrs::keys::PMIX_NODE_OVERSUBSCRIBED,
+];
+
 /// How long the front end waits for a daemon to start its server or answer a request.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a daemon may take to exit after it was told to.
@@ -179,6 +193,8 @@ struct State {
     last_ctx: u64,
     /// Members that left a group (by name): a destruct no longer waits for their nodes.
     group_left: HashMap<String, Vec<ProcId>>,
+    /// Constructs collected in parts (by group name, see [`serve`]).
+    group_parts: HashMap<String, serve::Parts>,
 }
 
 struct Shared {
@@ -834,6 +850,20 @@ impl Fabric {
         self.shared.head.iof_subs()
     }
 
+    /// A process set (`--pset`) is defined at every node's server, so every rank hears
+    /// of it.
+    pub fn define_process_set(&self, name: &str, members: Vec<ProcId>) {
+        for n in 0..self.shared.links.len() {
+            self.shared.send(
+                n,
+                &Down::Pset {
+                    name: name.to_string(),
+                    members: members.clone(),
+                },
+            );
+        }
+    }
+
     /// The store behind `PMIx_Publish` for every node (the launcher empties a job's
     /// `PMIX_PERSIST_APP` entries when it ends).
     pub fn pub_store(&self) -> PubStore {
@@ -921,16 +951,32 @@ impl JobServer for Fabric {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(nspace.clone(), parent);
-            return self
-                .call(
-                    parent,
-                    Call::RegisterNspace {
-                        nspace: nspace.clone(),
-                        nlocal,
-                        info,
-                    },
-                )
-                .map(|_| ());
+            // The other nodes know the job too (their ranks resolve it and read its job
+            // data), as one with no rank of theirs: without the hosting node's own keys.
+            let elsewhere: Vec<Info> = info
+                .iter()
+                .filter(|i| !HOSTING_NODE_KEYS.contains(&i.key.as_str()))
+                .cloned()
+                .collect();
+            self.call(
+                parent,
+                Call::RegisterNspace {
+                    nspace: nspace.clone(),
+                    nlocal,
+                    info,
+                },
+            )?;
+            for n in (0..self.shared.nodes.len()).filter(|&n| n != parent) {
+                let call = Call::RegisterNspace {
+                    nspace: nspace.clone(),
+                    nlocal: 0,
+                    info: elsewhere.clone(),
+                };
+                if let Err(e) = self.call(n, call) {
+                    log::warn!("node {n} cannot know spawned job {nspace}: {e}");
+                }
+            }
+            return Ok(());
         }
         for n in 0..self.shared.nodes.len() {
             self.call(

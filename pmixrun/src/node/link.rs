@@ -146,6 +146,13 @@ pub enum Down {
         /// The result (on success).
         answer: Answer,
     },
+    /// Define (or redefine) a process set at this node's server (`--pset`).
+    Pset {
+        /// Its name.
+        name: String,
+        /// Its members.
+        members: Vec<ProcId>,
+    },
 }
 
 /// Daemon → front end.
@@ -403,6 +410,11 @@ impl Wire for Down {
                 msg.encode(out);
                 answer.encode(out);
             }
+            Down::Pset { name, members } => {
+                12u8.encode(out);
+                name.encode(out);
+                members.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -457,6 +469,10 @@ impl Wire for Down {
                 status: i32::decode(d)?,
                 msg: String::decode(d)?,
                 answer: Answer::decode(d)?,
+            },
+            12 => Down::Pset {
+                name: String::decode(d)?,
+                members: Vec::decode(d)?,
             },
             t => return Err(bad(t, "front-end")),
         })
@@ -761,6 +777,10 @@ mod tests {
                 data: vec![],
             },
             Down::AbortDone { id: 4, status: 0 },
+            Down::Pset {
+                name: "ps".into(),
+                members: vec![p(0), p(3)],
+            },
             Down::Notify {
                 status: -1,
                 source: p(0),

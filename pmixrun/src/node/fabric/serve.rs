@@ -2,15 +2,54 @@
 //! publish, lookup, unpublish, log and job control go to pmixrun's own host (the
 //! [`JobHost`](crate::host::JobHost) a one-node job gives its server), whose completion
 //! travels back to the asking daemon; a group construct or destruct is collected over
-//! the nodes hosting its members, like a fence.
+//! the nodes hosting its members, like a fence, or (a bootstrap construct whose leaders
+//! and members are spread over nodes) part by part until every leader came and every
+//! member a leader named arrived (`Shared::group_part`).
 
 use super::super::link::Down;
 use super::super::upcall::{Answer, Finish, Fwd};
 use super::Shared;
 use pmix_core::server::{Host, HostReply};
-use pmix_core::{Error, Info, ProcId, Value};
+use pmix_core::{DataArray, Error, Info, ProcId, Value};
 use pmix_sys::attrs::keys as ak;
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+
+/// The parts of a construct a server sends one by one (`PMIX_GROUP_BOOTSTRAP` spanning
+/// nodes; pmix-core's `server/group_remote.rs` names these keys): how many leaders a
+/// part brings, and who arrived.
+const GRP_PART: &str = "pmixrs.grp.part";
+const GRP_ARRIVED: &str = "pmixrs.grp.arrived";
+
+/// A construct being collected in parts.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Leaders that came, and how many must (`PMIX_GROUP_BOOTSTRAP`; else one).
+    leaders: u64,
+    need: Option<u64>,
+    /// Members some leader named, and members that arrived.
+    named: BTreeSet<ProcId>,
+    arrived: BTreeSet<ProcId>,
+    ctx: bool,
+    /// The parts' blobs, concatenated.
+    blob: Vec<u8>,
+    waits: Vec<Finish>,
+}
+
+fn procs_of(v: &Value) -> Vec<ProcId> {
+    match v {
+        Value::Proc(Some(p)) => vec![p.clone()],
+        Value::DataArray(a) => a
+            .items
+            .iter()
+            .filter_map(|x| match x {
+                Value::Proc(Some(p)) => Some(p.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// Context ids the front end hands out start here, above what any one node's server
 /// counts for the groups that stay on its node, so the two never collide.
@@ -121,6 +160,9 @@ impl Shared {
         finish: Finish,
     ) {
         let (construct, grp) = op;
+        if construct && info.iter().any(|i| i.key.as_str() == GRP_PART) {
+            return self.group_part(grp, procs, info, finish);
+        }
         let left = self
             .lock()
             .group_left
@@ -188,6 +230,77 @@ impl Shared {
         };
         self.report(&format!("group {tag} over {} nodes complete", done.len()));
         for f in done {
+            f(Ok(Answer::Infos(results.clone())));
+        }
+    }
+}
+
+impl Shared {
+    /// One part of a construct collected in parts: complete once every leader came and
+    /// every member a leader named arrived; each part's server then gets the membership,
+    /// the parts' blobs and (if asked) a context id.
+    fn group_part(&self, grp: String, procs: &[ProcId], info: &[Info], finish: Finish) {
+        let num = |key: &str| {
+            info.iter()
+                .find(|i| i.key.as_str() == key)
+                .and_then(|i| i.value.as_u64())
+        };
+        let mut st = self.lock();
+        let p = st.group_parts.entry(grp.clone()).or_default();
+        p.leaders += num(GRP_PART).unwrap_or(0);
+        if let Some(n) = num(ak::PMIX_GROUP_BOOTSTRAP) {
+            p.need = Some(n);
+        }
+        p.named.extend(
+            procs
+                .iter()
+                .filter(|q| q.rank < pmix_sys::PMIX_RANK_VALID)
+                .cloned(),
+        );
+        for i in info {
+            match i.key.as_str() {
+                GRP_ARRIVED => p.arrived.extend(procs_of(&i.value)),
+                ak::PMIX_GROUP_ASSIGN_CONTEXT_ID => p.ctx |= i.value.is_true(),
+                ak::PMIX_GROUP_ENDPT_DATA => {
+                    if let Value::ByteObject(b) = &i.value {
+                        p.blob.extend_from_slice(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+        p.waits.push(finish);
+        let leaders_in = p.leaders >= p.need.unwrap_or(1);
+        if !leaders_in || !p.named.iter().all(|q| p.arrived.contains(q)) {
+            return;
+        }
+        let Some(p) = st.group_parts.remove(&grp) else {
+            return;
+        };
+        let mut results = Vec::new();
+        if p.ctx {
+            let c = FIRST_CTX_ID + st.last_ctx;
+            st.last_ctx += 1;
+            results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
+        }
+        drop(st);
+        let members: BTreeSet<ProcId> = p.named.union(&p.arrived).cloned().collect();
+        results.extend(Info::new(
+            ak::PMIX_GROUP_MEMBERSHIP,
+            Value::DataArray(Box::new(DataArray {
+                dtype: pmix_sys::PMIX_PROC,
+                items: members.into_iter().map(|q| Value::Proc(Some(q))).collect(),
+            })),
+        ));
+        results.extend(Info::new(
+            ak::PMIX_GROUP_ENDPT_DATA,
+            Value::ByteObject(p.blob),
+        ));
+        self.report(&format!(
+            "group construct:{grp} in {} parts complete",
+            p.waits.len()
+        ));
+        for f in p.waits {
             f(Ok(Answer::Infos(results.clone())));
         }
     }
