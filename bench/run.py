@@ -9,6 +9,14 @@ alike:
   ours     the same mpirun, LD_PRELOAD=our libpmix.so.2 (server and ranks)
   pmixrun  our launcher, ranks LD_PRELOAD=our libpmix.so.2
 
+and two mixed pairs (issue 16), each against `debian` (pure OpenPMIx):
+
+  v41ours  the same mpirun with nothing preloaded into it (Debian's OpenPMIx server); only
+           the ranks get LD_PRELOAD=our libpmix.so.2, so our client speaks OpenPMIx's
+           protocol to it (goal: ours no slower than Debian's client there, every operation)
+  opx      our launcher, the ranks on Debian's libpmix as linked (OpenPMIx 4.2.2 clients of
+           our server; goal: no slower than under their own server)
+
 Each run is `pmix_bench -s` (solo: only rank 0 runs the put/commit/get loops), ranks bound
 to cores (mpirun --bind-to core:overload-allowed; under pmixrun bench/bind.sh pins rank r
 to core r mod ncores). A run's value per operation is the median over the bench's
@@ -16,7 +24,7 @@ repetitions; the table shows the median over runs and the ratio ours/Debian.
 It also times `pmixrun -n 2 hello` and `mpirun -np 8 mpi_hello` with each library.
 
 Environment: PMIXRUN, OURS, DEBIAN (library paths), BENCH, HELLO, MPI_HELLO, BIND (the
-binaries), NPS (default "2 8"), RUNS (3), E2E_RUNS (5), ITERS (200), OUT (optional file that
+binaries), MODES (default "debian ours pmixrun v41ours opx"), NPS (default "2 8"), RUNS (3), E2E_RUNS (5), ITERS (200), OUT (optional file that
 receives the table in Markdown as well), CHRT (e.g. "-f 50": every command runs under
 `chrt CHRT`, real-time scheduling, so that other work on a shared machine does not
 interleave with the measured processes; all three modes alike; root only).
@@ -38,6 +46,7 @@ HELLO = ENV.get("HELLO", "")
 MPI_HELLO = ENV.get("MPI_HELLO", "")
 BIND = ENV["BIND"]
 NPS = [int(x) for x in ENV.get("NPS", "2 8").split()]
+MODES = ENV.get("MODES", "debian ours pmixrun v41ours opx").split()
 RUNS = int(ENV.get("RUNS", "3"))
 E2E_RUNS = int(ENV.get("E2E_RUNS", "5"))
 ITERS = ENV.get("ITERS", "200")
@@ -91,6 +100,15 @@ def bench_cmd(mode, np):
     if mode == "pmixrun":
         return ([PMIXRUN, "-x", "LD_PRELOAD=" + OURS, "-n", str(np), BIND, BENCH] + args,
                 env_with())
+    if mode == "opx":
+        e = env_with()
+        e.pop("LD_PRELOAD", None)
+        return [PMIXRUN, "-n", str(np), BIND, BENCH] + args, e
+    if mode == "v41ours":
+        e = env_with()
+        e.pop("LD_PRELOAD", None)
+        return (MPIRUN + ["--bind-to", "core:overload-allowed", "-np", str(np), "env",
+                          "LD_PRELOAD=" + OURS, BENCH] + args, e)
     lib = DEBIAN if mode == "debian" else OURS
     return (MPIRUN + ["-x", "LD_PRELOAD", "--bind-to", "core:overload-allowed", "-np",
                       str(np), BENCH] + args, env_with(LD_PRELOAD=lib))
@@ -99,7 +117,7 @@ def bench_cmd(mode, np):
 def check_lib(mode, out):
     """The bench's header names the library that answered; it must be the one we meant."""
     first = next((l for l in out.splitlines() if l.startswith("# pmix_bench:")), "")
-    want = "OpenPMIx 4.2.2" if mode == "debian" else "pmix-rs"
+    want = "OpenPMIx 4.2.2" if mode in ("debian", "opx") else "pmix-rs"
     return want in first
 
 
@@ -127,16 +145,13 @@ def load():
         return "?"
 
 
-def main():
-    modes = ["debian", "ours", "pmixrun"]
+def collect():
+    """Every mode at every np, RUNS times, interleaved. (results, failures)."""
     res = {}  # (mode, np, op) -> [values]
     fails = {}
-    print("# make bench: %d runs per cell, pmix_bench -s -n %s -r 5, np %s; load %s%s"
-          % (RUNS, ITERS, NPS, load(), "; chrt " + " ".join(CHRT) if CHRT else ""),
-          flush=True)
     for r in range(RUNS):
         for np in NPS:
-            for mode in modes:
+            for mode in MODES:
                 cmd, env = bench_cmd(mode, np)
                 rc, out, secs = run(cmd, env)
                 ok = rc == 0 and check_lib(mode, out)
@@ -156,11 +171,14 @@ def main():
                             float(m.group(3)))
                         n += 1
                 print("  %-24s ok (%.1f s, %d results)" % (tag, secs, n), flush=True)
+    return res, fails
 
-    lines = []
-    lines.append("| operation | np | Debian 4.2.2 (mpirun) µs | pmix-rs (mpirun) µs "
-                 "| ratio | goal | pmix-rs (pmixrun) µs |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|")
+
+def side_table(res):
+    """Ours against Debian's, each library alone in the job (the native path)."""
+    lines = ["| operation | np | Debian 4.2.2 (mpirun) µs | pmix-rs (mpirun) µs "
+             "| ratio | goal | pmix-rs (pmixrun) µs |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for label, op, goal, _ in ROWS:
         for np in NPS:
             d = median(res.get(("debian", np, op), []))
@@ -173,8 +191,34 @@ def main():
             lines.append("| %s | %d | %s | %s | %s%s | %s | %s |" % (
                 label, np, fmt(d), fmt(o), ratio, met,
                 "≤ %g" % goal if goal is not None else "", fmt(p)))
+    return lines
 
-    # End to end.
+
+def mixed_table(res):
+    """The mixed pairs against pure OpenPMIx (Debian's client under Debian's mpirun):
+    our client under Debian's server, and Debian's client under our pmixrun; the goal of
+    both ratios is 1 (no slower than pure OpenPMIx)."""
+    if "v41ours" not in MODES and "opx" not in MODES:
+        return []
+    lines = ["| operation | np | OpenPMIx client, OpenPMIx server µs "
+             "| our client, OpenPMIx server µs | ratio | OpenPMIx client, our server µs "
+             "| ratio |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    def ratio(x, d):
+        if not d or x is None:
+            return "-"
+        return "%.2f%s" % (x / d, " ✓" if x / d <= 1.0 else " ✗")
+    for label, op, _, _ in ROWS:
+        for np in NPS:
+            d = median(res.get(("debian", np, op), []))
+            v = median(res.get(("v41ours", np, op), []))
+            x = median(res.get(("opx", np, op), []))
+            lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (
+                label, np, fmt(d), fmt(v), ratio(v, d), fmt(x), ratio(x, d)))
+    return lines
+
+
+def end_to_end():
     e2e = []
     if HELLO:
         ts = []
@@ -198,12 +242,27 @@ def main():
                    "| %d+%d/%d ok | goal: not slower |"
                    % (fmt(d), fmt(o), "%.2f" % (o / d) if d and o else "-", len(tsd),
                       len(tso), 2 * E2E_RUNS))
+    return e2e
 
+
+def main():
+    print("# make bench: %d runs per cell, pmix_bench -s -n %s -r 5, np %s, modes %s; "
+          "load %s%s" % (RUNS, ITERS, NPS, " ".join(MODES), load(),
+                         "; chrt " + " ".join(CHRT) if CHRT else ""), flush=True)
+    res, fails = collect()
+    lines = side_table(res)
+    mixed = mixed_table(res)
+    e2e = end_to_end()
     print()
     print("Median over %d runs of each run's median (µs per operation); load average now %s."
           % (RUNS, load()))
     for l in lines:
         print(l)
+    if mixed:
+        print()
+        print("Mixed pairs (issue 16): ratios to pure OpenPMIx, goal ≤ 1.")
+        for l in mixed:
+            print(l)
     if e2e:
         print()
         print("| end to end | median wall time | runs | |")
@@ -216,7 +275,7 @@ def main():
                                           for (m, n), c in sorted(fails.items())))
     if OUT:
         with open(OUT, "w") as f:
-            f.write("\n".join(lines + [""] + e2e) + "\n")
+            f.write("\n".join(lines + [""] + mixed + [""] + e2e) + "\n")
     return 1 if fails else 0
 
 

@@ -1,8 +1,11 @@
 # Benchmarks (bench/): not part of `make check` — they measure, they do not test.
 #
 #   make bench         pmix_bench under mpirun with Debian's libpmix and with ours
-#                      (LD_PRELOAD) and under pmixrun, RUNS times each, plus end-to-end
-#                      hello timings; prints one table (bench/run.py). About 2-4 minutes.
+#                      (LD_PRELOAD) and under pmixrun, RUNS times each; and the mixed
+#                      pairs (issue 16): our client under Debian's mpirun (only the ranks
+#                      on ours) and Debian's client under pmixrun, each against Debian's
+#                      client under Debian's mpirun; plus end-to-end hello timings. Prints
+#                      two tables (bench/run.py; MODES= picks modes). About 4-6 minutes.
 #                      CHRT="-f 50" runs every command at real-time priority (root), which
 #                      keeps other work on a shared machine from interleaving with it.
 #   make bench-count   callgrind instruction counts per Get/Put (bench/opcount.sh)

@@ -6,8 +6,8 @@
 #                          tests-c/v41client/client.c at -np 1, 2, 4 (job info, Put/Commit
 #                          with a compressed long string, fences, peer Gets, refresh,
 #                          events, Publish/Lookup, Finalize; each rank proves by its maps
-#                          that it runs ours), refusal of a gds / security module we do not
-#                          implement, then Open MPI's mpi_hello and mpi_ring (tests-mpi/)
+#                          that it runs ours), refusal of a gds we do not implement (munge
+#                          security: make munge-check), then Open MPI's mpi_hello and mpi_ring (tests-mpi/)
 #                          with only the ranks on ours and mpirun on Debian's; then
 #                          tests-c/v41client/apis.c (built against Debian's headers) on
 #                          Debian's libpmix and on ours, answers compared: Get with

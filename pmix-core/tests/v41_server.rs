@@ -206,9 +206,17 @@ fn what_we_do_not_implement_is_refused_at_the_handshake() {
             sys::PMIX_ERR_NOT_SUPPORTED,
         ),
         (
-            "munge",
+            "munge with a credential that is no munge text",
             ClientHello {
                 psec: "munge".into(),
+                ..good()
+            },
+            sys::PMIX_ERR_INVALID_CRED,
+        ),
+        (
+            "security we do not speak",
+            ClientHello {
+                psec: "dummy_handshake".into(),
                 ..good()
             },
             sys::PMIX_ERR_NOT_SUPPORTED,
@@ -298,4 +306,83 @@ fn a_malformed_frame_closes_that_connection_only() {
         matches!(job, ReplyData::Job(_)),
         "the other connection still works"
     );
+}
+
+/// A credential from the `munge` command (optionally as another user, or with a time to
+/// live), as OpenPMIx sends it: the text and its NUL.
+fn munge_cli(prefix: &[&str], args: &[&str]) -> Vec<u8> {
+    let mut argv: Vec<&str> = prefix.to_vec();
+    argv.push("munge");
+    argv.push("-n");
+    argv.extend_from_slice(args);
+    let out = std::process::Command::new(argv[0])
+        .args(&argv[1..])
+        .output()
+        .expect("run munge");
+    assert!(out.status.success(), "{argv:?}: {out:?}");
+    let mut c = String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .as_bytes()
+        .to_vec();
+    c.push(0);
+    c
+}
+
+/// Run by `make munge-check` (PMIX_TEST_MUNGED=1), which starts a private munged on the
+/// default socket inside its own mount namespace; elsewhere there is no munged to ask.
+#[test]
+fn munge_credentials_are_checked_by_munged() {
+    if std::env::var_os("PMIX_TEST_MUNGED").is_none() {
+        eprintln!("skipped: needs the private munged of `make munge-check`");
+        return;
+    }
+    let host = Arc::new(RecordingHost::default());
+    let srv = util::server_with_job("v41-munge", "v41mu", 8, host);
+    let addr = v41_addr(&srv, "v41mu");
+    let env = srv.setup_fork(&me("v41mu", 0)).unwrap();
+    assert!(
+        env.iter()
+            .any(|(k, v)| k == "PMIX_SECURITY_MODE" && v == "native,munge"),
+        "munge offered to OpenPMIx children while munged runs"
+    );
+    let hello = |rank: u32, credential: Vec<u8>| ClientHello {
+        psec: "munge".into(),
+        credential,
+        ..ClientHello::simple(me("v41mu", rank), euid(), egid())
+    };
+    let cred = pmix_core::sys::munge::encode().expect("munged answers");
+    let mut ok = dial(&addr);
+    assert_eq!(handshake(&mut ok, &hello(0, cred.clone())).0, 0, "accepted");
+    let mut tampered = cred.clone();
+    let mid = tampered.len() / 2;
+    tampered[mid] = if tampered[mid] == b'A' { b'B' } else { b'A' };
+    let expiring = munge_cli(&[], &["-t", "1"]);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("replayed", cred),
+        ("tampered", tampered),
+        ("not NUL-terminated", b"MUNGE:abc".to_vec()),
+        (
+            "of another uid",
+            munge_cli(
+                &[
+                    "setpriv",
+                    "--reuid=65534",
+                    "--regid=65534",
+                    "--clear-groups",
+                ],
+                &[],
+            ),
+        ),
+    ];
+    for (rank, (what, c)) in (1..).zip(cases) {
+        let mut s = dial(&addr);
+        let (st, _) = handshake(&mut s, &hello(rank, c));
+        assert_eq!(st, sys::PMIX_ERR_INVALID_CRED, "{what}");
+        assert!(closed_by_server(&mut s), "{what}: closed after the refusal");
+    }
+    std::thread::sleep(Duration::from_millis(2100));
+    let mut s = dial(&addr);
+    let (st, _) = handshake(&mut s, &hello(7, expiring));
+    assert_eq!(st, sys::PMIX_ERR_INVALID_CRED, "expired");
 }

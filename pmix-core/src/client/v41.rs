@@ -353,16 +353,16 @@ fn unreach(addr: SocketAddr) -> impl Fn(std::io::Error) -> Error {
 }
 
 /// The connect message for `me` in the security mode `psec`.
-fn hello_for(me: &ProcId, psec: &str) -> ClientHello {
+fn hello_for(me: &ProcId, psec: &str) -> Result<ClientHello> {
     let mut h = ClientHello::simple(me.clone(), crate::sys::euid(), crate::sys::egid());
     // No 4.2.x pad byte (as 5.x clients send it): a 5.x server reads a pad as an info
     // blob and logs PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER; 4.2.x servers need none.
     h.pad = false;
     if psec != h.psec {
         h.psec = psec.to_string();
-        h.credential.clear();
+        h.credential = handshake::credential(psec)?;
     }
-    h
+    Ok(h)
 }
 
 /// Connect, send the connect message and read the answer on the calling thread: the
@@ -374,7 +374,7 @@ fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)>
     let mut s = TcpStream::connect_timeout(&addr, HANDSHAKE_TIMEOUT).map_err(&err)?;
     s.set_nodelay(true).map_err(&err)?;
     s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(&err)?;
-    let hello = hello_for(me, psec);
+    let hello = hello_for(me, psec)?;
     s.write_all(&handshake::encode_client_hello(&hello)?)
         .map_err(&err)?;
     let mut got = Vec::new();

@@ -779,7 +779,11 @@ impl Server {
                 "PMIX_BFROP_BUFFER_NON_DESC".into(),
             ));
         }
-        env.push(("PMIX_SECURITY_MODE".into(), SECURITY_MODE.into()));
+        let psec = match &self.v41 {
+            Some(_) => v41::cred::security_mode(),
+            None => SECURITY_MODE,
+        };
+        env.push(("PMIX_SECURITY_MODE".into(), psec.into()));
         env.push(("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()));
         env.push((
             "PMIX_SERVER_TMPDIR".into(),

@@ -19,6 +19,7 @@
 //! [`Mapping`]'s `mmap` and `munmap` carry their own reasoning.
 #![allow(unsafe_code)]
 
+pub mod munge;
 mod tcp;
 pub use tcp::{owner_in_table, shutdown_listener, tcp_peer_uid};
 

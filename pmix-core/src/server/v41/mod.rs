@@ -11,6 +11,7 @@
 //! events into v41 ones. The same handshake deadline, frame limits and back-pressure
 //! apply.
 
+pub mod cred;
 pub mod translate;
 
 use super::{Shared, CLIENT_OUTPUT_PAUSE, HANDSHAKE_MAX_FRAME, HANDSHAKE_TIMEOUT};

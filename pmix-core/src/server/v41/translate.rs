@@ -304,6 +304,7 @@ fn status_or_error(s: i32) -> i32 {
 fn claimed_ids(h: &ClientHello) -> Result<(u32, u32)> {
     match h.psec.as_str() {
         "native" => handshake::parse_native_credential(&h.credential),
+        "munge" => super::cred::munge_ids(&h.credential),
         _ => h.ids.ok_or_else(|| {
             Error::new(
                 sys::PMIX_ERR_INVALID_CRED,

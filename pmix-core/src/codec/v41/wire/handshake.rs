@@ -145,21 +145,52 @@ pub fn choose_gds(offered: Option<&str>) -> Result<&'static str> {
     }
 }
 
+/// The security modules this side speaks, in the order a client prefers them: native
+/// (the uid and gid it claims; our server checks them against the kernel), none, and
+/// munge (a credential from the site's munged, [`crate::sys::munge`]) where a server
+/// offers nothing else (Slurm sites).
+pub const PSEC: &[&str] = &["native", "none", "munge"];
+
 /// Pick the security module from the server's `PMIX_SECURITY_MODE` list.
 ///
 /// # Errors
-/// `PMIX_ERR_NOT_SUPPORTED` when the server offers neither `native` nor `none`.
+/// `PMIX_ERR_NOT_SUPPORTED` when the server offers none of [`PSEC`].
 pub fn choose_psec(offered: Option<&str>) -> Result<&'static str> {
     let list = offered.unwrap_or("native");
-    for m in ["native", "none"] {
-        if list.split(',').any(|x| x.trim() == m) {
+    for m in PSEC {
+        if list.split(',').any(|x| x.trim() == *m) {
             return Ok(m);
         }
     }
     Err(Error::not_supported(format!(
-        "the server offers security {:?}; only native and none are implemented",
+        "the server offers security {:?}; only native, none and munge are implemented",
         list
     )))
+}
+
+/// The credential a client sends in the security mode `psec` other than native: none
+/// for `none`, a fresh munge credential for `munge` (a round trip to munged).
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` naming why no munge credential could be made (libmunge not
+/// installed, munged not running) or that `psec` is none of [`PSEC`].
+pub fn credential(psec: &str) -> Result<Vec<u8>> {
+    match psec {
+        "none" => Ok(Vec::new()),
+        "munge" => crate::sys::munge::encode().map_err(|e| {
+            let hint = match e.code {
+                crate::sys::munge::EMUNGE_SOCKET => " (is munged running?)",
+                _ => "",
+            };
+            Error::not_supported(format!(
+                "the OpenPMIx server offers only munge security, but no munge credential \
+                 could be made: {}{}",
+                e, hint
+            ))
+        }),
+        "native" => Ok(native_credential(crate::sys::euid(), crate::sys::egid())),
+        other => Err(Error::not_supported(format!("security {:?}", other))),
+    }
 }
 
 /// The native credential: effective uid then gid, host byte order.
@@ -454,8 +485,8 @@ fn hello_tail(rest: &[u8]) -> Result<(Vec<Info>, bool)> {
     }
 }
 
-/// Whether this side can serve a peer that sent `h`: v41, NON_DESC, hash, native or
-/// none security, version 4 or later.
+/// Whether this side can serve a peer that sent `h`: v41, NON_DESC, hash, native,
+/// none or munge security, version 4 or later.
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` naming what we do not implement (the caller logs it,
@@ -475,8 +506,8 @@ pub fn check_client_hello(h: &ClientHello) -> Result<()> {
     if h.gds != GDS {
         return refuse(format!("gds {:?} (only hash)", h.gds));
     }
-    if h.psec != "native" && h.psec != "none" {
-        return refuse(format!("security {:?} (only native, none)", h.psec));
+    if !PSEC.contains(&h.psec.as_str()) {
+        return refuse(format!("security {:?} (only native, none, munge)", h.psec));
     }
     Ok(())
 }

@@ -444,7 +444,7 @@ fn handshake_refuses_what_we_do_not_speak() {
     for (field, val) in [
         ("bfrops", "v20"),
         ("gds", "shmem2"),
-        ("psec", "munge"),
+        ("psec", "dummy_handshake"),
         ("version", "3.2.3"),
     ] {
         let mut x = h.clone();
@@ -546,7 +546,11 @@ fn rendezvous_and_module_choice() {
     assert_eq!(choose_gds(Some("ds21,ds12,hash")).unwrap(), "hash");
     assert!(choose_gds(Some("ds21,ds12")).is_err());
     assert_eq!(choose_psec(Some("munge,native")).unwrap(), "native");
-    assert!(choose_psec(Some("munge")).is_err());
+    assert_eq!(choose_psec(Some("munge")).unwrap(), "munge");
+    assert_eq!(choose_psec(Some(" munge ,none")).unwrap(), "none");
+    let e = choose_psec(Some("dummy_handshake")).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_SUPPORTED);
+    assert!(e.context.contains("dummy_handshake"), "{}", e.context);
 }
 
 #[test]
