@@ -490,8 +490,8 @@ fn connect_as(
 /// assigns the identity); our uid and gid, our pid as `PMIX_PROC_PID` and our command
 /// line as `PMIX_CMD_LINE`, as OpenPMIx's tools send them (PRRTE 3.0.14's `prterun`
 /// dies of SIGSEGV when a tool's connect message has no `PMIX_CMD_LINE`: measured).
-fn tool_hello(me: &ProcId, kind: PeerKind, psec: &str) -> ClientHello {
-    let mut h = hello_for(me, psec);
+fn tool_hello(me: &ProcId, kind: PeerKind, psec: &str) -> Result<ClientHello> {
+    let mut h = hello_for(me, psec)?;
     h.ids = Some((crate::sys::euid(), crate::sys::egid()));
     if kind == PeerKind::ToolAssign {
         h.flag = handshake::flag::TOOL_NEEDS_ID;
@@ -515,7 +515,7 @@ fn tool_hello(me: &ProcId, kind: PeerKind, psec: &str) -> ClientHello {
     .into_iter()
     .flatten()
     .collect();
-    h
+    Ok(h)
 }
 
 /// Send `hello` and read the server's answer on the calling thread (with the
@@ -568,7 +568,7 @@ fn connect_tool(
     let psec = handshake::choose_psec(params::get(params::PMIX_SECURITY_MODE).as_deref())?;
     let err = unreach(addr);
     let mut tcp = TcpStream::connect_timeout(&addr, HANDSHAKE_TIMEOUT).map_err(&err)?;
-    let hello = tool_hello(&me, kind, psec);
+    let hello = tool_hello(&me, kind, psec)?;
     let (reply, rest) = exchange(&mut tcp, &hello, addr)?;
     let ServerReply::Tool {
         assigned,

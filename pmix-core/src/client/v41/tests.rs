@@ -186,8 +186,8 @@ fn a_long_string_is_put_compressed_and_read_back_as_a_string() {
 
 #[test]
 fn a_tool_connect_message_names_the_tool_kind_and_carries_its_command_line() {
-    let needs = tool_hello(&me(), PeerKind::ToolAssign, "native");
-    let given = tool_hello(&me(), PeerKind::ToolNamed, "native");
+    let needs = tool_hello(&me(), PeerKind::ToolAssign, "native").unwrap();
+    let given = tool_hello(&me(), PeerKind::ToolNamed, "native").unwrap();
     for (h, flag, proc_) in [
         (&needs, handshake::flag::TOOL_NEEDS_ID, None),
         (&given, handshake::flag::TOOL_GIVEN_ID, Some(me())),
