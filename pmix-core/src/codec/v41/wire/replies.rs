@@ -230,6 +230,14 @@ pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
     })
 }
 
+/// How many ranks `j` describes: its `PMIX_JOB_SIZE`, or past its highest rank with data.
+fn job_size(j: &JobData) -> Rank {
+    let n = j.procs.lists().keys().next_back().map_or(0, |r| r + 1);
+    u32_of(&j.job, sys::attrs::keys::PMIX_JOB_SIZE)
+        .unwrap_or(n)
+        .max(n)
+}
+
 /// The application `rank` belongs to when the host gave no per-rank `PMIX_APPNUM`: the
 /// app whose `PMIX_APPLDR` .. `PMIX_APPLDR + PMIX_APP_SIZE` holds it, else the first
 /// app (0 when none is registered).
@@ -395,6 +403,11 @@ pub fn encode_reply(c: u8, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
         }
         (cmd::QUERY | cmd::JOB_CONTROL | cmd::ALLOC | cmd::MONITOR, ReplyData::Data(i)) => {
             w.infos(i)?
+        }
+        (cmd::SPAWNNB, ReplyData::Job(j)) => {
+            // STATUS, then the new namespace's job info (STRING nspace, KVAL…), which
+            // the client stores as it stores its own.
+            w.raw(&encode_job_info(&job_info_of(j, job_size(j))?)?);
         }
         (cmd::SPAWNNB, ReplyData::Data(i)) => {
             let ns = i
