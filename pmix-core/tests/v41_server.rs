@@ -386,3 +386,40 @@ fn munge_credentials_are_checked_by_munged() {
     let (st, _) = handshake(&mut s, &hello(7, expiring));
     assert_eq!(st, sys::PMIX_ERR_INVALID_CRED, "expired");
 }
+
+/// The names of this process's threads.
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_listener_is_served_by_the_progress_thread() {
+    let host = Arc::new(RecordingHost::default());
+    let srv = util::server_with_job("v41-thr", "v41thr", 1, host);
+    let addr = v41_addr(&srv, "v41thr");
+    let mut a = dial(&addr);
+    let hello = ClientHello::simple(me("v41thr", 0), euid(), egid());
+    assert_eq!(handshake(&mut a, &hello).0, 0);
+    let names = thread_names();
+    assert!(names.iter().any(|n| n == "pmix-progress"), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("pmix-") && n != "pmix-progress"),
+        "no accept thread of its own: {names:?}"
+    );
+    srv.finalize();
+    // Once the progress thread has dropped the listener, its port refuses connections.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(&addr).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{addr} still accepts after finalize"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

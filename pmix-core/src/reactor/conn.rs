@@ -3,7 +3,7 @@
 
 use super::{
     io_err, max_queued, panic_text, run_guarded, AcceptFn, Command, ConnEvent, ConnId, ConnOwner,
-    DirectConn, Framing, Later, TimerId, READ_CHUNK,
+    DirectConn, Framing, Later, TcpAcceptFn, TimerId, READ_CHUNK,
 };
 use crate::error::Result;
 use crate::fasthash::FastMap;
@@ -76,9 +76,37 @@ impl Default for ConnOpts {
     }
 }
 
-pub(super) struct Listener {
-    sock: UnixListener,
-    on_accept: AcceptFn,
+/// A listening socket of the reactor and what runs for each connection it accepts: a
+/// Unix one (our clients) or a TCP one (OpenPMIx peers, whose handler is also given the
+/// peer's address).
+pub(super) enum Listener {
+    Unix(UnixListener, AcceptFn),
+    Tcp(mio::net::TcpListener, TcpAcceptFn),
+}
+
+impl Listener {
+    fn source(&mut self) -> &mut dyn mio::event::Source {
+        match self {
+            Listener::Unix(s, _) => s,
+            Listener::Tcp(s, _) => s,
+        }
+    }
+
+    /// Accept one connection: it and its handler, ready to run.
+    fn accept(&self) -> io::Result<Command> {
+        Ok(match self {
+            Listener::Unix(s, f) => {
+                let (stream, _) = s.accept()?;
+                let f = f.clone();
+                Box::new(move |ctx: &mut Ctx| f(ctx, stream))
+            }
+            Listener::Tcp(s, f) => {
+                let (stream, peer) = s.accept()?;
+                let f = f.clone();
+                Box::new(move |ctx: &mut Ctx| f(ctx, stream, peer))
+            }
+        })
+    }
 }
 
 /// The progress thread's state, handed to every command, timer and connection owner.
@@ -393,21 +421,22 @@ impl Ctx {
         self.registry
             .register(&mut sock, tok, Interest::READABLE)
             .map_err(|e| io_err("register listener", e))?;
-        self.listeners.insert(tok.0, Listener { sock, on_accept });
+        self.listeners
+            .insert(tok.0, Listener::Unix(sock, on_accept));
         Ok(tok.0)
     }
 
     /// Take over a listener another thread registered under `id` (see
     /// [`Handle::add_listener`]), accepting whoever connected before it was in the table.
-    pub(super) fn insert_listener(&mut self, id: usize, sock: UnixListener, on_accept: AcceptFn) {
-        self.listeners.insert(id, Listener { sock, on_accept });
+    pub(super) fn insert_listener(&mut self, id: usize, l: Listener) {
+        self.listeners.insert(id, l);
         self.on_accept(id);
     }
 
     /// Stop listening.
     pub fn remove_listener(&mut self, id: usize) {
         if let Some(mut l) = self.listeners.remove(&id) {
-            let _ = self.registry.deregister(&mut l.sock);
+            let _ = self.registry.deregister(l.source());
         }
     }
 
@@ -650,10 +679,9 @@ impl Ctx {
             let Some(l) = self.listeners.get(&id) else {
                 return;
             };
-            match l.sock.accept() {
-                Ok((stream, _)) => {
-                    let f = l.on_accept.clone();
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(self, stream))) {
+            match l.accept() {
+                Ok(run) => {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| run(self))) {
                         log::error!("accept handler panicked: {}", panic_text(&p));
                     }
                 }

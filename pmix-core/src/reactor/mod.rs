@@ -26,6 +26,7 @@ mod later;
 mod tests;
 mod wait;
 
+use conn::Listener;
 pub use conn::{ConnOpts, Ctx};
 pub use direct::{DirectConn, DirectFrame, DirectReader};
 pub use framing::Framing;
@@ -67,6 +68,11 @@ pub type ConnOwner = Arc<dyn Fn(&mut Ctx, ConnId, ConnEvent) + Send + Sync + 'st
 
 /// Called on the progress thread for each accepted connection.
 pub type AcceptFn = Arc<dyn Fn(&mut Ctx, UnixStream) + Send + Sync + 'static>;
+
+/// Called on the progress thread for each connection a TCP listener accepted, with the
+/// peer's address ([`Handle::add_tcp_listener`]).
+pub type TcpAcceptFn =
+    Arc<dyn Fn(&mut Ctx, mio::net::TcpStream, std::net::SocketAddr) + Send + Sync + 'static>;
 
 /// Identifies a timer (for [`Ctx::cancel_timer`]).
 pub type TimerId = u64;
@@ -163,7 +169,26 @@ impl Handle {
         self.registry
             .register(&mut sock, Token(id), Interest::READABLE)
             .map_err(|e| io_err("register listener", e))?;
-        self.post(move |ctx| ctx.insert_listener(id, sock, on_accept))?;
+        self.post(move |ctx| ctx.insert_listener(id, Listener::Unix(sock, on_accept)))?;
+        Ok(id)
+    }
+
+    /// [`Handle::add_listener`] for a listening TCP socket (the OpenPMIx listener): the
+    /// same progress thread accepts on it, `on_accept` gets each connection and its
+    /// peer's address. Stop it with [`Ctx::remove_listener`].
+    ///
+    /// # Errors
+    /// As [`Handle::add_conn`].
+    pub fn add_tcp_listener(
+        &self,
+        mut sock: mio::net::TcpListener,
+        on_accept: TcpAcceptFn,
+    ) -> Result<usize> {
+        let id = self.next_id();
+        self.registry
+            .register(&mut sock, Token(id), Interest::READABLE)
+            .map_err(|e| io_err("register listener", e))?;
+        self.post(move |ctx| ctx.insert_listener(id, Listener::Tcp(sock, on_accept)))?;
         Ok(id)
     }
 

@@ -21,7 +21,7 @@
 
 pub mod munge;
 mod tcp;
-pub use tcp::{owner_in_table, shutdown_listener, tcp_peer_uid};
+pub use tcp::{owner_in_table, tcp_peer_uid};
 
 use std::io;
 use std::os::fd::AsFd;

@@ -91,16 +91,6 @@ pub fn tcp_peer_uid(peer: &SocketAddr, ours: &SocketAddr) -> io::Result<Option<u
     }
 }
 
-/// Wake a thread blocked in `accept` on `listener` for good (Linux: `shutdown` on a
-/// listening socket makes every pending and later `accept` fail).
-pub fn shutdown_listener(listener: &std::net::TcpListener) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: `shutdown` takes a plain descriptor and a constant; the descriptor stays
-    // owned by `listener`, which outlives the call. An error (not a socket, not
-    // connected) changes nothing and is ignored.
-    let _ = unsafe { libc::shutdown(listener.as_raw_fd(), libc::SHUT_RDWR) };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,11 +2,11 @@
 //! our own, in the same namespaces, fences and key-value store.
 //!
 //! A loopback TCP socket (all interfaces only when the host passed
-//! `PMIX_SERVER_REMOTE_CONNECTIONS`), on by default, off with `PMIX_RS_V41=0`. A small
-//! thread blocks in `accept` (the reactor's listeners are Unix sockets); for each
-//! connection it asks the kernel which uid owns the peer's socket
-//! ([`crate::sys::tcp_peer_uid`]) and hands the socket to the progress thread, where it is
-//! served like any connection of ours except for its framing: [`translate`] turns the
+//! `PMIX_SERVER_REMOTE_CONNECTIONS`), on by default, off with `PMIX_RS_V41=0`. The
+//! progress thread accepts on it like on our Unix listener (no thread of its own); for
+//! each connection it asks the kernel which uid owns the peer's socket
+//! ([`crate::sys::tcp_peer_uid`]) and serves it like any connection of ours except for
+//! its framing: [`translate`] turns the
 //! v41 connect message and requests into our Hello and requests, and our replies and
 //! events into v41 ones. The same handshake deadline, frame limits and back-pressure
 //! apply.
@@ -20,8 +20,7 @@ use crate::error::{Error, Result};
 use crate::reactor::{self, ConnEvent, ConnId, Ctx, Handle};
 use crate::value::ProcId;
 use pmix_sys as sys;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Weak};
 use translate::{lock, Translation, V41Framing};
 
@@ -38,9 +37,10 @@ pub fn enabled() -> bool {
 
 /// A running OpenPMIx listener.
 pub struct Listener {
-    sock: Arc<TcpListener>,
+    /// Its id in the reactor's listener table.
+    id: usize,
     addr: SocketAddr,
-    stop: Arc<AtomicBool>,
+    handle: Handle,
 }
 
 impl Listener {
@@ -65,73 +65,47 @@ impl Listener {
         )
     }
 
-    /// Stop accepting (connections already accepted stay).
+    /// Stop accepting (connections already accepted stay). Not waited for: the
+    /// progress thread drops the socket when it next runs.
     pub fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        crate::sys::shutdown_listener(&self.sock);
+        let id = self.id;
+        let _ = self.handle.post(move |ctx| ctx.remove_listener(id));
     }
 }
 
-/// Bind the listener and start its accept thread.
+/// Bind the listener and hand it to the progress thread.
 ///
 /// # Errors
-/// `PMIX_ERR_COMM_FAILURE` if the socket cannot be bound or the thread not started.
+/// `PMIX_ERR_COMM_FAILURE` if the socket cannot be bound or registered.
 pub(super) fn start(sh: &Arc<Shared>, remote: bool) -> Result<Listener> {
     let comm = |what: &str, e: std::io::Error| {
         Error::new(sys::PMIX_ERR_COMM_FAILURE, format!("{}: {}", what, e))
     };
     let bind = if remote { "0.0.0.0:0" } else { "127.0.0.1:0" };
-    let sock = Arc::new(TcpListener::bind(bind).map_err(|e| comm("bind the v41 listener", e))?);
+    let sock = TcpListener::bind(bind).map_err(|e| comm("bind the v41 listener", e))?;
     let addr = sock.local_addr().map_err(|e| comm("v41 listener", e))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let (s2, st2, weak, handle) = (
-        sock.clone(),
-        stop.clone(),
-        Arc::downgrade(sh),
-        sh.handle.clone(),
-    );
-    std::thread::Builder::new()
-        .name("pmix-v41-accept".into())
-        .spawn(move || accept_loop(&s2, &st2, &weak, &handle, remote))
-        .map_err(|e| comm("start the v41 accept thread", e))?;
+    sock.set_nonblocking(true)
+        .map_err(|e| comm("nonblocking v41 listener", e))?;
+    let weak: Weak<Shared> = Arc::downgrade(sh);
+    let on_accept: reactor::TcpAcceptFn = Arc::new(move |ctx, s, peer| {
+        let Some(sh) = weak.upgrade() else { return };
+        if let Some((stream, uid)) = vet(s, peer, remote) {
+            sh.on_accept_v41(ctx, stream, uid, peer);
+        }
+    });
+    let handle = sh.handle.clone();
+    let id = handle.add_tcp_listener(mio::net::TcpListener::from_std(sock), on_accept)?;
     log::debug!("server: OpenPMIx (v41) listener on {}", addr);
-    Ok(Listener { sock, addr, stop })
-}
-
-fn accept_loop(
-    l: &TcpListener,
-    stop: &AtomicBool,
-    sh: &Weak<Shared>,
-    handle: &Handle,
-    remote: bool,
-) {
-    loop {
-        let r = l.accept();
-        if stop.load(Ordering::SeqCst) {
-            return;
-        }
-        match r {
-            Ok((s, peer)) => {
-                let Some(sh) = sh.upgrade() else { return };
-                if let Some((stream, uid)) = vet(s, peer, remote) {
-                    let posted = handle.post(move |ctx| sh.on_accept_v41(ctx, stream, uid, peer));
-                    if posted.is_err() {
-                        return;
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                log::warn!("server: v41 listener: accept failed: {}", e);
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-        }
-    }
+    Ok(Listener { id, addr, handle })
 }
 
 /// The kernel's word on who owns the peer's socket; `None` (logged) when it has none
 /// and remote peers were not asked for, or the socket cannot be served.
-fn vet(s: TcpStream, peer: SocketAddr, remote: bool) -> Option<(mio::net::UnixStream, u32)> {
+fn vet(
+    s: mio::net::TcpStream,
+    peer: SocketAddr,
+    remote: bool,
+) -> Option<(mio::net::UnixStream, u32)> {
     let ours = s.local_addr().ok()?;
     let uid = match crate::sys::tcp_peer_uid(&peer, &ours) {
         Ok(Some(uid)) => uid,
@@ -159,16 +133,11 @@ fn vet(s: TcpStream, peer: SocketAddr, remote: bool) -> Option<(mio::net::UnixSt
         }
     };
     let _ = s.set_nodelay(true);
-    match s.set_nonblocking(true) {
-        Ok(()) => Some((
-            crate::reactor::stream_of(std::os::fd::OwnedFd::from(s)),
-            uid,
-        )),
-        Err(e) => {
-            log::warn!("server: cannot serve v41 peer {}: {}", peer, e);
-            None
-        }
-    }
+    // Non-blocking already (the reactor's accept made it so).
+    Some((
+        crate::reactor::stream_of(std::os::fd::OwnedFd::from(s)),
+        uid,
+    ))
 }
 
 impl Shared {

@@ -339,7 +339,6 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
             replies::encode_get_reply(status, &[(who, infos.clone())])
         }
         (cmd::GETNB, _) => replies::encode_get_reply(status, &[]),
-        (cmd::SPAWNNB, ReplyData::Job(j)) if status == sys::PMIX_SUCCESS => spawn_reply(j),
         (cmd::QUERY, ReplyData::Data(infos)) => {
             replies::encode_reply(cmd::QUERY, status, &ReplyData::Data(flat_query(infos)))
         }
@@ -353,26 +352,6 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
         }
         (c, d) => replies::encode_reply(c, status, d),
     }
-}
-
-/// The reply to a spawn: status, the new namespace and its job info, as OpenPMIx's
-/// server sends it (its client reads the namespace, then stores the rest as that
-/// namespace's job info; with no namespace Open MPI's `MPI_Comm_spawn` fails).
-fn spawn_reply(j: &crate::store::JobData) -> Result<Vec<u8>> {
-    let mut b = replies::encode_reply(cmd::SPAWNNB, sys::PMIX_SUCCESS, &ReplyData::None)?;
-    let n = j.procs.lists().keys().next_back().map_or(0, |r| r + 1);
-    let size = j
-        .job
-        .iter()
-        .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_JOB_SIZE)
-        .and_then(|i| match i.value {
-            crate::value::Value::Uint32(s) | crate::value::Value::Uint(s) => Some(s),
-            _ => None,
-        })
-        .unwrap_or(n)
-        .max(n);
-    b.extend(replies::encode_job_info(&replies::job_info_of(j, size)?)?);
-    Ok(b)
 }
 
 /// A query reply in the form OpenPMIx's tools read it: one info per key found (`pps`

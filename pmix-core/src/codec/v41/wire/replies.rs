@@ -175,6 +175,12 @@ fn info_array(infos: &[Info]) -> Value {
 /// The hash job info an OpenPMIx client expects for `j`: job keys, one node array per
 /// node, one app array per app, one `pmix.pblob` per rank of `0..nprocs`.
 ///
+/// What an OpenPMIx client's hash GDS reads only from places a host need not fill is
+/// added when the host left it out (as Open MPI 4.1's ORTE does): each rank's
+/// `PMIX_APPNUM` (from the application ranges, see [`appnum_of`]), and the job-level
+/// `PMIX_APPNUM` (one application only) and `PMIX_HOSTNAME` (the node of the job's local
+/// peers: a Get of either with `PMIX_RANK_WILDCARD` falls back to the job level there).
+///
 /// # Errors
 /// A packing error of a per-rank value.
 pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
@@ -184,6 +190,20 @@ pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
         .map(|i| (i.key.clone(), i.value.clone()))
         .collect();
     let key = |s: &str| Key::new(s).map_err(|e| Error::bad_param(e.context));
+    let has = |infos: &[Info], k: &str| infos.iter().any(|i| i.key.as_str() == k);
+    let (appnum, hostname) = (
+        sys::attrs::keys::PMIX_APPNUM,
+        sys::attrs::keys::PMIX_HOSTNAME,
+    );
+    if !has(&j.job, appnum) && j.apps.len() <= 1 {
+        let n = j.apps.first().map_or(0, |a| a.0);
+        kvals.push((key(appnum)?, Value::Uint32(n)));
+    }
+    if !has(&j.job, hostname) {
+        if let Some(h) = local_host(j) {
+            kvals.push((key(hostname)?, h));
+        }
+    }
     for n in &j.nodes {
         kvals.push((key(NODE_ARRAY)?, info_array(&n.info)));
     }
@@ -191,9 +211,12 @@ pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
         kvals.push((key(APP_ARRAY)?, info_array(a)));
     }
     for rank in 0..nprocs {
-        let infos = j.procs.infos(rank);
+        let mut infos = j.procs.infos(rank);
         if infos.is_empty() {
             continue;
+        }
+        if !has(&infos, appnum) {
+            infos.push(Info::new(appnum, Value::Uint32(appnum_of(j, rank)))?);
         }
         let mut w = BodyWriter::new();
         w.u32(rank);
@@ -206,6 +229,53 @@ pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
         nspace: j.nspace.clone(),
         kvals,
     })
+}
+
+/// How many ranks `j` describes: its `PMIX_JOB_SIZE`, or past its highest rank with data.
+fn job_size(j: &JobData) -> Rank {
+    let n = j.procs.lists().keys().next_back().map_or(0, |r| r + 1);
+    u32_of(&j.job, sys::attrs::keys::PMIX_JOB_SIZE)
+        .unwrap_or(n)
+        .max(n)
+}
+
+/// The application `rank` belongs to when the host gave no per-rank `PMIX_APPNUM`: the
+/// app whose `PMIX_APPLDR` .. `PMIX_APPLDR + PMIX_APP_SIZE` holds it, else the first
+/// app (0 when none is registered).
+fn appnum_of(j: &JobData, rank: Rank) -> u32 {
+    use sys::attrs::keys::{PMIX_APPLDR, PMIX_APP_SIZE};
+    j.apps
+        .iter()
+        .find(
+            |(_, a)| match (u32_of(a, PMIX_APPLDR), u32_of(a, PMIX_APP_SIZE)) {
+                (Some(ldr), Some(n)) => rank >= ldr && rank - ldr < n,
+                _ => false,
+            },
+        )
+        .or(j.apps.first())
+        .map_or(0, |a| a.0)
+}
+
+/// The host name of the node the job's local peers run on (the server's node, where
+/// every client this job info goes to runs): the first of `PMIX_LOCAL_PEERS`'s host in
+/// the process map, else the only node's name.
+fn local_host(j: &JobData) -> Option<Value> {
+    let peers = j
+        .job
+        .iter()
+        .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_LOCAL_PEERS)
+        .and_then(|i| i.value.as_str());
+    let first = peers.and_then(|p| p.split(',').next()?.trim().parse::<Rank>().ok());
+    let by_map = first.and_then(|r| {
+        j.procs
+            .get(r, sys::attrs::keys::PMIX_HOSTNAME)
+            .map(|v| v.into_owned())
+    });
+    let only = || match j.nodes.as_slice() {
+        [n] => n.hostname.as_deref().map(Value::string),
+        _ => None,
+    };
+    by_map.filter(|v| v.as_str().is_some()).or_else(only)
 }
 
 /// One process's data in a Get reply.
@@ -423,6 +493,11 @@ pub fn encode_reply(c: u8, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
         }
         (cmd::QUERY | cmd::JOB_CONTROL | cmd::ALLOC | cmd::MONITOR, ReplyData::Data(i)) => {
             w.infos(i)?
+        }
+        (cmd::SPAWNNB, ReplyData::Job(j)) => {
+            // STATUS, then the new namespace's job info (STRING nspace, KVAL…), which
+            // the client stores as it stores its own.
+            w.raw(&encode_job_info(&job_info_of(j, job_size(j))?)?);
         }
         (cmd::SPAWNNB, ReplyData::Data(i)) => {
             let ns = i
