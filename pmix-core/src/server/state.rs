@@ -5,6 +5,8 @@
 
 mod dump;
 mod fence;
+mod fence_shm;
+use fence_shm::ShmArea;
 mod kvs;
 mod registry;
 mod session;
@@ -230,6 +232,8 @@ pub struct ServerState {
     segments: Option<Segments>,
     /// Requests parked per connection, and their caps (see `server/budget.rs`).
     budget: budget::Budget,
+    /// Same-node fence areas per namespace (see `state/fence_shm.rs`); `None`: off.
+    shm: Option<HashMap<Nspace, ShmArea>>,
 }
 
 /// Publication of per-process tables as sealed memory files clients map (`store::procs`).
@@ -278,6 +282,7 @@ impl ServerState {
             tools: Default::default(),
             hostops: Default::default(),
             segments: None,
+            shm: None,
             budget: Default::default(),
         }
     }

@@ -19,7 +19,9 @@
 //! [`Mapping`]'s `mmap` and `munmap` carry their own reasoning.
 #![allow(unsafe_code)]
 
+mod shared;
 mod tcp;
+pub use shared::{futex_wait, futex_wake, SharedWords};
 pub use tcp::{owner_in_table, shutdown_listener, tcp_peer_uid};
 
 use std::io;
