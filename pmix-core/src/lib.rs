@@ -35,6 +35,7 @@ pub mod protocol;
 pub mod reactor;
 pub mod rendezvous;
 pub mod server;
+pub mod shm;
 pub mod store;
 pub mod sys;
 pub mod topology;

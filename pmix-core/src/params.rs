@@ -99,6 +99,8 @@ pub const DUMP_SIGNAL: &str = "PMIX_RS_DUMP_SIGNAL";
 /// `PMIX_RS_DUMP_DIR` (ours): where debug dumps are written.
 pub const DUMP_DIR: &str = "PMIX_RS_DUMP_DIR";
 
+/// `PMIX_RS_SHM_FENCE` (ours): `0` keeps same-node fences on the socket path.
+pub const SHM_FENCE: &str = "PMIX_RS_SHM_FENCE";
 /// `PMIX_RS_MAX_PARKED` (ours).
 pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
 /// `PMIX_RS_MAX_PARKED_BYTES` (ours).
@@ -190,6 +192,13 @@ pub const PARAMS: &[Param] = &[
         readers: &[Server],
         meaning: "0 turns off the server's OpenPMIx (v41, loopback TCP) listener; then \
                   children get only PMIX_RS_SERVER_URI",
+    },
+    Param {
+        name: SHM_FENCE,
+        default: "1",
+        readers: &[Server],
+        meaning: "0 keeps fences without data among a namespace's ranks, all on one node, \
+                  on the socket path instead of the shared-memory fence area",
     },
     Param {
         name: PMIX_HOSTNAME,

@@ -103,6 +103,7 @@ type SocketWelcome = (
     Welcomed,
     FrameDecoder,
     Vec<std::os::fd::OwnedFd>,
+    Option<std::os::fd::OwnedFd>,
 );
 
 /// Connect and exchange Hello/Welcome on the calling thread, before the connection is
@@ -148,7 +149,13 @@ fn handshake(me: &ProcId, path: &str, kind: protocol::PeerKind) -> Result<Socket
         Error::new(e.status, context)
     })?;
     s.set_read_timeout(None).map_err(unreach)?;
-    Ok((s, w, dec, fds))
+    // The fence area, if any, is the last descriptor (after the job-data segments).
+    let mut fds = fds;
+    let area = match protocol::welcome_fence_area(&body) {
+        Some(i) if i as usize + 1 == fds.len() => fds.pop(),
+        _ => None,
+    };
+    Ok((s, w, dec, fds, area))
 }
 
 /// The owner of a client's connection on the progress thread: frames go to the engine,
@@ -224,9 +231,12 @@ impl Client {
                 return super::v41::connect(me, server, addr, cfg.kind, hostname, handle)
             }
         };
-        let (stream, welcomed, rest, fds) = handshake(&me, &path, cfg.kind)?;
+        let (stream, welcomed, rest, fds, area) = handshake(&me, &path, cfg.kind)?;
         let (inner, unmapped) = Inner::welcomed(welcomed, &fds, cfg.kind, hostname, handle.clone());
         drop(fds);
+        if let Some(fd) = area {
+            inner.attach_fence_area(&fd);
+        }
         let owner = conn_owner(&inner);
         // The progress thread takes the connection over when it next runs; Init does not
         // wait for it (one thread wakeup less on the way to the first operation).

@@ -265,6 +265,8 @@ struct Inner {
     pinned: Mutex<HashMap<(ProcId, Option<Key>), Pinned>>,
     /// `PMIx_IOF_pull` registrations (see `iof.rs`).
     iof: Mutex<iof::IofRegs>,
+    /// Same-node fences in shared memory (see `fence.rs`).
+    shm: fence::ShmFence,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -294,6 +296,7 @@ impl Inner {
             finalize_tag: AtomicU32::new(0),
             pinned: Mutex::new(HashMap::new()),
             iof: Mutex::new(Default::default()),
+            shm: Default::default(),
         }
     }
 
@@ -324,6 +327,7 @@ impl Inner {
     /// The connection to the server is gone: fail everything waiting and tell handlers.
     fn lost(&self, why: &str) {
         let was = self.connected.swap(false, Ordering::SeqCst);
+        self.shm.server_lost(self.finalized.load(Ordering::SeqCst));
         let waiting: Vec<ReplyFn> = lock(&self.pending).drain().map(|(_, w)| w.f).collect();
         for f in waiting {
             f(sys::PMIX_ERR_LOST_CONNECTION, ReplyData::None);

@@ -161,6 +161,7 @@ impl Client {
                 })
                 .collect()
         };
+        self.inner.shm.committed();
         self.send_only(Req::Commit { puts })
     }
 

@@ -120,11 +120,19 @@ impl Wire for Welcome {
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
         Ok(match u8::decode(d)? {
-            0 => Welcome::Accepted {
-                server: ProcId::decode(d)?,
-                you: ProcId::decode(d)?,
-                jobs: decode_seq(d)?,
-            },
+            0 => {
+                let w = Welcome::Accepted {
+                    server: ProcId::decode(d)?,
+                    you: ProcId::decode(d)?,
+                    jobs: decode_seq(d)?,
+                };
+                // A same-node fence area's descriptor index may follow (see
+                // [`welcome_fence_area`]); readers that do not use it skip it.
+                if d.remaining() == 8 {
+                    d.take(8)?;
+                }
+                w
+            }
             1 => Welcome::Refused {
                 status: i32::decode(d)?,
                 reason: String::decode(d)?,
@@ -156,6 +164,26 @@ pub fn encode_welcome_accepted(
         encode_job(j, &mut out, Some(&mut *fds));
     }
     out
+}
+
+/// The mark after a Welcome's fence-area index ("FNCA").
+const FENCE_AREA_MARK: u32 = 0x464e_4341;
+
+/// Append to an accepting Welcome the index (among the descriptors sent with it) of the
+/// client's namespace's same-node fence area ([`crate::shm`]): the index and a mark, 8
+/// bytes that readers of the Welcome which do not use them skip.
+pub fn append_fence_area(body: &mut Vec<u8>, index: u32) {
+    index.encode(body);
+    FENCE_AREA_MARK.encode(body);
+}
+
+/// The fence-area descriptor index an accepting Welcome ends with, if any (a wrong
+/// index only means the descriptor there is refused: [`crate::shm::FenceArea::attach`]).
+pub fn welcome_fence_area(body: &[u8]) -> Option<u32> {
+    let tail = body.get(body.len().checked_sub(8)?..)?;
+    let mut d = Decoder::new(tail);
+    let index = u32::decode(&mut d).ok()?;
+    (u32::decode(&mut d).ok()? == FENCE_AREA_MARK).then_some(index)
 }
 
 /// A [`JobData`]'s encoding; `local`: for a client on this node, whose per-process table

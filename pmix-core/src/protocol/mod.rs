@@ -42,7 +42,9 @@ pub use collect::{
 };
 pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 pub use frame::{decode, encode, encode_frame_into, reply_tag, set_reply_tag, FrameDecoder};
-pub use hello::{encode_welcome_accepted, Hello, PeerKind, Welcome};
+pub use hello::{
+    append_fence_area, encode_welcome_accepted, welcome_fence_area, Hello, PeerKind, Welcome,
+};
 pub use iof::IofReq;
 use pmix_sys as sys;
 pub use request::{Req, Request};

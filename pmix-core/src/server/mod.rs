@@ -504,6 +504,7 @@ impl Server {
         state.set_delta_modex(delta);
         let seg_min = segment_min();
         state.set_segments(seg_min);
+        state.set_shm_fences(crate::shm::enabled());
         state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
         state.set_context_id_base(host.context_id_base());
         state.set_request_limits(state::budget::Limits::from_env());

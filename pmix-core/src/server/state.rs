@@ -5,6 +5,8 @@
 
 mod dump;
 mod fence;
+mod fence_shm;
+use fence_shm::ShmArea;
 mod kvs;
 mod registry;
 mod session;
@@ -238,6 +240,8 @@ pub struct ServerState {
     budget: budget::Budget,
     /// Periodic monitors this server runs itself (see `server/monitor`).
     monitors: monitor::Monitors,
+    /// Same-node fence areas per namespace (see `state/fence_shm.rs`); `None`: off.
+    shm: Option<HashMap<Nspace, ShmArea>>,
 }
 
 /// Publication of per-process tables as sealed memory files clients map (`store::procs`).
@@ -286,6 +290,7 @@ impl ServerState {
             tools: Default::default(),
             hostops: Default::default(),
             segments: None,
+            shm: None,
             budget: Default::default(),
             monitors: Default::default(),
         }

@@ -20,7 +20,9 @@
 #![allow(unsafe_code)]
 
 pub mod munge;
+mod shared;
 mod tcp;
+pub use shared::{futex_wait, futex_wake, SharedWords};
 pub use tcp::{owner_in_table, tcp_peer_uid};
 
 use std::io;

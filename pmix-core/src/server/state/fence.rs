@@ -167,6 +167,7 @@ impl ServerState {
         if t.arrived.len() >= t.expected && !t.host_called {
             self.fence_locally_complete(&key, out);
         }
+        self.shm_sync(&key.procs);
     }
 
     pub(super) fn fence_locally_complete(&mut self, key: &FenceKey, out: &mut Vec<Action>) {
@@ -183,6 +184,7 @@ impl ServerState {
                     self.release_fence(&t.procs, t.collect, t.arrived, sys::PMIX_SUCCESS, out);
                 }
             }
+            self.shm_sync(&key.procs);
             return;
         }
         let Some(t) = self.fences.get(key) else {
@@ -271,6 +273,7 @@ impl ServerState {
                 out.push(reply(a.conn, a.tag, status, ReplyData::None));
             }
         }
+        self.shm_sync(&key.procs);
     }
 
     /// The host finished a fence we handed it.
@@ -286,6 +289,7 @@ impl ServerState {
         let Some(t) = self.fences.remove(&key) else {
             return;
         };
+        self.shm_sync(&key.procs);
         if t.gather {
             match r.and_then(|b| protocol::decode_blobs(&b)) {
                 Ok(blobs) => {

@@ -445,6 +445,7 @@ impl ServerState {
 
     /// `p` will never arrive: the fences and connects that include it fail.
     pub(super) fn participant_ended(&mut self, p: &ProcId, out: &mut Vec<Action>) {
+        self.shm_participant_ended(p);
         let keys: Vec<FenceKey> = self
             .fences
             .keys()

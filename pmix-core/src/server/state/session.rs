@@ -80,6 +80,7 @@ impl ServerState {
 
     /// Accept a checked client: send the welcome with its namespace's job data.
     pub fn accept(&mut self, conn: ConnId, proc_: ProcId, out: &mut Vec<Action>) {
+        let area = self.shm_area_fd(&proc_.nspace);
         let jobs: Vec<&JobData> = self
             .nspaces
             .get(&proc_.nspace)
@@ -87,7 +88,11 @@ impl ServerState {
             .into_iter()
             .collect();
         let mut fds = Vec::new();
-        let body = protocol::encode_welcome_accepted(&self.id, &proc_, &jobs, &mut fds);
+        let mut body = protocol::encode_welcome_accepted(&self.id, &proc_, &jobs, &mut fds);
+        if let Some(fd) = area {
+            fds.push(fd);
+            protocol::append_fence_area(&mut body, (fds.len() - 1) as u32);
+        }
         out.push(if fds.is_empty() {
             Action::Send(conn, body)
         } else {
