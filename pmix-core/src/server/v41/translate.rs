@@ -512,7 +512,6 @@ mod tests {
         assert_eq!(got, ReplyData::None);
     }
 
-
     fn wrapped(items: Vec<Info>) -> Info {
         Info::new(
             k::PMIX_QUERY_RESULTS,
