@@ -2,7 +2,7 @@
 //! ranks all run on its node, handed to each client with its Welcome (see DESIGN.md,
 //! "Same-node fences in shared memory").
 //!
-//! The area is a writable memory file of [`WORDS`] 64-bit words
+//! The area is a writable memory file of [`WORDS`] + `n` 64-bit words
 //! ([`crate::sys::SharedWords`]):
 //!
 //! | word | meaning |
@@ -12,6 +12,7 @@
 //! | 2 | flags: [`DISABLED`] (for good: a rank ended), [`REDIRECT`] (a socket fence over the namespace is pending) |
 //! | 3 | the barrier word: generation (upper 32 bits, also the futex word), [`LOCK`] (bit 31), arrivals (bits 0–30) |
 //! | 4.. | [`RING`] outcome slots: slot `g % RING` = `(g << 32) \| status` of a generation that was aborted |
+//! | 4 + [`RING`] + r | rank `r`'s arrival mark: `g + 1` once it arrived in generation `g` (read only by the server's debug dump, to name who is missing) |
 //!
 //! A fence without data among all `n` ranks is generation `g`: each rank adds itself to
 //! the arrivals with one compare-and-swap; the last one instead moves the word to
@@ -33,7 +34,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
-/// Words in an area.
+/// Words in an area before the per-rank arrival marks.
 pub const WORDS: usize = 4 + RING;
 /// Outcome slots (aborted generations remembered).
 pub const RING: usize = 64;
@@ -83,6 +84,8 @@ pub enum Arrived {
 pub struct FenceArea {
     words: SharedWords,
     n: u64,
+    /// Our rank (clients), whose arrival mark we write.
+    rank: Option<u32>,
 }
 
 fn gen_of(w: u64) -> u32 {
@@ -105,10 +108,15 @@ impl FenceArea {
                 format!("{} fence participants", n),
             ));
         }
-        let (words, fd) = SharedWords::create("pmix-fence", WORDS)?;
+        let (words, fd) = SharedWords::create("pmix-fence", WORDS + n as usize)?;
         words.word(W_N).store(n as u64, SeqCst);
         words.word(W_MAGIC).store(MAGIC, SeqCst);
-        Ok((FenceArea { words, n: n as u64 }, fd))
+        let area = FenceArea {
+            words,
+            n: n as u64,
+            rank: None,
+        };
+        Ok((area, fd))
     }
 
     /// Map an area a server handed us, for `n` participants.
@@ -123,7 +131,7 @@ impl FenceArea {
                 format!("fence area: {}", why),
             )
         };
-        let words = SharedWords::attach(fd, WORDS).map_err(|e| fail(e.to_string()))?;
+        let words = SharedWords::attach(fd, WORDS + n as usize).map_err(|e| fail(e.to_string()))?;
         let (magic, have) = (
             words.word(W_MAGIC).load(SeqCst),
             words.word(W_N).load(SeqCst),
@@ -134,7 +142,32 @@ impl FenceArea {
                 magic, have, n
             )));
         }
-        Ok(FenceArea { words, n: n as u64 })
+        Ok(FenceArea {
+            words,
+            n: n as u64,
+            rank: None,
+        })
+    }
+
+    /// This area as rank `rank` uses it: its arrivals are marked (see the module note).
+    pub fn for_rank(mut self, rank: u32) -> FenceArea {
+        self.rank = (rank < self.participants()).then_some(rank);
+        self
+    }
+
+    /// The current generation's arrivals, if any: its number, how many arrived and the
+    /// ranks that have not (from their marks; a diagnostic, read without a lock).
+    pub fn pending(&self) -> Option<(u32, u32, Vec<u32>)> {
+        let w = self.bar().load(SeqCst);
+        let (g, c) = (gen_of(w), (w & COUNT) as u32);
+        if c == 0 || self.flags() & DISABLED != 0 {
+            return None;
+        }
+        let mark = g as u64 + 1;
+        let missing = (0..self.participants())
+            .filter(|&r| self.words.word(WORDS + r as usize).load(SeqCst) != mark)
+            .collect();
+        Some((g, c, missing))
     }
 
     /// The number of participants.
@@ -174,6 +207,11 @@ impl FenceArea {
                     return Arrived::Complete;
                 }
                 continue;
+            }
+            if let Some(r) = self.rank {
+                self.words
+                    .word(WORDS + r as usize)
+                    .store(g as u64 + 1, SeqCst);
             }
             if self
                 .bar()
@@ -385,6 +423,17 @@ mod tests {
         );
         assert!(a.disabled());
         assert_eq!(a.arrive(), Arrived::Socket);
+    }
+
+    #[test]
+    fn the_ranks_not_yet_arrived_are_named() {
+        let (server, fd) = FenceArea::create(3).unwrap();
+        let r1 = FenceArea::attach(&fd, 3).unwrap().for_rank(1);
+        assert_eq!(server.pending(), None);
+        let Arrived::Waiting(g) = r1.arrive() else {
+            panic!("rank 1 alone completed a fence of 3")
+        };
+        assert_eq!(server.pending(), Some((g, 1, vec![0, 2])));
     }
 
     #[test]

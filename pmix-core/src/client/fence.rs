@@ -230,7 +230,7 @@ impl Inner {
             .unwrap_or(0);
         match FenceArea::attach(fd, n) {
             Ok(a) => {
-                let _ = self.shm.area.set(a);
+                let _ = self.shm.area.set(a.for_rank(self.me.rank));
             }
             Err(e) => log::warn!("client {}: {}; fences take the socket path", self.me, e),
         }

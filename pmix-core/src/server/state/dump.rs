@@ -73,6 +73,7 @@ impl ServerState {
         for (k, t) in fences {
             self.dump_fence(t, k.tag.as_deref(), out);
         }
+        self.dump_shm(out);
         let _ = writeln!(
             out,
             "  parked Gets (data not there yet): {}",

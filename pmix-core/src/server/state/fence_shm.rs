@@ -22,6 +22,36 @@ impl ServerState {
         self.shm = on.then(HashMap::default);
     }
 
+    /// The debug dump's lines for the fences pending in shared memory.
+    pub(super) fn dump_shm(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let Some(areas) = self.shm.as_ref() else {
+            return;
+        };
+        let mut pending: Vec<_> = areas
+            .iter()
+            .filter_map(|(ns, a)| Some((ns, a.area.participants(), a.area.pending()?)))
+            .collect();
+        pending.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        for (ns, n, (g, arrived, missing)) in pending {
+            let missing: Vec<String> = missing.iter().map(|r| format!("{}:{}", ns, r)).collect();
+            let _ = writeln!(
+                out,
+                "    fence over [{}:*] in shared memory (generation {}): {} of {} arrived",
+                ns, g, arrived, n
+            );
+            let _ = writeln!(out, "      missing: {}", missing.join(", "));
+        }
+    }
+
+    /// `ns` was deregistered: its area (mapping and descriptor) goes; clients keep their
+    /// own mappings until they unmap them.
+    pub(super) fn shm_forget(&mut self, ns: &Nspace) {
+        if let Some(m) = self.shm.as_mut() {
+            m.remove(ns);
+        }
+    }
+
     /// The fence area to hand a client of `ns` being welcomed, made on first need; `None`
     /// when fences of `ns` cannot complete here alone (ranks elsewhere, a job of one, a
     /// participant ended) or memory files are not available.

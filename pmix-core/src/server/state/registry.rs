@@ -282,6 +282,7 @@ impl ServerState {
     pub fn deregister_nspace(&mut self, nspace: &Nspace, out: &mut Vec<Action>) {
         // Its segment, if any, is freed once the last client that mapped it unmaps it.
         self.nspaces.remove(nspace);
+        self.shm_forget(nspace);
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
             .partition(|(p, _, _)| &p.nspace == nspace);

@@ -177,7 +177,7 @@ fn info_array(infos: &[Info]) -> Value {
 ///
 /// What an OpenPMIx client's hash GDS reads only from places a host need not fill is
 /// added when the host left it out (as Open MPI 4.1's ORTE does): each rank's
-/// `PMIX_APPNUM` (from the application ranges, see [`appnum_of`]), and the job-level
+/// `PMIX_APPNUM` (from the application ranges, see `appnum_of`), and the job-level
 /// `PMIX_APPNUM` (one application only) and `PMIX_HOSTNAME` (the node of the job's local
 /// peers: a Get of either with `PMIX_RANK_WILDCARD` falls back to the job level there).
 ///
