@@ -49,6 +49,7 @@ mod hostops;
 mod iof;
 #[path = "monitor/mod.rs"]
 mod monitor;
+pub use monitor::MonitorAsk;
 #[path = "query.rs"]
 mod query;
 
