@@ -14,6 +14,18 @@ $(HOSTOPS_BUILD)/%: tests-c/hostops/%.c tests-c/check.h tests-c/host.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
 
+# $(call hostops_ranks,N,PROGRAM,WHAT): run PROGRAM under `pmixrun -n N`; every rank must
+# pass all its checks.
+define hostops_ranks
+	@echo "== pmixrun -n $(1) $(2)"
+	@$(TIMEOUT) 60 $(PMIXRUN) -n $(1) $(HOSTOPS_BUILD)/$(2) > $(HOSTOPS_BUILD)/$(2).txt 2>&1 || \
+	    { cat $(HOSTOPS_BUILD)/$(2).txt; echo "FAIL $(2)"; exit 1; }
+	@! grep -aq '^FAIL' $(HOSTOPS_BUILD)/$(2).txt && \
+	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/$(2).txt)" -ge $(1) || \
+	    { cat $(HOSTOPS_BUILD)/$(2).txt; echo "FAIL $(2): not every rank passed"; exit 1; }
+	@echo "ok   $(2): $(3)"
+endef
+
 .PHONY: hostops-build hostops-check
 hostops-build: lib $(HOSTOPS_BINS)
 
@@ -27,20 +39,8 @@ hostops-check: hostops-build
 	        { cat $(HOSTOPS_BUILD)/hchost-$$m.txt; echo "FAIL hchost $$m"; exit 1; }; \
 	    grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/hchost-$$m.txt; \
 	done
-	@echo "== pmixrun -n 3 pmixrun_cred"
-	@$(TIMEOUT) 60 $(PMIXRUN) -n 3 $(HOSTOPS_BUILD)/pmixrun_cred > $(HOSTOPS_BUILD)/cred.txt 2>&1 || \
-	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred"; exit 1; }
-	@! grep -aq '^FAIL' $(HOSTOPS_BUILD)/cred.txt && \
-	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/cred.txt)" -ge 3 || \
-	    { cat $(HOSTOPS_BUILD)/cred.txt; echo "FAIL pmixrun_cred: not every rank passed"; exit 1; }
-	@echo "ok   pmixrun_cred: 3 ranks passed"
-	@echo "== pmixrun -n 2 pmixrun_monitor"
-	@$(TIMEOUT) 60 $(PMIXRUN) -n 2 $(HOSTOPS_BUILD)/pmixrun_monitor > $(HOSTOPS_BUILD)/monitor.txt 2>&1 || \
-	    { cat $(HOSTOPS_BUILD)/monitor.txt; echo "FAIL pmixrun_monitor"; exit 1; }
-	@! grep -aq '^FAIL' $(HOSTOPS_BUILD)/monitor.txt && \
-	    test "$$(grep -ac 'checks, 0 failed' $(HOSTOPS_BUILD)/monitor.txt)" -ge 2 || \
-	    { cat $(HOSTOPS_BUILD)/monitor.txt; echo "FAIL pmixrun_monitor: not every rank passed"; exit 1; }
-	@echo "ok   pmixrun_monitor: usage, periodic updates, heartbeat watches, job properties"
+	$(call hostops_ranks,3,pmixrun_cred,credentials issued and checked)
+	$(call hostops_ranks,2,pmixrun_monitor,usage; periodic updates; heartbeat watches; job properties)
 
 CHECK_TARGETS += hostops-check
 

@@ -4,7 +4,7 @@
 //! the upcall names, run on the progress thread exactly once, whether the host answers
 //! through `done`, synchronously ([`HostReply::Completed`]) or with an error.
 
-use super::state::{Action, ServerState, Upcall};
+use super::state::{Action, MonitorAsk, ServerState, Upcall};
 use super::{HostCall, HostDone, HostReply, Shared};
 use crate::error::{Error, Result};
 use crate::protocol::hostops::HostOpReq;
@@ -452,8 +452,16 @@ impl Shared {
                     },
                     || Ok(Vec::new()),
                     step(move |s, r, out| {
-                        let (p, m, d) = asked;
-                        s.monitor_host_done(conn, tag, &p, &m, error, &d, r, out)
+                        let (me, monitor, directives) = asked;
+                        let ask = MonitorAsk {
+                            conn,
+                            tag,
+                            me: &me,
+                            monitor: &monitor,
+                            code: error,
+                            directives: &directives,
+                        };
+                        s.monitor_host_done(&ask, r, out)
                     }),
                 )
             }

@@ -64,7 +64,15 @@ impl ServerState {
             directives,
         } = &r
         {
-            if self.monitor_request(conn, tag, me, monitor, *error, directives, out) {
+            let ask = super::MonitorAsk {
+                conn,
+                tag,
+                me,
+                monitor,
+                code: *error,
+                directives,
+            };
+            if self.monitor_request(&ask, out) {
                 return;
             }
         }

@@ -53,6 +53,7 @@ mod hostops;
 mod iof;
 #[path = "monitor/mod.rs"]
 mod monitor;
+pub use monitor::MonitorAsk;
 #[path = "query.rs"]
 mod query;
 

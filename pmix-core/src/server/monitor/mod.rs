@@ -20,6 +20,23 @@ use pmix_sys::attrs::keys as ak;
 use sample::Fields;
 use std::time::Duration;
 
+/// One `PMIx_Process_monitor` request, as the client made it.
+#[derive(Clone, Copy)]
+pub struct MonitorAsk<'a> {
+    /// The requester's connection.
+    pub conn: ConnId,
+    /// The request's tag.
+    pub tag: u32,
+    /// The requester.
+    pub me: &'a ProcId,
+    /// What to monitor.
+    pub monitor: &'a Info,
+    /// The status code of the events the monitor raises.
+    pub code: i32,
+    /// The request's directives.
+    pub directives: &'a [Info],
+}
+
 /// The periodic monitors running in this server.
 #[derive(Default)]
 pub struct Monitors {
@@ -180,17 +197,15 @@ fn reply(conn: ConnId, tag: u32, r: Result<Vec<Info>>) -> Action {
 impl ServerState {
     /// A monitor request from a client: served here (true: the reply, and the timer of
     /// a periodic monitor, are in `out`), or to be handed to the host (false).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn monitor_request(
-        &mut self,
-        conn: ConnId,
-        tag: u32,
-        me: &ProcId,
-        monitor: &Info,
-        code: i32,
-        directives: &[Info],
-        out: &mut Vec<Action>,
-    ) -> bool {
+    pub(super) fn monitor_request(&mut self, ask: &MonitorAsk, out: &mut Vec<Action>) -> bool {
+        let MonitorAsk {
+            conn,
+            tag,
+            me,
+            monitor,
+            code,
+            directives,
+        } = *ask;
         let (u, id, rate) = match decide(monitor, directives) {
             Ok(Decision::Host) => return false,
             Ok(Decision::Cancel(id)) => {
@@ -227,18 +242,20 @@ impl ServerState {
 
     /// The host answered a monitor request: a heartbeat watch it does not do itself is
     /// kept here; every other answer goes to the client.
-    #[allow(clippy::too_many_arguments)]
     pub fn monitor_host_done(
         &mut self,
-        conn: ConnId,
-        tag: u32,
-        me: &ProcId,
-        monitor: &Info,
-        code: i32,
-        directives: &[Info],
+        ask: &MonitorAsk,
         r: Result<Vec<Info>>,
         out: &mut Vec<Action>,
     ) {
+        let MonitorAsk {
+            conn,
+            tag,
+            me,
+            monitor,
+            code,
+            directives,
+        } = *ask;
         let refused = matches!(&r, Err(e) if protocol::status_of(e) == sys::PMIX_ERR_NOT_SUPPORTED);
         if !(refused
             && self.monitors.local_beats
