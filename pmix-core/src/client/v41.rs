@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::params;
 use crate::protocol::{self, DynReq, IofReq, PeerKind, Put, Req, Request, ServerMsg};
 use crate::reactor::{self, ConnId, Ctx, Framing, Handle};
-use crate::value::{ProcId, Value};
+use crate::value::{Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -448,6 +448,25 @@ fn connect_as(
         return connect_tool(me, server, addr, kind, hostname, handle);
     }
     let (tcp, pindex, rest) = handshake(&me, addr)?;
+    let nspace = me.nspace.clone();
+    let conn = (tcp, rest, pindex as i32, addr);
+    attach(conn, me, server, kind, hostname, handle, vec![nspace])
+}
+
+/// The engine's side of a v41 connection whose handshake is done: the translation, the
+/// reactor's framing, the link, and the client (`fetch`: the namespaces whose job data
+/// is still to be asked for). `conn`: the socket, what the server sent after its
+/// answer, our peer index (-1 for a tool) and the server's address.
+fn attach(
+    conn: (TcpStream, Vec<u8>, i32, SocketAddr),
+    me: ProcId,
+    server: ProcId,
+    kind: PeerKind,
+    hostname: String,
+    handle: Handle,
+    fetch: Vec<Nspace>,
+) -> Result<Client> {
+    let (tcp, rest, pindex, addr) = conn;
     let err = unreach(addr);
     tcp.set_nonblocking(true).map_err(&err)?;
     let writer = tcp.try_clone().map_err(&err)?;
@@ -456,10 +475,9 @@ fn connect_as(
         me: me.clone(),
         uid: crate::sys::euid(),
     };
-    let x = Arc::new(Mutex::new(Xlate::new(pindex as i32, sender)));
+    let x = Arc::new(Mutex::new(Xlate::new(pindex, sender)));
     let mut dec = FrameDecoder::new();
     dec.push(&rest);
-    let nspace = me.nspace.clone();
     let (inner, _) = Inner::welcomed(
         (server, me, Vec::new()),
         &[],
@@ -483,7 +501,7 @@ fn connect_as(
         }),
     };
     let _ = inner.link.set(Arc::new(link));
-    Ok(Client::ready(inner, vec![nspace]))
+    Ok(Client::ready(inner, fetch))
 }
 
 /// A tool's connect message: `TOOL_GIVEN_ID` with `me`, or `TOOL_NEEDS_ID` (the server
@@ -605,41 +623,16 @@ fn connect_tool(
         addr,
         psec
     );
-    tcp.set_nonblocking(true).map_err(&err)?;
-    let writer = tcp.try_clone().map_err(&err)?;
-    let stream = reactor::stream_of(OwnedFd::from(tcp));
-    let sender = Sender {
-        me: me.clone(),
-        uid: crate::sys::euid(),
-    };
-    let x = Arc::new(Mutex::new(Xlate::new(-1, sender)));
-    let mut dec = FrameDecoder::new();
-    dec.push(&rest);
-    let (inner, _) = Inner::welcomed(
-        (server, me, Vec::new()),
-        &[],
+    // A tool's own job data is local (Inner::welcomed makes it): nothing to fetch.
+    attach(
+        (tcp, rest, -1, addr),
+        me,
+        server,
         kind,
         hostname,
-        handle.clone(),
-    );
-    let framing = V41Framing {
-        dec,
-        x: x.clone(),
-        ack: writer.try_clone().ok(),
-    };
-    let id = handle.add_conn(stream, conn_owner(&inner), framing)?;
-    let link = V41Link {
-        id,
         handle,
-        x,
-        out: Mutex::new(Out {
-            writer: Some(writer),
-            via_reactor: false,
-        }),
-    };
-    let _ = inner.link.set(Arc::new(link));
-    // A tool's own job data is local (Inner::welcomed made it): nothing to fetch.
-    Ok(Client::ready(inner, Vec::new()))
+        Vec::new(),
+    )
 }
 
 #[cfg(test)]
