@@ -78,8 +78,14 @@ compare() {
 compare apis 2 0 'v41apis log line of rank 1' apis
 # IOF pull and group construct: the server's host (ORTE) serves neither; the same status.
 compare extras 2 0 'ANSWER job rank=1 group-construct' extras
-# Abort: mpirun ends the job with the status rank 0 gave.
-REJECT='^FAIL|still running after PMIx_Abort' compare abort 2 3 'ANSWER job rank=0 abort calling' abort
+# Abort: mpirun ends the job with the status rank 0 gave. Not by default: after the abort
+# Debian's mpirun itself crashes (SIGSEGV) or hangs in OpenPMIx 4.2.2's
+# PMIx_server_finalize in about half the runs here, with Debian's client as with ours.
+if [ -n "${V41CLIENT_ABORT:-}" ]; then
+    REJECT='^FAIL|still running after PMIx_Abort' compare abort 2 3 'ANSWER job rank=0 abort calling' abort
+else
+    echo "skip abort under Debian's mpirun (V41CLIENT_ABORT=1 runs it: mpirun's own finalize is flaky after an abort)"
+fi
 # Spawn of one child, Connect/Disconnect of both namespaces, the child's key.
 # Started from its own directory as ./apis, so the child's command is relative (OpenPMIx's
 # client gives the app its working directory; ORTE resolves the command against it).
