@@ -372,30 +372,8 @@ fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)>
     let psec = handshake::choose_psec(params::get(params::PMIX_SECURITY_MODE).as_deref())?;
     let err = unreach(addr);
     let mut s = TcpStream::connect_timeout(&addr, HANDSHAKE_TIMEOUT).map_err(&err)?;
-    s.set_nodelay(true).map_err(&err)?;
-    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(&err)?;
     let hello = hello_for(me, psec)?;
-    s.write_all(&handshake::encode_client_hello(&hello)?)
-        .map_err(&err)?;
-    let mut got = Vec::new();
-    let (reply, used) = loop {
-        if let Some(r) = handshake::decode_server_reply(hello.flag, &got)? {
-            break r;
-        }
-        let mut b = [0u8; 512];
-        match s.read(&mut b).map_err(&err)? {
-            0 => {
-                return Err(Error::new(
-                    sys::PMIX_ERR_UNREACH,
-                    format!(
-                        "the OpenPMIx server at {} closed the connection during the handshake",
-                        addr
-                    ),
-                ))
-            }
-            n => got.extend_from_slice(b.get(..n).unwrap_or_default()),
-        }
-    };
+    let (reply, rest) = exchange(&mut s, &hello, addr)?;
     let ServerReply::Client {
         pindex: Some(pindex),
         ..
@@ -403,7 +381,6 @@ fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)>
     else {
         return Err(Error::unpack("v41 handshake: not a client's answer"));
     };
-    s.set_read_timeout(None).map_err(&err)?;
     log::debug!(
         "client {}: connected to the OpenPMIx server at {} (gds {}, security {}, pindex {})",
         me,
@@ -412,7 +389,7 @@ fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)>
         psec,
         pindex
     );
-    Ok((s, pindex, got.split_off(used)))
+    Ok((s, pindex, rest))
 }
 
 /// Connect `me` to the OpenPMIx server `server` at `addr` (see the module documentation).
