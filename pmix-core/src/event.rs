@@ -93,21 +93,6 @@ pub struct HandlerOpts {
     pub return_object: Option<usize>,
 }
 
-fn procs_of(v: &Value) -> Vec<ProcId> {
-    match v {
-        Value::Proc(Some(p)) => vec![p.clone()],
-        Value::DataArray(a) => a
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Value::Proc(Some(p)) => Some(p.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// The processes an info list names under `PMIX_EVENT_AFFECTED_PROC` and `..._PROCS`.
 pub fn affected_procs(info: &[Info]) -> Vec<ProcId> {
     info.iter()
@@ -117,7 +102,7 @@ pub fn affected_procs(info: &[Info]) -> Vec<ProcId> {
                 ak::PMIX_EVENT_AFFECTED_PROC | ak::PMIX_EVENT_AFFECTED_PROCS
             )
         })
-        .flat_map(|i| procs_of(&i.value))
+        .flat_map(|i| i.value.procs())
         .collect()
 }
 
@@ -125,7 +110,7 @@ pub fn affected_procs(info: &[Info]) -> Vec<ProcId> {
 pub fn custom_range(info: &[Info]) -> Vec<ProcId> {
     info.iter()
         .filter(|i| i.key.as_str() == ak::PMIX_EVENT_CUSTOM_RANGE)
-        .flat_map(|i| procs_of(&i.value))
+        .flat_map(|i| i.value.procs())
         .collect()
 }
 

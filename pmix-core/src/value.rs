@@ -648,6 +648,23 @@ impl Value {
         }
     }
 
+    /// The processes a `PMIX_PROC` value or a data array of them names (nothing for any
+    /// other value).
+    pub fn procs(&self) -> Vec<ProcId> {
+        match self {
+            Value::Proc(Some(p)) => vec![p.clone()],
+            Value::DataArray(a) => a
+                .items
+                .iter()
+                .filter_map(|x| match x {
+                    Value::Proc(Some(p)) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// String contents if this is a non-NULL `PMIX_STRING`.
     pub fn as_str(&self) -> Option<&str> {
         match self {

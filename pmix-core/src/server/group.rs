@@ -106,18 +106,7 @@ pub(super) fn flag(info: &[Info], key: &str) -> bool {
 pub(super) fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
     info.iter()
         .filter(|i| i.key.as_str() == key)
-        .flat_map(|i| match &i.value {
-            Value::Proc(Some(p)) => vec![p.clone()],
-            Value::DataArray(a) => a
-                .items
-                .iter()
-                .filter_map(|v| match v {
-                    Value::Proc(Some(p)) => Some(p.clone()),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        })
+        .flat_map(|i| i.value.procs())
         .collect()
 }
 

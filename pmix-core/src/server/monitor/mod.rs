@@ -160,11 +160,8 @@ fn decide(monitor: &Info, directives: &[Info]) -> Result<Decision> {
                     .ok_or_else(|| Error::bad_param("PMIX_MONITOR_RESOURCE_RATE is not a count"))?
             }
             ak::PMIX_MONITOR_TARGET_PROCS => {
-                let procs = array(&d.value)?.iter().filter_map(|p| match p {
-                    Value::Proc(Some(p)) => Some(p.clone()),
-                    _ => None,
-                });
-                u.procs.get_or_insert_with(Vec::new).extend(procs);
+                array(&d.value)?;
+                u.procs.get_or_insert_with(Vec::new).extend(d.value.procs());
             }
             ak::PMIX_MONITOR_TARGET_PIDS => {
                 let pids = array(&d.value)?.iter().filter_map(|p| match p {

@@ -36,21 +36,6 @@ pub(super) struct Parts {
     waits: Vec<Finish>,
 }
 
-fn procs_of(v: &Value) -> Vec<ProcId> {
-    match v {
-        Value::Proc(Some(p)) => vec![p.clone()],
-        Value::DataArray(a) => a
-            .items
-            .iter()
-            .filter_map(|x| match x {
-                Value::Proc(Some(p)) => Some(p.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Context ids the front end hands out start here, above what any one node's server
 /// counts for the groups that stay on its node, so the two never collide.
 pub(super) const FIRST_CTX_ID: u64 = 1 << 20;
@@ -259,7 +244,7 @@ impl Shared {
         );
         for i in info {
             match i.key.as_str() {
-                GRP_ARRIVED => p.arrived.extend(procs_of(&i.value)),
+                GRP_ARRIVED => p.arrived.extend(i.value.procs()),
                 ak::PMIX_GROUP_ASSIGN_CONTEXT_ID => p.ctx |= i.value.is_true(),
                 ak::PMIX_GROUP_ENDPT_DATA => {
                     if let Value::ByteObject(b) = &i.value {
