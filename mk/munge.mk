@@ -11,6 +11,9 @@
 #                      under Debian's mpirun with PMIX_MCA_psec=munge (mpirun serving munge
 #                      only). About 15 s.
 
+# The Rust tests run in the dev profile: the binaries `make rust-check` (cargo test
+# --workspace) already built, so `make check` compiles pmix-core's tests once, not
+# a second time in release (minutes of CI on 2 cores).
 .PHONY: munge-check
 # (v41client.mk and v41server.mk, included after this file, build the two C programs.)
 munge-check: lib $(BUILD)/tests/v41client/client
@@ -18,7 +21,7 @@ munge-check: lib $(BUILD)/tests/v41client/client
 	  || [ ! -f $(DIFF_REF_INC)/pmix.h ]; then \
 	  echo "SKIP munge-check: munge, openmpi-bin or libpmix-dev not installed"; exit 0; fi; \
 	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix; \
-	bin=$$($(CARGO) test --$(PROFILE) -p pmix-core --test v41_server --no-run \
+	bin=$$($(CARGO) test -p pmix-core --test v41_server --no-run \
 	  --message-format=json 2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1); \
 	OURS=$(LIBDIR)/libpmix.so.2 CLIENT=$(V41CLIENT_OUT)/client PMIXRUN=$(PMIXRUN) \
 	  OPX=$(V41S_OUT)/mixed_openpmix V41TEST=$$bin $(TIMEOUT) 120 bash tests-c/munge/run.sh

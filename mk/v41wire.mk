@@ -23,9 +23,12 @@ $(V41WIRE_OUT)/client: tests-c/v41wire/client.c
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
 
+# The Rust tests run in the dev profile: the binaries `make rust-check` (cargo test
+# --workspace) already built, so `make check` compiles pmix-core's tests once, not
+# a second time in release (minutes of CI on 2 cores).
 .PHONY: v41wire-check
 v41wire-check:
-	$(TIMEOUT) 900 $(CARGO) test --$(PROFILE) -p pmix-core --lib codec::v41::wire -q
+	$(TIMEOUT) 900 $(CARGO) test -p pmix-core --lib codec::v41::wire -q
 	$(CARGO) build --$(PROFILE) -p pmix-core --example v41_client_probe --example v41_server_probe
 	@if ! command -v mpirun >/dev/null; then \
 	  echo "SKIP v41wire-check live: mpirun (openmpi-bin) not installed"; exit 0; fi; \
