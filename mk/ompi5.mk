@@ -8,7 +8,7 @@
 #                       LD_PRELOAD and LD_LIBRARY_PATH, each also with LD_BIND_NOW=1;
 #                       the wheel's own OpenPMIx client under pmixrun (hello, ring,
 #                       spawn); only the ranks on ours under the wheel's prterun (hello,
-#                       ring, spawn at -n 1/2/4/8); the singleton's clean failure
+#                       ring, spawn at -n 1/2/4/8); a singleton ./mpi_hello (no launcher)
 #
 # ompi5-check is in CHECK_TARGETS. It needs the venv (.ci/run makes it); without one it
 # prints why it is skipped and succeeds. OMPI5_SCENARIOS="hello ring" and

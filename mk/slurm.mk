@@ -6,7 +6,9 @@
 #                             then group "plain": only the ranks on ours, on a fourth node
 #                             whose slurmd is not preloaded (the plugin unmodified, on
 #                             Debian's OpenPMIx 4.2.2 server): PMIx hello, info, put/get,
-#                             Open MPI hello and ring
+#                             Open MPI hello and ring; group "opx": ranks on Debian's
+#                             OpenPMIx 4.2.2 client under our server in slurmstepd
+#                             (tests-c/v41server/mixed.c at -n 1 and 4)
 #   make slurm-check-debian   the one-node cases with Debian's OpenPMIx 4.2.2 on both sides
 #                             (no preload): proves the harness
 #
@@ -14,14 +16,19 @@
 # under a temporary directory, bounds every srun, prints the stacks of every slurmstepd and
 # rank of a hung case, and stops what it started, also on failure. It prints a "skip" line
 # and passes when slurm-wlm is not installed. SLURM_CASES="hello mpi" narrows a run
-# (groups: info hello putget dmodex mpi abort kill timeout plain); SLURM_TWO_NODES=0 leaves
+# (groups: info hello putget dmodex mpi abort kill timeout plain opx); SLURM_TWO_NODES=0 leaves
 # out the two-node jobs.
 
 SLURM_BUILD := $(BUILD)/tests-slurm
 SLURM_CLIENT := $(SLURM_BUILD)/slurm_client
 SLURM_CASES ?=
 SLURM_RUN    = env HELLO=$(HELLO_BIN) RT=$(RT_BUILD) MN=$(MN_BUILD) MPI_BIN=$(OMPI_BIN) \
-               CLIENT=$(SLURM_CLIENT) $(CURDIR)/tests-slurm/run.sh $(SLURM_CASES)
+               CLIENT=$(SLURM_CLIENT) $(SLURM_OPX_ENV) $(CURDIR)/tests-slurm/run.sh $(SLURM_CASES)
+# Group "opx" (OpenPMIx clients under our server in slurmstepd) needs Debian's libpmix-dev;
+# the programs are mk/v41server.mk's (read after this file: its variables are not set yet).
+SLURM_OPX_DIR  := $(BUILD)/tests/v41server
+SLURM_OPX      := $(if $(wildcard /usr/lib/x86_64-linux-gnu/pmix2/include/pmix.h),$(SLURM_OPX_DIR)/mixed_openpmix)
+SLURM_OPX_ENV  := $(if $(SLURM_OPX),OPX=$(SLURM_OPX_DIR)/mixed_openpmix)
 
 $(SLURM_CLIENT): tests-slurm/slurm_client.c tests-c/multinode/mn.h tests-c/check.h
 	@mkdir -p $(@D)
@@ -48,7 +55,7 @@ $(SLURM_DEB)/slurm_client: tests-slurm/slurm_client.c tests-c/multinode/mn.h
 
 .PHONY: slurm-build slurm-check slurm-check-debian
 slurm-build: lib $(SLURM_CLIENT) $(HELLO_BIN) $(RT_BUILD)/put_get $(MN_BUILD)/dmodex_wait \
-             ompi-progs
+             ompi-progs $(SLURM_OPX)
 
 # run.sh bounds each case itself; the outer bound sends TERM first so that its EXIT trap
 # still stops the daemons.

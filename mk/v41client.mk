@@ -12,8 +12,9 @@
 #                          tests-c/v41client/apis.c (built against Debian's headers) on
 #                          Debian's libpmix and on ours, answers compared: Get with
 #                          PMIX_TIMEOUT, Unpublish, Query, Log, Job_control, Abort, Spawn,
-#                          Connect/Disconnect; Open MPI's mpi_spawn with parents and children
-#                          on ours. Skipped with a message when mpirun (openmpi-bin) is not
+#                          Connect/Disconnect, a Fence that times out (PMIX_TIMEOUT) and
+#                          the fences after it; Open MPI's mpi_spawn with parents
+#                          and children on ours. Skipped with a message when mpirun (openmpi-bin) is not
 #                          installed.
 
 V41CLIENT_OUT := $(BUILD)/tests/v41client

@@ -102,6 +102,23 @@ if want_group timeout; then
     fi
 fi
 
+# OpenPMIx clients under our server: slurmstepd's plugin runs our server (slurmd
+# preloaded), the ranks run Debian's OpenPMIx 4.2.2 client (tests-c/v41server/mixed.c
+# built on it, found by its RUNPATH, nothing preloaded) over OpenPMIx's wire protocol:
+# job size, local size and app number, Put/Commit, both kinds of fence, every peer's keys.
+# (No step mixing them with ranks on ours yet: mixed.c on our client fails alone under
+# Slurm, a job-level Get NOT_FOUND: Slurm registers no job-level PMIX_APPNUM, and only
+# the v41 job info adds it.)
+if want_group opx && [ -n "$PMIX_LIB" ] && [ -n "${OPX:-}" ]; then
+    RANK_PRELOAD=""
+    for n in 1 4; do
+        job "opx: OpenPMIx 4.2.2 ranks under our server in slurmstepd (-n $n)" 0 \
+            "^PASS mixed openpmix .* of $n .*peers on openpmix: $n\$" "$n" 40 \
+            -- -N 1 -n "$n" "$OPX"
+    done
+    unset RANK_PRELOAD
+fi
+
 # Slurm's plugin registers a catch-all event handler in slurmstepd that logs "Error
 # handler invoked" and kills the step: no routine job above may reach it (the server
 # must not hand its own handlers events at client connect, fence or finalize).

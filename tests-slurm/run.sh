@@ -10,8 +10,10 @@
 #             Slurm's plugin on Debian's OpenPMIx server, as at a site.
 #   HELLO RT MN MPI_BIN CLIENT   the programs (tests-c/hello, runtime, multinode,
 #             tests-mpi, tests-slurm/slurm_client)
+#   OPX       tests-c/v41server/mixed.c built on Debian's OpenPMIx 4.2.2 (group opx;
+#             left out when unset)
 # Arguments: case groups to run (default all): info hello putget dmodex mpi abort kill
-#   timeout plain. Every case runs through the shared harness (tools/harness.sh): a case that
+#   timeout plain opx. Every case runs through the shared harness (tools/harness.sh): a case that
 #   outlives its bound is a hang; the harness's report (debug dumps of our processes,
 #   every thread's stacks of srun, every slurmstepd and rank) is printed, then they are
 #   killed and the case fails.
@@ -32,7 +34,7 @@ JOB_ENV=()
 OUR_VERSION=$(sed -n 's/^pub const VERSION_STRING: &str = "\(.*\)";$/\1/p' \
     ../pmix-core/src/params.rs)
 : "${OUR_VERSION:?not found in pmix-core/src/params.rs}"
-GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout plain} "
+GROUPS_WANTED=" ${*:-info hello putget dmodex mpi abort kill timeout plain opx} "
 # shellcheck source=tests-slurm/cluster.sh
 source ./cluster.sh
 AREA=slurm
@@ -54,7 +56,8 @@ kill_jobs() {
 }
 
 # job NAME WANT PATTERN COUNT LIMIT -- SRUN-ARGS...
-# Runs srun --mpi=pmix SRUN-ARGS (ranks preloaded with RANK_LIB, srun's environment plus
+# Runs srun --mpi=pmix SRUN-ARGS (ranks preloaded with RANK_LIB, or RANK_PRELOAD when set,
+# empty for none; srun's environment plus
 # the NAME=VALUE entries of JOB_ENV exported to them) for at most LIMIT seconds
 # and wants its exit status (a number, or "nz" for any failure), and COUNT lines matching
 # the extended regular expression PATTERN (COUNT 0: at least one; PATTERN empty: none).
@@ -67,7 +70,7 @@ job() {
     # report and are killed. Ranks may outlive srun for 15 s before counting as left.
     HARNESS_EXTRA_PIDS=job_pids HARNESS_LINGER=15 run_job "$limit" -- \
         env "${JOB_ENV[@]}" "${SRUN[@]}" --mpi=pmix --time=2 \
-        --export="ALL,LD_PRELOAD=$RANK_LIB" "$@"
+        --export="ALL,LD_PRELOAD=${RANK_PRELOAD-$RANK_LIB}" "$@"
     if [ "$HUNG" = 1 ]; then
         kill_jobs
         verdict "$name" "hung (no end within $limit s)"

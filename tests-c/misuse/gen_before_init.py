@@ -110,7 +110,7 @@ def main():
         unsetenv("PMIX_NAMESPACE");
         unsetenv("PMIX_RANK");
         rc = PMIx_Init(&me, NULL, 0);
-        CHECK_RC(rc, PMIX_SUCCESS, "PMIx_Init as a singleton");
+        CHECK_RC(rc, PMIX_ERR_UNREACH, "PMIx_Init as a singleton");
         if (0 == strcmp(mode, "client-during")) {
             call_all_during();
             usleep(200000); /* let the progress thread run any (NULL) callbacks */

@@ -100,7 +100,7 @@ int main(void)
     unsetenv("PMIX_NAMESPACE");
     unsetenv("PMIX_RANK");
     rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(rc, PMIX_SUCCESS, "PMIx_Init as a singleton");
+    CHECK_RC(rc, PMIX_ERR_UNREACH, "PMIx_Init as a singleton");
 
     pthread_barrier_init(&start, NULL, NTHREADS);
     for (int i = 0; i < NTHREADS; i++) {

@@ -76,6 +76,8 @@ compare() {
 # Get with PMIX_TIMEOUT, Publish/Lookup/Unpublish, Query, Log, Job_control (and, on ours,
 # WOULD_BLOCK from a callback and PMIX_GET_STATIC_VALUES).
 compare apis 2 0 'v41apis log line of rank 1' apis
+# A Fence that times out (PMIX_TIMEOUT), then ordinary fences: the same statuses.
+compare fencetimeout 2 0 'ANSWER job rank=1 fence-after-timeout 1 ' fencetimeout
 # IOF pull and group construct: the server's host (ORTE) serves neither; the same status.
 compare extras 2 0 'ANSWER job rank=1 group-construct' extras
 # Abort: mpirun ends the job with the status rank 0 gave. Not by default: after the abort

@@ -11,8 +11,10 @@ use pmix_sys as sys;
 /// `PMIx_Finalize`.
 ///
 /// # Returns
-/// `PMIX_SUCCESS` (also for a singleton), `PMIX_ERR_BAD_PARAM` (malformed `info` or
-/// environment), `PMIX_ERR_UNREACH`, or the server's refusal status.
+/// `PMIX_SUCCESS`; `PMIX_ERR_UNREACH` when no server is in the environment (a singleton,
+/// as with OpenPMIx: `proc` is filled and the library is usable, `PMIx_Finalize` is still
+/// due; a nested call returns `PMIX_SUCCESS`); `PMIX_ERR_BAD_PARAM` (malformed `info` or
+/// environment), or the server's refusal status.
 ///
 /// # Safety
 /// The C contract (what makes the call sound):
@@ -36,11 +38,15 @@ pub unsafe extern "C" fn PMIx_Init(
             Err(e) => return e.status(),
         };
         match global::init(info) {
-            Ok(id) => {
+            Ok(init) => {
                 if let Ok(Some(p)) = crate::arg!(opt_mut proc_) {
-                    conv::proc_to_c(&id, p);
+                    conv::proc_to_c(&init.id, p);
                 }
-                sys::PMIX_SUCCESS
+                if init.singleton {
+                    sys::PMIX_ERR_UNREACH
+                } else {
+                    sys::PMIX_SUCCESS
+                }
             }
             Err(e) => {
                 crate::logging::init_failed("PMIx_Init", &e);

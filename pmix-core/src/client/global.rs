@@ -3,10 +3,12 @@
 //! again after a full finalize.
 //!
 //! # Implementation notes
-//! With no server in the environment, Init makes a singleton and returns success (OpenPMIx
-//! 4.2.2 returns `PMIX_ERR_UNREACH` there while remaining usable). Success is what the
-//! specification pages describe for a singleton (Fence returns SUCCESS) and what a program
-//! that checks Init's status expects; Open MPI 4.1.4 does not start a daemon because of it.
+//! With no server in the environment, Init makes a singleton: usable (its own job data,
+//! Fence satisfied at once), but the first `PMIx_Init` says `PMIX_ERR_UNREACH`, as
+//! OpenPMIx 4.2.2, 5.0.x and master do ([`init`] tells the caller through
+//! [`Init::singleton`]). Open MPI 5 knows it is a singleton only from that status (given
+//! SUCCESS it runs its modex fence and fails); Open MPI 4.1.4 forks its own orted before
+//! it calls `PMIx_Init`, so it never sees the status. A nested Init returns success.
 
 use super::{Client, ClientConfig};
 use crate::error::{Error, Result};
@@ -34,24 +36,38 @@ fn lock() -> std::sync::MutexGuard<'static, Global> {
     GLOBAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// `PMIx_Init`: connect on the first call, count the others. Returns our identity.
+/// What a successful [`init`] made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Init {
+    /// Our identity.
+    pub id: ProcId,
+    /// This call made a singleton (no server in the environment): `PMIx_Init` returns
+    /// `PMIX_ERR_UNREACH` for it, as OpenPMIx does, and the process stays usable.
+    pub singleton: bool,
+}
+
+/// `PMIx_Init`: connect on the first call, count the others.
 ///
 /// # Errors
 /// As [`Client::connect`].
-pub fn init(info: Vec<Info>) -> Result<ProcId> {
+pub fn init(info: Vec<Info>) -> Result<Init> {
     let mut g = lock();
     if let Some(id) = g.client.as_ref().map(|c| c.proc_id().clone()) {
         g.count += 1;
-        return Ok(id);
+        return Ok(Init {
+            id,
+            singleton: false,
+        });
     }
     let mut cfg = ClientConfig::from_env()?;
     cfg.info = info;
     let c = Client::connect(cfg)?;
     let id = c.proc_id().clone();
+    let singleton = c.is_singleton();
     g.client = Some(c);
     g.count = 1;
     g.tool = false;
-    Ok(id)
+    Ok(Init { id, singleton })
 }
 
 /// `PMIx_tool_init`: on the first call, find and connect to a server (or not, as the
