@@ -2,8 +2,10 @@
  * one collecting fence, then a Get of every peer's key, or of the next PEERS ranks' keys
  * (values checked), a plain fence and
  * PMIx_Finalize. Rank 0 prints the timings (median and maximum over ranks, shared through
- * one more collecting fence) and the ranks' resident memory (VmRSS, VmHWM); exit status 0 only if every
- * rank read every value correctly.
+ * one more collecting fence), the ranks' resident memory (VmRSS, VmHWM), their
+ * Private_Dirty (/proc/self/smaps_rollup) before Init, after Init and after the first
+ * fence, and malloc's bytes in use (mallinfo2) after Init and after the fence; exit
+ * status 0 only if every rank read every value correctly.
  *
  *   scale [KEYBYTES [PEERS]]   value size in bytes (default 64); how many peers each
  *                              rank reads (default 0: every rank, itself included) */
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <malloc.h>
 
 static pmix_proc_t me;
 
@@ -52,6 +55,27 @@ static long status_kib(const char *field)
     return kib;
 }
 
+/* This process's private dirty memory (what it costs the machine alone), KiB. */
+static long private_dirty_kib(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (0 == strncmp(line, "Private_Dirty:", 14))
+            kib = atol(line + 14);
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* Bytes malloc has handed out and not been given back, KiB. */
+static long heap_kib(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return (long)(mi.uordblks + mi.hblkhd) / 1024;
+}
+
 static void collect_fence(void)
 {
     pmix_info_t info;
@@ -85,12 +109,14 @@ int main(int argc, char **argv)
     if (len < 16)
         len = 16;
     long peers = argc > 2 ? atol(argv[2]) : 0;
+    long pd_start = private_dirty_kib();
     double t0 = now_us();
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     double t_init = now_us() - t0;
     if (PMIX_SUCCESS != rc)
         die("PMIx_Init", rc);
     long rss_init = status_kib("VmRSS:");
+    long pd_init = private_dirty_kib(), heap_init = heap_kib();
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *val = NULL;
@@ -112,6 +138,7 @@ int main(int argc, char **argv)
     t0 = now_us();
     collect_fence();
     double t_fence = now_us() - t0;
+    long pd_fence = private_dirty_kib(), heap_fence = heap_kib();
 
     long bad = 0;
     t0 = now_us();
@@ -138,21 +165,31 @@ int main(int argc, char **argv)
     put_double("scale.rss0", (double)rss_init);
     put_double("scale.rss1", (double)rss_end);
     put_double("scale.hwm", (double)hwm_end);
+    put_double("scale.pd0", (double)pd_start);
+    put_double("scale.pd1", (double)pd_init);
+    put_double("scale.pd2", (double)pd_fence);
+    put_double("scale.heap1", (double)heap_init);
+    put_double("scale.heap2", (double)heap_fence);
     if (PMIX_SUCCESS != (rc = PMIx_Commit()))
         die("PMIx_Commit", rc);
     collect_fence();
     int status = bad != 0;
     if (me.rank == 0) {
         const char *keys[] = {"scale.init", "scale.fence", "scale.get", "scale.rss0",
-                              "scale.rss1", "scale.hwm", "scale.bad"};
+                              "scale.rss1", "scale.hwm", "scale.pd0", "scale.pd1",
+                              "scale.pd2", "scale.heap1", "scale.heap2", "scale.bad"};
         const char *what[] = {"PMIx_Init us", "collecting fence us",
                               nget == n ? "Get of every peer's key us (all peers)"
                                         : "Get of the next peers' keys us",
                               "RSS after init KiB",
-                              "RSS after the Gets KiB", "peak RSS (VmHWM) KiB", "wrong values"};
+                              "RSS after the Gets KiB", "peak RSS (VmHWM) KiB",
+                              "Private_Dirty before init KiB", "Private_Dirty after init KiB",
+                              "Private_Dirty after the fence KiB", "heap in use after init KiB",
+                              "heap in use after the fence KiB", "wrong values"};
         double *x = calloc(n, sizeof(double));
         printf("scale: np=%u, %zu-byte values, %u peers read\n", n, len, nget);
-        for (int k = 0; k < 7; k++) {
+        const int nkeys = (int)(sizeof keys / sizeof keys[0]);
+        for (int k = 0; k < nkeys; k++) {
             double sum = 0;
             for (uint32_t r = 0; r < n; r++) {
                 pmix_proc_t p;
@@ -165,7 +202,7 @@ int main(int argc, char **argv)
             }
             qsort(x, n, sizeof(double), cmp_double);
             printf("  %-40s median %10.0f  max %10.0f\n", what[k], x[n / 2], x[n - 1]);
-            if (k == 6 && sum > 0)
+            if (k == nkeys - 1 && sum > 0)
                 status = 1;
         }
         printf("scale: %s\n", status ? "FAILED" : "ok");

@@ -4,7 +4,9 @@ collecting fence, Get of the next 8 ranks' keys, Finalize: the hello of issue 21
 pmixrun -n N for each N given, one table row per N: wall time, pmixrun's peak resident
 memory (VmHWM) and the most descriptors it held (both sampled from /proc every 20 ms),
 the least memory the machine had available meanwhile (MemAvailable), the ranks' median
-fence time and peak RSS as rank 0 prints them, and whether every value read was right.
+fence time and peak RSS as rank 0 prints them, their median Private_Dirty (what each
+rank costs the machine alone) before Init, after Init and after the first fence, and
+whether every value read was right.
 
     PMIXRUN=build/bin/pmixrun SCALE=build/bench/scale python3 bench/scale.py 256 1024 ...
     SCALE_ARGS="64 0"   bench/scale.c's arguments (value bytes, peers read; 0 = all)
@@ -74,6 +76,8 @@ def run(np):
     out = p.stdout.read()
     fence = re.search(r"collecting fence us\s+median\s+(\d+)", out)
     rank_hwm = re.search(r"peak RSS \(VmHWM\) KiB\s+median\s+(\d+)", out)
+    dirty = [re.search(r"Private_Dirty %s KiB\s+median\s+(\d+)" % w, out)
+             for w in ("before init", "after init", "after the fence")]
     ok = p.returncode == 0 and "scale: ok" in out
     if low:
         out += f"scale.py: killed: the machine had less than {MIN_AVAIL} MiB available\n"
@@ -85,6 +89,7 @@ def run(np):
         "machine_mib": start_avail - avail,
         "fence_ms": int(fence.group(1)) / 1000 if fence else float("nan"),
         "rank_mib": int(rank_hwm.group(1)) / 1024 if rank_hwm else float("nan"),
+        "dirty": "/".join(m.group(1) if m else "-" for m in dirty),
         "ok": ok,
         "out": out,
         "rc": p.returncode,
@@ -94,13 +99,14 @@ def run(np):
 def main():
     sizes = [int(a) for a in sys.argv[1:]] or [256, 1024, 2048, 4096]
     print(f"{'ranks':>6} {'wall s':>7} {'pmixrun MiB':>11} {'fds':>6} {'fds/rank':>8} "
-          f"{'machine MiB':>11} {'fence ms':>9} {'rank MiB':>8}  result")
+          f"{'machine MiB':>11} {'fence ms':>9} {'rank MiB':>8} {'dirty KiB 0/init/fence':>22}"
+          "  result")
     failed = False
     for np in sizes:
         r = run(np)
         print(f"{r['np']:>6} {r['wall']:>7.2f} {r['hwm_mib']:>11.1f} {r['fds']:>6} "
               f"{r['fds'] / np:>8.2f} {r['machine_mib']:>11} {r['fence_ms']:>9.0f} "
-              f"{r['rank_mib']:>8.1f}  "
+              f"{r['rank_mib']:>8.1f} {r['dirty']:>22}  "
               f"{'ok' if r['ok'] else 'FAILED (status %d)' % r['rc']}", flush=True)
         if not r["ok"]:
             failed = True

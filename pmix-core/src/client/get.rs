@@ -222,7 +222,7 @@ impl Client {
             return found(f(v));
         }
         let Some(k) = key else {
-            return found(f(&info_array(j.job.clone())));
+            return found(f(&info_array(j.job_infos())));
         };
         let me = &self.inner.me;
         let sel = Select {

@@ -408,7 +408,7 @@ impl Inner {
         if proc_.rank == sys::PMIX_RANK_WILDCARD {
             // Job-level data the host retracted (deregister_resources).
             if let Some(j) = d.jobs.get_mut(&proc_.nspace) {
-                j.job.retain(|i| i.key != key);
+                j.retract_job_key(&key);
                 for (_, l) in j.apps.iter_mut() {
                     l.retain(|i| i.key != key);
                 }

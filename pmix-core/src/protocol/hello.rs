@@ -195,7 +195,7 @@ fn encode_job(
     local: Option<&mut Vec<std::sync::Arc<std::os::fd::OwnedFd>>>,
 ) {
     j.nspace.encode(out);
-    j.job.encode(out);
+    j.encode_job_level(out, local.is_some());
     (j.apps.len() as u32).encode(out);
     for (n, l) in &j.apps {
         n.encode(out);

@@ -8,6 +8,7 @@
 //! * [`keys`] — the reserved keys the engine itself interprets.
 //! * [`regex`] — our printable `PMIx_generate_regex`/`PMIx_generate_ppn` format and its parser.
 
+mod implied;
 pub mod keys;
 pub mod procs;
 pub mod qualified;
@@ -289,12 +290,19 @@ impl JobData {
         }
         // Per process: answered from the map itself (see `procs`), not stored per rank.
         self.procs = self.procs.with_map(&hosts, &ranks);
+        // This node's process lists: kept once, in the image, when the map implies them.
+        if let Some(i) = local {
+            self.mark_implied(i);
+        }
     }
 
     /// Ranks on `host` according to the process data (`PMIX_HOSTNAME`) and, failing that,
     /// `PMIX_LOCAL_PEERS`.
     pub fn local_peers(&self) -> Option<Vec<Rank>> {
-        let text = find(&self.job, keys::LOCAL_PEERS)?.as_str()?.to_string();
+        let text = match find(&self.job, keys::LOCAL_PEERS) {
+            Some(v) => v.as_str()?.to_string(),
+            None => self.implied_value(keys::LOCAL_PEERS)?.as_str()?.to_string(),
+        };
         let mut v = Vec::new();
         for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             v.push(part.parse().ok()?);
@@ -342,15 +350,21 @@ impl JobData {
         level: Level,
         sel: &Select<'_>,
     ) -> Option<Cow<'_, Value>> {
-        let app = || self.app(sel.appnum).and_then(|l| find(l, key));
-        let node = || self.node(sel).and_then(|n| self.node_value(n, key));
-        match level {
-            Level::Any => find(&self.job, key)
-                .or_else(app)
+        let app = || {
+            self.app(sel.appnum)
+                .and_then(|l| find(l, key))
                 .map(Cow::Borrowed)
-                .or_else(node),
-            Level::Job => find(&self.job, key).map(Cow::Borrowed),
-            Level::App => app().map(Cow::Borrowed),
+        };
+        let node = || self.node(sel).and_then(|n| self.node_value(n, key));
+        let job = || {
+            find(&self.job, key)
+                .map(Cow::Borrowed)
+                .or_else(|| self.implied_value(key).map(Cow::Owned))
+        };
+        match level {
+            Level::Any => job().or_else(app).or_else(node),
+            Level::Job => job(),
+            Level::App => app(),
             Level::Node => node(),
         }
     }
@@ -375,22 +389,7 @@ impl JobData {
             return None;
         }
         let ranks = self.procs.map_node_ranks(n.hostname.as_deref(), n.id)?;
-        let v = match key {
-            keys::LOCAL_PEERS => {
-                let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
-                Value::string(&list.join(","))
-            }
-            keys::LOCAL_PROCS => Value::DataArray(Box::new(DataArray {
-                dtype: sys::PMIX_PROC,
-                items: ranks
-                    .iter()
-                    .map(|&r| Value::Proc(Some(ProcId::new(self.nspace.clone(), r))))
-                    .collect(),
-            })),
-            keys::LOCALLDR => Value::Rank(*ranks.first()?),
-            _ => Value::Uint32(ranks.len() as u32),
-        };
-        Some(Cow::Owned(v))
+        self.ranks_value(key, &ranks).map(Cow::Owned)
     }
 
     fn app(&self, appnum: Option<u32>) -> Option<&Vec<Info>> {
@@ -462,7 +461,9 @@ impl JobData {
             }
         }
         if matches!(level, Level::Any | Level::Job) {
-            return find(&self.job, key).map(Cow::Borrowed);
+            return find(&self.job, key)
+                .map(Cow::Borrowed)
+                .or_else(|| self.implied_value(key).map(Cow::Owned));
         }
         None
     }
