@@ -5,6 +5,11 @@ runs interleaved, medians over runs. Used for the before/after numbers in docs/P
 
   BENCH=build/bench/pmix_bench.debian python3 bench/ab.py NAME=LIB NAME=LIB ...
 
+A LIB of the form opx:PMIXRUN runs the same binary on the library it links (Debian's
+OpenPMIx 4.2.2 client) under that pmixrun build instead, ranks pinned by bench/bind.sh
+as `make bench` does: OpenPMIx clients under each of several builds of our server
+(`NAME=libpmix.so.2` beside it is then Debian's own server for comparison).
+
 Environment: BENCH, NPS ("2 8"), RUNS (5), ITERS (200), OPS (substrings of op names to
 show; default all).
 """
@@ -30,9 +35,17 @@ def main():
     for r in range(runs):
         for np in nps:
             for name, lib in libs:
-                cmd = R.MPIRUN + ["-x", "LD_PRELOAD", "--bind-to", "core:overload-allowed",
-                                  "-np", str(np), R.BENCH, "-s", "-n", R.ITERS, "-r", "5"]
-                rc, out, secs = R.run(cmd, R.env_with(LD_PRELOAD=os.path.realpath(lib)))
+                args = [R.BENCH, "-s", "-n", R.ITERS, "-r", "5"]
+                if lib.startswith("opx:"):
+                    env = R.env_with()
+                    env.pop("LD_PRELOAD", None)
+                    bind = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bind.sh")
+                    cmd = [lib[4:], "-n", str(np), bind] + args
+                else:
+                    cmd = R.MPIRUN + ["-x", "LD_PRELOAD", "--bind-to", "core:overload-allowed",
+                                      "-np", str(np)] + args
+                    env = R.env_with(LD_PRELOAD=os.path.realpath(lib))
+                rc, out, secs = R.run(cmd, env)
                 if rc != 0:
                     print("%s np=%d run %d failed (exit %d)" % (name, np, r + 1, rc))
                     continue

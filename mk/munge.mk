@@ -7,9 +7,11 @@
 #                      native,munge (munged up); Debian's OpenPMIx 4.2.2 clients with
 #                      PMIX_MCA_psec=munge, and by their own default, under pmixrun; our
 #                      server refuses replayed, tampered, expired and another uid's
-#                      credentials (the v41_server test binary's munge case); our client
-#                      under Debian's mpirun with PMIX_MCA_psec=munge (mpirun serving munge
-#                      only). About 15 s.
+#                      credentials (the v41_server test binary's munge case); with the
+#                      private munged stopped (SIGSTOP), a munge connect is refused with
+#                      PMIX_ERR_TIMEOUT after PMIX_RS_MUNGE_TIMEOUT=2 s while a native one is
+#                      served at once; our client under Debian's mpirun with
+#                      PMIX_MCA_psec=munge (mpirun serving munge only). About 17 s.
 
 # The Rust tests run in the dev profile: the binaries `make rust-check` (cargo test
 # --workspace) already built, so `make check` compiles pmix-core's tests once, not

@@ -74,6 +74,8 @@ pub const SERVER_URIS: [&str; 5] = [
 pub const PMIX_RS_SERVER_URI: &str = "PMIX_RS_SERVER_URI";
 /// `PMIX_RS_V41` (ours): `0` turns the server's OpenPMIx (v41) listener off.
 pub const PMIX_RS_V41: &str = "PMIX_RS_V41";
+/// `PMIX_RS_MUNGE_TIMEOUT` (ours): seconds an OpenPMIx connect waits for munged's verdict.
+pub const PMIX_RS_MUNGE_TIMEOUT: &str = "PMIX_RS_MUNGE_TIMEOUT";
 /// `PMIX_GDS_MODULE`: the gds modules an OpenPMIx server offers its clients.
 pub const PMIX_GDS_MODULE: &str = "PMIX_GDS_MODULE";
 /// `PMIX_SECURITY_MODE`: the security modules an OpenPMIx server offers its clients.
@@ -192,6 +194,14 @@ pub const PARAMS: &[Param] = &[
         readers: &[Server],
         meaning: "0 turns off the server's OpenPMIx (v41, loopback TCP) listener; then \
                   children get only PMIX_RS_SERVER_URI",
+    },
+    Param {
+        name: PMIX_RS_MUNGE_TIMEOUT,
+        default: "5",
+        readers: &[Server],
+        meaning: "seconds the server waits for munged to check an OpenPMIx client's munge \
+                  credential (fractions allowed); past it that one connect is refused with \
+                  PMIX_ERR_TIMEOUT",
     },
     Param {
         name: SHM_FENCE,

@@ -387,6 +387,74 @@ fn munge_credentials_are_checked_by_munged() {
     assert_eq!(st, sys::PMIX_ERR_INVALID_CRED, "expired");
 }
 
+/// Sends munged SIGCONT when dropped (a failed assertion must not leave it stopped).
+struct Stopped(String);
+
+impl Stopped {
+    fn new(pid: String) -> Stopped {
+        signal("-STOP", &pid);
+        Stopped(pid)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        signal("-CONT", &self.0);
+    }
+}
+
+fn signal(sig: &str, pid: &str) {
+    let st = std::process::Command::new("kill")
+        .args([sig, pid])
+        .status()
+        .expect("run kill");
+    assert!(st.success(), "kill {sig} {pid}");
+}
+
+/// Run by `make munge-check` (PMIX_TEST_MUNGED_PID, PMIX_RS_MUNGE_TIMEOUT=2): with munged
+/// stopped, a munge connect is refused with PMIX_ERR_TIMEOUT at the deadline while a
+/// native client connecting meanwhile is served at once (munged is asked off the
+/// progress thread); once munged runs again, munge connects are accepted again.
+#[test]
+fn munge_credentials_a_hung_munged_fails_one_connect_only() {
+    let Ok(pid) = std::env::var("PMIX_TEST_MUNGED_PID") else {
+        eprintln!("skipped: needs the private munged of `make munge-check`");
+        return;
+    };
+    let host = Arc::new(RecordingHost::default());
+    let srv = util::server_with_job("v41-hung", "v41hung", 3, host);
+    let addr = v41_addr(&srv, "v41hung");
+    let hello = |rank: u32, credential: Vec<u8>| ClientHello {
+        psec: "munge".into(),
+        credential,
+        ..ClientHello::simple(me("v41hung", rank), euid(), egid())
+    };
+    let cred = pmix_core::sys::munge::encode().expect("munged answers");
+    let stopped = Stopped::new(pid);
+    let t0 = std::time::Instant::now();
+    let mut hung = dial(&addr);
+    hung.write_all(&handshake::encode_client_hello(&hello(0, cred)).unwrap())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let mut native = dial(&addr);
+    let simple = ClientHello::simple(me("v41hung", 1), euid(), egid());
+    assert_eq!(handshake(&mut native, &simple).0, 0, "native client served");
+    let native_took = t0.elapsed();
+    let mut st = [0u8; 4];
+    hung.read_exact(&mut st).unwrap();
+    let hung_took = t0.elapsed();
+    assert_eq!(i32::from_be_bytes(st), sys::PMIX_ERR_TIMEOUT, "hung munged");
+    assert!(closed_by_server(&mut hung), "closed after the refusal");
+    assert!(
+        native_took < Duration::from_millis(1500) && hung_took >= Duration::from_millis(1900),
+        "native served in {native_took:?}, before the munge deadline ({hung_took:?})"
+    );
+    drop(stopped);
+    let mut again = dial(&addr);
+    let cred = pmix_core::sys::munge::encode().expect("munged answers again");
+    assert_eq!(handshake(&mut again, &hello(2, cred)).0, 0, "munge again");
+}
+
 /// The names of this process's threads.
 fn thread_names() -> Vec<String> {
     std::fs::read_dir("/proc/self/task")
@@ -406,10 +474,11 @@ fn the_listener_is_served_by_the_progress_thread() {
     assert_eq!(handshake(&mut a, &hello).0, 0);
     let names = thread_names();
     assert!(names.iter().any(|n| n == "pmix-progress"), "{names:?}");
+    // (pmix-munge: the workers that ask munged, started by munge connects only.)
     assert!(
         !names
             .iter()
-            .any(|n| n.starts_with("pmix-") && n != "pmix-progress"),
+            .any(|n| n.starts_with("pmix-") && n != "pmix-progress" && n != "pmix-munge"),
         "no accept thread of its own: {names:?}"
     );
     srv.finalize();

@@ -77,7 +77,11 @@ check "an OpenPMIx client offered native,munge picks munge (as under its own ser
     'client .*psec munge\)' 60 -- env PMIX_DEBUG=debug "${PR[@]}" -n 1 "$OPX"
 check "the server refuses replayed, forged, expired and foreign credentials" 0 \
     'test munge_credentials_are_checked_by_munged \.\.\. ok' 40 -- \
-    env PMIX_TEST_MUNGED=1 "$V41TEST" munge_credentials --nocapture --test-threads 1
+    env PMIX_TEST_MUNGED=1 "$V41TEST" munge_credentials_are --nocapture --test-threads 1
+check "a stopped munged fails that one connect (PMIX_ERR_TIMEOUT), others are served" 0 \
+    'test munge_credentials_a_hung_munged_fails_one_connect_only \.\.\. ok' 40 -- \
+    env PMIX_TEST_MUNGED_PID="$MUNGED_PID" PMIX_RS_MUNGE_TIMEOUT=2 \
+    "$V41TEST" munge_credentials_a_hung --nocapture --test-threads 1
 
 # --- our client under Debian's mpirun serving munge only ---
 check "our client under mpirun with PMIX_MCA_psec=munge (2 ranks)" 0 \

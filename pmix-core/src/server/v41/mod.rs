@@ -196,13 +196,11 @@ impl Shared {
             ConnEvent::Frame(body) if body.is_empty() => {
                 let refused = lock(t).take_refusal();
                 if let Some(status) = refused {
-                    let r = ServerReply::Client {
-                        status,
-                        pindex: None,
-                    };
-                    ctx.send_raw(id, &encode_server_reply(&r));
-                    ctx.close(id);
-                    return self.step(ctx, |s, out| s.closed(id, out));
+                    return self.refuse_v41(ctx, id, status);
+                }
+                let munge = lock(t).take_munge();
+                if let Some(cred) = munge {
+                    return self.check_munge(ctx, id, t, cred);
                 }
             }
             ev => self.on_conn(ctx, id, ev),
@@ -210,6 +208,76 @@ impl Shared {
         let local = lock(t).take_local();
         for body in local {
             ctx.send(id, &body);
+        }
+    }
+
+    /// Answer a refused connect message with `status` and close the connection.
+    fn refuse_v41(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, status: i32) {
+        let r = ServerReply::Client {
+            status,
+            pindex: None,
+        };
+        ctx.send_raw(id, &encode_server_reply(&r));
+        ctx.close(id);
+        self.step(ctx, |s, out| s.closed(id, out));
+    }
+
+    /// Have munged check a connect message's credential off the progress thread; its
+    /// verdict, or the deadline's if munged does not answer in time, decides the connect.
+    fn check_munge(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, t: &translate::Shared, c: Vec<u8>) {
+        let (me, tt, handle) = (self.clone(), t.clone(), self.handle.clone());
+        let abandoned = cred::check_later(
+            c,
+            Box::new(move |verdict| {
+                let posted = handle.post(move |ctx| me.munge_verdict(ctx, id, &tt, verdict));
+                if posted.is_err() {
+                    log::debug!("server: munge verdict for connection {} after shutdown", id);
+                }
+            }),
+        );
+        let (me, tt, wait) = (self.clone(), t.clone(), cred::deadline());
+        ctx.add_timer(
+            wait,
+            Box::new(move |ctx| {
+                abandoned.store(true, std::sync::atomic::Ordering::Release);
+                if !lock(&tt).checking() {
+                    return;
+                }
+                let e = Error::new(
+                    sys::PMIX_ERR_TIMEOUT,
+                    format!(
+                        "munged did not check connection {}'s credential within {:.1} s",
+                        id,
+                        wait.as_secs_f64()
+                    ),
+                );
+                me.munge_verdict(ctx, id, &tt, Err(e));
+            }),
+        );
+    }
+
+    /// Munged's verdict (or the deadline's) on connection `id`'s connect message, on the
+    /// progress thread: the engine takes the Hello, or the peer gets the refusal.
+    fn munge_verdict(
+        self: &Arc<Self>,
+        ctx: &mut Ctx,
+        id: ConnId,
+        t: &translate::Shared,
+        verdict: Result<(u32, u32)>,
+    ) {
+        if !ctx.is_open(id) {
+            return;
+        }
+        let Some(r) = lock(t).munge_verdict(verdict) else {
+            return log::debug!("server: a late munge verdict for connection {}", id);
+        };
+        match r {
+            Ok(hello) => {
+                self.on_conn(ctx, id, ConnEvent::Frame(hello));
+                // Whatever the peer sent meanwhile waited in the framing.
+                ctx.poll_input(id);
+            }
+            Err(e) => self.refuse_v41(ctx, id, e.status),
         }
     }
 }

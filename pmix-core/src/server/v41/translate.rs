@@ -35,6 +35,9 @@ struct Pending {
 enum Phase {
     /// Waiting for the connect message.
     Hello,
+    /// Connect message taken; munged is checking its credential (off the progress
+    /// thread, [`super::cred::check_later`]).
+    Checking,
     /// Connect message taken; waiting for the engine's Welcome.
     Welcome,
     /// Accepted.
@@ -56,6 +59,9 @@ pub struct Translation {
     refusal: Option<i32>,
     /// A tool's process-type flag (its handshake answer has the tool layout).
     tool: Option<u8>,
+    /// A connect message whose munge credential munged is to check: the owner hands
+    /// the credential to a worker (taken once), the message waits here for the verdict.
+    munge: Option<(ClientHello, Option<Vec<u8>>)>,
 }
 
 /// The translation shared between a connection's framing and its owner.
@@ -77,6 +83,7 @@ impl Translation {
             local: Vec::new(),
             refusal: None,
             tool: None,
+            munge: None,
         }))
     }
 
@@ -100,11 +107,51 @@ impl Translation {
         self.local.push(protocol::encode(&m));
     }
 
-    /// Check a connect message and make the engine's Hello of it.
-    fn hello(&mut self, payload: &[u8]) -> Result<Vec<u8>> {
+    /// A munge credential to have checked, once (the connect message waits for
+    /// [`Translation::munge_verdict`]).
+    pub fn take_munge(&mut self) -> Option<Vec<u8>> {
+        self.munge.as_mut().and_then(|(_, c)| c.take())
+    }
+
+    /// Whether a connect message still waits for munged's verdict.
+    pub fn checking(&self) -> bool {
+        self.phase == Phase::Checking
+    }
+
+    /// Munged's verdict on the waiting connect message: the engine's Hello of it, or
+    /// the status to refuse it with (logged). `None` when nothing waits (a verdict that
+    /// came after the deadline's).
+    pub fn munge_verdict(&mut self, verdict: Result<(u32, u32)>) -> Option<Result<Vec<u8>>> {
+        if self.phase != Phase::Checking {
+            return None;
+        }
+        let (h, _) = self.munge.take()?;
+        let r = verdict.and_then(|ids| self.accept_hello(&h, ids));
+        Some(r.map_err(|e| {
+            log::warn!("server: refusing an OpenPMIx peer: {}", e.context);
+            self.phase = Phase::Welcome;
+            Error::new(status_or_error(e.status), e.context)
+        }))
+    }
+
+    /// Check a connect message and make the engine's Hello of it; `None` when its munge
+    /// credential must be checked first (phase [`Phase::Checking`]).
+    fn hello(&mut self, payload: &[u8]) -> Result<Option<Vec<u8>>> {
         let h = handshake::decode_client_hello(payload)?;
         handshake::check_client_hello(&h)?;
-        let (uid, gid) = claimed_ids(&h)?;
+        if h.psec == "munge" {
+            let cred = h.credential.clone();
+            self.munge = Some((h, Some(cred)));
+            self.phase = Phase::Checking;
+            return Ok(None);
+        }
+        let ids = claimed_ids(&h)?;
+        self.accept_hello(&h, ids).map(Some)
+    }
+
+    /// The engine's Hello of a checked connect message whose credential vouches for
+    /// `(uid, gid)`.
+    fn accept_hello(&mut self, h: &ClientHello, (uid, gid): (u32, u32)) -> Result<Vec<u8>> {
         if uid != self.kernel_uid {
             return Err(Error::new(
                 sys::PMIX_ERR_INVALID_CRED,
@@ -176,12 +223,12 @@ impl Translation {
             Command::DeregEvents { .. } => return Ok(None),
             Command::Req(r) => r,
         };
-        let code = Command::Req(req.clone()).code().unwrap_or(cmd::NOTIFY);
         if let Req::Commit { .. } = req {
             // The engine answers no commit; v41 clients wait for a status.
             self.answer_here(tag, cmd::COMMIT, sys::PMIX_SUCCESS);
             return Ok(Some(protocol::encode(&Request { tag: 0, req })));
         }
+        let code = cmds::req_code(&req).unwrap_or(cmd::NOTIFY);
         let target = match &req {
             Req::Get { target, .. } => Some(target.clone()),
             Req::JobData { nspace } => Some(ProcId::new(nspace.clone(), sys::PMIX_RANK_WILDCARD)),
@@ -205,6 +252,12 @@ impl Translation {
             out.extend_from_slice(&handshake::encode_server_reply(&r));
             self.phase = Phase::Ready;
             return Ok(());
+        }
+        if let Some((tag, status)) = self.fence_reply(body) {
+            // The collected data (every participant's, in each reply) is not read.
+            self.pending.remove(&tag);
+            let b = replies::encode_reply(cmd::FENCENB, status, &ReplyData::None)?;
+            return frame::encode_frame(0, tag, &b, out);
         }
         let m: ServerMsg = protocol::decode(body)?;
         match m {
@@ -240,6 +293,21 @@ impl Translation {
 }
 
 impl Translation {
+    /// The tag and status of an engine reply to a pending fence, read from the reply's
+    /// head alone: a v41 fence reply is the status only (OpenPMIx 4.2 and 5 clients
+    /// read nothing after it; they fetch peers' data with Gets), so the collected data
+    /// behind it is never decoded.
+    fn fence_reply(&self, body: &[u8]) -> Option<(u32, i32)> {
+        use crate::wire::{Decoder, Wire};
+        if body.first() != Some(&1) {
+            return None;
+        }
+        let mut d = Decoder::new(body.get(1..)?);
+        let tag = u32::decode(&mut d).ok()?;
+        let status = i32::decode(&mut d).ok()?;
+        (self.pending.get(&tag)?.cmd == cmd::FENCENB).then_some((tag, status))
+    }
+
     /// A tool's handshake answer: status, the identity assigned to a tool that asked for
     /// one, the server's identity, the security handshake's status.
     fn tool_welcome(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<()> {
@@ -304,7 +372,6 @@ fn status_or_error(s: i32) -> i32 {
 fn claimed_ids(h: &ClientHello) -> Result<(u32, u32)> {
     match h.psec.as_str() {
         "native" => handshake::parse_native_credential(&h.credential),
-        "munge" => super::cred::munge_ids(&h.credential),
         _ => h.ids.ok_or_else(|| {
             Error::new(
                 sys::PMIX_ERR_INVALID_CRED,
@@ -414,7 +481,9 @@ impl V41Framing {
         self.dec.push(&rest);
         let mut t = lock(&self.t);
         match t.hello(&payload) {
-            Ok(b) => Ok(Some(b)),
+            Ok(Some(b)) => Ok(Some(b)),
+            // Empty: the owner has the credential checked.
+            Ok(None) => Ok(Some(Vec::new())),
             Err(e) => {
                 log::warn!("server: refusing an OpenPMIx peer: {}", e.context);
                 t.refusal = Some(status_or_error(e.status));
@@ -438,8 +507,11 @@ impl Framing for V41Framing {
         if lock(&self.t).phase == Phase::Hello {
             return self.next_hello();
         }
-        if lock(&self.t).refusal.is_some() {
-            return Ok(None);
+        {
+            let t = lock(&self.t);
+            if t.refusal.is_some() || t.phase == Phase::Checking {
+                return Ok(None);
+            }
         }
         let Some((h, body)) = self.dec.next_frame()? else {
             return Ok(None);
@@ -498,6 +570,45 @@ mod tests {
         assert_eq!(infos[0].value, Value::string("job.child.1"));
         let key = sys::attrs::keys::PMIX_JOB_SIZE.as_bytes();
         assert!(body.windows(key.len()).any(|w| w == key), "no job size");
+    }
+
+    #[test]
+    fn a_fence_reply_is_the_status_without_decoding_the_collected_data() {
+        let t = Translation::new(0);
+        let mut t = lock(&t);
+        t.phase = Phase::Ready;
+        t.pending.insert(
+            7,
+            Pending {
+                cmd: cmd::FENCENB,
+                target: None,
+            },
+        );
+        let mut body = protocol::encode(&ServerMsg::Reply {
+            tag: 7,
+            status: sys::PMIX_SUCCESS,
+            data: ReplyData::None,
+        });
+        // Collected data this translation must not need to read: not even decodable.
+        body.pop();
+        body.extend_from_slice(&[9, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]);
+        let mut out = Vec::new();
+        t.encode(&body, &mut out).unwrap();
+        let h = frame::Header::from_bytes(out.first_chunk::<HEADER_LEN>().unwrap());
+        assert_eq!(h.tag, 7);
+        let (st, d) = replies::decode_reply(cmd::FENCENB, &out[HEADER_LEN..]).unwrap();
+        assert_eq!((st, d), (sys::PMIX_SUCCESS, ReplyData::None));
+        assert!(t.pending.is_empty(), "answered once");
+        // Any other pending command's reply is decoded in full (and this one fails).
+        t.pending.insert(
+            8,
+            Pending {
+                cmd: cmd::GETNB,
+                target: None,
+            },
+        );
+        protocol::set_reply_tag(&mut body, 8);
+        assert!(t.encode(&body, &mut Vec::new()).is_err());
     }
 
     #[test]

@@ -110,7 +110,11 @@ pub struct Sender {
     pub uid: u32,
 }
 
-fn req_code(r: &Req) -> Result<u8> {
+/// The command byte request `r` goes out as ([`Command::code`] without a `Command`).
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for a request OpenPMIx's dialect has no command for.
+pub fn req_code(r: &Req) -> Result<u8> {
     Ok(match r {
         Req::Commit { .. } => cmd::COMMIT,
         Req::Fence { .. } => cmd::FENCENB,
@@ -177,8 +181,12 @@ fn encode_commit(w: &mut BodyWriter, puts: &[Put]) -> Result<()> {
     Ok(())
 }
 
+/// A commit's puts, one per key (OpenPMIx sends every key the process ever put, once per
+/// scope bucket: a key in both the LOCAL and the REMOTE bucket with the same value is one
+/// GLOBAL put). Linear in the number of keys: each key is found by hash, not by a scan.
 fn decode_commit(r: &mut BodyReader<'_>) -> Result<Vec<Put>> {
     let mut puts: Vec<Put> = Vec::new();
+    let mut at: crate::fasthash::FastMap<Key, usize> = Default::default();
     while !r.is_empty() {
         let scope = r.byte()?;
         if !(sys::PMIX_LOCAL..=sys::PMIX_GLOBAL).contains(&scope) {
@@ -186,13 +194,16 @@ fn decode_commit(r: &mut BodyReader<'_>) -> Result<Vec<Put>> {
         }
         let buf = r.buffer()?;
         for (key, value) in super::body::kvals_of(&buf)? {
-            match puts.iter_mut().find(|p| p.key == key) {
+            match at.get(&key).and_then(|&i| puts.get_mut(i)) {
                 Some(p) if p.scope != scope && p.value == value => p.scope = sys::PMIX_GLOBAL,
                 Some(p) => {
                     p.scope = scope;
                     p.value = value;
                 }
-                None => puts.push(Put { key, scope, value }),
+                None => {
+                    at.insert(key.clone(), puts.len());
+                    puts.push(Put { key, scope, value });
+                }
             }
         }
     }
