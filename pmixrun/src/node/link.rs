@@ -1036,7 +1036,7 @@ mod tests {
                 id: 11,
                 call: Fwd::Monitor {
                     proc_: p(0),
-                    monitor: info[0].clone(),
+                    monitor: Box::new(info[0].clone()),
                     error: -7,
                     directives: info.clone(),
                 },

@@ -93,8 +93,8 @@ pub enum Fwd {
     Monitor {
         /// The requester.
         proc_: ProcId,
-        /// What to monitor.
-        monitor: Info,
+        /// What to monitor (boxed: the variant stays small).
+        monitor: Box<Info>,
         /// The status code of its updates.
         error: i32,
         /// Directives.
@@ -252,7 +252,7 @@ fn split_monitor(c: HostCall) -> std::result::Result<(Fwd, Finish), Box<HostCall
         } => Ok((
             Fwd::Monitor {
                 proc_,
-                monitor,
+                monitor: Box::new(monitor),
                 error,
                 directives,
             },
@@ -483,7 +483,7 @@ impl Wire for Fwd {
             },
             9 => Fwd::Monitor {
                 proc_: ProcId::decode(d)?,
-                monitor: Info::decode(d)?,
+                monitor: Box::new(Info::decode(d)?),
                 error: i32::decode(d)?,
                 directives: Vec::decode(d)?,
             },

@@ -283,7 +283,7 @@ mod tests {
             .unwrap();
         assert_eq!(first.len(), 1, "rank 0 sampled: {first:?}");
         let Some(Action::Timer(_, TimerEv::Monitor(t))) = out.first() else {
-            panic!("no timer: {out:?}")
+            panic!("no timer for the periodic monitor")
         };
         let mut out = Vec::new();
         s.monitor_tick(*t, &mut out);

@@ -111,6 +111,7 @@ impl FenceMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pmix_core::Nspace;
 
     fn p(r: u32) -> ProcId {
         ProcId::new(Nspace::new("job").expect("ns"), r)

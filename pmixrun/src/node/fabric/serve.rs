@@ -108,7 +108,7 @@ impl Shared {
                     directives,
                 },
                 finish,
-            )) => return self.monitor(node, proc_, monitor, error, directives, finish),
+            )) => return self.monitor(node, proc_, *monitor, error, directives, finish),
             Err((_, finish)) => {
                 return finish(Err(Error::not_supported("not an upcall of the front end")))
             }
