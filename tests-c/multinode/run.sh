@@ -137,6 +137,8 @@ check "PMIx_Log to stdout from another node reaches pmixrun's output" 0 \
     '^mn-log rank 7 node node3$' 60 -- "${PR[@]}" --nodes 4 -n 8 "$MN/log" stdout
 check "PMIx_Job_control signals a rank on another node (2 nodes, 4 ranks)" 0 ' 0 failed' 60 4 -- \
     "${PR[@]}" --nodes 2 -n 4 "$MN/jctrl"
+check "PMIx_Process_monitor of ranks on other nodes: updates, cancel, finalize ends it (2 nodes, 4 ranks)" \
+    0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$MN/monitor"
 check "group construct/destruct across nodes, context ids, endpoint data (2 nodes, 4 ranks)" 0 \
     ' 0 failed' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/group" 2
 check "group construct/destruct across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \

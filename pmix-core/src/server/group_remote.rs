@@ -10,6 +10,30 @@
 //! anyway, marked [`GRP_DONE`] and (complete) carrying every member's blob: each of their
 //! servers then records the group and answers its joiners' calls, as the leader's server
 //! answers its own. The private keys are removed before an event reaches a client.
+//! An invitation whose leader ends before it completes (the host deregisters the
+//! leader, or its namespace) is forgotten, its joiners here answered
+//! `PMIX_ERR_PROC_TERM_WO_SYNC` ([`ServerState::forget_invites_of`]).
+//!
+//! **What a host spanning servers sees.** Only pmixrun's front end knows the private
+//! keys; a C host's module gets them as ordinary `pmix_info_t`s:
+//! * in its `notify_event` slot, the invitation events above (`PMIX_GROUP_INVITED`,
+//!   `_INVITE_ACCEPTED`, `_INVITE_DECLINED`, `_CONSTRUCT_COMPLETE`, `_CONSTRUCT_ABORT`,
+//!   range `PMIX_RANGE_CUSTOM` or the members) with `pmixrs.grp.blob` (`PMIX_BYTE_OBJECT`)
+//!   and `pmixrs.grp.done` (`PMIX_BOOL`) among their infos: a host that relays events
+//!   to the other servers unchanged, as it must for any event, makes invitations work
+//!   without knowing them;
+//! * in its `group` slot (`PMIX_GROUP_CONSTRUCT`), a `PMIX_GROUP_BOOTSTRAP` construct
+//!   whose leaders or added members are on several servers as several calls from one
+//!   server for the same group, one per batch of arrivals, each with
+//!   `PMIX_GROUP_BOOTSTRAP` (`PMIX_SIZE`, the leaders expected), `pmixrs.grp.part`
+//!   (`PMIX_SIZE`, the leaders in this part), `pmixrs.grp.arrived` (`PMIX_DATA_ARRAY` of
+//!   `PMIX_PROC`, who arrived), `PMIX_GROUP_ENDPT_DATA` (their connect blob) and
+//!   `PMIX_GROUP_ASSIGN_CONTEXT_ID` when one of them asked. The host must hold every
+//!   part's callback until every leader came and every named member arrived at some
+//!   server, then complete them all with `PMIX_GROUP_MEMBERSHIP` and the context id;
+//!   a host that treats each call as a whole construct completes the group early with
+//!   the members that part names. A construct on one server, or one whose members are
+//!   all named up front (no bootstrap), is one ordinary call.
 
 use super::group::{flag, group_info, proc_array, procs_in, Arrival, GroupOp};
 use super::{reply, Action, ServerState};
@@ -203,6 +227,39 @@ impl ServerState {
             out.push(reply(a.conn, a.tag, sys::PMIX_SUCCESS, ReplyData::None));
         }
         None
+    }
+
+    /// Forget the invitations from afar whose leader `gone` says ended (its process
+    /// terminated, or its namespace was deregistered): they can never complete, so
+    /// they are not kept, and our processes that already joined are answered
+    /// `PMIX_ERR_PROC_TERM_WO_SYNC` instead of waiting for a group that never forms.
+    pub(crate) fn forget_invites_of(
+        &mut self,
+        gone: impl Fn(&ProcId) -> bool,
+        out: &mut Vec<Action>,
+    ) {
+        let (dead, keep): (Vec<RemoteInvite>, Vec<RemoteInvite>) =
+            std::mem::take(&mut self.dynamic.remote_invites)
+                .into_iter()
+                .partition(|r| gone(&r.leader));
+        self.dynamic.remote_invites = keep;
+        for ri in dead {
+            log::debug!(
+                "server: invitation to {} dropped: its leader {} ended",
+                ri.grp,
+                ri.leader
+            );
+            for a in ri.joined {
+                let status = sys::PMIX_ERR_PROC_TERM_WO_SYNC;
+                out.push(reply(a.conn, a.tag, status, ReplyData::None));
+            }
+        }
+    }
+
+    /// How many invitations from afar this server keeps.
+    #[cfg(test)]
+    pub(crate) fn remote_invites_kept(&self) -> usize {
+        self.dynamic.remote_invites.len()
     }
 
     /// An invitee of another server answered our leader's invitation.
@@ -580,6 +637,34 @@ mod tests {
         );
         // Both servers know the group: a destruct there is not NOT_FOUND.
         assert_eq!(b.group_members("far").map(|m| m.len()), Some(2));
+    }
+
+    #[test]
+    fn a_vanished_leader_s_invitation_is_freed_and_its_joiners_answered() {
+        let (mut a, mut b) = (server(0), server(1));
+        let invite = g(Op::Invite, vec![p("a", 0), p("a", 1)], vec![]);
+        carry(&send(&mut a, 1, 5, invite), &mut b);
+        assert_eq!(b.remote_invites_kept(), 1);
+        let out = send(&mut b, 1, 6, g(Op::Join, vec![], vec![]));
+        assert!(statuses(&out).is_empty(), "the joiner waits for the group");
+        // Another process's end changes nothing.
+        let mut out = Vec::new();
+        b.deregister_client(&p("a", 7), &mut out);
+        assert_eq!(b.remote_invites_kept(), 1);
+        // The host says the leader ended for good (pmixrun does, on every node).
+        let mut out = Vec::new();
+        b.deregister_client(&p("a", 0), &mut out);
+        assert_eq!(b.remote_invites_kept(), 0);
+        assert!(statuses(&out).contains(&(1, 6, sys::PMIX_ERR_PROC_TERM_WO_SYNC)));
+
+        // A namespace deregistered takes its leaders' invitations with it.
+        let (mut a, mut b) = (server(0), server(1));
+        let invite = g(Op::Invite, vec![p("a", 0), p("a", 1)], vec![]);
+        carry(&send(&mut a, 1, 5, invite), &mut b);
+        assert_eq!(b.remote_invites_kept(), 1);
+        let mut out = Vec::new();
+        b.deregister_nspace(&p("a", 0).nspace, &mut out);
+        assert_eq!(b.remote_invites_kept(), 0);
     }
 
     #[test]

@@ -72,10 +72,31 @@ impl ServerState {
                 code: *error,
                 directives,
             };
-            if self.monitor_request(&ask, out) {
-                return;
+            match self.monitor_request(&ask, out) {
+                super::monitor::Route::Served => return,
+                super::monitor::Route::Host => {}
+                super::monitor::Route::Far(directives) => {
+                    let r = HostOpReq::Monitor {
+                        monitor: monitor.clone(),
+                        error: *error,
+                        directives,
+                    };
+                    return self.hostop_upcall(conn, tag, me, r, out);
+                }
             }
         }
+        self.hostop_upcall(conn, tag, me, r, out);
+    }
+
+    /// Hand a host-slot request to the host, with the kernel's view of the requester.
+    fn hostop_upcall(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        r: HostOpReq,
+        out: &mut Vec<Action>,
+    ) {
         // Unknown only if the connection was never recorded, which `on_accept` rules out;
         // an all-ones identity then matches nobody.
         let peer = self.hostops.peers.get(&conn).copied().unwrap_or(PeerCred {

@@ -145,8 +145,9 @@ impl Host for NodeHost {
                 self.lock().dmodex.insert(id, done);
                 self.tx.send(&Up::Dmodex { id, proc_, info });
             }
-            // Publish, lookup, log, job control and groups are the front end's: it
-            // serves them for every node, as pmixrun's host does for one.
+            // Publish, lookup, log, job control, groups and monitors of ranks elsewhere
+            // are the front end's: it serves them for every node, as pmixrun's host
+            // does for one.
             other => match upcall::split(other) {
                 Ok((call, finish)) => {
                     let id = self.id();
@@ -285,6 +286,23 @@ impl Daemon {
                     }
                 }
             }
+            Down::MonitorAsk {
+                id,
+                requester,
+                monitor,
+                code,
+                directives,
+            } => self.monitor_ask(id, requester, monitor, code, directives),
+            Down::MonitorCancel { requester, id } => {
+                if let Some(s) = &self.server {
+                    if let Err(e) = s.monitor_cancel_for(&requester, id) {
+                        log::debug!(
+                            "node {}: cannot cancel monitors of {requester}: {e}",
+                            self.node
+                        );
+                    }
+                }
+            }
             // Stop reading; the server is finalized by `run`.
             Down::Shutdown => return false,
             other => self.complete(other),
@@ -353,6 +371,44 @@ impl Daemon {
                 }
             }
             None => answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server"))),
+        }
+    }
+
+    /// A rank of another node monitors ranks of ours: our server runs the monitor; its
+    /// first sample goes back now, its updates as events through the front end.
+    fn monitor_ask(
+        &self,
+        id: u64,
+        requester: ProcId,
+        monitor: Info,
+        code: i32,
+        directives: Vec<Info>,
+    ) {
+        let tx2 = self.tx.clone();
+        let answer: HostDone<Vec<Info>> = Box::new(move |r| {
+            let (status, results) = match r {
+                Ok(v) => (pmix_sys::PMIX_SUCCESS, v),
+                Err(e) => (pmix_core::protocol::status_of(&e), Vec::new()),
+            };
+            tx2.send(&Up::MonitorAnswer {
+                id,
+                status,
+                results,
+            });
+        });
+        let r = match &self.server {
+            Some(s) => s.monitor_for(&requester, monitor, code, directives, answer),
+            None => {
+                answer(Err(Error::new(pmix_sys::PMIX_ERR_INIT, "no server")));
+                Ok(())
+            }
+        };
+        if let Err(e) = r {
+            self.tx.send(&Up::MonitorAnswer {
+                id,
+                status: pmix_core::protocol::status_of(&e),
+                results: Vec::new(),
+            });
         }
     }
 

@@ -153,6 +153,27 @@ pub enum Down {
         /// Its members.
         members: Vec<ProcId>,
     },
+    /// Run a `PMIx_Process_monitor` of a process of another node for the targets of
+    /// this node it names (`Server::monitor_for`), answered with [`Up::MonitorAnswer`].
+    MonitorAsk {
+        /// The front end's id of the request.
+        id: u64,
+        /// Who asked.
+        requester: ProcId,
+        /// What to monitor.
+        monitor: Info,
+        /// The status code of its updates.
+        code: i32,
+        /// Its directives (the targets on this node).
+        directives: Vec<Info>,
+    },
+    /// End monitors this node runs for `requester` (`Server::monitor_cancel_for`).
+    MonitorCancel {
+        /// Who asked for them.
+        requester: ProcId,
+        /// Their `PMIX_MONITOR_ID` (None: all of them; the requester went away).
+        id: Option<String>,
+    },
 }
 
 /// Daemon → front end.
@@ -249,6 +270,15 @@ pub enum Up {
         /// The upcall.
         call: Fwd,
     },
+    /// The answer to a [`Down::MonitorAsk`]: the first sample.
+    MonitorAnswer {
+        /// The front end's id.
+        id: u64,
+        /// Outcome.
+        status: i32,
+        /// The results.
+        results: Vec<Info>,
+    },
 }
 
 struct Pair(String, String);
@@ -323,6 +353,46 @@ impl Wire for Call {
             },
             t => return Err(bad(t, "call")),
         })
+    }
+}
+
+/// The monitor messages of [`Down`] (nothing for the others).
+fn encode_monitor(m: &Down, out: &mut Vec<u8>) {
+    match m {
+        Down::MonitorAsk {
+            id,
+            requester,
+            monitor,
+            code,
+            directives,
+        } => {
+            13u8.encode(out);
+            id.encode(out);
+            requester.encode(out);
+            monitor.encode(out);
+            code.encode(out);
+            directives.encode(out);
+        }
+        Down::MonitorCancel { requester, id } => {
+            14u8.encode(out);
+            requester.encode(out);
+            id.encode(out);
+        }
+        _ => {}
+    }
+}
+
+/// A message's fields in order (for the short ones).
+trait Parts {
+    fn encode_parts(&self, out: &mut Vec<u8>);
+}
+
+impl<A: Wire, B: Wire, C: Wire, D: Wire> Parts for (&A, &B, &C, &D) {
+    fn encode_parts(&self, out: &mut Vec<u8>) {
+        self.0.encode(out);
+        self.1.encode(out);
+        self.2.encode(out);
+        self.3.encode(out);
     }
 }
 
@@ -415,6 +485,7 @@ impl Wire for Down {
                 name.encode(out);
                 members.encode(out);
             }
+            m @ (Down::MonitorAsk { .. } | Down::MonitorCancel { .. }) => encode_monitor(m, out),
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -473,6 +544,17 @@ impl Wire for Down {
             12 => Down::Pset {
                 name: String::decode(d)?,
                 members: Vec::decode(d)?,
+            },
+            13 => Down::MonitorAsk {
+                id: u64::decode(d)?,
+                requester: ProcId::decode(d)?,
+                monitor: Info::decode(d)?,
+                code: i32::decode(d)?,
+                directives: Vec::decode(d)?,
+            },
+            14 => Down::MonitorCancel {
+                requester: ProcId::decode(d)?,
+                id: Option::decode(d)?,
             },
             t => return Err(bad(t, "front-end")),
         })
@@ -571,6 +653,11 @@ impl Wire for Up {
                 id.encode(out);
                 call.encode(out);
             }
+            Up::MonitorAnswer {
+                id,
+                status,
+                results,
+            } => (&12u8, id, status, results).encode_parts(out),
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -626,6 +713,11 @@ impl Wire for Up {
             11 => Up::Upcall {
                 id: u64::decode(d)?,
                 call: Fwd::decode(d)?,
+            },
+            12 => Up::MonitorAnswer {
+                id: u64::decode(d)?,
+                status: i32::decode(d)?,
+                results: Vec::decode(d)?,
             },
             t => return Err(bad(t, "daemon")),
         })
@@ -937,8 +1029,41 @@ mod tests {
                     construct: true,
                     grp: "g".into(),
                     procs: vec![p(0), p(1)],
-                    info,
+                    info: info.clone(),
                 },
+            },
+            Up::Upcall {
+                id: 11,
+                call: Fwd::Monitor {
+                    proc_: p(0),
+                    monitor: Box::new(info[0].clone()),
+                    error: -7,
+                    directives: info.clone(),
+                },
+            },
+            Up::MonitorAnswer {
+                id: 12,
+                status: 0,
+                results: info.clone(),
+            },
+        ] {
+            roundtrip(m);
+        }
+        for m in [
+            Down::MonitorAsk {
+                id: 3,
+                requester: p(0),
+                monitor: info[0].clone(),
+                code: -7,
+                directives: info.clone(),
+            },
+            Down::MonitorCancel {
+                requester: p(0),
+                id: Some("m".into()),
+            },
+            Down::MonitorCancel {
+                requester: p(1),
+                id: None,
             },
         ] {
             roundtrip(m);

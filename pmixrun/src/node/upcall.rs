@@ -1,5 +1,6 @@
 //! The host upcalls a node daemon forwards to the front end (publish, lookup, unpublish,
-//! log, job control, spawn, output pulls, group construct and destruct) and their answers, as they travel
+//! log, job control, spawn, output pulls, group construct and destruct, process
+//! monitors of ranks on other nodes) and their answers, as they travel
 //! on the link ([`Fwd`] up in [`Up::Upcall`](super::link::Up::Upcall), [`Answer`] down
 //! in [`Down::UpcallDone`](super::link::Down::UpcallDone)).
 //!
@@ -86,6 +87,18 @@ pub enum Fwd {
         procs: Vec<ProcId>,
         /// Directives (with this server's `PMIX_GROUP_ENDPT_DATA` blob).
         info: Vec<Info>,
+    },
+    /// `HostCall::Monitor`: the front end asks the targets' nodes to run it (or
+    /// cancels what they run).
+    Monitor {
+        /// The requester.
+        proc_: ProcId,
+        /// What to monitor (boxed: the variant stays small).
+        monitor: Box<Info>,
+        /// The status code of its updates.
+        error: i32,
+        /// Directives.
+        directives: Vec<Info>,
     },
 }
 
@@ -223,13 +236,36 @@ pub fn split(c: HostCall) -> std::result::Result<(Fwd, Finish), Box<HostCall>> {
             },
             infos(done),
         ),
-        other => return Err(Box::new(other)),
+        other => return split_monitor(other),
     })
 }
 
+/// [`split`] of a monitor request (the call back for any other).
+fn split_monitor(c: HostCall) -> std::result::Result<(Fwd, Finish), Box<HostCall>> {
+    match c {
+        HostCall::Monitor {
+            proc_,
+            monitor,
+            error,
+            directives,
+            done,
+        } => Ok((
+            Fwd::Monitor {
+                proc_,
+                monitor: Box::new(monitor),
+                error,
+                directives,
+            },
+            infos(done),
+        )),
+        other => Err(Box::new(other)),
+    }
+}
+
 impl Fwd {
-    /// The call for pmixrun's host, completing with `finish`. A group operation is
-    /// collected by the front end itself and never becomes a call: it comes back.
+    /// The call for pmixrun's host, completing with `finish`. A group operation or a
+    /// monitor is served by the front end itself and never becomes a call: it comes
+    /// back.
     pub fn into_call(self, finish: Finish) -> std::result::Result<HostCall, (Fwd, Finish)> {
         Ok(match self {
             Fwd::Publish { proc_, info } => HostCall::Publish {
@@ -289,7 +325,7 @@ impl Fwd {
                 directives,
                 done: Box::new(move |r| finish(r.map(|()| Answer::Unit))),
             },
-            g @ Fwd::Group { .. } => return Err((g, finish)),
+            g @ (Fwd::Group { .. } | Fwd::Monitor { .. }) => return Err((g, finish)),
         })
     }
 }
@@ -389,6 +425,18 @@ impl Wire for Fwd {
                 procs.encode(out);
                 info.encode(out);
             }
+            Fwd::Monitor {
+                proc_,
+                monitor,
+                error,
+                directives,
+            } => {
+                9u8.encode(out);
+                proc_.encode(out);
+                monitor.encode(out);
+                error.encode(out);
+                directives.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
@@ -431,6 +479,12 @@ impl Wire for Fwd {
             8 => Fwd::IofPull {
                 procs: Vec::decode(d)?,
                 channels: u16::decode(d)?,
+                directives: Vec::decode(d)?,
+            },
+            9 => Fwd::Monitor {
+                proc_: ProcId::decode(d)?,
+                monitor: Box::new(Info::decode(d)?),
+                error: i32::decode(d)?,
                 directives: Vec::decode(d)?,
             },
             t => return Err(Error::unpack(format!("unknown forwarded upcall {t}"))),

@@ -6,8 +6,15 @@
 //! requester until `PMIX_MONITOR_CANCEL` names its `PMIX_MONITOR_ID`; and heartbeat
 //! watches (`PMIX_MONITOR_HEARTBEAT`) when the host has no monitoring of its own.
 //! Everything else, and usage of processes that are not this server's clients, goes
-//! to the host's `monitor` slot as before (`server/hostops.rs`).
+//! to the host's `monitor` slot as before (`server/hostops.rs`): a request naming
+//! clients of this server and processes elsewhere is served here for the former and
+//! handed to the host for the latter only, the two answers joined. A host that reaches
+//! the other processes' servers asks them to run the monitor for the requester
+//! ([`crate::server::Server::monitor_for`], [`remote`]); their updates travel back as
+//! events of range `PMIX_RANGE_CUSTOM` naming the requester, which the host carries as
+//! any other event.
 
+mod remote;
 mod sample;
 
 use super::{Action, ConnState, ServerState, TimerEv};
@@ -18,6 +25,7 @@ use crate::value::{Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 use sample::Fields;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 /// One `PMIx_Process_monitor` request, as the client made it.
@@ -44,6 +52,12 @@ pub struct Monitors {
     next: u64,
     /// Heartbeat watches the host leaves undone are kept here.
     local_beats: bool,
+    /// What was sampled here for a request whose other targets the host has, by the
+    /// request's (connection, tag): it joins the host's answer.
+    partial: HashMap<(ConnId, u32), Vec<Info>>,
+    /// Cancels done here that the host also hears of (their op spanned servers):
+    /// they succeed whatever the host says.
+    cancelled: HashSet<(ConnId, u32)>,
 }
 
 /// One periodic monitor.
@@ -57,6 +71,11 @@ struct Op {
     code: i32,
     every: Duration,
     what: Watch,
+    /// The requester is a process of another server ([`remote`]): its updates go
+    /// through the host.
+    remote: bool,
+    /// Part of the request's targets are elsewhere: a cancel goes to the host too.
+    spans: bool,
 }
 
 enum Watch {
@@ -89,6 +108,43 @@ struct Usage {
     pids: Option<Vec<i32>>,
     /// `PMIX_MONITOR_TARGET_DISKS` / `_NETS`.
     only: Option<Vec<String>>,
+}
+
+/// Where a client's monitor request goes.
+pub(super) enum Route {
+    /// Answered here (the reply is in the actions).
+    Served,
+    /// To the host as it came.
+    Host,
+    /// To the host with these directives (its `PMIX_MONITOR_TARGET_PROCS` naming only
+    /// the targets this server does not host); what was sampled here waits for the
+    /// host's answer.
+    Far(Vec<Info>),
+}
+
+/// The targets of `u` this server does not host (a wildcard rank always counts: its
+/// namespace may have ranks elsewhere).
+fn far_targets(s: &ServerState, u: &Usage) -> Vec<ProcId> {
+    u.procs
+        .iter()
+        .flatten()
+        .filter(|p| p.rank == sys::PMIX_RANK_WILDCARD || !s.is_local(p))
+        .cloned()
+        .collect()
+}
+
+/// `directives` with the targets replaced by `far`.
+fn with_targets(directives: &[Info], far: &[ProcId]) -> Vec<Info> {
+    let mut v: Vec<Info> = directives
+        .iter()
+        .filter(|d| d.key.as_str() != ak::PMIX_MONITOR_TARGET_PROCS)
+        .cloned()
+        .collect();
+    v.extend(Info::new(
+        ak::PMIX_MONITOR_TARGET_PROCS,
+        super::group::proc_array(far),
+    ));
+    v
 }
 
 /// What a monitor request is, for this server.
@@ -192,9 +248,9 @@ fn reply(conn: ConnId, tag: u32, r: Result<Vec<Info>>) -> Action {
 }
 
 impl ServerState {
-    /// A monitor request from a client: served here (true: the reply, and the timer of
-    /// a periodic monitor, are in `out`), or to be handed to the host (false).
-    pub(super) fn monitor_request(&mut self, ask: &MonitorAsk, out: &mut Vec<Action>) -> bool {
+    /// A monitor request from a client: served here (the reply, and the timer of a
+    /// periodic monitor, are in `out`), or to be handed to the host.
+    pub(super) fn monitor_request(&mut self, ask: &MonitorAsk, out: &mut Vec<Action>) -> Route {
         let MonitorAsk {
             conn,
             tag,
@@ -204,37 +260,59 @@ impl ServerState {
             directives,
         } = *ask;
         let (u, id, rate) = match decide(monitor, directives) {
-            Ok(Decision::Host) => return false,
-            Ok(Decision::Cancel(id)) => {
-                let before = self.monitors.ops.len();
-                self.monitors
-                    .ops
-                    .retain(|o| o.id.as_deref() != Some(id.as_str()));
-                if self.monitors.ops.len() == before {
-                    return false;
-                }
-                out.push(reply(conn, tag, Ok(Vec::new())));
-                return true;
-            }
+            Ok(Decision::Host) => return Route::Host,
+            Ok(Decision::Cancel(id)) => return self.monitor_cancel(conn, tag, &id, out),
             Ok(Decision::Usage(u, id, rate)) => (u, id, rate),
             Err(e) => {
                 log::warn!("server: monitor request from {me} refused: {e}");
                 out.push(reply(conn, tag, Err(e)));
-                return true;
+                return Route::Served;
             }
         };
         let results = self.usage_sample(&u);
+        let far = if u.kind == Kind::Proc {
+            far_targets(self, &u)
+        } else {
+            Vec::new()
+        };
         if u.kind == Kind::Proc && results.is_empty() && (u.procs.is_some() || u.pids.is_some()) {
             // None of the targets is a client of this server: the host may know them.
-            return false;
+            return Route::Host;
         }
-        out.push(reply(conn, tag, Ok(results)));
+        let route = if far.is_empty() {
+            out.push(reply(conn, tag, Ok(results)));
+            Route::Served
+        } else {
+            self.monitors.partial.insert((conn, tag), results);
+            Route::Far(with_targets(directives, &far))
+        };
         if rate > 0 {
             let every = Duration::from_secs(rate.into());
             let timer = self.start_op(me, id, code, every, Watch::Usage(u));
+            if let Some(op) = self.monitors.ops.last_mut() {
+                op.spans = !far.is_empty();
+            }
             out.push(Action::Timer(every, TimerEv::Monitor(timer)));
         }
-        true
+        route
+    }
+
+    /// `PMIX_MONITOR_CANCEL` of `id`: the ops here end; the host hears of it when none
+    /// was here or one of them had targets elsewhere.
+    fn monitor_cancel(&mut self, conn: ConnId, tag: u32, id: &str, out: &mut Vec<Action>) -> Route {
+        let (gone, keep): (Vec<Op>, Vec<Op>) = std::mem::take(&mut self.monitors.ops)
+            .into_iter()
+            .partition(|o| !o.remote && o.id.as_deref() == Some(id));
+        self.monitors.ops = keep;
+        if gone.is_empty() {
+            return Route::Host;
+        }
+        if gone.iter().any(|o| o.spans) {
+            self.monitors.cancelled.insert((conn, tag));
+            return Route::Host;
+        }
+        out.push(reply(conn, tag, Ok(Vec::new())));
+        Route::Served
     }
 
     /// The host answered a monitor request: a heartbeat watch it does not do itself is
@@ -253,6 +331,20 @@ impl ServerState {
             code,
             directives,
         } = *ask;
+        if let Some(mut here) = self.monitors.partial.remove(&(conn, tag)) {
+            match r {
+                Ok(v) => here.extend(v),
+                Err(e) => {
+                    log::debug!("server: monitor of {me}: the host has no other targets: {e}")
+                }
+            }
+            out.push(reply(conn, tag, Ok(here)));
+            return;
+        }
+        if self.monitors.cancelled.remove(&(conn, tag)) {
+            out.push(reply(conn, tag, Ok(Vec::new())));
+            return;
+        }
         let refused = matches!(&r, Err(e) if protocol::status_of(e) == sys::PMIX_ERR_NOT_SUPPORTED);
         if !(refused
             && self.monitors.local_beats
@@ -316,6 +408,8 @@ impl ServerState {
             code,
             every,
             what,
+            remote: false,
+            spans: false,
         });
         timer
     }
@@ -326,10 +420,11 @@ impl ServerState {
         let Some(pos) = self.monitors.ops.iter().position(|o| o.timer == timer) else {
             return;
         };
-        let Some(&conn) = self.by_proc.get(&self.monitors.ops[pos].requester) else {
+        let conn = self.by_proc.get(&self.monitors.ops[pos].requester).copied();
+        if conn.is_none() && !self.monitors.ops[pos].remote {
             self.monitors.ops.remove(pos);
             return;
-        };
+        }
         let mut op = self.monitors.ops.remove(pos);
         let info = match &mut op.what {
             Watch::Usage(u) => Some(self.usage_sample(u)),
@@ -361,12 +456,17 @@ impl ServerState {
                     .and_then(|id| Info::new(ak::PMIX_MONITOR_ID, Value::string(&id)).ok()),
             );
             info.extend(Info::new(ak::PMIX_EVENT_NON_DEFAULT, Value::Bool(true)));
-            let ev = ServerMsg::Event {
-                status: op.code,
-                source: self.id.clone(),
-                info,
-            };
-            out.push(Action::Send(conn, protocol::encode(&ev)));
+            match conn {
+                Some(conn) if !op.remote => {
+                    let ev = ServerMsg::Event {
+                        status: op.code,
+                        source: self.id.clone(),
+                        info,
+                    };
+                    out.push(Action::Send(conn, protocol::encode(&ev)));
+                }
+                _ => out.push(remote::update(&self.id, &op.requester, op.code, info)),
+            }
         }
         out.push(Action::Timer(op.every, TimerEv::Monitor(op.timer)));
         self.monitors.ops.push(op);

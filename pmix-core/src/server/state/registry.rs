@@ -283,6 +283,7 @@ impl ServerState {
         // Its segment, if any, is freed once the last client that mapped it unmaps it.
         self.nspaces.remove(nspace);
         self.shm_forget(nspace);
+        self.forget_invites_of(|leader| &leader.nspace == nspace, out);
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.dmodex_in)
             .into_iter()
             .partition(|(p, _, _)| &p.nspace == nspace);
@@ -462,6 +463,8 @@ impl ServerState {
             self.fail_fence(&k, sys::PMIX_ERR_PROC_TERM_WO_SYNC, out);
         }
         self.connect_participant_gone(p, true, out);
+        self.forget_invites_of(|leader| leader == p, out);
+        self.monitor_cancel_for(p, None);
     }
 }
 

@@ -100,6 +100,15 @@ impl Shared {
                 },
                 finish,
             )) => return self.group(node, id, (construct, grp), &procs, &info, finish),
+            Err((
+                Fwd::Monitor {
+                    proc_,
+                    monitor,
+                    error,
+                    directives,
+                },
+                finish,
+            )) => return self.monitor(node, proc_, *monitor, error, directives, finish),
             Err((_, finish)) => {
                 return finish(Err(Error::not_supported("not an upcall of the front end")))
             }
