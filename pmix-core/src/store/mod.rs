@@ -245,8 +245,15 @@ impl JobData {
     /// server running on `local_host`: `PMIX_NODE_LIST`, `PMIX_NUM_NODES`,
     /// `PMIX_LOCAL_PEERS`, `PMIX_LOCAL_SIZE`, `PMIX_LOCALLDR`, per-process
     /// `PMIX_HOSTNAME`, `PMIX_NODEID`, `PMIX_LOCAL_RANK`, `PMIX_NODE_RANK`, and
-    /// `PMIX_JOB_SIZE` from the map. Host-given values are never replaced.
+    /// `PMIX_JOB_SIZE` from the map; and the job-level `PMIX_APPNUM` of a job of one
+    /// application (Slurm and ORTE register none: a client's Get of it with
+    /// `PMIX_RANK_WILDCARD` then answers the one app's number, as OpenPMIx clients read it
+    /// there). Host-given values are never replaced.
     pub fn derive(&mut self, local_host: &str) {
+        if self.apps.len() <= 1 {
+            let appnum = self.apps.first().map_or(0, |a| a.0);
+            set_if_absent(&mut self.job, keys::APPNUM, Value::Uint32(appnum));
+        }
         let nmap = find(&self.job, keys::NODE_MAP).and_then(regex::value_text);
         let pmap = find(&self.job, keys::PROC_MAP).and_then(regex::value_text);
         let (Some(nmap), Some(pmap)) = (nmap, pmap) else {
@@ -732,6 +739,23 @@ mod tests {
             jd.job_value(keys::NODE_LIST, Level::Any, None).as_deref(),
             Some(&Value::string("a,b"))
         );
+        // One application and no job-level PMIX_APPNUM from the host (Slurm, ORTE): 0.
+        assert_eq!(
+            jd.job_value(keys::APPNUM, Level::Any, None).as_deref(),
+            Some(&Value::Uint32(0))
+        );
+    }
+
+    #[test]
+    fn derive_keeps_a_host_appnum_and_adds_none_for_several_apps() {
+        let ns = Nspace::new("job").unwrap();
+        let app = |n: u32| info(keys::APP_INFO_ARRAY, arr(vec![info(keys::APPNUM, Value::Uint32(n))]));
+        let mut two = JobData::from_register(&ns, vec![app(0), app(1)]);
+        two.derive("a");
+        assert!(find(&two.job, keys::APPNUM).is_none());
+        let mut own = JobData::from_register(&ns, vec![info(keys::APPNUM, Value::Uint32(7))]);
+        own.derive("a");
+        assert_eq!(find(&own.job, keys::APPNUM), Some(&Value::Uint32(7)));
     }
 
     #[test]

@@ -177,9 +177,10 @@ fn info_array(infos: &[Info]) -> Value {
 ///
 /// What an OpenPMIx client's hash GDS reads only from places a host need not fill is
 /// added when the host left it out (as Open MPI 4.1's ORTE does): each rank's
-/// `PMIX_APPNUM` (from the application ranges, see `appnum_of`), and the job-level
-/// `PMIX_APPNUM` (one application only) and `PMIX_HOSTNAME` (the node of the job's local
-/// peers: a Get of either with `PMIX_RANK_WILDCARD` falls back to the job level there).
+/// `PMIX_APPNUM` (from the application ranges, see `appnum_of`) and the job-level
+/// `PMIX_HOSTNAME` (the node of the job's local peers: a Get of it with
+/// `PMIX_RANK_WILDCARD` falls back to the job level there). The job-level `PMIX_APPNUM`
+/// of a one-application job is already in `j` (`JobData::derive`).
 ///
 /// # Errors
 /// A packing error of a per-rank value.
@@ -195,10 +196,6 @@ pub fn job_info_of(j: &JobData, nprocs: Rank) -> Result<JobInfo> {
         sys::attrs::keys::PMIX_APPNUM,
         sys::attrs::keys::PMIX_HOSTNAME,
     );
-    if !has(&j.job, appnum) && j.apps.len() <= 1 {
-        let n = j.apps.first().map_or(0, |a| a.0);
-        kvals.push((key(appnum)?, Value::Uint32(n)));
-    }
     if !has(&j.job, hostname) {
         if let Some(h) = local_host(j) {
             kvals.push((key(hostname)?, h));
