@@ -56,7 +56,7 @@ pr "fence: in shared memory, mixed with socket fences (8 ranks)" 8 40 fence_shm 
 run "fence: PMIX_RS_SHM_FENCE=0 keeps them on the socket (4 ranks)" 30 -- \
     env PMIX_RS_SHM_FENCE=0 "$PMIXRUN" --timeout 25 -n 4 "$RB/fence_shm" off
 check "fence: a rank killed in a collecting fence in shared memory fails the others (4 ranks)" \
-    137 "rank [0-2]: collecting fence failed with [A-Z_]+ after" 20 3 -- \
+    137 "rank [0-2]: collecting fence failed with [A-Z_-]+ after" 20 3 -- \
     "$PMIXRUN" --enable-recovery --timeout 15 -n 4 "$RB/fence_shm" on kill
 pr "fence: COLLECT_DATA makes data available to IMMEDIATE" 4 30 fence_collect
 pr "fence_nb: OPERATION_SUCCEEDED at once, NULL cbfunc blocks (1 rank)" 1 30 fence_nb_rules
