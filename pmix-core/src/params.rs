@@ -103,6 +103,9 @@ pub const DUMP_DIR: &str = "PMIX_RS_DUMP_DIR";
 
 /// `PMIX_RS_SHM_FENCE` (ours): `0` keeps same-node fences on the socket path.
 pub const SHM_FENCE: &str = "PMIX_RS_SHM_FENCE";
+/// `PMIX_RS_SHM_COLLECT_BYTES` (ours): room per rank for a collecting fence's data in
+/// the shared-memory fence area.
+pub const SHM_COLLECT_BYTES: &str = "PMIX_RS_SHM_COLLECT_BYTES";
 /// `PMIX_RS_MAX_PARKED` (ours).
 pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
 /// `PMIX_RS_MAX_PARKED_BYTES` (ours).
@@ -209,6 +212,14 @@ pub const PARAMS: &[Param] = &[
         readers: &[Server],
         meaning: "0 keeps fences without data among a namespace's ranks, all on one node, \
                   on the socket path instead of the shared-memory fence area",
+    },
+    Param {
+        name: SHM_COLLECT_BYTES,
+        default: "4088",
+        readers: &[Server],
+        meaning: "bytes of committed data each rank may bring to a collecting fence in the \
+                  shared-memory fence area (a rank with more, or 0, takes the socket path, \
+                  and the others follow it there)",
     },
     Param {
         name: PMIX_HOSTNAME,

@@ -2,17 +2,20 @@
 //! ranks all run on its node, handed to each client with its Welcome (see DESIGN.md,
 //! "Same-node fences in shared memory").
 //!
-//! The area is a writable memory file of [`WORDS`] + `n` 64-bit words
-//! ([`crate::sys::SharedWords`]):
+//! The area is a writable memory file of 64-bit words ([`crate::sys::SharedWords`]):
 //!
 //! | word | meaning |
 //! |---|---|
 //! | 0 | [`MAGIC`] |
 //! | 1 | the number of participants `n` (the namespace's ranks) |
 //! | 2 | flags: [`DISABLED`] (for good: a rank ended), [`REDIRECT`] (a socket fence over the namespace is pending) |
-//! | 3 | the barrier word: generation (upper 32 bits, also the futex word), [`LOCK`] (bit 31), arrivals (bits 0–30) |
-//! | 4.. | [`RING`] outcome slots: slot `g % RING` = `(g << 32) \| status` of a generation that was aborted |
-//! | 4 + [`RING`] + r | rank `r`'s arrival mark: `g + 1` once it arrived in generation `g` (read only by the server's debug dump, to name who is missing) |
+//! | 3 | the barrier word: generation (upper 32 bits, also the futex word), [`LOCK`] (bit 31), [`COLLECTING`] (bit 30), arrivals (bits 0–29) |
+//! | 4 | `s`, the words of one data buffer (0: no data area, collecting fences take the socket path) |
+//! | 5.. | [`RING`] outcome slots: slot `g % RING` = `(g << 32) \| status` of a generation that was aborted |
+//! | [`WORDS`] + r | rank `r`'s arrival mark: `g + 1` once it arrived in generation `g` (read only by the server's debug dump, to name who is missing) |
+//! | [`WORDS`] + n + r | the commits rank `r` sent (counted by `r` before sending each) |
+//! | [`WORDS`] + 2n + r | the commits of rank `r` its server has stored (counted by the server) |
+//! | `d` + (2r + b)·`s` | rank `r`'s data buffer `b`: a header word, then `s` − 1 words of data (`d`: the first multiple of 512 words after the counters) |
 //!
 //! A fence without data among all `n` ranks is generation `g`: each rank adds itself to
 //! the arrivals with one compare-and-swap; the last one instead moves the word to
@@ -25,6 +28,21 @@
 //! outcome for its own. Arrivals that find [`LOCK`] set wait for the next generation and
 //! arrive there, as a late arrival at a timed-out socket fence starts the next one.
 //!
+//! A collecting fence (`PMIX_COLLECT_DATA`) is a generation whose first arrival set
+//! [`COLLECTING`]; an arrival of the other kind is refused (`PMIX_ERR_BAD_PARAM`, as the
+//! socket path refuses a mismatched description). Before counting itself in generation
+//! `g`, each rank writes what it committed into its buffer `g % 2` ([`FenceArea::arrive_collecting`]),
+//! so when `g` completes every rank reads every peer's data there, in place
+//! ([`FenceArea::read_data`]); nobody keeps a private copy. The buffer is written again
+//! only in generation `g + 2`, which no rank enters before all have passed `g + 1`; a
+//! buffer header (`(g << 32) | VALID | length`, cleared while the buffer is written)
+//! read before and after the copy tells a reader whether what it copied is whole and
+//! still generation `g`'s (a seqlock). The commit travels to the server as before, but
+//! nobody waits for it there; a rank about to ask the server for a peer's data first
+//! waits until the server has stored every commit that peer sent
+//! ([`FenceArea::commits_stored`]), so it never gets a value older than what the area
+//! showed.
+//!
 //! The processes sharing the area are one job's ranks and their server: a rank that
 //! scribbles on it can make that job's fences fail or time out, nothing more (every
 //! access is atomic and bounds-checked).
@@ -35,18 +53,26 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
 /// Words in an area before the per-rank arrival marks.
-pub const WORDS: usize = 4 + RING;
+pub const WORDS: usize = 5 + RING;
 /// Outcome slots (aborted generations remembered).
 pub const RING: usize = 64;
-/// Word 0 of an area: "pmixfnc" and layout version 1.
-pub const MAGIC: u64 = 0x706d_6978_666e_6301;
+/// Word 0 of an area: "pmixfnc" and layout version 2.
+pub const MAGIC: u64 = 0x706d_6978_666e_6302;
 /// Flag: the area is not to be used any more (a participant ended).
 pub const DISABLED: u64 = 1;
 /// Flag: a fence over the namespace is pending on the socket path; new fences go there.
 pub const REDIRECT: u64 = 2;
 /// Barrier-word bit: a generation is being aborted.
 pub const LOCK: u64 = 1 << 31;
-const COUNT: u64 = LOCK - 1;
+/// Barrier-word bit: the current generation is a collecting fence.
+pub const COLLECTING: u64 = 1 << 30;
+const COUNT: u64 = COLLECTING - 1;
+/// Buffer-header bit: the buffer holds a whole generation's data.
+const VALID: u64 = 1 << 31;
+/// The data area starts at a multiple of this many words (a page).
+const DATA_ALIGN: usize = 512;
+/// The largest area a client maps (words; 1 GiB).
+const MAX_WORDS: usize = 1 << 27;
 /// The status an aborted generation's waiters get when they are to retry on the socket
 /// path (never returned to a caller).
 pub const STATUS_SOCKET: i32 = i32::MIN + 21;
@@ -55,7 +81,8 @@ const W_MAGIC: usize = 0;
 const W_N: usize = 1;
 const W_FLAGS: usize = 2;
 const W_BAR: usize = 3;
-const W_RING: usize = 4;
+const W_SLOT: usize = 4;
+const W_RING: usize = 5;
 
 /// How one rank's part in a fence ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,12 +98,15 @@ pub enum Outcome {
 /// What arriving did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrived {
-    /// We were the last: the fence is complete.
-    Complete,
+    /// We were the last in generation `g`: the fence is complete.
+    Complete(u32),
     /// Counted in generation `g`; wait for it to end ([`FenceArea::wait`], [`FenceArea::poll`]).
     Waiting(u32),
     /// The area is not in use (flags set): take the socket path.
     Socket,
+    /// The generation under way is a fence of the other kind (collecting or not): a
+    /// mismatched description, refused as the socket path refuses it.
+    Mismatch,
 }
 
 /// One namespace's fence area, mapped.
@@ -84,8 +114,22 @@ pub enum Arrived {
 pub struct FenceArea {
     words: SharedWords,
     n: u64,
+    /// Words of one data buffer (0: none).
+    slot: usize,
     /// Our rank (clients), whose arrival mark we write.
     rank: Option<u32>,
+}
+
+/// Where the data buffers of an area for `n` participants with buffers of `slot`
+/// words start, and the area's length in words (`None` on overflow).
+fn layout(n: usize, slot: usize) -> Option<(usize, usize)> {
+    let marks = WORDS.checked_add(n.checked_mul(3)?)?;
+    if slot == 0 {
+        return Some((marks, marks));
+    }
+    let d = marks.div_ceil(DATA_ALIGN).checked_mul(DATA_ALIGN)?;
+    let total = n.checked_mul(2)?.checked_mul(slot)?.checked_add(d)?;
+    Some((d, total))
 }
 
 fn gen_of(w: u64) -> u32 {
@@ -97,23 +141,44 @@ fn next_gen(g: u32) -> u64 {
 }
 
 impl FenceArea {
-    /// A new area for `n` participants (server side) and the descriptor to hand out.
+    /// A new area for `n` participants (server side), each with room for `data_bytes`
+    /// of collected data per fence (0: collecting fences take the socket path; an area
+    /// that would exceed 1 GiB gets no data buffers), and the descriptor to hand out.
     ///
     /// # Errors
     /// As [`SharedWords::create`]; `InvalidInput` for `n` of 0 or beyond the count bits.
-    pub fn create(n: u32) -> std::io::Result<(FenceArea, OwnedFd)> {
+    pub fn create(n: u32, data_bytes: usize) -> std::io::Result<(FenceArea, OwnedFd)> {
         if n == 0 || n as u64 > COUNT {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!("{} fence participants", n),
             ));
         }
-        let (words, fd) = SharedWords::create("pmix-fence", WORDS + n as usize)?;
+        let mut slot = match data_bytes {
+            0 => 0,
+            b => b.div_ceil(8).saturating_add(1),
+        };
+        let total = match layout(n as usize, slot) {
+            Some((_, t)) if t <= MAX_WORDS => t,
+            _ => {
+                log::warn!(
+                    "server: {} ranks of {} bytes of fence data exceed the shared area's limit; \
+                     collecting fences take the socket path",
+                    n,
+                    data_bytes
+                );
+                slot = 0;
+                WORDS + 3 * n as usize
+            }
+        };
+        let (words, fd) = SharedWords::create("pmix-fence", total)?;
         words.word(W_N).store(n as u64, SeqCst);
+        words.word(W_SLOT).store(slot as u64, SeqCst);
         words.word(W_MAGIC).store(MAGIC, SeqCst);
         let area = FenceArea {
             words,
             n: n as u64,
+            slot,
             rank: None,
         };
         Ok((area, fd))
@@ -123,7 +188,7 @@ impl FenceArea {
     ///
     /// # Errors
     /// `PMIX_ERR_NOT_AVAILABLE` for a descriptor that is not such an area (size, seals,
-    /// magic, participant count).
+    /// magic, participant count, data buffer size).
     pub fn attach(fd: &impl AsFd, n: u32) -> crate::Result<FenceArea> {
         let fail = |why: String| {
             crate::Error::new(
@@ -131,20 +196,31 @@ impl FenceArea {
                 format!("fence area: {}", why),
             )
         };
-        let words = SharedWords::attach(fd, WORDS + n as usize).map_err(|e| fail(e.to_string()))?;
-        let (magic, have) = (
+        let words = SharedWords::attach_whole(fd, MAX_WORDS).map_err(|e| fail(e.to_string()))?;
+        if words.len() < WORDS {
+            return Err(fail(format!("{} words", words.len())));
+        }
+        let (magic, have, slot) = (
             words.word(W_MAGIC).load(SeqCst),
             words.word(W_N).load(SeqCst),
+            words.word(W_SLOT).load(SeqCst),
         );
-        if magic != MAGIC || have != n as u64 || n == 0 {
+        let slot = usize::try_from(slot).unwrap_or(usize::MAX);
+        let fits = layout(n as usize, slot).is_some_and(|(_, t)| t == words.len());
+        if magic != MAGIC || have != n as u64 || n == 0 || !fits {
             return Err(fail(format!(
-                "magic {:#x}, {} participants ({} expected)",
-                magic, have, n
+                "magic {:#x}, {} participants ({} expected), {} words, buffers of {} words",
+                magic,
+                have,
+                n,
+                words.len(),
+                slot
             )));
         }
         Ok(FenceArea {
             words,
             n: n as u64,
+            slot,
             rank: None,
         })
     }
@@ -183,8 +259,31 @@ impl FenceArea {
         self.words.word(W_FLAGS).load(SeqCst)
     }
 
-    /// Count ourselves in the current generation (see the module note).
+    /// Count ourselves in the current generation of a fence without data (see the
+    /// module note).
     pub fn arrive(&self) -> Arrived {
+        self.arrive_as(None)
+    }
+
+    /// Count ourselves in the current generation of a collecting fence, having written
+    /// `data` (what we committed, as [`FenceArea::read_data`] hands it to the others)
+    /// into our buffer for it. [`Arrived::Socket`] when the area has no buffers, we are
+    /// no rank of it, or `data` does not fit ([`FenceArea::capacity`]).
+    pub fn arrive_collecting(&self, data: &[u8]) -> Arrived {
+        if self.rank.is_none() || self.slot == 0 || data.len() > self.capacity() {
+            return Arrived::Socket;
+        }
+        self.arrive_as(Some(data))
+    }
+
+    /// Bytes of data one rank can bring to a collecting fence here (0: none).
+    pub fn capacity(&self) -> usize {
+        self.slot.saturating_sub(1) * 8
+    }
+
+    fn arrive_as(&self, data: Option<&[u8]>) -> Arrived {
+        let kind = if data.is_some() { COLLECTING } else { 0 };
+        let mut written = None;
         loop {
             if self.flags() != 0 {
                 return Arrived::Socket;
@@ -197,6 +296,15 @@ impl FenceArea {
                 continue;
             }
             let c = w & COUNT;
+            if c > 0 && w & COLLECTING != kind {
+                return Arrived::Mismatch;
+            }
+            if let (Some(d), Some(r)) = (data, self.rank) {
+                if written != Some(g) {
+                    self.write_data(r, g, d);
+                    written = Some(g);
+                }
+            }
             if c + 1 >= self.n {
                 if self
                     .bar()
@@ -204,7 +312,7 @@ impl FenceArea {
                     .is_ok()
                 {
                     futex_wake(self.bar());
-                    return Arrived::Complete;
+                    return Arrived::Complete(g);
                 }
                 continue;
             }
@@ -215,7 +323,7 @@ impl FenceArea {
             }
             if self
                 .bar()
-                .compare_exchange(w, w + 1, SeqCst, SeqCst)
+                .compare_exchange(w, (w + 1) | kind, SeqCst, SeqCst)
                 .is_ok()
             {
                 if self.flags() != 0 {
@@ -226,6 +334,87 @@ impl FenceArea {
                 return Arrived::Waiting(g);
             }
         }
+    }
+
+    /// Rank `r`'s count of commits sent (`stored`: its server's count of them stored).
+    fn commits(&self, r: u32, stored: bool) -> Option<&std::sync::atomic::AtomicU64> {
+        if r as u64 >= self.n {
+            return None;
+        }
+        let at = WORDS + self.n as usize * if stored { 2 } else { 1 } + r as usize;
+        Some(self.words.word(at))
+    }
+
+    /// Client side: we are about to send a commit to the server.
+    pub fn commit_sent(&self) {
+        if let Some(w) = self.rank.and_then(|r| self.commits(r, false)) {
+            w.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// Server side: it stored a commit of rank `r`.
+    pub fn commit_stored(&self, r: u32) {
+        if let Some(w) = self.commits(r, true) {
+            w.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// True once the server has stored every commit rank `r` sent (or `r` is none of
+    /// the area's ranks).
+    pub fn commits_stored(&self, r: u32) -> bool {
+        match (self.commits(r, false), self.commits(r, true)) {
+            (Some(sent), Some(stored)) => stored.load(SeqCst) >= sent.load(SeqCst),
+            _ => true,
+        }
+    }
+
+    /// The first word of rank `r`'s buffer for generation `g`.
+    fn buffer(&self, r: u32, g: u32) -> usize {
+        let (d, _) = layout(self.n as usize, self.slot).unwrap_or_default();
+        d + (2 * r as usize + (g % 2) as usize) * self.slot
+    }
+
+    fn write_data(&self, r: u32, g: u32, data: &[u8]) {
+        use std::sync::atomic::{fence, Ordering::Relaxed, Ordering::Release};
+        let base = self.buffer(r, g);
+        let hdr = self.words.word(base);
+        hdr.store(0, Relaxed);
+        fence(Release);
+        for (i, chunk) in data.chunks(8).enumerate() {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.words
+                .word(base + 1 + i)
+                .store(u64::from_le_bytes(b), Relaxed);
+        }
+        hdr.store(((g as u64) << 32) | VALID | data.len() as u64, Release);
+    }
+
+    /// What rank `r` brought to the collecting fence of generation `g` (copied out),
+    /// or `None` if its buffer does not hold that generation's data, whole (never
+    /// written, written again since, or being written).
+    pub fn read_data(&self, r: u32, g: u32) -> Option<Vec<u8>> {
+        use std::sync::atomic::{fence, Ordering::Acquire, Ordering::Relaxed};
+        if r as u64 >= self.n || self.slot == 0 {
+            return None;
+        }
+        let base = self.buffer(r, g);
+        let hdr = self.words.word(base);
+        let h = hdr.load(Acquire);
+        let len = (h & (VALID - 1)) as usize;
+        if gen_of(h) != g || h & VALID == 0 || len > self.capacity() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(len.div_ceil(8) * 8);
+        for i in 0..len.div_ceil(8) {
+            out.extend_from_slice(&self.words.word(base + 1 + i).load(Relaxed).to_le_bytes());
+        }
+        fence(Acquire);
+        if hdr.load(Relaxed) != h {
+            return None;
+        }
+        out.truncate(len);
+        Some(out)
     }
 
     /// End generation `g` early with `status` for all who arrived in it. False if it had
@@ -343,13 +532,24 @@ pub fn enabled() -> bool {
     crate::params::get(crate::params::SHM_FENCE).is_none_or(|v| v.trim() != "0")
 }
 
+/// Bytes of committed data each rank can bring to a collecting fence in the area
+/// (`PMIX_RS_SHM_COLLECT_BYTES`; 0: collecting fences take the socket path).
+pub fn collect_bytes() -> usize {
+    crate::params::get(crate::params::SHM_COLLECT_BYTES)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_COLLECT_BYTES)
+}
+
+/// The default of [`collect_bytes`]: one page per buffer with its header word.
+pub const DEFAULT_COLLECT_BYTES: usize = 4088;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Arc;
 
     fn pair(n: u32) -> (FenceArea, FenceArea) {
-        let (a, fd) = FenceArea::create(n).unwrap();
+        let (a, fd) = FenceArea::create(n, 256).unwrap();
         (a, FenceArea::attach(&fd, n).unwrap())
     }
 
@@ -363,9 +563,9 @@ mod tests {
                 std::thread::spawn(move || {
                     for _ in 0..2000 {
                         let o = match a.arrive() {
-                            Arrived::Complete => Outcome::Done,
+                            Arrived::Complete(_) => Outcome::Done,
                             Arrived::Waiting(g) => a.wait(g, None),
-                            Arrived::Socket => Outcome::Socket,
+                            Arrived::Socket | Arrived::Mismatch => Outcome::Socket,
                         };
                         assert_eq!(o, Outcome::Done);
                     }
@@ -393,7 +593,7 @@ mod tests {
             panic!("a late arrival completed a fence alone")
         };
         assert_eq!(g2, g + 1);
-        assert_eq!(a.arrive(), Arrived::Complete);
+        assert_eq!(a.arrive(), Arrived::Complete(g2));
         assert_eq!(b.wait(g2, None), Outcome::Done);
         // A waker far behind still reads its own generation's outcome.
         assert_eq!(a.poll(g), Some(Outcome::Failed(pmix_sys::PMIX_ERR_TIMEOUT)));
@@ -427,7 +627,7 @@ mod tests {
 
     #[test]
     fn the_ranks_not_yet_arrived_are_named() {
-        let (server, fd) = FenceArea::create(3).unwrap();
+        let (server, fd) = FenceArea::create(3, 0).unwrap();
         let r1 = FenceArea::attach(&fd, 3).unwrap().for_rank(1);
         assert_eq!(server.pending(), None);
         let Arrived::Waiting(g) = r1.arrive() else {
@@ -437,8 +637,101 @@ mod tests {
     }
 
     #[test]
+    fn collecting_fences_leave_every_ranks_data_readable_in_place() {
+        let (server, fd) = FenceArea::create(3, 100).unwrap();
+        let ranks: Vec<_> = (0..3)
+            .map(|r| FenceArea::attach(&fd, 3).unwrap().for_rank(r))
+            .collect();
+        assert_eq!(ranks[0].capacity(), 104);
+        let data = |r: u32, round: u32| format!("rank {} round {}", r, round).into_bytes();
+        let mut gens = Vec::new();
+        for round in 0..3 {
+            let Arrived::Waiting(g) = ranks[0].arrive_collecting(&data(0, round)) else {
+                panic!("first of three completed")
+            };
+            // A fence without data cannot join a collecting one (nor the reverse).
+            assert_eq!(ranks[2].arrive(), Arrived::Mismatch);
+            assert!(
+                matches!(ranks[1].arrive_collecting(&data(1, round)), Arrived::Waiting(h) if h == g)
+            );
+            assert_eq!(
+                ranks[2].arrive_collecting(&data(2, round)),
+                Arrived::Complete(g)
+            );
+            assert_eq!(ranks[0].wait(g, None), Outcome::Done);
+            for r in 0..3 {
+                assert_eq!(server.read_data(r, g), Some(data(r, round)));
+            }
+            gens.push(g);
+        }
+        // Two buffers per rank: round 0's data was overwritten by round 2's.
+        assert_eq!(ranks[1].read_data(1, gens[0]), None);
+        assert_eq!(ranks[1].read_data(1, gens[1]), Some(data(1, 1)));
+        // A generation without data after it leaves the collected data readable.
+        assert!(matches!(ranks[0].arrive(), Arrived::Waiting(_)));
+        assert!(matches!(ranks[1].arrive(), Arrived::Waiting(_)));
+        assert!(matches!(ranks[2].arrive(), Arrived::Complete(_)));
+        assert_eq!(ranks[0].read_data(2, gens[2]), Some(data(2, 2)));
+        // Too much data, no rank of ours, beyond the ranks: the socket path / nothing.
+        assert_eq!(ranks[0].arrive_collecting(&[0u8; 105]), Arrived::Socket);
+        assert_eq!(server.arrive_collecting(b"x"), Arrived::Socket);
+        assert_eq!(server.read_data(3, gens[2]), None);
+    }
+
+    #[test]
+    fn a_buffer_being_written_or_scribbled_on_reads_as_nothing() {
+        let (server, fd) = FenceArea::create(2, 64).unwrap();
+        let a = FenceArea::attach(&fd, 2).unwrap().for_rank(0);
+        let Arrived::Waiting(g) = a.arrive_collecting(b"hello") else {
+            panic!()
+        };
+        let hdr = server.buffer(0, g);
+        let h = server.words.word(hdr).load(SeqCst);
+        server.words.word(hdr).store(0, SeqCst); // a writer at work
+        assert_eq!(server.read_data(0, g), None);
+        server.words.word(hdr).store(h | 0xffff, SeqCst); // a length beyond the buffer
+        assert_eq!(server.read_data(0, g), None);
+        server.words.word(hdr).store(h, SeqCst);
+        assert_eq!(server.read_data(0, g), Some(b"hello".to_vec()));
+        assert_eq!(server.read_data(0, g + 1), None, "another generation's");
+    }
+
+    #[test]
+    fn the_data_area_starts_on_a_page_and_is_sized_by_the_ranks() {
+        assert_eq!(layout(3, 0), Some((WORDS + 9, WORDS + 9)));
+        assert_eq!(layout(3, 512), Some((512, 512 + 6 * 512)));
+        assert_eq!(layout(1000, 512), Some((3072, 3072 + 2000 * 512)));
+        assert_eq!(layout(usize::MAX, 1), None);
+        // An area too big for the limit gets no buffers; its fences without data work.
+        let (a, fd) = FenceArea::create(4096, 1 << 20).unwrap();
+        assert_eq!(a.capacity(), 0);
+        assert_eq!(FenceArea::attach(&fd, 4096).unwrap().capacity(), 0);
+        // A client expecting another size of buffers is refused.
+        let (_, fd) = FenceArea::create(2, 64).unwrap();
+        let words = SharedWords::attach_whole(&fd, MAX_WORDS).unwrap();
+        words.word(W_SLOT).store(7, SeqCst);
+        assert!(FenceArea::attach(&fd, 2).is_err());
+    }
+
+    #[test]
+    fn a_reader_sees_when_the_server_has_stored_a_ranks_commits() {
+        let (server, fd) = FenceArea::create(2, 64).unwrap();
+        let r1 = FenceArea::attach(&fd, 2).unwrap().for_rank(1);
+        let r0 = FenceArea::attach(&fd, 2).unwrap().for_rank(0);
+        assert!(r0.commits_stored(1));
+        r1.commit_sent();
+        r1.commit_sent();
+        assert!(!r0.commits_stored(1));
+        server.commit_stored(1);
+        assert!(!r0.commits_stored(1));
+        server.commit_stored(1);
+        assert!(r0.commits_stored(1));
+        assert!(r0.commits_stored(0) && r0.commits_stored(7));
+    }
+
+    #[test]
     fn foreign_descriptors_are_refused() {
-        let (_, fd) = FenceArea::create(2).unwrap();
+        let (_, fd) = FenceArea::create(2, 64).unwrap();
         assert!(FenceArea::attach(&fd, 3).is_err());
         let sealed = crate::sys::sealed_memfd("x", &[0u8; WORDS * 8]).unwrap();
         assert!(FenceArea::attach(&sealed, 2).is_err());

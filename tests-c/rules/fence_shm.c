@@ -8,10 +8,19 @@
  *   - mismatched descriptions (rank 0 collects, the others do not) fail for everyone
  *     within PMIX_TIMEOUT, and the next fence works;
  *   - a rank that arrives late: the others' PMIX_TIMEOUT fails them in time, and the late
- *     rank's fence pairs with their next one.
- * Run: pmixrun -n N fence_shm on|off (N >= 2) */
+ *     rank's fence pairs with their next one;
+ *   - collecting fences (PMIX_COLLECT_DATA) deliver every rank's values to every rank, round
+ *     after round with no other fence between them, through the fence area when it is on
+ *     (its data pages are then mapped), the same values when it is off; a rank whose data
+ *     exceeds the area's room takes the socket path and the others follow it there;
+ *   - "on timeout": a collecting fence a rank is late for fails with PMIX_TIMEOUT in time
+ *     and the late rank's pairs with the others' next one;
+ *   - "on kill": the last rank dies while the others wait in a collecting fence: they fail in time
+ *     (pmixrun --enable-recovery; pmixrun then exits with 137).
+ * Run: pmixrun -n N fence_shm on|off [timeout|kill] (N >= 2) */
 #include "rules.h"
 
+#include <signal.h>
 #include <string.h>
 
 /* True if a memory file named pmix-fence is mapped in this process. */
@@ -29,6 +38,141 @@ static bool area_mapped(void)
         fclose(f);
     }
     return found;
+}
+
+/* Resident kB of the fence area's mapping in this process (0: not mapped). */
+static long area_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    bool in = false;
+    long kb = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        long v;
+        if (strchr(line, '-') && strchr(line, ' ') && strchr(line, '-') < strchr(line, ' ')) {
+            in = NULL != strstr(line, "memfd:pmix-fence");
+        } else if (in && 1 == sscanf(line, "Rss: %ld kB", &v)) {
+            kb += v;
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    return kb;
+}
+
+static pmix_info_t collect_info;
+
+/* Round `round` of collecting fences: every rank puts 8 new keys (a peer's value once
+ * read is cached, so each round has its own), commits, fences, reads every peer's. */
+static int collect_round(int round, size_t big)
+{
+    int bad = 0;
+    char key[32];
+    for (int k = 0; k < 8; k++) {
+        snprintf(key, sizeof key, "c%d.%d", round, k);
+        bad += PMIX_SUCCESS != put_int(PMIX_GLOBAL, key, round * 100000 + k * 1000 + (int)me.rank);
+    }
+    if (big > 0 && 0 == me.rank) {
+        char *s = malloc(big + 1);
+        memset(s, 'x', big);
+        s[big] = '\0';
+        pmix_value_t v;
+        PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
+        bad += PMIX_SUCCESS != PMIx_Put(PMIX_LOCAL, "c.big", &v);
+        PMIX_VALUE_DESTRUCT(&v);
+        free(s);
+    }
+    bad += PMIX_SUCCESS != PMIx_Commit();
+    bad += PMIX_SUCCESS != PMIx_Fence(NULL, 0, &collect_info, 1);
+    for (pmix_rank_t r = 0; r < nprocs; r++) {
+        pmix_proc_t p;
+        proc_of(&p, r);
+        for (int k = 0; k < 8 && r != me.rank; k++) {
+            int got = -1;
+            snprintf(key, sizeof key, "c%d.%d", round, k);
+            if (PMIX_SUCCESS != get_int(&p, key, NULL, 0, &got) ||
+                got != round * 100000 + k * 1000 + (int)r) {
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+
+static void collecting(bool on)
+{
+    int bad = 0;
+    double t0 = now();
+    for (int round = 0; round < 40; round++) {
+        bad += collect_round(round, 0);
+    }
+    double us = (now() - t0) * 1e6 / 40;
+    CHECK(0 == bad, "40 rounds of Put/Commit/collecting Fence/Get of every peer's 8 values: "
+                    "%d failed (%.1f us a round)", bad, us);
+    long kb = area_rss_kb();
+    long want = on ? 4 * (1 + (long)nprocs) : 0;
+    CHECK(on ? kb >= want : 0 == kb, "the values came through the fence area's data pages: %s "
+                                     "(%ld kB of it resident, %ld expected)",
+          on ? "yes" : "no", kb, want);
+}
+
+/* Rank 0 brings more data than the area's room (4088 bytes by default). */
+static void collect_big(void)
+{
+    CHECK(0 == collect_round(40, 6000), "a rank with more data than the area holds: all values "
+                                        "arrive (the socket path)");
+    pmix_proc_t p0;
+    proc_of(&p0, 0);
+    pmix_value_t *v = NULL;
+    bool big = me.rank == 0 || (PMIX_SUCCESS == PMIx_Get(&p0, "c.big", NULL, 0, &v) && v &&
+                                PMIX_STRING == v->type && 6000 == strlen(v->data.string));
+    if (v) {
+        PMIX_VALUE_RELEASE(v);
+    }
+    CHECK(big, "... its 6000-byte value too");
+}
+
+/* A collecting fence a rank is late for: PMIX_TIMEOUT, then the late one's pairs. */
+static void collect_late(void)
+{
+    pmix_info_t info[2];
+    flag_info(&info[0], PMIX_COLLECT_DATA);
+    timeout_info(&info[1], 1);
+    barrier("before the late collecting fence");
+    double t0 = now();
+    if (me.rank == nprocs - 1) {
+        sleep_ms(1500);
+        CHECK_RC(collect_round(41, 0) ? PMIX_ERROR : PMIX_SUCCESS, PMIX_SUCCESS,
+                 "the late rank's collecting fence pairs with the others' next one");
+    } else {
+        pmix_status_t rc = PMIx_Fence(NULL, 0, info, 2);
+        double dt = now() - t0;
+        CHECK_RC(rc, PMIX_ERR_TIMEOUT, "a rank missing from a collecting fence: PMIX_TIMEOUT");
+        CHECK(dt >= 0.9 && dt < 1.7, "... after the timeout (%.2f s)", dt);
+        CHECK(0 == collect_round(41, 0), "the next collecting fence delivers every value");
+    }
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+}
+
+/* The last rank dies while the others wait in a collecting fence; they must not hang. */
+static void collect_kill(void)
+{
+    CHECK(0 == collect_round(0, 0), "a collecting fence before the death");
+    if (me.rank == nprocs - 1) {
+        put_int(PMIX_GLOBAL, "c.victim", 1);
+        PMIx_Commit();
+        fflush(stdout);
+        sleep_ms(300); /* the others are waiting in the area by now */
+        raise(SIGKILL);
+    }
+    double t0 = now();
+    pmix_status_t rc = PMIx_Fence(NULL, 0, &collect_info, 1);
+    double dt = now() - t0;
+    printf("rank %u: collecting fence %s with %s after %.2f s\n", me.rank,
+           PMIX_SUCCESS == rc ? "completed" : "failed", PMIx_Error_string(rc), dt);
+    CHECK(PMIX_SUCCESS != rc && dt < 10, "a rank killed in a collecting fence fails the others");
 }
 
 static void back_to_back(int rounds)
@@ -128,8 +272,20 @@ int main(int argc, char **argv)
 {
     RULES_INIT();
     bool on = argc > 1 && 0 == strcmp(argv[1], "on");
+    const char *extra = argc > 2 ? argv[2] : "";
     CHECK(nprocs >= 2, "at least 2 ranks (%u)", nprocs);
     CHECK(on == area_mapped(), "fence area mapped: %s", on ? "yes" : "no");
+    flag_info(&collect_info, PMIX_COLLECT_DATA);
+    if (0 == strcmp(extra, "kill")) {
+        collect_kill();
+        PMIx_Finalize(NULL, 0);
+        CHECK_DONE();
+    }
+    collecting(on);
+    if (0 == strcmp(extra, "timeout")) {
+        collect_late();
+    }
+    collect_big();
     back_to_back(3000);
     commit_then_fence();
     mismatch_and_timeout();

@@ -51,10 +51,13 @@ pr "commit: sends only what changed since the previous commit" 2 30 commit_delta
 pr "fence: NULL procs = own nspace, BAD_PARAM, order irrelevant, NOT_A_MEMBER" 4 30 fence_args
 pr "fence: WILDCARD and explicit list never match (bounded by PMIX_TIMEOUT)" 2 30 fence_mismatch
 pr "fence: PMIX_TIMEOUT releases every participant" 3 30 fence_timeout
-pr "fence: in shared memory, mixed with socket fences (2 ranks)" 2 30 fence_shm on
+pr "fence: in shared memory, mixed with socket fences (2 ranks)" 2 30 fence_shm on timeout
 pr "fence: in shared memory, mixed with socket fences (8 ranks)" 8 40 fence_shm on
 run "fence: PMIX_RS_SHM_FENCE=0 keeps them on the socket (4 ranks)" 30 -- \
     env PMIX_RS_SHM_FENCE=0 "$PMIXRUN" --timeout 25 -n 4 "$RB/fence_shm" off
+check "fence: a rank killed in a collecting fence in shared memory fails the others (4 ranks)" \
+    137 "rank [0-2]: collecting fence failed with [A-Z_-]+ after" 20 3 -- \
+    "$PMIXRUN" --enable-recovery --timeout 15 -n 4 "$RB/fence_shm" on kill
 pr "fence: COLLECT_DATA makes data available to IMMEDIATE" 4 30 fence_collect
 pr "fence_nb: OPERATION_SUCCEEDED at once, NULL cbfunc blocks (1 rank)" 1 30 fence_nb_rules
 pr "fence_nb: OPERATION_SUCCEEDED at once, NULL cbfunc blocks (2 ranks)" 2 30 fence_nb_rules

@@ -54,15 +54,23 @@ impl Client {
         if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(Started::Done);
         }
-        if let Some(area) = self.shm_area(&procs, info) {
-            match area.arrive() {
-                Arrived::Complete => {
+        if let Some((area, data)) = self.shm_area(&procs, info) {
+            let collect = data.is_some();
+            match shm_arrive(area, data.as_deref()) {
+                Arrived::Complete(g) => {
+                    self.inner.shm.passed(g, collect);
                     self.inner.shm.busy.store(false, Ordering::SeqCst);
                     self.inner.handle.post(move |_| cb(Ok(())))?;
                     return Ok(Started::Pending);
                 }
                 Arrived::Waiting(g) => {
-                    self.shm_wait_nb(g, procs, info, cb)?;
+                    self.shm_wait_nb(g, collect, procs, info, cb)?;
+                    return Ok(Started::Pending);
+                }
+                Arrived::Mismatch => {
+                    self.inner.shm.busy.store(false, Ordering::SeqCst);
+                    let e = mismatch(&self.inner.me);
+                    self.inner.handle.post(move |_| cb(Err(e)))?;
                     return Ok(Started::Pending);
                 }
                 Arrived::Socket => self.inner.shm.busy.store(false, Ordering::SeqCst),
@@ -83,9 +91,10 @@ impl Client {
         // This request follows our commits on the connection: the server has them
         // before the fence completes, so the next fence may be in shared memory.
         self.inner.shm.dirty.store(false, Ordering::SeqCst);
+        let collect = flag(info, keys::COLLECT_DATA);
         let req = Req::Fence {
             procs,
-            collect: flag(info, keys::COLLECT_DATA),
+            collect,
             timeout_ms: timeout_of(info)
                 .map(|d| d.as_millis().min(u32::MAX as u128) as u32)
                 .unwrap_or(0),
@@ -95,6 +104,10 @@ impl Client {
         self.request_tagged(
             req,
             Box::new(move |status, data| {
+                if collect && status == sys::PMIX_SUCCESS {
+                    // What the area last collected is older than this reply.
+                    inner.shm.view.store(0, Ordering::SeqCst);
+                }
                 if let ReplyData::Collected(payload) = data {
                     match protocol::collected_index(&payload) {
                         Ok((reset, index)) => {
@@ -159,8 +172,8 @@ impl Client {
         if self.is_singleton() || self.sole_participant(&procs) {
             return Ok(());
         }
-        if let Some(area) = self.shm_area(&procs, info) {
-            let r = shm_fence_blocking(area, info);
+        if let Some((area, data)) = self.shm_area(&procs, info) {
+            let r = self.shm_fence_blocking(area, data.as_deref(), info);
             self.inner.shm.busy.store(false, Ordering::SeqCst);
             if let Some(r) = r {
                 return r;
@@ -190,6 +203,12 @@ pub(super) struct ShmFence {
     pub(super) dirty: AtomicBool,
     /// The thread that waits for `PMIx_Fence_nb`'s generations (started on first need).
     waiter: Mutex<Option<mpsc::Sender<NbWait>>>,
+    /// 1 + the generation of the last collecting fence we passed in the area, whose
+    /// buffers hold every rank's data as it was then (0: none, or a collecting fence on
+    /// the socket path came after it). Lookups read peers' data there, in place.
+    pub(super) view: AtomicU64,
+    /// Keys the server said a peer no longer has (`ServerMsg::Forget`) since that fence.
+    forgotten: Mutex<Vec<(ProcId, Key)>>,
 }
 
 impl ShmFence {
@@ -202,9 +221,99 @@ impl ShmFence {
         }
     }
 
-    /// `PMIx_Commit` sent data.
+    /// `PMIx_Commit` is about to send data.
     pub(super) fn committed(&self) {
         self.dirty.store(true, Ordering::SeqCst);
+        if let Some(a) = self.area.get() {
+            a.commit_sent();
+        }
+    }
+
+    /// Before asking the server for `target`'s data: if `target` shares our area, wait
+    /// (a bounded while) until the server has stored every commit `target` sent, which a
+    /// collecting fence in the area does not wait for.
+    pub(super) fn settle(&self, me: &ProcId, target: &ProcId) {
+        let Some(a) = self.area.get() else {
+            return;
+        };
+        if target.nspace != me.nspace || a.commits_stored(target.rank) {
+            return;
+        }
+        let t0 = std::time::Instant::now();
+        while !a.commits_stored(target.rank) {
+            if t0.elapsed() > Duration::from_secs(2) {
+                log::warn!(
+                    "client {}: the server has not stored {}'s commits after 2 s; asking anyway",
+                    me,
+                    target
+                );
+                return;
+            }
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+
+    /// We passed generation `g` of the area, a collecting fence if `collect`.
+    fn passed(&self, g: u32, collect: bool) {
+        if collect {
+            lock(&self.forgotten).clear();
+            self.view.store(g as u64 + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// `ServerMsg::Forget`: `proc_` no longer has `key`.
+    pub(super) fn forgot(&self, proc_: &ProcId, key: &Key) {
+        if self.view.load(Ordering::SeqCst) != 0 {
+            lock(&self.forgotten).push((proc_.clone(), key.clone()));
+        }
+    }
+
+    /// `target`'s value of `key` as the last collecting fence in the area collected it:
+    /// `None` if that is not where to look (no such fence since the last collecting
+    /// fence on the socket, or `target` is not one of the area's ranks), `Some(None)` if
+    /// it had no such key then (or its buffer no longer holds that fence's data).
+    pub(super) fn find(&self, me: &ProcId, target: &ProcId, key: &str) -> Option<Option<Value>> {
+        let area = self.area.get()?;
+        let g = self.view.load(Ordering::SeqCst).checked_sub(1)? as u32;
+        if target.nspace != me.nspace || target.rank >= area.participants() {
+            return None;
+        }
+        let gone = |f: &Vec<(ProcId, Key)>| f.iter().any(|(p, k)| p == target && k.as_str() == key);
+        if gone(&lock(&self.forgotten)) {
+            return Some(None);
+        }
+        let Some(bytes) = area.read_data(target.rank, g) else {
+            return Some(None);
+        };
+        let found = protocol::collected_section_proc(&bytes, target.clone())
+            .and_then(|at| protocol::collected_find(&bytes, &at, key));
+        Some(found.unwrap_or_else(|e| {
+            log::warn!(
+                "client: {}'s data in the fence area unreadable: {}",
+                target,
+                e
+            );
+            None
+        }))
+    }
+}
+
+fn mismatch(me: &ProcId) -> Error {
+    log::warn!(
+        "client {}: a fence with a different PMIX_COLLECT_DATA than the others' is under way",
+        me
+    );
+    Error::new(
+        sys::PMIX_ERR_BAD_PARAM,
+        "fence description differs from the other participants'",
+    )
+}
+
+/// Arrive in the area, with our data for a collecting fence.
+fn shm_arrive(area: &FenceArea, data: Option<&[u8]>) -> Arrived {
+    match data {
+        Some(d) => area.arrive_collecting(d),
+        None => area.arrive(),
     }
 }
 
@@ -212,6 +321,7 @@ impl ShmFence {
 struct NbWait {
     inner: Arc<Inner>,
     g: u32,
+    collect: bool,
     deadline: Option<std::time::Instant>,
     procs: Vec<ProcId>,
     info: Vec<Info>,
@@ -237,14 +347,30 @@ impl Inner {
     }
 }
 
-fn shm_fence_blocking(area: &FenceArea, info: &[Info]) -> Option<Result<()>> {
-    let g = match area.arrive() {
-        Arrived::Complete => return Some(Ok(())),
-        Arrived::Waiting(g) => g,
-        Arrived::Socket => return None,
-    };
-    let deadline = timeout_of(info).map(|d| std::time::Instant::now() + d);
-    shm_result(area.wait(g, deadline))
+impl Client {
+    fn shm_fence_blocking(
+        &self,
+        area: &FenceArea,
+        data: Option<&[u8]>,
+        info: &[Info],
+    ) -> Option<Result<()>> {
+        let shm = &self.inner.shm;
+        let g = match shm_arrive(area, data) {
+            Arrived::Complete(g) => {
+                shm.passed(g, data.is_some());
+                return Some(Ok(()));
+            }
+            Arrived::Waiting(g) => g,
+            Arrived::Mismatch => return Some(Err(mismatch(&self.inner.me))),
+            Arrived::Socket => return None,
+        };
+        let deadline = timeout_of(info).map(|d| std::time::Instant::now() + d);
+        let o = area.wait(g, deadline);
+        if o == Outcome::Done {
+            shm.passed(g, data.is_some());
+        }
+        shm_result(o)
+    }
 }
 
 fn shm_result(o: Outcome) -> Option<Result<()>> {
@@ -256,30 +382,55 @@ fn shm_result(o: Outcome) -> Option<Result<()>> {
 }
 
 impl Client {
-    /// The fence area, if this fence may complete there: our whole namespace, no data
-    /// to collect, no directive but `PMIX_TIMEOUT`, nothing committed since our last
-    /// fence request, no other fence of ours in the area. Marks the area busy (the
-    /// caller clears it when done).
-    fn shm_area(&self, procs: &[ProcId], info: &[Info]) -> Option<&FenceArea> {
+    /// The fence area, if this fence may complete there: our whole namespace, no
+    /// directive but `PMIX_TIMEOUT` and `PMIX_COLLECT_DATA`, no other fence of ours in
+    /// the area; without data, nothing committed since our last fence request; with
+    /// data, nothing put since our last commit, and our data within the area's room
+    /// (returned, to bring along). Marks the area busy (the caller clears it when done).
+    fn shm_area(&self, procs: &[ProcId], info: &[Info]) -> Option<(&FenceArea, Option<Vec<u8>>)> {
         let shm = &self.inner.shm;
         let area = shm.area.get()?;
         let me = &self.inner.me;
         let whole =
             matches!(procs, [p] if p.rank == sys::PMIX_RANK_WILDCARD && p.nspace == me.nspace);
-        let plain = info.iter().all(|i| match i.key.as_str() {
-            keys::TIMEOUT => true,
-            keys::COLLECT_DATA => !i.value.is_true(),
-            _ => false,
-        });
+        let plain = info
+            .iter()
+            .all(|i| matches!(i.key.as_str(), keys::TIMEOUT | keys::COLLECT_DATA));
+        let collect = flag(info, keys::COLLECT_DATA);
         if !whole
             || !plain
-            || shm.dirty.load(Ordering::SeqCst)
+            || (!collect && shm.dirty.load(Ordering::SeqCst))
             || !self.inner.connected.load(Ordering::SeqCst)
-            || shm.busy.swap(true, Ordering::SeqCst)
         {
             return None;
         }
-        Some(area)
+        let data = match collect {
+            true => Some(self.shm_snapshot(area.capacity())?),
+            false => None,
+        };
+        if shm.busy.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        Some((area, data))
+    }
+
+    /// What we committed, as peers on this node see it (LOCAL and GLOBAL entries), for a
+    /// collecting fence in the area; `None` if something put is not committed yet (the
+    /// area would carry it early), or it exceeds `room` bytes.
+    fn shm_snapshot(&self, room: usize) -> Option<Vec<u8>> {
+        use crate::store::{scope_visible, Reader};
+        let d = self.inner.read();
+        if !d.staged.is_empty() || room == 0 {
+            return None;
+        }
+        let entries = d
+            .own
+            .map
+            .iter()
+            .filter(|(_, e)| scope_visible(e.scope, Reader::Local))
+            .map(|(k, e)| (k, &e.value));
+        let bytes = protocol::collected_section(entries);
+        (bytes.len() <= room).then_some(bytes)
     }
 
     /// Hand a `PMIx_Fence_nb` counted in generation `g` to the waiter thread, which
@@ -288,6 +439,7 @@ impl Client {
     fn shm_wait_nb(
         &self,
         g: u32,
+        collect: bool,
         procs: Vec<ProcId>,
         info: &[Info],
         cb: Callback<()>,
@@ -295,6 +447,7 @@ impl Client {
         let job = NbWait {
             inner: self.inner.clone(),
             g,
+            collect,
             deadline: timeout_of(info).map(|d| std::time::Instant::now() + d),
             procs,
             info: info.to_vec(),
@@ -329,7 +482,11 @@ fn nb_wait(j: NbWait) {
     let Some(area) = j.inner.shm.area.get() else {
         return;
     };
-    let r = shm_result(area.wait(j.g, j.deadline));
+    let o = area.wait(j.g, j.deadline);
+    if o == Outcome::Done {
+        j.inner.shm.passed(j.g, j.collect);
+    }
+    let r = shm_result(o);
     j.inner.shm.busy.store(false, Ordering::SeqCst);
     let cb = j.cb;
     match r {

@@ -278,11 +278,16 @@ impl Client {
             if let Some(v) = d.peers.get(target).and_then(|m| m.get(k)) {
                 return found(f(v));
             }
-            if let Some(v) = d
-                .collected
-                .get(target)
-                .and_then(|l| find_collected(l, k.as_str()))
-            {
+            // The last collecting fence in shared memory, if newer than what collecting
+            // fences on the socket delivered; else those.
+            let v = match self.inner.shm.find(&self.inner.me, target, k.as_str()) {
+                Some(v) => v,
+                None => d
+                    .collected
+                    .get(target)
+                    .and_then(|l| find_collected(l, k.as_str())),
+            };
+            if let Some(v) = v {
                 return Lookup::Collected(target.clone(), k.clone(), v);
             }
         }
@@ -353,6 +358,7 @@ impl Client {
         if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
             return self.refresh_job(target, key, opts, cb);
         }
+        self.inner.shm.settle(&self.inner.me, &target);
         let inner = self.inner.clone();
         let refresh = opts.refresh;
         let t2 = target.clone();

@@ -55,7 +55,7 @@ use crate::value::{DataArray, Info, Key, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
@@ -418,6 +418,9 @@ impl Inner {
             }
         } else if let Some(m) = d.peers.get_mut(&proc_) {
             m.remove(&key);
+        }
+        if proc_.rank != sys::PMIX_RANK_WILDCARD {
+            self.shm.forgot(&proc_, &key);
         }
         if let Some(layers) = d.collected.get_mut(&proc_) {
             if let Some(top) = layers.last_mut() {

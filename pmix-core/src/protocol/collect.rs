@@ -254,3 +254,57 @@ pub fn collected_find(payload: &[u8], c: &CollectedProc, key: &str) -> Result<Op
     }
     Ok(None)
 }
+
+/// One process's published entries as it brings them to a collecting fence in shared
+/// memory (`crate::shm`, [`collected_section_proc`]): the `u32` entry count, the `u32`
+/// byte offset of the entry-offset table, then the entries as a
+/// [`CollectedWriter`] process section has them (key, `u32` value length, encoded value;
+/// sorted by key, as `entries` must be), then the `u32` offset of each entry from the
+/// first.
+pub fn collected_section<'a>(entries: impl IntoIterator<Item = (&'a Key, &'a Value)>) -> Vec<u8> {
+    let mut out = vec![0u8; 8];
+    let mut offsets = Vec::new();
+    for (k, v) in entries {
+        offsets.push((out.len() - 8) as u32);
+        k.encode(&mut out);
+        let len_at = out.len();
+        0u32.encode(&mut out);
+        v.encode(&mut out);
+        let n = (out.len() - len_at - 4) as u32;
+        patch_u32(&mut out, len_at, n);
+    }
+    let table = out.len() as u32;
+    patch_u32(&mut out, 0, offsets.len() as u32);
+    patch_u32(&mut out, 4, table);
+    for o in offsets {
+        o.encode(&mut out);
+    }
+    out
+}
+
+/// Where `proc_`'s entries sit in a [`collected_section`], for [`collected_find`] (which
+/// checks every offset it follows).
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK` if the header does not fit the bytes.
+pub fn collected_section_proc(section: &[u8], proc_: ProcId) -> Result<CollectedProc> {
+    let word = |at: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(
+            section.get(at..at + 4)?.try_into().ok()?,
+        ))
+    };
+    let (Some(count), Some(table)) = (word(0), word(4)) else {
+        return Err(Error::unpack("collected section shorter than its header"));
+    };
+    let end = (table as u64).checked_add(count as u64 * 4);
+    if table < 8 || end.is_none_or(|e| e > section.len() as u64) {
+        return Err(Error::unpack("collected section's table out of bounds"));
+    }
+    Ok(CollectedProc {
+        proc_,
+        at: 8,
+        count,
+        table: table as usize,
+        removed: Vec::new(),
+    })
+}

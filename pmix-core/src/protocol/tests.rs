@@ -501,3 +501,29 @@ fn collected_reply_is_encoded_once_tagged_per_waiter_and_read_in_place() {
     assert_eq!(reply_tag(&ev), None);
     assert_eq!(reply_tag(&[1, 2]), None, "too short to hold a tag");
 }
+
+#[test]
+fn a_collected_section_finds_each_key_and_refuses_a_bad_header() {
+    let keys: Vec<Key> = ["a", "b.long", "c"]
+        .iter()
+        .map(|k| Key::new(*k).unwrap())
+        .collect();
+    let vals = [Value::Int(7), Value::string("x"), Value::Uint32(9)];
+    let bytes = collected_section(keys.iter().zip(vals.iter()));
+    let p = ProcId::new(Nspace::new("ns").unwrap(), 1);
+    let at = collected_section_proc(&bytes, p.clone()).unwrap();
+    for (k, v) in keys.iter().zip(vals.iter()) {
+        assert_eq!(
+            collected_find(&bytes, &at, k.as_str()).unwrap().as_ref(),
+            Some(v)
+        );
+    }
+    assert_eq!(collected_find(&bytes, &at, "b").unwrap(), None);
+    let empty = collected_section(std::iter::empty());
+    let at0 = collected_section_proc(&empty, p.clone()).unwrap();
+    assert_eq!(collected_find(&empty, &at0, "a").unwrap(), None);
+    assert!(collected_section_proc(&bytes[..6], p.clone()).is_err());
+    let mut bad = bytes.clone();
+    bad[0] = 200; // more entries than the table holds
+    assert!(collected_section_proc(&bad, p).is_err());
+}

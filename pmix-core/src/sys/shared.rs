@@ -72,6 +72,24 @@ impl SharedWords {
         SharedWords::map(fd, len)
     }
 
+    /// Map a whole sealed memory file made by [`SharedWords::create`], its length taken
+    /// from the file (between 1 and `max` words; a size that is not a whole number of
+    /// words is refused).
+    ///
+    /// # Errors
+    /// `InvalidData` for an unsealed file or a size out of bounds; as `mmap`.
+    pub fn attach_whole(fd: &impl AsFd, max: usize) -> io::Result<SharedWords> {
+        let size = rustix::fs::fstat(fd)?.st_size;
+        let len = usize::try_from(size).unwrap_or(0) / 8;
+        if size % 8 != 0 || len == 0 || len > max {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("shared area of {} bytes (at most {} words)", size, max),
+            ));
+        }
+        SharedWords::attach(fd, len)
+    }
+
     fn map(fd: &impl AsFd, len: usize) -> io::Result<SharedWords> {
         // SAFETY: a fresh mapping chosen by the kernel (NULL hint) of `len * 8` > 0 bytes
         // of a file at least that long whose size is sealed; no existing memory is

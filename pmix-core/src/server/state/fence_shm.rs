@@ -70,7 +70,7 @@ impl ServerState {
         if size != nlocal || size < 2 || !st.lost.is_empty() || !st.dereg.is_empty() {
             return None;
         }
-        match FenceArea::create(size as u32) {
+        match FenceArea::create(size as u32, crate::shm::collect_bytes()) {
             Ok((area, fd)) => {
                 let fd = Arc::new(fd);
                 let a = ShmArea {
@@ -108,6 +108,14 @@ impl ServerState {
         if let Some(a) = areas.get(&p.nspace) {
             let pending = self.fences.keys().any(|k| k.procs == procs);
             a.area.redirect(pending);
+        }
+    }
+
+    /// A commit of `p` is stored: a peer waiting to ask us for `p`'s data may now
+    /// (see [`crate::shm`]).
+    pub(super) fn shm_commit_stored(&self, p: &ProcId) {
+        if let Some(a) = self.shm.as_ref().and_then(|m| m.get(&p.nspace)) {
+            a.area.commit_stored(p.rank);
         }
     }
 

@@ -262,7 +262,10 @@ impl ServerState {
         out: &mut Vec<Action>,
     ) {
         match req {
-            Req::Commit { puts } => self.commit(&me, puts, out),
+            Req::Commit { puts } => {
+                self.commit(&me, puts, out);
+                self.shm_commit_stored(&me);
+            }
             Req::Fence {
                 procs,
                 collect,
