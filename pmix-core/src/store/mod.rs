@@ -749,7 +749,12 @@ mod tests {
     #[test]
     fn derive_keeps_a_host_appnum_and_adds_none_for_several_apps() {
         let ns = Nspace::new("job").unwrap();
-        let app = |n: u32| info(keys::APP_INFO_ARRAY, arr(vec![info(keys::APPNUM, Value::Uint32(n))]));
+        let app = |n: u32| {
+            info(
+                keys::APP_INFO_ARRAY,
+                arr(vec![info(keys::APPNUM, Value::Uint32(n))]),
+            )
+        };
         let mut two = JobData::from_register(&ns, vec![app(0), app(1)]);
         two.derive("a");
         assert!(find(&two.job, keys::APPNUM).is_none());
