@@ -28,7 +28,7 @@ SLURM_RUN    = env HELLO=$(HELLO_BIN) RT=$(RT_BUILD) MN=$(MN_BUILD) MPI_BIN=$(OM
 # the programs are mk/v41server.mk's (read after this file: its variables are not set yet).
 SLURM_OPX_DIR  := $(BUILD)/tests/v41server
 SLURM_OPX      := $(if $(wildcard /usr/lib/x86_64-linux-gnu/pmix2/include/pmix.h),$(SLURM_OPX_DIR)/mixed_openpmix)
-SLURM_OPX_ENV  := $(if $(SLURM_OPX),OPX=$(SLURM_OPX_DIR)/mixed_openpmix)
+SLURM_OPX_ENV  := $(if $(SLURM_OPX),OPX=$(SLURM_OPX_DIR)/mixed_openpmix OPX_OURS=$(SLURM_OPX_DIR)/mixed_ours)
 
 $(SLURM_CLIENT): tests-slurm/slurm_client.c tests-c/multinode/mn.h tests-c/check.h
 	@mkdir -p $(@D)
@@ -55,7 +55,7 @@ $(SLURM_DEB)/slurm_client: tests-slurm/slurm_client.c tests-c/multinode/mn.h
 
 .PHONY: slurm-build slurm-check slurm-check-debian
 slurm-build: lib $(SLURM_CLIENT) $(HELLO_BIN) $(RT_BUILD)/put_get $(MN_BUILD)/dmodex_wait \
-             ompi-progs $(SLURM_OPX)
+             ompi-progs $(SLURM_OPX) $(if $(SLURM_OPX),$(SLURM_OPX_DIR)/mixed_ours)
 
 # run.sh bounds each case itself; the outer bound sends TERM first so that its EXIT trap
 # still stops the daemons.

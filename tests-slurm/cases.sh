@@ -116,6 +116,14 @@ if want_group opx && [ -n "$PMIX_LIB" ] && [ -n "${OPX:-}" ]; then
             "^PASS mixed openpmix .* of $n .*peers on openpmix: $n\$" "$n" 40 \
             -- -N 1 -n "$n" "$OPX"
     done
+    # One step, both libraries: ranks 0-1 on Debian's OpenPMIx, 2-3 on ours (its rpath),
+    # in the same namespace and fences; each rank counts 2 OpenPMIx peers.
+    if [ -n "${OPX_OURS:-}" ]; then
+        printf '0-1 %s\n2-3 %s\n' "$OPX" "$OPX_OURS" >"$SD/opx-mixed.conf"
+        job "opx: 2 OpenPMIx 4.2.2 ranks and 2 of ours in one step (--multi-prog)" 0 \
+            "^PASS mixed (openpmix|pmix-rs) .* of 4 .*peers on openpmix: 2\$" 4 40 \
+            -- -N 1 -n 4 --multi-prog "$SD/opx-mixed.conf"
+    fi
     unset RANK_PRELOAD
 fi
 

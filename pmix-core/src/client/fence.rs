@@ -91,6 +91,7 @@ impl Client {
         // This request follows our commits on the connection: the server has them
         // before the fence completes, so the next fence may be in shared memory.
         self.inner.shm.dirty.store(false, Ordering::SeqCst);
+        self.inner.shm.deleted.store(false, Ordering::SeqCst);
         let collect = flag(info, keys::COLLECT_DATA);
         let req = Req::Fence {
             procs,
@@ -201,6 +202,12 @@ pub(super) struct ShmFence {
     /// (after the commit on the connection), so that the server has the data before any
     /// participant passes the fence; the socket fence sends the others there too.
     pub(super) dirty: AtomicBool,
+    /// A commit since our last fence request deleted keys (`PMIX_DEL_*`): the next
+    /// collecting fence goes to the socket too, where the server's `Forget` of each
+    /// deleted key reaches the peers that read it before their fence completes (the
+    /// area's fence does not wait for commits to reach the server, and a peer's cached
+    /// value of a deleted key would outlive it).
+    deleted: AtomicBool,
     /// The thread that waits for `PMIx_Fence_nb`'s generations (started on first need).
     waiter: Mutex<Option<mpsc::Sender<NbWait>>>,
     /// 1 + the generation of the last collecting fence we passed in the area, whose
@@ -221,9 +228,12 @@ impl ShmFence {
         }
     }
 
-    /// `PMIx_Commit` is about to send data.
-    pub(super) fn committed(&self) {
+    /// `PMIx_Commit` is about to send data (`deletes`: some of it deletes keys).
+    pub(super) fn committed(&self, deletes: bool) {
         self.dirty.store(true, Ordering::SeqCst);
+        if deletes {
+            self.deleted.store(true, Ordering::SeqCst);
+        }
         if let Some(a) = self.area.get() {
             a.commit_sent();
         }
@@ -400,6 +410,7 @@ impl Client {
         if !whole
             || !plain
             || (!collect && shm.dirty.load(Ordering::SeqCst))
+            || (collect && shm.deleted.load(Ordering::SeqCst))
             || !self.inner.connected.load(Ordering::SeqCst)
         {
             return None;

@@ -161,7 +161,8 @@ impl Client {
                 })
                 .collect()
         };
-        self.inner.shm.committed();
+        let deletes = puts.iter().any(|p| p.scope >= sys::PMIX_DEL_LOCAL);
+        self.inner.shm.committed(deletes);
         self.send_only(Req::Commit { puts })
     }
 
