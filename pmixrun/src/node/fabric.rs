@@ -1,5 +1,5 @@
 //! The front end of a multi-node job: it starts one daemon per simulated node, reaches
-//! each node's server through it ([`Fabric`] is the launcher's [`JobServer`]), and does
+//! each node's server through it ([`Fabric`] is the launcher's [`JobServer`](crate::launch::JobServer)), and does
 //! what a real host's network does between nodes:
 //! * a fence the servers hand their hosts completes when every node hosting a
 //!   participant has contributed; each of those servers then gets the concatenation of
@@ -22,7 +22,7 @@
 //!
 //! Files: this one holds the front end's state and its lookups; [`start`] starts,
 //! calls and stops the daemons, [`relay`] handles each daemon message, [`matcher`]
-//! matches fence contributions, [`jobserver`] is the launcher's [`JobServer`], [`serve`] the
+//! matches fence contributions, [`jobserver`] is the launcher's [`JobServer`](crate::launch::JobServer), [`serve`] the
 //! upcalls served for every node, [`monitor`] the monitors spanning nodes.
 
 mod jobserver;
@@ -123,7 +123,7 @@ struct Shared {
     iof: Vec<crate::iof::IofSubs>,
 }
 
-/// The daemons of a multi-node job, reached as one [`JobServer`].
+/// The daemons of a multi-node job, reached as one [`JobServer`](crate::launch::JobServer).
 pub struct Fabric {
     shared: Arc<Shared>,
     children: Mutex<Vec<Child>>,
@@ -223,7 +223,7 @@ impl Shared {
     }
 }
 
-/// The call id under which a node's [`Up::Ready`] is awaited (ids of real calls are
+/// The call id under which a node's [`Up::Ready`](link::Up::Ready) is awaited (ids of real calls are
 /// small and count up from 1; these count down from the top).
 fn ready_id(node: usize) -> u64 {
     u64::MAX - node as u64
@@ -235,7 +235,7 @@ fn status_err(status: i32, msg: String) -> Error {
 
 impl Fabric {
     /// What the nodes' servers pull of the ranks' output, all nodes together (the
-    /// launcher forwards what this covers, [`JobServer::iof_deliver`] routes it).
+    /// launcher forwards what this covers, [`JobServer::iof_deliver`](crate::launch::JobServer::iof_deliver) routes it).
     pub fn iof_subs(&self) -> Arc<crate::iof::IofSubs> {
         self.shared.head.iof_subs()
     }
