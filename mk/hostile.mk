@@ -23,7 +23,7 @@ $(HOSTILE_OUT)/%: tests-c/hostile/%.c tests-c/hostile/procfs.h tests-c/check.h |
 
 .PHONY: hostile-build hostile-check hostile-valgrind
 hostile-build: lib $(HOSTILE_BINS)
-	$(CARGO) build --$(PROFILE) -p pmix-core --example hostile_peer
+	$(CARGO) build --$(PROFILE) $(CARGO_LIB_SET) --example hostile_peer
 
 hostile-check: hostile-build
 	PMIXRUN=$(PMIXRUN) BIN=$(HOSTILE_OUT) PEER=$(HOSTILE_PEER) TIMEOUT="$(TIMEOUT)" \

@@ -29,7 +29,7 @@ $(V41WIRE_OUT)/client: tests-c/v41wire/client.c
 .PHONY: v41wire-check
 v41wire-check:
 	$(TIMEOUT) 900 $(CARGO) test -p pmix-core --lib codec::v41::wire -q
-	$(CARGO) build --$(PROFILE) -p pmix-core --example v41_client_probe --example v41_server_probe
+	$(CARGO) build --$(PROFILE) $(CARGO_LIB_SET) --example v41_client_probe --example v41_server_probe
 	@if ! command -v mpirun >/dev/null; then \
 	  echo "SKIP v41wire-check live: mpirun (openmpi-bin) not installed"; exit 0; fi; \
 	set -e; mkdir -p $(V41WIRE_OUT); for np in 2 4; do \
