@@ -164,6 +164,12 @@ impl Shared {
         }
     }
 
+    /// Answer `node`'s fence (or connect) `id` with a failure `status` and no data.
+    fn fence_failed(&self, node: usize, id: u64, status: i32) {
+        let data = Vec::new();
+        self.send(node, &Down::FenceDone { id, status, data });
+    }
+
     fn node_of(&self, rank: Rank) -> Option<usize> {
         self.nodes.iter().position(|n| n.ranks.contains(&rank))
     }

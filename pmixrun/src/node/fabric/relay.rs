@@ -268,14 +268,7 @@ impl Shared {
             Ok(e) => e,
             Err(why) => {
                 log::warn!("node {node}: {why}");
-                self.send(
-                    node,
-                    &Down::FenceDone {
-                        id,
-                        status: pmix_sys::PMIX_ERR_BAD_PARAM,
-                        data: Vec::new(),
-                    },
-                );
+                self.fence_failed(node, id, pmix_sys::PMIX_ERR_BAD_PARAM);
                 return;
             }
         };
@@ -289,14 +282,7 @@ impl Shared {
             if let Some(r) = gone {
                 drop(st);
                 log::warn!("node {node}: fence or connect {id} names rank {r}, which ended");
-                self.send(
-                    node,
-                    &Down::FenceDone {
-                        id,
-                        status: pmix_sys::PMIX_ERR_PROC_TERM_WO_SYNC,
-                        data: Vec::new(),
-                    },
-                );
+                self.fence_failed(node, id, pmix_sys::PMIX_ERR_PROC_TERM_WO_SYNC);
                 return;
             }
             let r = st.fences.contribute(procs, tag, expect, node, id, data);
@@ -322,14 +308,7 @@ impl Shared {
             Ok(None) => return,
             Err(why) => {
                 log::warn!("{why}");
-                self.send(
-                    node,
-                    &Down::FenceDone {
-                        id,
-                        status: pmix_sys::PMIX_ERR_BAD_PARAM,
-                        data: Vec::new(),
-                    },
-                );
+                self.fence_failed(node, id, pmix_sys::PMIX_ERR_BAD_PARAM);
                 return;
             }
         };
