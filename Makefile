@@ -48,7 +48,8 @@ include $(wildcard mk/*.mk)
 # The C test programs of every area are compiled in parallel (JOBS at a time, default the
 # machine's cores) before the tests run one after another: compiling them is a large part
 # of a clean `make check` and needs no order. (The areas whose programs need an optional
-# compiler, mpicc or a venv, build theirs in their own targets.)
+# compiler, mpicc or a venv, build theirs in their own targets. Under `make -jN` the outer
+# jobserver is used instead.)
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_BUILDS := asan-build chaos-build cuda-build dynamic-build faults-build hangdump-build \
                 hostile-build hostlock-build hostops-build multinode-build peers-build \
@@ -57,7 +58,7 @@ CHECK_BUILDS := asan-build chaos-build cuda-build dynamic-build faults-build han
 
 .PHONY: check-builds
 check-builds: lib
-	$(MAKE) --no-print-directory -j$(JOBS) $(CHECK_BUILDS)
+	$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) $(CHECK_BUILDS)
 
 rust-check:
 	$(CARGO) fmt --all -- --check

@@ -240,7 +240,10 @@ impl ServerState {
         self.resources
             .retain(|r| is_node_array(r) || !gone.contains(&r.key));
         for ns in self.nspaces.values_mut() {
-            ns.job.job.retain(|x| !gone.contains(&x.key));
+            // (A retracted key the map implied stops being implied as well.)
+            for k in gone {
+                ns.job.retract_job_key(k);
+            }
             for n in ns.job.nodes.iter_mut() {
                 n.info.retain(|x| !gone.contains(&x.key));
             }
