@@ -81,11 +81,13 @@ abi-install: lib
 # The expansion shares `make lib`'s target directory, so only capi is expanded (0.7 s;
 # its own directory compiled every dependency again: 149 s of make check); the next
 # release build recompiles capi once (about 20 s).
-EXPORTS_H_BIN := $(CURDIR)/target/tools/release/exports-h
+# cbindgen in the dev profile: about a third of a release build's CPU (a clean make check
+# builds it once); it parses the expanded capi in about a second either way.
+EXPORTS_H_BIN := $(CURDIR)/target/tools/debug/exports-h
 .PHONY: abi-prototypes
 abi-prototypes: lib
 	@mkdir -p $(ABI_OUT)
-	$(CARGO) build -q --release --locked --manifest-path tools/exports-h/Cargo.toml --target-dir $(CURDIR)/target/tools
+	$(CARGO) build -q --locked --manifest-path tools/exports-h/Cargo.toml --target-dir $(CURDIR)/target/tools
 	RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(CURDIR)/target $(EXPORTS_H_BIN) capi $(ABI_OUT)/exports.h
 	@printf '#include <pmix.h>\n#include <pmix_server.h>\n#include <pmix_tool.h>\n#include <pmix_cuda.h>\n#include "exports.h"\nint abi_nonempty;\n' \
 	  | $(CC) -std=c11 -Wall -Wextra -Werror -Wno-array-parameter -fsyntax-only -Iinclude -I$(ABI_OUT) -x c - \

@@ -249,6 +249,17 @@ impl ShmFence {
         if target.nspace != me.nspace || a.commits_stored(target.rank) {
             return;
         }
+        if crate::reactor::on_progress_thread() {
+            // Never a wait on the progress thread (a Get from a callback): the server
+            // holds a Get for a key it does not have yet; only a key the peer changed
+            // since may come back with its older value.
+            log::debug!(
+                "client {}: {}'s commits not stored yet; asking without waiting",
+                me,
+                target
+            );
+            return;
+        }
         let t0 = std::time::Instant::now();
         while !a.commits_stored(target.rank) {
             if t0.elapsed() > Duration::from_secs(2) {
