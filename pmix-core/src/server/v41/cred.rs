@@ -62,8 +62,9 @@ pub type Verdict = Box<dyn FnOnce(Result<(u32, u32)>) + Send>;
 struct Job {
     credential: Vec<u8>,
     done: Verdict,
-    /// Set when the connect gave up waiting (its deadline passed, the peer left): a
-    /// worker that has not started the job skips munged.
+    /// Set when the connect gave up waiting (its deadline passed): a worker that has not
+    /// started the job skips munged. (A peer that leaves while munged checks is not
+    /// flagged: its verdict arrives for a closed connection and is dropped.)
     abandoned: Arc<AtomicBool>,
 }
 
