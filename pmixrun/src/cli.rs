@@ -142,7 +142,9 @@ What each rank gets:
   the environment of pmixrun, plus the -x variables, plus what the PMIx server's
   setup_fork provides (PMIX_NAMESPACE, PMIX_RANK, the server's URI, ...). Rank 0
   reads pmixrun's standard input unless that is a terminal; the other ranks read
-  /dev/null. stdout and stderr of every rank are passed through to pmixrun's.
+  /dev/null. stdout and stderr of every rank are passed through to pmixrun's,
+  line by line (a line written in pieces is held until its newline, 0.1 s at
+  most), so lines of different ranks never mix.
   The namespace is pmixrun.<hostname>.<pid>; a scratch tree (PMIX_TMPDIR, with
   PMIX_NSDIR and one PMIX_PROCDIR per rank) is created under $TMPDIR (if unset:
   /dev/shm when it is a writable tmpfs, else /tmp) and removed when the job ends.

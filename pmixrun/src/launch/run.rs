@@ -19,6 +19,7 @@ impl Launcher {
     ) -> bool {
         let mut buf = [0u8; 65536];
         let mut out = Vec::new();
+        let now = Instant::now();
         let open = loop {
             match sys::read(fd, &mut buf) {
                 Ok(0) => break false,
@@ -27,7 +28,7 @@ impl Launcher {
                     if let Some(r) = raw.as_deref_mut() {
                         r.extend_from_slice(got);
                     }
-                    stream.feed(got, &mut out);
+                    stream.feed(got, now, &mut out);
                     if n < buf.len() {
                         break true;
                     }
@@ -75,8 +76,11 @@ impl Launcher {
             }
             let ready = self.wait_ready(now, [deadline, drain_until]);
             self.pump_outputs(&ready);
+            self.flush_held(Some(Instant::now()));
         }
-        // Output still held open by descendants is dropped with the pipes.
+        // Output still held open by descendants is dropped with the pipes; a partial
+        // line already read goes out.
+        self.flush_held(None);
         self.exit_status()
     }
 
@@ -150,7 +154,13 @@ impl Launcher {
             .map(|(_, _, at)| *at)
             .chain(self.exits_pending.iter().map(|(_, _, _, at)| *at))
             .min();
-        let mut wake = [deadline, self.kill_at, drain_until, next_lost]
+        let held_due = self
+            .children
+            .iter()
+            .flat_map(|c| [&c.stdout, &c.stderr])
+            .filter_map(|o| o.as_ref()?.stream.due())
+            .min();
+        let mut wake = [deadline, self.kill_at, drain_until, next_lost, held_due]
             .into_iter()
             .flatten()
             .map(|t| t.saturating_duration_since(now))
@@ -167,6 +177,29 @@ impl Launcher {
                 log::warn!("poll: {e}");
                 std::thread::sleep(TICK);
                 Vec::new()
+            }
+        }
+    }
+
+    /// Forward the partial lines that have waited long enough (`now`), or all of them
+    /// (`None`), to the sinks.
+    fn flush_held(&mut self, now: Option<Instant>) {
+        for c in &mut self.children {
+            for (slot, sink) in [
+                (&mut c.stdout, &mut self.sinks.stdout),
+                (&mut c.stderr, &mut self.sinks.stderr),
+            ] {
+                let Some(o) = slot else { continue };
+                let mut out = Vec::new();
+                match now {
+                    Some(now) => o.stream.flush_due(now, &mut out),
+                    None => o.stream.finish(&mut out),
+                }
+                if !out.is_empty() {
+                    // A reader that went away must not stop the job.
+                    let _ = sink.write_all(&out);
+                    let _ = sink.flush();
+                }
             }
         }
     }

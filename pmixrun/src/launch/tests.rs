@@ -579,6 +579,32 @@ fn untagged_output_passes_through_unbuffered() {
 }
 
 #[test]
+fn untagged_lines_of_two_ranks_never_mix() {
+    // Each rank writes every line in two pieces, a few ms apart, while the other writes
+    // its own: forwarded raw, pieces of the two ranks' lines would interleave.
+    let piecewise = |who: &str| {
+        sh(&format!(
+            "for i in 1 2 3 4 5 6 7 8; do printf '{who}-start '; sleep 0.005; printf '{who}-end\\n'; done"
+        ))
+    };
+    let r = launch(
+        vec![piecewise("a"), piecewise("b")],
+        false,
+        Some(20.0),
+        fake(None),
+    );
+    assert_eq!(r.status, 0);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert_eq!(lines.len(), 16, "{}", r.out);
+    for l in lines {
+        assert!(
+            l == "a-start a-end" || l == "b-start b-end",
+            "mixed line {l:?}"
+        );
+    }
+}
+
+#[test]
 fn program_resolution() {
     let path = std::ffi::OsString::from("/nonexistent:/bin:/usr/bin");
     assert!(resolve_program("sh", Some(&path)).is_some_and(|p| p.ends_with("sh")));
