@@ -21,10 +21,11 @@ use pmix_core::*;
 use pmix_sys as sys;
 
 fn sender() -> cmds::Sender {
-    cmds::Sender {
-        me: ProcId::new(Nspace::new("1431175169").expect("short"), 0),
-        uid: 0,
-    }
+    cmds::Sender::new(
+        ProcId::new(Nspace::new("1431175169").expect("short"), 0),
+        0,
+        cmds::PEER_UNKNOWN,
+    )
 }
 
 /// The target's body.

@@ -115,7 +115,7 @@ fn connect() -> Result<Conn> {
         dec,
         tags: TagCounter::default(),
         pindex: p as i32,
-        me: Sender { me, uid },
+        me: Sender::new(me, uid, cmds::PEER_UNKNOWN),
     })
 }
 

@@ -167,7 +167,7 @@ fn handshake(s: &mut TcpStream) -> Result<Sender> {
     };
     s.write_all(&handshake::encode_server_reply(&r))
         .map_err(io)?;
-    Ok(Sender { me, uid })
+    Ok(Sender::new(me, uid, cmds::PEER_UNKNOWN))
 }
 
 /// Serve requests until Finalize; true when it came.

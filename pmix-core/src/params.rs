@@ -80,6 +80,8 @@ pub const PMIX_RS_MUNGE_TIMEOUT: &str = "PMIX_RS_MUNGE_TIMEOUT";
 pub const PMIX_GDS_MODULE: &str = "PMIX_GDS_MODULE";
 /// `PMIX_SECURITY_MODE`: the security modules an OpenPMIx server offers its clients.
 pub const PMIX_SECURITY_MODE: &str = "PMIX_SECURITY_MODE";
+/// `PMIX_VERSION`: the release of the server that started the process.
+pub const PMIX_VERSION: &str = "PMIX_VERSION";
 /// `PMIX_SERVER_TMPDIR`.
 pub const PMIX_SERVER_TMPDIR: &str = "PMIX_SERVER_TMPDIR";
 /// `PMIX_SYSTEM_TMPDIR`.
@@ -153,6 +155,14 @@ pub const PARAMS: &[Param] = &[
         readers: &[Client],
         meaning: "the gds modules an OpenPMIx server offers (comma separated); our client \
                   under it needs hash and is refused at connect otherwise",
+    },
+    Param {
+        name: PMIX_VERSION,
+        default: "unset (4.2)",
+        readers: &[Client],
+        meaning: "the release of the server that started the process (set by setup_fork); \
+                  under an OpenPMIx server it picks that release's form of the messages \
+                  that differ (5.x: a group destruct names its members)",
     },
     Param {
         name: PMIX_SECURITY_MODE,

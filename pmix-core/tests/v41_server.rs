@@ -113,10 +113,7 @@ fn an_openpmix_client_lives_beside_ours() {
         &ClientHello::simple(me("v41life", 0), euid(), egid()),
     );
     assert_eq!((st, pindex.is_some()), (0, true));
-    let who = Sender {
-        me: me("v41life", 0),
-        uid: euid(),
-    };
+    let who = Sender::new(me("v41life", 0), euid(), cmds::PEER_UNKNOWN);
     let (_, job) = call(
         &mut s,
         &who,
@@ -290,10 +287,7 @@ fn a_malformed_frame_closes_that_connection_only() {
     .to_bytes();
     c.write_all(&huge).unwrap();
     assert!(closed_by_server(&mut c), "an oversized frame is refused");
-    let who = Sender {
-        me: me("v41bad", 1),
-        uid: euid(),
-    };
+    let who = Sender::new(me("v41bad", 1), euid(), cmds::PEER_UNKNOWN);
     let (_, job) = call(
         &mut b,
         &who,

@@ -42,13 +42,14 @@ static const char *role = "job";
 /* An answer line, on stdout and (V41APIS_DIR set) in a file of this process's own, which
  * mpirun's forwarded output (the logged lines) cannot interleave with. */
 static FILE *answers;
+/* The arguments are evaluated once (they are often the call under test). */
 #define ANSWER(...)                                                        \
     do {                                                                   \
+        char a_[4096];                                                     \
+        snprintf(a_, sizeof a_, __VA_ARGS__);                              \
         FILE *to_[2] = {stdout, answers};                                  \
         for (int i_ = 0; i_ < 2 && to_[i_] != NULL; i_++) {                \
-            fprintf(to_[i_], "ANSWER %s rank=%u ", role, me.rank);         \
-            fprintf(to_[i_], __VA_ARGS__);                                 \
-            fprintf(to_[i_], "\n");                                        \
+            fprintf(to_[i_], "ANSWER %s rank=%u %s\n", role, me.rank, a_); \
             fflush(to_[i_]);                                               \
         }                                                                  \
     } while (0)

@@ -11,6 +11,8 @@
 #   MPI_BIN  tests-mpi programs (mpi_hello, mpi_ring, mpi_spawn), built by mpicc
 #   APIS     tests-c/v41client/apis.c, built against Debian's headers and library: run
 #            on Debian's libpmix and on ours (LD_LIBRARY_PATH), the ANSWER lines compared
+#   PRTERUN  the Open MPI 5 wheel's prterun (optional): apis' IOF and group calls under
+#            an OpenPMIx 5.0.11 server
 set -u
 : "${OURS:?}" "${CLIENT:?}" "${MPI_BIN:?}" "${APIS:?}"
 AREA=v41client
@@ -56,7 +58,7 @@ compare() {
     local lib
     for lib in debian ours; do
         local dir=$HARNESS_LOG/$name.$lib.d
-        mkdir -p "$dir"
+        rm -rf "$dir" && mkdir -p "$dir"
         if [ $lib = debian ]; then
             check "$name on Debian's libpmix" "$want" "$pattern" 30 -- \
                 "${MPIRUN[@]}" -np "$np" "${DEB_ENV[@]}" V41APIS_DIR="$dir" "${PROG:-$APIS}" "$@"
@@ -80,6 +82,26 @@ compare apis 2 0 'v41apis log line of rank 1' apis
 compare fencetimeout 2 0 'ANSWER job rank=1 fence-after-timeout 1 ' fencetimeout
 # IOF pull and group construct: the server's host (ORTE) serves neither; the same status.
 compare extras 2 0 'ANSWER job rank=1 group-construct' extras
+# Under an OpenPMIx 5 server that serves both (the Open MPI 5 wheel's prterun: PRRTE
+# 3.0.14, OpenPMIx 5.0.11): IOF pull and deregistration, group construct and destruct of
+# both ranks all succeed on our library (a 5.x construct reply carries the membership and
+# a 5.x destruct names the members; OpenPMIx 5.0.11's own client fails this construct
+# with BAD_PARAM, a bug of its own when PRRTE returns no membership, so it is not compared).
+if [ -x "${PRTERUN:-}" ] && want_case extras-prterun; then
+    dir=$HARNESS_LOG/extras-prterun.d
+    rm -rf "$dir" && mkdir -p "$dir"
+    REJECT='^FAIL|status=-' check "extras-prterun: IOF pull, group construct/destruct under prterun (OpenPMIx 5.0.11)" 0 \
+        'group-destruct status=0' 40 2 -- \
+        env -u LD_PRELOAD -u LD_LIBRARY_PATH OPAL_PREFIX="$(dirname "$(dirname "$PRTERUN")")" \
+        PMIX_MCA_gds=hash "$PRTERUN" --allow-run-as-root --map-by :OVERSUBSCRIBE -n 2 \
+        -x LD_PRELOAD="$ours" -x OPAL_PREFIX -x V41CLIENT_LIB="$ours" -x V41APIS_DIR="$dir" \
+        "$APIS" extras
+    n=$(cat "$dir"/answers.* 2>/dev/null | grep -c 'status=0$')
+    verdict "extras-prterun: 8 successful answers (pull, deregister, construct, destruct x 2 ranks)" \
+        "$([ "$n" = 8 ] || echo "$n answers with status 0")"
+else
+    echo "skip extras under prterun: no Open MPI 5 venv (${PRTERUN:-PRTERUN unset})"
+fi
 # Abort: mpirun ends the job with the status rank 0 gave. Not by default: after the abort
 # Debian's mpirun itself crashes (SIGSEGV) or hangs in OpenPMIx 4.2.2's
 # PMIx_server_finalize in about half the runs here, with Debian's client as with ours.

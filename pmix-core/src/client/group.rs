@@ -115,8 +115,16 @@ fn context_id_of(results: &[Info]) -> Option<u64> {
 impl Inner {
     /// Keep what a completed construct or join delivered; returns its results. `own` is
     /// what we gave in `PMIX_GROUP_INFO`: readable by us as the others read it (qualified
-    /// by the group's context id when it has one).
-    fn absorb_group(&self, grp: &str, reply: GroupReply, own: &[Info]) -> Vec<Info> {
+    /// by the group's context id when it has one). `asked`: the members the request
+    /// named, kept as the membership when the reply names none (an OpenPMIx 4.2
+    /// server's never does, PRRTE 3.0's names none).
+    fn absorb_group(
+        &self,
+        grp: &str,
+        reply: GroupReply,
+        own: &[Info],
+        asked: Vec<ProcId>,
+    ) -> Vec<Info> {
         let GroupReply { results, data } = reply;
         let ctx = context_id_of(&results);
         let mut d = self.write();
@@ -150,7 +158,11 @@ impl Inner {
                 None => d.own.put(i.key, sys::PMIX_INTERNAL, i.value),
             }
         }
-        d.groups.insert(grp.to_string(), members_of(&results));
+        let members = match members_of(&results) {
+            m if m.is_empty() => asked,
+            m => m,
+        };
+        d.groups.insert(grp.to_string(), members);
         results
     }
 
@@ -239,6 +251,11 @@ impl Client {
         let inner: Arc<Inner> = self.inner.clone();
         let g = grp.to_string();
         let own = group_info_of(&info);
+        let asked = if op == GroupOp::Construct {
+            procs.clone()
+        } else {
+            Vec::new()
+        };
         self.dyn_request(
             DynReq::Group {
                 op: op as u8,
@@ -252,7 +269,7 @@ impl Client {
                     return;
                 }
                 let res = match data {
-                    ReplyData::Group(r) => inner.absorb_group(&g, *r, &own),
+                    ReplyData::Group(r) => inner.absorb_group(&g, *r, &own, asked),
                     _ => Vec::new(),
                 };
                 if matches!(op, GroupOp::Destruct | GroupOp::Leave) {
@@ -319,10 +336,19 @@ impl Client {
     /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`.
     pub fn group_destruct_nb(&self, grp: &str, info: &[Info], cb: Callback<()>) -> Result<()> {
         check_name(grp)?;
+        // The members go along: an OpenPMIx 5.x server keeps no membership and counts
+        // the destruct's participants from them (our servers and 4.2's ignore them).
+        let members = self
+            .inner
+            .read()
+            .groups
+            .get(grp)
+            .cloned()
+            .unwrap_or_default();
         self.group_request(
             GroupOp::Destruct,
             grp,
-            Vec::new(),
+            members,
             info.to_vec(),
             Box::new(move |r| cb(r.map(|_| ()))),
         )

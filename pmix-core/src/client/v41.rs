@@ -448,10 +448,13 @@ fn attach(
     tcp.set_nonblocking(true).map_err(&err)?;
     let writer = tcp.try_clone().map_err(&err)?;
     let stream = reactor::stream_of(OwnedFd::from(tcp));
-    let sender = Sender {
-        me: me.clone(),
-        uid: crate::sys::euid(),
-    };
+    // The server's release, from the variable OpenPMIx servers give their clients
+    // (`PMIX_VERSION`, e.g. `5.0.11rc1`); 4.2's messages when it is not there.
+    let peer = params::get(params::PMIX_VERSION)
+        .as_deref()
+        .and_then(handshake::version_of)
+        .unwrap_or(cmds::PEER_UNKNOWN);
+    let sender = Sender::new(me.clone(), crate::sys::euid(), peer);
     let x = Arc::new(Mutex::new(Xlate::new(pindex, sender)));
     let mut dec = FrameDecoder::new();
     dec.push(&rest);

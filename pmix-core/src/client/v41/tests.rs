@@ -12,13 +12,7 @@ fn me() -> ProcId {
 }
 
 fn xlate() -> Xlate {
-    Xlate::new(
-        3,
-        Sender {
-            me: me(),
-            uid: 1000,
-        },
-    )
+    Xlate::new(3, Sender::new(me(), 1000, cmds::PEER_UNKNOWN))
 }
 
 fn ours(tag: u32, req: Req) -> Vec<u8> {
@@ -58,10 +52,7 @@ fn a_get_goes_out_with_the_pindex_and_its_reply_comes_back_under_our_tag() {
     let (h, body) = one(&x.request(&ours(7, get("k", Vec::new()))).unwrap());
     assert_eq!(h.pindex, 3);
     assert!(h.tag > frame::TAG_DYNAMIC);
-    let s = Sender {
-        me: me(),
-        uid: 1000,
-    };
+    let s = Sender::new(me(), 1000, cmds::PEER_UNKNOWN);
     assert_eq!(
         cmds::decode_request(&body, &s).unwrap(),
         Command::Req(get("k", Vec::new()))
@@ -92,10 +83,7 @@ fn the_refresh_directive_is_not_sent_the_get_itself_is() {
     let refresh =
         vec![Info::new(sys::attrs::keys::PMIX_GET_REFRESH_CACHE, Value::Bool(true)).unwrap()];
     let (_, body) = one(&x.request(&ours(2, get("k", refresh))).unwrap());
-    let s = Sender {
-        me: me(),
-        uid: 1000,
-    };
+    let s = Sender::new(me(), 1000, cmds::PEER_UNKNOWN);
     assert_eq!(
         cmds::decode_request(&body, &s).unwrap(),
         Command::Req(get("k", Vec::new()))

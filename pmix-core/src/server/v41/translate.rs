@@ -196,7 +196,8 @@ impl Translation {
             gid,
             kind,
         };
-        self.sender = Some(Sender { me, uid });
+        let peer = handshake::version_of(&h.version).unwrap_or(cmds::PEER_UNKNOWN);
+        self.sender = Some(Sender::new(me, uid, peer));
         self.phase = Phase::Welcome;
         Ok(protocol::encode(&hello))
     }
@@ -317,10 +318,8 @@ impl Translation {
             Welcome::Accepted { server, you, .. } => {
                 let needs_id = self.tool == Some(handshake::flag::TOOL_NEEDS_ID);
                 let uid = self.kernel_uid;
-                self.sender = Some(Sender {
-                    me: you.clone(),
-                    uid,
-                });
+                let peer = self.sender.as_ref().map_or(cmds::PEER_UNKNOWN, |s| s.peer);
+                self.sender = Some(Sender::new(you.clone(), uid, peer));
                 handshake::ServerReply::Tool {
                     status: sys::PMIX_SUCCESS,
                     assigned: needs_id.then_some(you),

@@ -101,13 +101,32 @@ impl Command {
 }
 
 /// Who sends: the connection's identity (a fence over "my namespace" names it, a
-/// publish carries the uid).
+/// publish carries the uid), and the OpenPMIx release at the other end, where the
+/// dialect's messages differ between releases (a 5.x group destruct names the members).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sender {
     /// The client.
     pub me: ProcId,
     /// Its effective uid.
     pub uid: u32,
+    /// (major, minor) of the peer's OpenPMIx: the server's for a client, the client's
+    /// for a server. [`PEER_UNKNOWN`] when it did not say.
+    pub peer: (u32, u32),
+}
+
+/// The peer release assumed when the peer did not say: 4.2's messages.
+pub const PEER_UNKNOWN: (u32, u32) = (4, 2);
+
+impl Sender {
+    /// `me` with `uid`, talking to an OpenPMIx `peer` release.
+    pub fn new(me: ProcId, uid: u32, peer: (u32, u32)) -> Sender {
+        Sender { me, uid, peer }
+    }
+
+    /// The peer speaks OpenPMIx 5.0 or later.
+    pub fn peer_is_v5(&self) -> bool {
+        self.peer.0 >= 5
+    }
 }
 
 /// The command byte request `r` goes out as ([`Command::code`] without a `Command`).
@@ -417,7 +436,9 @@ fn encode_dyn(w: &mut BodyWriter, d: &DynReq, s: &Sender) -> Result<()> {
             info,
         } => {
             w.string(Some(id));
-            if *op == GroupOp::Construct as u8 {
+            // A 4.2 server reads the members of a construct only; a 5.x server also
+            // those of a destruct (it keeps no membership: the client sends it).
+            if *op == GroupOp::Construct as u8 || s.peer_is_v5() {
                 w.procs_always(procs);
             }
             w.infos(info)?;

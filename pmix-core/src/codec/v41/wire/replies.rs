@@ -351,20 +351,7 @@ pub fn decode_reply(c: u8, body: &[u8]) -> Result<(i32, ReplyData)> {
             ReplyData::Data(r.infos()?)
         }
         cmd::SPAWNNB if !r.is_empty() => spawned(&mut r)?,
-        // a context id, when the host assigned one
-        cmd::GROUP_CONSTRUCT if !r.is_empty() => {
-            let ctxid = r.size()?;
-            ReplyData::Group(Box::new(GroupReply {
-                results: vec![Info::new(
-                    sys::attrs::keys::PMIX_GROUP_CONTEXT_ID,
-                    Value::Size(ctxid as u64),
-                )?],
-                data: ConnectData {
-                    jobs: Vec::new(),
-                    peers: Vec::new(),
-                },
-            }))
-        }
+        cmd::GROUP_CONSTRUCT if !r.is_empty() => group_constructed(&mut r)?,
         // the server's id for the registration (see [`iof_pull_refid`])
         cmd::IOF_PULL if !r.is_empty() => {
             r.size()?;
@@ -384,6 +371,56 @@ pub fn decode_reply(c: u8, body: &[u8]) -> Result<(i32, ReplyData)> {
     };
     r.end("reply")?;
     Ok((status, data))
+}
+
+/// The rest of a group construct's reply after its status. OpenPMIx 4.2 servers send
+/// `SIZE ctxid` alone; 5.x servers, on success, `SIZE nmembers, PROC×n, SIZE ctxid`,
+/// then one `BYTE_OBJECT` (`STRING nspace, KVAL…`) of job info per other participating
+/// namespace. The body is not self-describing (NON_DESC buffers), so the shape tells
+/// them apart: a 4.2 reply ends after its one size. A context id of `SIZE_MAX` is
+/// "none assigned" in both.
+fn group_constructed(r: &mut BodyReader<'_>) -> Result<ReplyData> {
+    let first = r.size()?;
+    let (members, ctxid, jobs) = if r.is_empty() {
+        (Vec::new(), first, Vec::new())
+    } else {
+        let members = if first == 0 {
+            Vec::new()
+        } else {
+            (0..first)
+                .map(|_| r.proc_id())
+                .collect::<Result<Vec<_>>>()?
+        };
+        let ctxid = r.size()?;
+        let mut jobs = Vec::new();
+        while !r.is_empty() {
+            jobs.push(job_data(&decode_job_info(&r.byte_object()?)?)?);
+        }
+        (members, ctxid, jobs)
+    };
+    let mut results = Vec::new();
+    if !members.is_empty() {
+        results.push(Info::new(
+            sys::attrs::keys::PMIX_GROUP_MEMBERSHIP,
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_PROC,
+                items: members.into_iter().map(|p| Value::Proc(Some(p))).collect(),
+            })),
+        )?);
+    }
+    if ctxid != usize::MAX {
+        results.push(Info::new(
+            sys::attrs::keys::PMIX_GROUP_CONTEXT_ID,
+            Value::Size(ctxid as u64),
+        )?);
+    }
+    Ok(ReplyData::Group(Box::new(GroupReply {
+        results,
+        data: ConnectData {
+            jobs,
+            peers: Vec::new(),
+        },
+    })))
 }
 
 /// The server's id for an accepted IOF pull (what a deregistration names), from the

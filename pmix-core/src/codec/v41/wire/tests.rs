@@ -1,5 +1,5 @@
 use super::body::BodyReader;
-use super::cmds::{cmd, decode_request, encode_request, Command, Sender};
+use super::cmds::{cmd, decode_request, encode_request, Command, Sender, PEER_UNKNOWN};
 use super::frame::{FrameDecoder, Header, TagCounter, HEADER_LEN};
 use super::handshake::*;
 use super::replies::*;
@@ -150,10 +150,7 @@ fn every_captured_message_decodes_and_reencodes() {
             match (dir.as_str(), kind.as_str()) {
                 ("C2S", "HS") => {
                     let h = check_hello(name, bytes);
-                    sender = Some(Sender {
-                        me: h.proc_.unwrap(),
-                        uid: 0,
-                    });
+                    sender = Some(Sender::new(h.proc_.unwrap(), 0, PEER_UNKNOWN));
                 }
                 ("S2C", "U32") => u32s.extend_from_slice(bytes),
                 ("C2S", "MSG") => {
@@ -189,10 +186,11 @@ fn every_captured_message_decodes_and_reencodes() {
 #[test]
 fn captured_requests_mean_what_the_capture_says() {
     let recs = records(SESSIONS[0].1);
-    let s = Sender {
-        me: ProcId::new(Nspace::new("1431175169").unwrap(), 0),
-        uid: 0,
-    };
+    let s = Sender::new(
+        ProcId::new(Nspace::new("1431175169").unwrap(), 0),
+        0,
+        PEER_UNKNOWN,
+    );
     let reqs: Vec<Command> = recs
         .iter()
         .filter(|r| r.0 == "C2S" && r.1 == "MSG")
@@ -224,10 +222,11 @@ fn captured_requests_mean_what_the_capture_says() {
 }
 
 fn me() -> Sender {
-    Sender {
-        me: ProcId::new(Nspace::new("job").unwrap(), 3),
-        uid: 1000,
-    }
+    Sender::new(
+        ProcId::new(Nspace::new("job").unwrap(), 3),
+        1000,
+        PEER_UNKNOWN,
+    )
 }
 
 fn round(c: Command) {
@@ -683,6 +682,58 @@ fn iof_and_group_replies_and_forwarded_output_decode() {
         sys::attrs::keys::PMIX_GROUP_CONTEXT_ID
     );
     assert_eq!(g.results[0].value, Value::Size(42));
+    // 4.2's "none assigned" (SIZE_MAX) is no context id
+    let mut w = super::body::BodyWriter::new();
+    w.status(0);
+    w.size(usize::MAX);
+    let (_, d) = decode_reply(cmd::GROUP_CONSTRUCT, &w.finish()).unwrap();
+    let ReplyData::Group(g) = d else {
+        panic!("not a group reply: {:?}", d)
+    };
+    assert!(g.results.is_empty(), "{:?}", g.results);
+    // a 5.x server's reply: members, context id, job info of the other namespace
+    let mut w = super::body::BodyWriter::new();
+    w.status(0);
+    w.size(2);
+    w.proc_id(&job(0));
+    w.proc_id(&ProcId::new(Nspace::new("other").unwrap(), 3));
+    w.size(7);
+    w.byte_object(
+        &encode_job_info(&JobInfo {
+            nspace: Nspace::new("other").unwrap(),
+            kvals: vec![(
+                Key::new(sys::attrs::keys::PMIX_JOB_SIZE).unwrap(),
+                Value::Uint32(4),
+            )],
+        })
+        .unwrap(),
+    );
+    let (st, d) = decode_reply(cmd::GROUP_CONSTRUCT, &w.finish()).unwrap();
+    assert_eq!(st, 0);
+    let ReplyData::Group(g) = d else {
+        panic!("not a group reply: {:?}", d)
+    };
+    let keys: Vec<&str> = g.results.iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            sys::attrs::keys::PMIX_GROUP_MEMBERSHIP,
+            sys::attrs::keys::PMIX_GROUP_CONTEXT_ID
+        ]
+    );
+    assert_eq!(g.results[1].value, Value::Size(7));
+    assert_eq!(g.data.jobs.len(), 1);
+    assert_eq!(g.data.jobs[0].nspace.as_str(), "other");
+    // a 5.x reply of a server that returns no membership (PRRTE 3.0)
+    let mut w = super::body::BodyWriter::new();
+    w.status(0);
+    w.size(0);
+    w.size(usize::MAX);
+    let (_, d) = decode_reply(cmd::GROUP_CONSTRUCT, &w.finish()).unwrap();
+    let ReplyData::Group(g) = d else {
+        panic!("not a group reply: {:?}", d)
+    };
+    assert!(g.results.is_empty(), "{:?}", g.results);
     // forwarded output round-trips, and a truncated one is malformed
     let c = crate::iof::IofChunk {
         source: job(1),
