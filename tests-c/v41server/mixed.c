@@ -6,7 +6,9 @@
  *   3. a fence without data collection, then Gets every peer's "mx.a";
  *   4. Puts "mx.b" (rank + 1000), Commit, a collecting fence, Gets every peer's "mx.b"
  *      and "mx.s" (the library a peer runs on is printed: "peers on openpmix: N");
- *   5. PMIx_Finalize.
+ *   5. PMIx_Group_construct of every rank ("mx.grp"; on ours the results must list them
+ *      all), then PMIx_Group_destruct;
+ *   6. PMIx_Finalize.
  * Prints "PASS mixed <lib> <nspace>.<rank> ..." or "FAIL <call>: <status>". */
 #include <pmix.h>
 #include <stdio.h>
@@ -108,6 +110,36 @@ static void fence(int collect)
     }
 }
 
+/* A group of every rank of the job, constructed and destructed across both libraries. */
+static void group(uint32_t size)
+{
+    pmix_proc_t *all;
+    pmix_info_t *res = NULL;
+    size_t nres = 0, i;
+    uint32_t r;
+
+    PMIX_PROC_CREATE(all, size);
+    for (r = 0; r < size; r++)
+        PMIX_LOAD_PROCID(&all[r], me.nspace, r);
+    CHECK(PMIx_Group_construct("mx.grp", all, size, NULL, 0, &res, &nres));
+#ifndef MIXED_OPENPMIX
+    for (i = 0; i < nres; i++) {
+        if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP) &&
+            res[i].value.data.darray->size != size) {
+            printf("FAIL group membership of %zu, not %u\n", res[i].value.data.darray->size,
+                   size);
+            exit(1);
+        }
+    }
+#else
+    (void)i;
+#endif
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    PMIX_PROC_FREE(all, size);
+    CHECK(PMIx_Group_destruct("mx.grp", NULL, 0));
+}
+
 int main(void)
 {
     uint32_t size, local, appnum, r;
@@ -148,6 +180,7 @@ int main(void)
         }
         openpmix_peers += peer_is_openpmix(r);
     }
+    group(size);
     CHECK(PMIx_Finalize(NULL, 0));
     printf("PASS mixed " LIB " %s.%u of %u (app %u, %u local): peers on openpmix: %d\n",
            me.nspace, me.rank, size, appnum, local, openpmix_peers);

@@ -7,6 +7,7 @@
 #   PMIXRUN   the launcher
 #   OPX       tests-c/v41server/mixed.c built against Debian's OpenPMIx 4.2.2
 #   OURS      the same program built against our library
+#   WHEEL_LIB the Open MPI 5 wheel's libpmix.so.2 (OpenPMIx 5.0.11), optional
 set -u
 : "${PMIXRUN:?}" "${OPX:?}" "${OURS:?}"
 AREA=v41server
@@ -42,6 +43,18 @@ check "mixed job: 3 pmix-rs + 5 OpenPMIx ranks" 0 'peers on openpmix: 5$' 90 8 -
     "${PR[@]}" -n 3 "$OURS" : -n 5 "$OPX"
 check "mixed job across 2 nodes: 3 OpenPMIx + 3 pmix-rs ranks" 0 'peers on openpmix: 3$' 90 6 -- \
     "${PR[@]}" --nodes 2 -n 3 "$OPX" : -n 3 "$OURS"
+
+# --- OpenPMIx 5.0.11 clients (the Open MPI 5 wheel's library, preloaded into the same
+# program) beside 4.2.2's and ours: a 5.x client reads another form of the group replies
+if [ -e "${WHEEL_LIB:-}" ]; then
+    check "mixed job: 2 OpenPMIx 5.0.11 + 2 OpenPMIx 4.2.2 + 2 pmix-rs ranks" 0 \
+        'peers on openpmix: 4$' 90 6 -- \
+        "${PR[@]}" -n 2 env LD_PRELOAD="$WHEEL_LIB" "$OPX" : -n 2 "$OPX" : -n 2 "$OURS"
+    check "OpenPMIx 5.0.11 clients across 2 nodes beside ours" 0 'peers on openpmix: 2$' 90 4 -- \
+        "${PR[@]}" --nodes 2 -n 2 env LD_PRELOAD="$WHEEL_LIB" "$OPX" : -n 2 "$OURS"
+else
+    echo "SKIP OpenPMIx 5.0.11 clients: no Open MPI 5 venv (${WHEEL_LIB:-WHEEL_LIB unset})"
+fi
 
 # --- OpenPMIx's tools attach to a running job (pps --pid <pmixrun pid>) ---
 if command -v pps >/dev/null; then

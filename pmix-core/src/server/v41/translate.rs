@@ -267,7 +267,7 @@ impl Translation {
                     cmd: cmd::NOTIFY,
                     target: None,
                 });
-                let b = reply_body(&p, status, &data).or_else(|e| {
+                let b = reply_body(&p, status, &data, self.sender.as_ref()).or_else(|e| {
                     log::warn!(
                         "server: v41 reply to command {} cannot carry its data ({}); \
                          answering with the status only",
@@ -396,9 +396,23 @@ fn welcome_status(body: &[u8]) -> Result<i32> {
 }
 
 /// The v41 body of the reply to `p` (a collecting fence's data is not carried: v41
-/// clients fetch their peers' data with Gets).
-fn reply_body(p: &Pending, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
+/// clients fetch their peers' data with Gets) for the client `to` (a group construct's
+/// reply differs between OpenPMIx 4.2 and 5.x clients).
+fn reply_body(p: &Pending, status: i32, data: &ReplyData, to: Option<&Sender>) -> Result<Vec<u8>> {
     match (p.cmd, data) {
+        (cmd::GROUP_CONSTRUCT, d) => {
+            let (v5, own) = to.map_or((false, Default::default()), |s| {
+                (s.peer_is_v5(), s.me.nspace.clone())
+            });
+            let g = match d {
+                ReplyData::Group(g) => Some(&**g),
+                _ => None,
+            };
+            replies::encode_group_reply(status, g, v5, &own)
+        }
+        (cmd::GROUP_DESTRUCT, _) => {
+            replies::encode_reply(cmd::GROUP_DESTRUCT, status, &ReplyData::None)
+        }
         (cmd::FENCENB, _) => replies::encode_reply(cmd::FENCENB, status, &ReplyData::None),
         (cmd::GETNB, ReplyData::Data(infos)) if status == sys::PMIX_SUCCESS => {
             let who = p.target.clone().unwrap_or_default();
@@ -559,7 +573,7 @@ mod tests {
             target: None,
         };
         let data = ReplyData::Job(Box::new(spawned_job()));
-        let body = reply_body(&p, sys::PMIX_SUCCESS, &data).unwrap();
+        let body = reply_body(&p, sys::PMIX_SUCCESS, &data, None).unwrap();
         // What an OpenPMIx client reads: status, namespace, then KVALs to the end.
         let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
         assert_eq!(status, sys::PMIX_SUCCESS);
@@ -616,7 +630,7 @@ mod tests {
             cmd: cmd::SPAWNNB,
             target: None,
         };
-        let body = reply_body(&p, sys::PMIX_ERR_NOT_FOUND, &ReplyData::None).unwrap();
+        let body = reply_body(&p, sys::PMIX_ERR_NOT_FOUND, &ReplyData::None, None).unwrap();
         let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
         assert_eq!(status, sys::PMIX_ERR_NOT_FOUND);
         assert_eq!(got, ReplyData::None);
@@ -662,7 +676,13 @@ mod tests {
             cmd: cmd::QUERY,
             target: None,
         };
-        let b = reply_body(&p, 0, &ReplyData::Data(vec![wrapped(vec![got[0].clone()])])).unwrap();
+        let b = reply_body(
+            &p,
+            0,
+            &ReplyData::Data(vec![wrapped(vec![got[0].clone()])]),
+            None,
+        )
+        .unwrap();
         let (st, d) = replies::decode_reply(cmd::QUERY, &b).unwrap();
         assert_eq!((st, d), (0, ReplyData::Data(vec![got[0].clone()])));
     }

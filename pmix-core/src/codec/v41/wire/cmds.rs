@@ -526,7 +526,7 @@ fn decode_req(c: u8, r: &mut BodyReader<'_>, s: &Sender) -> Result<Req> {
             range: r.byte()?,
             info: r.infos()?,
         },
-        _ => Req::Dyn(decode_dyn(c, r)?),
+        _ => Req::Dyn(decode_dyn(c, r, s)?),
     })
 }
 
@@ -564,8 +564,36 @@ fn key_list(r: &mut BodyReader<'_>) -> Result<(Vec<String>, Vec<Info>)> {
     Ok((keys, r.infos()?))
 }
 
-fn decode_dyn(c: u8, r: &mut BodyReader<'_>) -> Result<DynReq> {
+/// A group's name: 1 to `PMIX_MAX_NSLEN` characters.
+fn group_id(r: &mut BodyReader<'_>) -> Result<String> {
+    match r.string()? {
+        Some(g) if !g.is_empty() && g.len() <= sys::PMIX_MAX_NSLEN => Ok(g),
+        g => Err(Error::bad_param(format!("v41: bad group name {:?}", g))),
+    }
+}
+
+fn decode_dyn(c: u8, r: &mut BodyReader<'_>, s: &Sender) -> Result<DynReq> {
     Ok(match c {
+        // STRING grpid, SIZE nprocs, PROC×n, SIZE ninfo, [INFO]
+        cmd::GROUP_CONSTRUCT => DynReq::Group {
+            op: GroupOp::Construct as u8,
+            id: group_id(r)?,
+            procs: r.procs_always()?,
+            info: r.infos()?,
+        },
+        // STRING grpid, (5.x: SIZE nmembers, PROC×n,) SIZE ninfo, [INFO]; the members a
+        // 5.x client names are not needed: our server keeps the membership.
+        cmd::GROUP_DESTRUCT => DynReq::Group {
+            op: GroupOp::Destruct as u8,
+            id: group_id(r)?,
+            procs: {
+                if s.peer_is_v5() {
+                    r.procs_always()?;
+                }
+                Vec::new()
+            },
+            info: r.infos()?,
+        },
         cmd::CONNECTNB | cmd::DISCONNECTNB => {
             let procs = r.procs_always()?;
             let info = r.infos()?;

@@ -423,6 +423,51 @@ fn group_constructed(r: &mut BodyReader<'_>) -> Result<ReplyData> {
     })))
 }
 
+/// The body of a group construct's reply to a client of OpenPMIx `v5` (5.0 or later)
+/// or not (4.2): the inverse of [`group_constructed`]. `own`: the client's namespace,
+/// whose job info it has (the others' go along in a 5.x reply).
+///
+/// # Errors
+/// As [`encode_job_info`].
+pub fn encode_group_reply(
+    status: i32,
+    reply: Option<&GroupReply>,
+    v5: bool,
+    own: &Nspace,
+) -> Result<Vec<u8>> {
+    let mut w = BodyWriter::new();
+    w.status(status);
+    let results = reply.map_or(&[][..], |g| &g.results[..]);
+    let ctxid = results
+        .iter()
+        .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_GROUP_CONTEXT_ID)
+        .and_then(|i| i.value.as_u64())
+        .map_or(usize::MAX, |c| usize::try_from(c).unwrap_or(usize::MAX));
+    if !v5 {
+        w.size(ctxid);
+        return Ok(w.finish());
+    }
+    if status != sys::PMIX_SUCCESS {
+        return Ok(w.finish());
+    }
+    let members: Vec<ProcId> = results
+        .iter()
+        .filter(|i| i.key.as_str() == sys::attrs::keys::PMIX_GROUP_MEMBERSHIP)
+        .flat_map(|i| i.value.procs())
+        .collect();
+    w.size(members.len());
+    for m in &members {
+        w.proc_id(m);
+    }
+    w.size(ctxid);
+    for j in reply.map_or(&[][..], |g| &g.data.jobs[..]) {
+        if &j.nspace != own {
+            w.byte_object(&encode_job_info(&job_info_of(j, job_size(j))?)?);
+        }
+    }
+    Ok(w.finish())
+}
+
 /// The server's id for an accepted IOF pull (what a deregistration names), from the
 /// pull's reply; `None` for a refusal or a reply without one.
 ///

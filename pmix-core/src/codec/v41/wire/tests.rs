@@ -655,6 +655,77 @@ fn iof_and_group_requests_are_packed_as_a_4_2_client_packs_them() {
 }
 
 #[test]
+fn group_requests_and_replies_of_4_2_and_5_x_round_trip() {
+    use crate::protocol::{ConnectData, GroupOp, GroupReply};
+    let members = vec![job(0), job(1)];
+    for peer in [PEER_UNKNOWN, (5, 0)] {
+        let s = Sender::new(job(1), 1000, peer);
+        for op in [GroupOp::Construct, GroupOp::Destruct] {
+            let req = Command::Req(Req::Dyn(DynReq::Group {
+                op: op as u8,
+                id: "grp".into(),
+                procs: members.clone(),
+                info: vec![],
+            }));
+            let b = encode_request(&req, &s).unwrap();
+            // The server reads back what the client of that release sends (a destruct's
+            // members are a 5.x client's only, and our server does not need them).
+            let Command::Req(Req::Dyn(DynReq::Group {
+                op: o, id, procs, ..
+            })) = decode_request(&b, &s).unwrap()
+            else {
+                panic!("not a group request")
+            };
+            assert_eq!((o, id.as_str()), (op as u8, "grp"));
+            let want = if op == GroupOp::Construct {
+                members.clone()
+            } else {
+                vec![]
+            };
+            assert_eq!(procs, want, "{:?} {:?}", peer, op);
+        }
+        // A construct's reply as that client reads it: the context id, and (5.x) the
+        // membership.
+        let ctx = Info::new(sys::attrs::keys::PMIX_GROUP_CONTEXT_ID, Value::Size(9)).unwrap();
+        let m = Info::new(
+            sys::attrs::keys::PMIX_GROUP_MEMBERSHIP,
+            Value::DataArray(Box::new(DataArray {
+                dtype: sys::PMIX_PROC,
+                items: members
+                    .iter()
+                    .map(|p| Value::Proc(Some(p.clone())))
+                    .collect(),
+            })),
+        )
+        .unwrap();
+        let g = GroupReply {
+            results: vec![m, ctx],
+            data: ConnectData {
+                jobs: vec![],
+                peers: vec![],
+            },
+        };
+        let b = encode_group_reply(0, Some(&g), s.peer_is_v5(), &job(0).nspace).unwrap();
+        let (st, d) = decode_reply(cmd::GROUP_CONSTRUCT, &b).unwrap();
+        let ReplyData::Group(back) = d else {
+            panic!("not a group reply")
+        };
+        assert_eq!(st, 0);
+        let keys: Vec<&str> = back.results.iter().map(|i| i.key.as_str()).collect();
+        if s.peer_is_v5() {
+            assert_eq!(back.results, g.results);
+        } else {
+            assert_eq!(keys, [sys::attrs::keys::PMIX_GROUP_CONTEXT_ID]);
+        }
+        // a failed construct: the status (and 4.2's "no context id")
+        let b = encode_group_reply(sys::PMIX_ERR_TIMEOUT, None, s.peer_is_v5(), &job(0).nspace)
+            .unwrap();
+        let (st, _) = decode_reply(cmd::GROUP_CONSTRUCT, &b).unwrap();
+        assert_eq!(st, sys::PMIX_ERR_TIMEOUT);
+    }
+}
+
+#[test]
 fn iof_and_group_replies_and_forwarded_output_decode() {
     // a pull's reply carries the server's id; a refusal none
     let mut w = super::body::BodyWriter::new();
