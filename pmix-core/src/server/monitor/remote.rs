@@ -62,7 +62,7 @@ impl ServerState {
                 self.monitor_cancel_for(requester, Some(&id));
                 Ok(Vec::new())
             }
-            Decision::Host => Err(Error::not_supported(format!(
+            Decision::Host | Decision::File(..) => Err(Error::not_supported(format!(
                 "{} is not served for another server's process",
                 monitor.key.as_str()
             ))),
