@@ -151,14 +151,16 @@ mod tests {
         let (w, i, secs) = watch(&[t.clone(), m.clone(), id]).unwrap();
         assert_eq!((i.as_deref(), secs, w.drops), (Some("f"), 2, 0));
         assert_eq!(w.range, pmix_sys::PMIX_RANGE_NAMESPACE);
-        let code = |r: Result<_>| r.err().map(|e| crate::protocol::status_of(&e));
+        let code = |r: Result<(FileWatch, Option<String>, u32)>| {
+            r.err().map(|e| crate::protocol::status_of(&e))
+        };
         let bad = Some(pmix_sys::PMIX_ERR_BAD_PARAM);
         assert_eq!(code(watch(&[m.clone()])), bad, "no check time");
         assert_eq!(code(watch(&[t.clone()])), bad, "nothing watched");
         let words = info(ak::PMIX_MONITOR_FILE_DROPS, Value::string("two"));
         assert_eq!(code(watch(&[t.clone(), m.clone(), words])), bad);
         let no_name = info(ak::PMIX_MONITOR_FILE, Value::Bool(true));
-        assert_eq!(code(decide(&no_name, &[t, m]).map(|_| ())), bad);
+        assert_eq!(code(decide(&no_name, &[t, m])), bad);
     }
 
     #[test]

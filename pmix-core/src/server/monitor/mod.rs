@@ -278,7 +278,7 @@ impl ServerState {
         } = *ask;
         let (u, id, rate) = match decide(monitor, directives) {
             Ok(Decision::Host) => return Route::Host,
-            Ok(Decision::Cancel(id)) => return self.monitor_cancel(conn, tag, &id, out),
+            Ok(Decision::Cancel(id)) => return self.monitor_cancel(conn, tag, me, &id, out),
             Ok(Decision::Usage(u, id, rate)) => (u, id, rate),
             Ok(Decision::File(w, id, secs)) => {
                 let every = Duration::from_secs(secs.into());
@@ -321,12 +321,20 @@ impl ServerState {
         route
     }
 
-    /// `PMIX_MONITOR_CANCEL` of `id`: the ops here end; the host hears of it when none
-    /// was here or one of them had targets elsewhere.
-    fn monitor_cancel(&mut self, conn: ConnId, tag: u32, id: &str, out: &mut Vec<Action>) -> Route {
+    /// `PMIX_MONITOR_CANCEL` of `id` by `me`: its ops here end (another process's ops
+    /// of the same id stay, as OpenPMIx stops only the requester's); the host hears of
+    /// it when none was here or one of them had targets elsewhere.
+    fn monitor_cancel(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        id: &str,
+        out: &mut Vec<Action>,
+    ) -> Route {
         let (gone, keep): (Vec<Op>, Vec<Op>) = std::mem::take(&mut self.monitors.ops)
             .into_iter()
-            .partition(|o| !o.remote && o.id.as_deref() == Some(id));
+            .partition(|o| !o.remote && &o.requester == me && o.id.as_deref() == Some(id));
         self.monitors.ops = keep;
         if gone.is_empty() {
             return Route::Host;
