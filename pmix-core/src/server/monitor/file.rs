@@ -155,8 +155,12 @@ mod tests {
             r.err().map(|e| crate::protocol::status_of(&e))
         };
         let bad = Some(pmix_sys::PMIX_ERR_BAD_PARAM);
-        assert_eq!(code(watch(&[m.clone()])), bad, "no check time");
-        assert_eq!(code(watch(&[t.clone()])), bad, "nothing watched");
+        assert_eq!(code(watch(std::slice::from_ref(&m))), bad, "no check time");
+        assert_eq!(
+            code(watch(std::slice::from_ref(&t))),
+            bad,
+            "nothing watched"
+        );
         let words = info(ak::PMIX_MONITOR_FILE_DROPS, Value::string("two"));
         assert_eq!(code(watch(&[t.clone(), m.clone(), words])), bad);
         let no_name = info(ak::PMIX_MONITOR_FILE, Value::Bool(true));
