@@ -26,7 +26,9 @@ ACROSS_NODES = [
     ("PMIx_Get_credential", "no: the node daemons have no credential service"),
     ("PMIx_Validate_credential", "no: the node daemons have no credential service"),
     ("PMIx_IOF_push", "no (nor on one node under pmixrun)"),
-    ("PMIx_Process_monitor", "yes for ranks of the caller's node; others NOT_SUPPORTED"),
+    ("PMIx_Process_monitor", "yes: usage of ranks on any node (sampled by their node's "
+     "server); heartbeat and file alerts reach the namespace on every node; a lost node's "
+     "monitors end with PMIX_ERR_UNREACH"),
 ]
 # Our client under an OpenPMIx 4.2.x server (`make v41client-check`).
 UNDER_OPENPMIX_TESTED = (

@@ -5,7 +5,8 @@
  * the node, its disks and network interfaces; runs a periodic sample (two updates as
  * events carrying the monitor's id, none after the cancel); a malformed rate is refused.
  * Both ranks ask pmixrun's server to watch their heartbeats (1 s, one drop): rank 0
- * beats and hears nothing, rank 1 stays silent and is alerted. Job-control properties
+ * beats, rank 1 stays silent; the alert names rank 1 and reaches rank 0 only (OpenPMIx
+ * raises it to the namespace, never to the silent source). Job-control properties
  * (preemptible, checkpoint method) are accepted. */
 #include <pthread.h>
 #include <signal.h>
@@ -21,7 +22,7 @@
 static pmix_proc_t me;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int n_updates, n_alerts, n_update_with_id;
-static bool alert_names_me;
+static bool alert_names_rank1;
 
 static const pmix_info_t *find(const pmix_info_t *v, size_t n, const char *key)
 {
@@ -64,8 +65,9 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     } else if (PMIX_MONITOR_HEARTBEAT_ALERT == status) {
         n_alerts++;
         const pmix_info_t *a = find(info, ninfo, PMIX_EVENT_AFFECTED_PROC);
-        alert_names_me = a && PMIX_PROC == a->value.type &&
-                         PMIX_CHECK_PROCID(a->value.data.proc, &me);
+        alert_names_rank1 = a && PMIX_PROC == a->value.type &&
+                            PMIX_CHECK_NSPACE(a->value.data.proc->nspace, me.nspace) &&
+                            1 == a->value.data.proc->rank && source && 1 == source->rank;
     }
     pthread_mutex_unlock(&mu);
     if (cbfunc) {
@@ -228,9 +230,10 @@ static void heartbeats(void)
         nap(0.1);
     }
     if (0 == me.rank) {
-        CHECK(0 == counter(&n_alerts), "a beating rank is not alerted");
+        CHECK(1 == counter(&n_alerts) && alert_names_rank1,
+              "the beating rank hears of the silent one, once (%d)", counter(&n_alerts));
     } else {
-        CHECK(counter(&n_alerts) >= 1 && alert_names_me, "a silent rank is alerted (%d)",
+        CHECK(0 == counter(&n_alerts), "the silent rank hears no alert about itself (%d)",
               counter(&n_alerts));
     }
     pmix_info_t cancel;

@@ -139,6 +139,26 @@ check "PMIx_Job_control signals a rank on another node (2 nodes, 4 ranks)" 0 ' 0
     "${PR[@]}" --nodes 2 -n 4 "$MN/jctrl"
 check "PMIx_Process_monitor of ranks on other nodes: updates, cancel, finalize ends it (2 nodes, 4 ranks)" \
     0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$MN/monitor"
+check "heartbeat and file alerts reach the watched rank's namespace, not the rank (one node)" \
+    0 ' 0 failed' 60 2 -- "${PR[@]}" -n 2 "$MN/liveness"
+check "heartbeat and file alerts cross nodes (2 nodes, 2 ranks)" \
+    0 ' 0 failed' 60 2 -- "${PR[@]}" --nodes 2 -n 2 "$MN/liveness"
+# Rank 2 stops node 1's daemon, rank 0 asks a monitor there, rank 2 kills the daemon:
+# the waiting monitor and the periodic one running there end with PMIX_ERR_UNREACH.
+lost=$(mktemp -d)
+check "monitors of ranks on a node whose daemon is lost end with PMIX_ERR_UNREACH" \
+    1 'monitor_lost.c: [0-9]+ checks, 0 failed' 60 -- \
+    env MONITOR_LOST_DIR="$lost" "${PR[@]}" --nodes 2 -n 4 sh -c '
+        w() { i=0; while [ ! -e "$MONITOR_LOST_DIR/$1" ] && [ $i -lt 200 ]; do
+            sleep 0.1; i=$((i + 1)); done; }
+        case $PMIX_RANK in
+        0) exec "$0" ;;
+        2) d=${PMIX_RS_SERVER_URI%/sock}; w periodic; kill -STOP "${d##*.}";
+           touch "$MONITOR_LOST_DIR/stopped"; w asked; sleep 0.5; kill -9 "${d##*.}";
+           sleep 30 ;;
+        *) sleep 30 ;;
+        esac' "$MN/monitor_lost"
+rm -rf "$lost"
 check "group construct/destruct across nodes, context ids, endpoint data (2 nodes, 4 ranks)" 0 \
     ' 0 failed' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/group" 2
 check "group construct/destruct across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \

@@ -26,7 +26,12 @@ use pmix_sys::attrs::keys as ak;
 impl ServerState {
     /// The local clients an event of `range` from `source` reaches, and whether it also
     /// concerns processes elsewhere.
-    fn event_targets(&self, source: &ProcId, range: u8, info: &[Info]) -> (Vec<ConnId>, bool) {
+    pub(super) fn event_targets(
+        &self,
+        source: &ProcId,
+        range: u8,
+        info: &[Info],
+    ) -> (Vec<ConnId>, bool) {
         let clients = self.conns.iter().filter_map(|(&c, st)| match st {
             ConnState::Client { proc_, .. } => Some((c, proc_)),
             _ => None,
@@ -58,7 +63,7 @@ impl ServerState {
         }
     }
 
-    fn send_event(
+    pub(super) fn send_event(
         &self,
         targets: &[ConnId],
         status: i32,

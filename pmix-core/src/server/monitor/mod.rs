@@ -4,7 +4,12 @@
 //! interfaces (`..._NODE_`, `..._DISK_`, `..._NET_RESOURCE_USAGE`), once or every
 //! `PMIX_MONITOR_RESOURCE_RATE` seconds as events with the requested code to the
 //! requester until `PMIX_MONITOR_CANCEL` names its `PMIX_MONITOR_ID`; and heartbeat
-//! watches (`PMIX_MONITOR_HEARTBEAT`) when the host has no monitoring of its own.
+//! watches (`PMIX_MONITOR_HEARTBEAT`) when the host has no monitoring of its own; and
+//! file watches (`PMIX_MONITOR_FILE`, [`file`]), always served here as OpenPMIx's
+//! `psensor` serves them before the host hears of a request. A heartbeat or file alert
+//! is raised as OpenPMIx's sensors raise it: with the watched process as its source, to
+//! the range the request named (`PMIX_RANGE`, the source's namespace by default, other
+//! nodes through the host), never to the source itself.
 //! Everything else, and usage of processes that are not this server's clients, goes
 //! to the host's `monitor` slot as before (`server/hostops.rs`): a request naming
 //! clients of this server and processes elsewhere is served here for the former and
@@ -14,6 +19,7 @@
 //! events of range `PMIX_RANGE_CUSTOM` naming the requester, which the host carries as
 //! any other event.
 
+mod file;
 mod remote;
 mod sample;
 
@@ -81,13 +87,18 @@ struct Op {
 enum Watch {
     Usage(Usage),
     /// `target`'s heartbeats: `seen` at the last check, `missed` checks in a row
-    /// without a new one, alert after `drops`.
+    /// without a new one; the alert comes when more than `drops` were missed, once
+    /// (`alerted`) until the target beats again.
     Heartbeat {
         target: ProcId,
         seen: u64,
         missed: u32,
         drops: u32,
+        range: u8,
+        alerted: bool,
     },
+    /// A file the requester asked to be watched ([`file`]).
+    File(file::FileWatch),
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -151,6 +162,8 @@ fn with_targets(directives: &[Info], far: &[ProcId]) -> Vec<Info> {
 enum Decision {
     Usage(Usage, Option<String>, u32),
     Cancel(String),
+    /// A file watch: its id and check interval.
+    File(file::FileWatch, Option<String>, u32),
     Host,
 }
 
@@ -183,6 +196,10 @@ fn decide(monitor: &Info, directives: &[Info]) -> Result<Decision> {
         ak::PMIX_MONITOR_NODE_RESOURCE_USAGE => Kind::Node,
         ak::PMIX_MONITOR_DISK_RESOURCE_USAGE => Kind::Disk,
         ak::PMIX_MONITOR_NET_RESOURCE_USAGE => Kind::Net,
+        ak::PMIX_MONITOR_FILE => {
+            let (w, id, secs) = file::decide(monitor, directives)?;
+            return Ok(Decision::File(w, id, secs));
+        }
         ak::PMIX_MONITOR_CANCEL => {
             return match monitor.value.as_str() {
                 Some(id) => Ok(Decision::Cancel(id.to_string())),
@@ -261,8 +278,15 @@ impl ServerState {
         } = *ask;
         let (u, id, rate) = match decide(monitor, directives) {
             Ok(Decision::Host) => return Route::Host,
-            Ok(Decision::Cancel(id)) => return self.monitor_cancel(conn, tag, &id, out),
+            Ok(Decision::Cancel(id)) => return self.monitor_cancel(conn, tag, me, &id, out),
             Ok(Decision::Usage(u, id, rate)) => (u, id, rate),
+            Ok(Decision::File(w, id, secs)) => {
+                let every = Duration::from_secs(secs.into());
+                let timer = self.start_op(me, id, code, every, Watch::File(w));
+                out.push(Action::Timer(every, TimerEv::Monitor(timer)));
+                out.push(reply(conn, tag, Ok(Vec::new())));
+                return Route::Served;
+            }
             Err(e) => {
                 log::warn!("server: monitor request from {me} refused: {e}");
                 out.push(reply(conn, tag, Err(e)));
@@ -297,12 +321,20 @@ impl ServerState {
         route
     }
 
-    /// `PMIX_MONITOR_CANCEL` of `id`: the ops here end; the host hears of it when none
-    /// was here or one of them had targets elsewhere.
-    fn monitor_cancel(&mut self, conn: ConnId, tag: u32, id: &str, out: &mut Vec<Action>) -> Route {
+    /// `PMIX_MONITOR_CANCEL` of `id` by `me`: its ops here end (another process's ops
+    /// of the same id stay, as OpenPMIx stops only the requester's); the host hears of
+    /// it when none was here or one of them had targets elsewhere.
+    fn monitor_cancel(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        me: &ProcId,
+        id: &str,
+        out: &mut Vec<Action>,
+    ) -> Route {
         let (gone, keep): (Vec<Op>, Vec<Op>) = std::mem::take(&mut self.monitors.ops)
             .into_iter()
-            .partition(|o| !o.remote && o.id.as_deref() == Some(id));
+            .partition(|o| !o.remote && &o.requester == me && o.id.as_deref() == Some(id));
         self.monitors.ops = keep;
         if gone.is_empty() {
             return Route::Host;
@@ -371,12 +403,19 @@ impl ServerState {
             ));
             return;
         };
-        let drops = num(ak::PMIX_MONITOR_HEARTBEAT_DROPS).unwrap_or(1).max(1) as u32;
+        let drops = num(ak::PMIX_MONITOR_HEARTBEAT_DROPS)
+            .map_or(0, |d| u32::try_from(d).unwrap_or(u32::MAX));
+        let range = match range_of(directives) {
+            Ok(r) => r,
+            Err(e) => return out.push(reply(conn, tag, Err(e))),
+        };
         let watch = Watch::Heartbeat {
             target: me.clone(),
             seen: self.heartbeats(me),
             missed: 0,
             drops,
+            range,
+            alerted: false,
         };
         let timer = self.start_op(me, id, code, Duration::from_secs(secs), watch);
         out.push(Action::Timer(
@@ -433,20 +472,35 @@ impl ServerState {
                 seen,
                 missed,
                 drops,
+                range,
+                alerted,
             } => {
                 let now = self.heartbeats(target);
-                *missed = if now == *seen { *missed + 1 } else { 0 };
+                if now == *seen {
+                    *missed = missed.saturating_add(1);
+                } else {
+                    (*missed, *alerted) = (0, false);
+                }
                 *seen = now;
-                (*missed >= *drops).then(|| {
+                if *missed > *drops && !*alerted {
                     log::warn!("server: {target} missed {missed} heartbeats");
-                    *missed = 0;
-                    Info::new(
-                        ak::PMIX_EVENT_AFFECTED_PROC,
-                        Value::Proc(Some(target.clone())),
-                    )
-                    .into_iter()
-                    .collect()
-                })
+                    *alerted = true;
+                    let (target, range) = (target.clone(), *range);
+                    let code = alert_code(op.code, sys::PMIX_MONITOR_HEARTBEAT_ALERT);
+                    self.monitor_alert(&target, code, range, op.id.as_deref(), out);
+                }
+                None
+            }
+            Watch::File(w) => {
+                if w.check() {
+                    log::warn!("server: {} stalled ({})", w.path(), op.requester);
+                    let (source, range) = (op.requester.clone(), w.range());
+                    let code = alert_code(op.code, sys::PMIX_MONITOR_FILE_ALERT);
+                    self.monitor_alert(&source, code, range, op.id.as_deref(), out);
+                    // A file alert ends its watch, as OpenPMIx's does.
+                    return;
+                }
+                None
             }
         };
         if let Some(mut info) = info {
@@ -470,6 +524,39 @@ impl ServerState {
         }
         out.push(Action::Timer(op.every, TimerEv::Monitor(op.timer)));
         self.monitors.ops.push(op);
+    }
+
+    /// A heartbeat or file alert about `source`: to the clients of this server in
+    /// `range` but `source` itself (presumed dead, as OpenPMIx's sensors presume), and
+    /// to the host when the range reaches beyond this server.
+    fn monitor_alert(
+        &self,
+        source: &ProcId,
+        code: i32,
+        range: u8,
+        id: Option<&str>,
+        out: &mut Vec<Action>,
+    ) {
+        let mut info: Vec<Info> = Info::new(
+            ak::PMIX_EVENT_AFFECTED_PROC,
+            Value::Proc(Some(source.clone())),
+        )
+        .into_iter()
+        .collect();
+        info.extend(id.and_then(|id| Info::new(ak::PMIX_MONITOR_ID, Value::string(id)).ok()));
+        let (mut targets, beyond) = self.event_targets(source, range, &info);
+        if let Some(c) = self.by_proc.get(source) {
+            targets.retain(|t| t != c);
+        }
+        self.send_event(&targets, code, source, info.clone(), out);
+        if beyond {
+            out.push(Action::Host(super::Upcall::Notify {
+                source: source.clone(),
+                status: code,
+                range,
+                info,
+            }));
+        }
     }
 
     /// One sample of what `u` asks for.
@@ -520,6 +607,27 @@ impl ServerState {
             .collect();
         v.sort_by(|a, b| (&a.0.nspace, a.0.rank).cmp(&(&b.0.nspace, b.0.rank)));
         v
+    }
+}
+
+/// The status an alert raises: the one the request named, or the sensor's own when it
+/// named none (`PMIX_SUCCESS`), as `PMIx_Process_monitor(3)` says.
+fn alert_code(asked: i32, own: i32) -> i32 {
+    if asked == sys::PMIX_SUCCESS {
+        own
+    } else {
+        asked
+    }
+}
+
+/// `PMIX_RANGE` of a liveness monitor's directives (the namespace by default).
+fn range_of(directives: &[Info]) -> Result<u8> {
+    match directives.iter().find(|d| d.key.as_str() == ak::PMIX_RANGE) {
+        None => Ok(sys::PMIX_RANGE_NAMESPACE),
+        Some(d) => match d.value {
+            Value::Range(r) => Ok(r),
+            _ => Err(Error::bad_param("PMIX_RANGE is not a data range")),
+        },
     }
 }
 

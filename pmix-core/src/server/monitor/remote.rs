@@ -62,7 +62,7 @@ impl ServerState {
                 self.monitor_cancel_for(requester, Some(&id));
                 Ok(Vec::new())
             }
-            Decision::Host => Err(Error::not_supported(format!(
+            Decision::Host | Decision::File(..) => Err(Error::not_supported(format!(
                 "{} is not served for another server's process",
                 monitor.key.as_str()
             ))),
@@ -310,5 +310,126 @@ mod tests {
         let heartbeat = Info::new(ak::PMIX_MONITOR_HEARTBEAT, Value::Bool(true)).unwrap();
         let r = s.monitor_for(&far, &heartbeat, CODE, &[], &mut Vec::new());
         assert!(r.is_err(), "not served for another server's process");
+    }
+
+    /// Rank 1 of "a" joins as connection 2; `ask` as connection `conn`.
+    fn ask_as(
+        s: &mut ServerState,
+        conn: u64,
+        tag: u32,
+        code: i32,
+        monitor: Info,
+        directives: Vec<Info>,
+    ) -> Vec<Action> {
+        let r = HostOpReq::Monitor {
+            monitor,
+            error: code,
+            directives,
+        };
+        send(s, conn as _, tag, DynReq::HostOp(r))
+    }
+
+    fn events(out: &[Action]) -> Vec<(u64, i32, ProcId)> {
+        msgs(out)
+            .into_iter()
+            .filter_map(|(c, m)| match m {
+                ServerMsg::Event { status, source, .. } => Some((c as u64, status, source)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_file_alert_names_the_watcher_and_reaches_its_namespace_but_not_it() {
+        let mut s = server();
+        crate::server::state::connect_test_client(&mut s, &p("a", 1), 2, 1000);
+        let path = std::env::temp_dir().join(format!("pmix-monitor-{}", std::process::id()));
+        std::fs::write(&path, b"x").unwrap();
+        let file = Info::new(ak::PMIX_MONITOR_FILE, Value::string(path.to_str().unwrap())).unwrap();
+        let dirs = vec![
+            Info::new(ak::PMIX_MONITOR_ID, Value::string("f")).unwrap(),
+            Info::new(ak::PMIX_MONITOR_FILE_MODIFY, Value::Bool(true)).unwrap(),
+            Info::new(ak::PMIX_MONITOR_FILE_CHECK_TIME, Value::Uint32(1)).unwrap(),
+            Info::new(ak::PMIX_MONITOR_FILE_DROPS, Value::Uint32(1)).unwrap(),
+        ];
+        let out = ask_as(&mut s, 1, 3, sys::PMIX_SUCCESS, file.clone(), dirs.clone());
+        assert_eq!(statuses(&out), vec![(1, 3, sys::PMIX_SUCCESS)]);
+        assert!(to_host(&out).is_none(), "served here, never the host's");
+        let t = match out.first() {
+            Some(Action::Timer(_, TimerEv::Monitor(t))) => *t,
+            _ => panic!("no timer for the file watch"),
+        };
+        // Rank 1 cancelling rank 0's id ends nothing of rank 0's.
+        let cancel = Info::new(ak::PMIX_MONITOR_CANCEL, Value::string("f")).unwrap();
+        let out = ask_as(&mut s, 2, 4, sys::PMIX_SUCCESS, cancel, Vec::new());
+        assert!(to_host(&out).is_some(), "rank 1 has no monitor f here");
+        assert_eq!(s.monitors.ops.len(), 1);
+        let mut out = Vec::new();
+        s.monitor_tick(t, &mut out);
+        assert!(events(&out).is_empty(), "the first look is the baseline");
+        let mut out = Vec::new();
+        s.monitor_tick(t, &mut out);
+        assert_eq!(
+            events(&out),
+            vec![(2, sys::PMIX_MONITOR_FILE_ALERT, p("a", 0))],
+            "to rank 1 only, from rank 0"
+        );
+        let host = out.iter().find_map(|a| match a {
+            Action::Host(Upcall::Notify { source, range, .. }) => Some((source.clone(), *range)),
+            _ => None,
+        });
+        assert_eq!(
+            host,
+            Some((p("a", 0), sys::PMIX_RANGE_NAMESPACE)),
+            "and beyond"
+        );
+        assert!(s.monitors.ops.is_empty(), "a file alert ends its watch");
+        let _ = std::fs::remove_file(&path);
+        // No check time: refused.
+        let out = ask_as(&mut s, 1, 5, sys::PMIX_SUCCESS, file, dirs[..2].to_vec());
+        assert_eq!(statuses(&out), vec![(1, 5, sys::PMIX_ERR_BAD_PARAM)]);
+    }
+
+    #[test]
+    fn a_heartbeat_alert_comes_once_after_the_drops_and_again_after_a_beat() {
+        let mut s = server();
+        crate::server::state::connect_test_client(&mut s, &p("a", 1), 2, 1000);
+        s.set_local_heartbeats(true);
+        let (me, hb) = (
+            p("a", 0),
+            Info::new(ak::PMIX_MONITOR_HEARTBEAT, Value::Bool(true)).unwrap(),
+        );
+        let dirs = vec![
+            Info::new(ak::PMIX_MONITOR_HEARTBEAT_TIME, Value::Uint32(1)).unwrap(),
+            Info::new(ak::PMIX_MONITOR_HEARTBEAT_DROPS, Value::Uint32(1)).unwrap(),
+        ];
+        let ask = MonitorAsk {
+            conn: 1,
+            tag: 9,
+            me: &me,
+            monitor: &hb,
+            code: sys::PMIX_SUCCESS,
+            directives: &dirs,
+        };
+        let mut out = Vec::new();
+        s.monitor_host_done(&ask, Err(Error::not_supported("no")), &mut out);
+        assert_eq!(statuses(&out), vec![(1, 9, sys::PMIX_SUCCESS)]);
+        let t = match out.first() {
+            Some(Action::Timer(_, TimerEv::Monitor(t))) => *t,
+            _ => panic!("no timer for the heartbeat watch"),
+        };
+        let tick = |s: &mut ServerState| {
+            let mut out = Vec::new();
+            s.monitor_tick(t, &mut out);
+            events(&out)
+        };
+        let alert = vec![(2, sys::PMIX_MONITOR_HEARTBEAT_ALERT, me.clone())];
+        assert!(tick(&mut s).is_empty(), "one empty window is tolerated");
+        assert_eq!(tick(&mut s), alert, "the second is not; rank 1 hears");
+        assert!(tick(&mut s).is_empty(), "once while it stays silent");
+        s.hostops.beats.insert(me.clone(), 1);
+        assert!(tick(&mut s).is_empty(), "it beat");
+        assert!(tick(&mut s).is_empty());
+        assert_eq!(tick(&mut s), alert, "silent again");
     }
 }

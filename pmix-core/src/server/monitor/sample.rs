@@ -60,9 +60,25 @@ pub(super) fn proc_usage(
     host: &str,
     fields: &Fields,
 ) -> Option<Vec<Info>> {
+    // Only the files the asked-for fields come from are read (`stat` always: it tells
+    // whether the process is still there).
+    let read = |path: String, keys: &[&str]| {
+        if keys.iter().any(|k| wanted(fields, k)) {
+            std::fs::read_to_string(path).unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let uptime = std::fs::read_to_string("/proc/uptime").unwrap_or_default();
+    let status = read(
+        format!("/proc/{pid}/status"),
+        &[
+            ak::PMIX_PROC_PEAK_VSIZE,
+            ak::PMIX_PROC_VSIZE,
+            ak::PMIX_PROC_RSS,
+        ],
+    );
+    let uptime = read("/proc/uptime".to_string(), &[ak::PMIX_PROC_PERCENT_CPU]);
     let mut out = Vec::new();
     push(&mut out, ak::PMIX_PROCID, Value::Proc(Some(proc_.clone())));
     push(&mut out, ak::PMIX_PROC_PID, Value::Pid(pid));
@@ -416,5 +432,16 @@ mod tests {
         // Our own smaps_rollup is always readable on the kernels CI runs.
         assert!(matches!(get(&v, ak::PMIX_PROC_PSS), Some(Value::Float(f)) if *f > 0.0));
         assert!(proc_usage(&me, i32::MAX, "h", &None).is_none());
+        // Fields named: only those (and the entry's identity), whatever file each is in.
+        let vsize = Some(vec![ak::PMIX_PROC_VSIZE.to_string()]);
+        let v = proc_usage(&me, std::process::id() as i32, "h", &vsize).unwrap();
+        assert!(matches!(get(&v, ak::PMIX_PROC_VSIZE), Some(Value::Float(f)) if *f > 0.0));
+        for k in [
+            ak::PMIX_PROC_PSS,
+            ak::PMIX_PROC_RSS,
+            ak::PMIX_PROC_PERCENT_CPU,
+        ] {
+            assert!(get(&v, k).is_none(), "{k} was not asked for");
+        }
     }
 }

@@ -7,7 +7,12 @@
 //! `PMIX_MONITOR_ID`; the updates come back as events of range `PMIX_RANGE_CUSTOM`
 //! naming the requester, relayed to the other nodes as every event is. A
 //! `PMIX_MONITOR_CANCEL` of that id, or the requester finalizing or going away,
-//! ends them on those nodes ([`Down::MonitorCancel`]). Monitors of other kinds
+//! ends them on those nodes ([`Down::MonitorCancel`]). A node whose daemon is lost
+//! ([`Shared::monitor_node_lost`]) fails its parts of the requests still waiting
+//! (`PMIX_ERR_UNREACH`, the whole answer when no other node answered), and each
+//! periodic monitor it ran tells its requester with a `PMIX_ERR_UNREACH` event naming
+//! the monitor's id and the lost targets; a request naming only targets of lost nodes
+//! fails at once. Monitors of other kinds
 //! (heartbeats, files) are `PMIX_ERR_NOT_SUPPORTED`: pmixrun has no monitoring of its
 //! own, so a heartbeat watch stays with the requester's server.
 
@@ -15,6 +20,7 @@ use super::super::link::Down;
 use super::super::upcall::{Answer, Finish};
 use super::Shared;
 use pmix_core::{Error, Info, ProcId, Value};
+use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -31,16 +37,20 @@ struct Ask {
 struct Running {
     requester: ProcId,
     id: Option<String>,
-    nodes: BTreeSet<usize>,
+    /// Its nodes, with the targets each samples.
+    nodes: BTreeMap<usize, Vec<ProcId>>,
 }
 
 /// The front end's record of monitors spanning nodes.
 #[derive(Default)]
 pub(super) struct Monitors {
-    /// Our id of a node's [`Down::MonitorAsk`] → the request it is part of.
-    parts: HashMap<u64, u64>,
+    /// Our id of a node's [`Down::MonitorAsk`] → the request it is part of, and the
+    /// node asked.
+    parts: HashMap<u64, (u64, usize)>,
     asks: HashMap<u64, Ask>,
     running: Vec<Running>,
+    /// Nodes whose daemon was lost.
+    lost: BTreeSet<usize>,
 }
 
 fn directive<'a>(directives: &'a [Info], key: &str) -> Option<&'a Value> {
@@ -57,16 +67,9 @@ fn for_targets(directives: &[Info], targets: &[ProcId]) -> Vec<Info> {
         .filter(|d| d.key.as_str() != ak::PMIX_MONITOR_TARGET_PROCS)
         .cloned()
         .collect();
-    let arr = pmix_core::DataArray {
-        dtype: pmix_sys::PMIX_PROC,
-        items: targets
-            .iter()
-            .map(|p| Value::Proc(Some(p.clone())))
-            .collect(),
-    };
     v.extend(Info::new(
         ak::PMIX_MONITOR_TARGET_PROCS,
-        Value::DataArray(Box::new(arr)),
+        proc_array(targets),
     ));
     v
 }
@@ -95,10 +98,18 @@ impl Shared {
                 finish(Ok(Answer::Infos(Vec::new())))
             }
             ak::PMIX_MONITOR_PROC_RESOURCE_USAGE => {
-                let per_node = self.targets_by_node(node, &directives);
+                let mut per_node = self.targets_by_node(node, &directives);
                 if per_node.is_empty() {
                     return finish(Err(Error::not_found(
                         "no target of the monitor runs on another node",
+                    )));
+                }
+                let lost = self.lock().monitors.lost.clone();
+                per_node.retain(|n, _| !lost.contains(n));
+                if per_node.is_empty() {
+                    return finish(Err(Error::new(
+                        sys::PMIX_ERR_UNREACH,
+                        "the monitor's targets are on nodes whose daemon was lost",
                     )));
                 }
                 self.monitor_ask(requester, monitor, code, &directives, per_node, finish)
@@ -153,7 +164,7 @@ impl Shared {
             for (&n, targets) in &per_node {
                 st.next += 1;
                 let part = st.next;
-                st.monitors.parts.insert(part, ask);
+                st.monitors.parts.insert(part, (ask, n));
                 let msg = Down::MonitorAsk {
                     id: part,
                     requester: requester.clone(),
@@ -177,7 +188,7 @@ impl Shared {
                 st.monitors.running.push(Running {
                     requester,
                     id,
-                    nodes: per_node.keys().copied().collect(),
+                    nodes: per_node.clone(),
                 });
             }
         }
@@ -190,7 +201,7 @@ impl Shared {
     pub(super) fn monitor_answer(&self, id: u64, status: i32, results: Vec<Info>) {
         let done = {
             let mut st = self.lock();
-            let Some(ask_id) = st.monitors.parts.remove(&id) else {
+            let Some((ask_id, _)) = st.monitors.parts.remove(&id) else {
                 return log::warn!("answer to unknown monitor request {id}");
             };
             let Some(ask) = st.monitors.asks.get_mut(&ask_id) else {
@@ -230,7 +241,7 @@ impl Shared {
             st.monitors.running = keep;
             gone
         };
-        let nodes: BTreeSet<usize> = gone.iter().flat_map(|r| r.nodes.iter().copied()).collect();
+        let nodes: BTreeSet<usize> = gone.iter().flat_map(|r| r.nodes.keys().copied()).collect();
         for n in nodes {
             self.send(
                 n,
@@ -242,4 +253,67 @@ impl Shared {
         }
         gone.len()
     }
+
+    /// `node`'s daemon is lost: its parts of waiting requests fail, and the requesters
+    /// of the periodic monitors it ran hear of it (see the module text).
+    pub(super) fn monitor_node_lost(&self, node: usize) {
+        let (parts, told) = {
+            let mut st = self.lock();
+            st.monitors.lost.insert(node);
+            let parts: Vec<u64> = st
+                .monitors
+                .parts
+                .iter()
+                .filter(|(_, &(_, n))| n == node)
+                .map(|(&p, _)| p)
+                .collect();
+            let mut told = Vec::new();
+            for r in &mut st.monitors.running {
+                if let Some(targets) = r.nodes.remove(&node) {
+                    told.push((r.requester.clone(), r.id.clone(), targets));
+                }
+            }
+            st.monitors.running.retain(|r| !r.nodes.is_empty());
+            (parts, told)
+        };
+        for p in parts {
+            self.monitor_answer(p, sys::PMIX_ERR_UNREACH, Vec::new());
+        }
+        for (requester, id, targets) in told {
+            log::warn!("monitor of {requester}: node {node} was lost with its targets");
+            let Some(at) = self.node_of_proc(&requester) else {
+                continue;
+            };
+            let mut info: Vec<Info> = Vec::new();
+            info.extend(Info::new(
+                pmix_sys::attrs::keys::PMIX_EVENT_CUSTOM_RANGE,
+                proc_array(std::slice::from_ref(&requester)),
+            ));
+            info.extend(Info::new(
+                pmix_sys::attrs::keys::PMIX_EVENT_AFFECTED_PROCS,
+                proc_array(&targets),
+            ));
+            info.extend(id.and_then(|i| Info::new(ak::PMIX_MONITOR_ID, Value::string(&i)).ok()));
+            let source = ProcId {
+                nspace: self.nspace.clone(),
+                rank: sys::PMIX_RANK_WILDCARD,
+            };
+            self.send(
+                at,
+                &Down::Notify {
+                    status: sys::PMIX_ERR_UNREACH,
+                    source,
+                    range: sys::PMIX_RANGE_CUSTOM,
+                    info,
+                },
+            );
+        }
+    }
+}
+
+fn proc_array(procs: &[ProcId]) -> Value {
+    Value::DataArray(Box::new(pmix_core::DataArray {
+        dtype: sys::PMIX_PROC,
+        items: procs.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
+    }))
 }

@@ -344,6 +344,8 @@ impl Shared {
             st.calls.retain(|_, (n, _)| *n != node);
             st.closing
         };
+        // Nor will its parts of monitors spanning nodes.
+        self.monitor_node_lost(node);
         if closing {
             return;
         }
