@@ -38,13 +38,15 @@ UNDER_OPENPMIX_TESTED = (
     "PMIx_Abort PMIx_Spawn PMIx_Connect PMIx_Disconnect PMIx_Unpublish PMIx_Query_info "
     "PMIx_Log PMIx_Job_control"
 ).split()
-# Mapped onto 4.2's commands; Debian's mpirun (ORTE) answers NOT_SUPPORTED, as it does
-# to OpenPMIx's own client (compared live).
-UNDER_OPENPMIX_HOST_REFUSES = "PMIx_IOF_pull PMIx_Group_construct".split()
+# Mapped onto the v41 commands; Debian's mpirun (ORTE) answers NOT_SUPPORTED, as it does
+# to OpenPMIx's own client (compared live), and the Open MPI 5 wheel's prterun (OpenPMIx
+# 5.0.11) serves them (`make v41client-check` case prte-extras).
+UNDER_OPENPMIX_HOST_REFUSES = ("PMIx_IOF_pull PMIx_IOF_deregister PMIx_Group_construct "
+                               "PMIx_Group_destruct").split()
 UNDER_OPENPMIX_MAPPED = ("PMIx_Spawn_nb PMIx_Connect_nb PMIx_Disconnect_nb PMIx_Unpublish_nb "
                          "PMIx_Query_info_nb PMIx_Log_nb PMIx_Job_control_nb "
-                         "PMIx_IOF_deregister PMIx_IOF_push PMIx_Group_construct_nb "
-                         "PMIx_Group_destruct PMIx_Group_destruct_nb").split()
+                         "PMIx_IOF_push PMIx_Group_construct_nb "
+                         "PMIx_Group_destruct_nb").split()
 UNDER_OPENPMIX_REFUSED = ("PMIx_Group_invite", "PMIx_Group_join", "PMIx_Group_leave",
                           "PMIx_Group_decline", "PMIx_Allocation_request",
                           "PMIx_Process_monitor", "PMIx_Get_credential",
@@ -82,7 +84,7 @@ def under_openpmix(name, fam):
     if name in UNDER_OPENPMIX_TESTED or name in UNDER_OPENPMIX_TOOL_TESTED:
         return "yes, tested"
     if name in UNDER_OPENPMIX_HOST_REFUSES:
-        return "mapped; ORTE answers NOT_SUPPORTED (tested)"
+        return "yes under PRRTE 3 / OpenPMIx 5.0.11, tested; ORTE answers NOT_SUPPORTED"
     if name in UNDER_OPENPMIX_MAPPED:
         return "mapped, not tested"
     if name.startswith(UNDER_OPENPMIX_REFUSED):
