@@ -246,6 +246,11 @@ impl FenceArea {
         Some((g, c, missing))
     }
 
+    /// The generation under way (the next fence's, if none is).
+    pub fn generation(&self) -> u32 {
+        gen_of(self.bar().load(SeqCst))
+    }
+
     /// The number of participants.
     pub fn participants(&self) -> u32 {
         self.n as u32
@@ -380,12 +385,17 @@ impl FenceArea {
         let hdr = self.words.word(base);
         hdr.store(0, Relaxed);
         fence(Release);
-        for (i, chunk) in data.chunks(8).enumerate() {
+        let body = self.words.words(base + 1, data.len().div_ceil(8));
+        let mut chunks = data.chunks_exact(8);
+        for (w, chunk) in body.iter().zip(&mut chunks) {
+            let b: [u8; 8] = chunk.try_into().unwrap_or_default();
+            w.store(u64::from_le_bytes(b), Relaxed);
+        }
+        let tail = chunks.remainder();
+        if let Some(w) = body.get(data.len() / 8).filter(|_| !tail.is_empty()) {
             let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.words
-                .word(base + 1 + i)
-                .store(u64::from_le_bytes(b), Relaxed);
+            b[..tail.len()].copy_from_slice(tail);
+            w.store(u64::from_le_bytes(b), Relaxed);
         }
         hdr.store(((g as u64) << 32) | VALID | data.len() as u64, Release);
     }
@@ -406,8 +416,8 @@ impl FenceArea {
             return None;
         }
         let mut out = Vec::with_capacity(len.div_ceil(8) * 8);
-        for i in 0..len.div_ceil(8) {
-            out.extend_from_slice(&self.words.word(base + 1 + i).load(Relaxed).to_le_bytes());
+        for w in self.words.words(base + 1, len.div_ceil(8)) {
+            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
         }
         fence(Acquire);
         if hdr.load(Relaxed) != h {
