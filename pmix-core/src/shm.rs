@@ -484,11 +484,20 @@ impl FenceArea {
     }
 
     /// Sleep until generation `g` ends; at `deadline` abort it with `PMIX_ERR_TIMEOUT`
-    /// (for every participant, as the socket path's timer does).
+    /// (for every participant, as the socket path's timer does). Before the first sleep
+    /// the caller yields the CPU up to [`wait_yields`] times, looking in between: a rank
+    /// that arrives meanwhile (on the other core, or on this one, which the yield hands
+    /// it) spares us a sleep and a wakeup.
     pub fn wait(&self, g: u32, deadline: Option<Instant>) -> Outcome {
+        let mut yields = wait_yields();
         loop {
             if let Some(o) = self.poll(g) {
                 return o;
+            }
+            if yields > 0 && deadline.is_none_or(|t| Instant::now() < t) {
+                yields -= 1;
+                std::thread::yield_now();
+                continue;
             }
             let left = match deadline {
                 Some(t) => match t.checked_duration_since(Instant::now()) {
@@ -535,6 +544,21 @@ impl FenceArea {
         }
     }
 }
+
+/// How often a waiter yields before it sleeps (`PMIX_RS_SHM_FENCE_YIELDS`, default
+/// [`DEFAULT_WAIT_YIELDS`]; read once).
+pub fn wait_yields() -> u32 {
+    static YIELDS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *YIELDS.get_or_init(|| {
+        crate::params::get(crate::params::SHM_FENCE_YIELDS)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_WAIT_YIELDS)
+    })
+}
+
+/// The default of [`wait_yields`]: as many as the socket path's caller
+/// (`reactor::direct`).
+pub const DEFAULT_WAIT_YIELDS: u32 = 4;
 
 /// True unless `PMIX_RS_SHM_FENCE=0` turns same-node fences in shared memory off (read
 /// by the server: without an area its clients take the socket path).
