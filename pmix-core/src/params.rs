@@ -226,7 +226,7 @@ pub const PARAMS: &[Param] = &[
     },
     Param {
         name: SHM_FENCE_YIELDS,
-        default: "4",
+        default: "0",
         readers: &[Client],
         meaning: "times a rank waiting in the shared-memory fence area yields the CPU, \
                   looking at the fence in between, before it sleeps until the last rank \

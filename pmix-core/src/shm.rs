@@ -485,11 +485,15 @@ impl FenceArea {
 
     /// Sleep until generation `g` ends; at `deadline` abort it with `PMIX_ERR_TIMEOUT`
     /// (for every participant, as the socket path's timer does). Before the first sleep
-    /// the caller yields the CPU up to [`wait_yields`] times, looking in between: a rank
-    /// that arrives meanwhile (on the other core, or on this one, which the yield hands
-    /// it) spares us a sleep and a wakeup.
+    /// the caller yields the CPU [`wait_yields`] times (default none), looking in between.
     pub fn wait(&self, g: u32, deadline: Option<Instant>) -> Outcome {
-        let mut yields = wait_yields();
+        self.wait_yielding(g, deadline, wait_yields())
+    }
+
+    /// [`FenceArea::wait`], yielding the CPU up to `yields` times before the first sleep:
+    /// a rank that arrives meanwhile (on the other core, or on this one, which the yield
+    /// hands it) spares us a sleep and a wakeup.
+    fn wait_yielding(&self, g: u32, deadline: Option<Instant>, mut yields: u32) -> Outcome {
         loop {
             if let Some(o) = self.poll(g) {
                 return o;
@@ -556,9 +560,11 @@ pub fn wait_yields() -> u32 {
     })
 }
 
-/// The default of [`wait_yields`]: as many as the socket path's caller
-/// (`reactor::direct`).
-pub const DEFAULT_WAIT_YIELDS: u32 = 4;
+/// The default of [`wait_yields`]: none. Yielding pays at real-time priority (8 ranks
+/// on 2 cores: 26 → 6 µs per fence without data) but costs under the normal scheduler
+/// on a machine busy with other work, where a yield hands the core to that work (29 →
+/// 94 µs); docs/PERF.md, "Fences and mpi_hello profiled".
+pub const DEFAULT_WAIT_YIELDS: u32 = 0;
 
 /// True unless `PMIX_RS_SHM_FENCE=0` turns same-node fences in shared memory off (read
 /// by the server: without an area its clients take the socket path).
@@ -610,6 +616,38 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(gen_of(area.bar().load(SeqCst)), 2000);
+    }
+
+    #[test]
+    fn ranks_that_yield_before_sleeping_pass_many_fences_in_step() {
+        let (area, _) = pair(4);
+        let area = Arc::new(area);
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                let a = area.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..2000 {
+                        let o = match a.arrive() {
+                            Arrived::Complete(_) => Outcome::Done,
+                            Arrived::Waiting(g) => a.wait_yielding(g, None, 4),
+                            Arrived::Socket | Arrived::Mismatch => Outcome::Socket,
+                        };
+                        assert_eq!(o, Outcome::Done);
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(gen_of(area.bar().load(SeqCst)), 2000);
+        // A deadline still ends a fence nobody else comes to, yields or not.
+        let Arrived::Waiting(g) = area.arrive() else {
+            panic!("first of four completed")
+        };
+        let t0 = Instant::now();
+        let o = area.wait_yielding(g, Some(t0 + Duration::from_millis(20)), 4);
+        assert_eq!(o, Outcome::Failed(pmix_sys::PMIX_ERR_TIMEOUT));
     }
 
     #[test]
