@@ -108,6 +108,9 @@ pub const SHM_FENCE: &str = "PMIX_RS_SHM_FENCE";
 /// `PMIX_RS_SHM_COLLECT_BYTES` (ours): room per rank for a collecting fence's data in
 /// the shared-memory fence area.
 pub const SHM_COLLECT_BYTES: &str = "PMIX_RS_SHM_COLLECT_BYTES";
+/// `PMIX_RS_SHM_FENCE_YIELDS` (ours): how often a rank waiting in the fence area yields
+/// the CPU before it sleeps.
+pub const SHM_FENCE_YIELDS: &str = "PMIX_RS_SHM_FENCE_YIELDS";
 /// `PMIX_RS_MAX_PARKED` (ours).
 pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
 /// `PMIX_RS_MAX_PARKED_BYTES` (ours).
@@ -230,6 +233,14 @@ pub const PARAMS: &[Param] = &[
         meaning: "bytes of committed data each rank may bring to a collecting fence in the \
                   shared-memory fence area (a rank with more, or 0, takes the socket path, \
                   and the others follow it there)",
+    },
+    Param {
+        name: SHM_FENCE_YIELDS,
+        default: "0",
+        readers: &[Client],
+        meaning: "times a rank waiting in the shared-memory fence area yields the CPU, \
+                  looking at the fence in between, before it sleeps until the last rank \
+                  arrives",
     },
     Param {
         name: PMIX_HOSTNAME,

@@ -3,7 +3,8 @@
  *   - the fence area is mapped when the server offers it ("on": pmixrun with one node)
  *     and not otherwise ("off": PMIX_RS_SHM_FENCE=0);
  *   - thousands of back-to-back fences, blocking and Fence_nb, all succeed;
- *   - data committed just before a fence without data is visible to every peer after it;
+ *   - data committed just before a fence without data is visible to every peer after it,
+ *     a changed value too when the peer asks the server for it (PMIX_GET_REFRESH_CACHE);
  *   - collecting (socket) and plain fences alternate;
  *   - mismatched descriptions (rank 0 collects, the others do not) fail for everyone
  *     within PMIX_TIMEOUT, and the next fence works;
@@ -222,6 +223,26 @@ static void commit_then_fence(void)
         }
     }
     CHECK(0 == bad, "Put/Commit/Fence/Get of the next rank's value, 50 rounds: %d failed", bad);
+    /* The same key with a new value each round, read from the server past the cache: the
+     * fence without data completes in the area without waiting for the commit to reach
+     * the server, so the server must not answer with the value it held before. */
+    bad = 0;
+    pmix_info_t refresh;
+    flag_info(&refresh, PMIX_GET_REFRESH_CACHE);
+    for (int i = 0; i < 50; i++) {
+        int got = -1;
+        if (PMIX_SUCCESS != put_int(PMIX_GLOBAL, "shm.same", i * 1000 + (int)me.rank) ||
+            PMIX_SUCCESS != PMIx_Commit() || PMIX_SUCCESS != PMIx_Fence(NULL, 0, NULL, 0) ||
+            PMIX_SUCCESS != get_int(&peer, "shm.same", &refresh, 1, &got) ||
+            got != i * 1000 + (int)peer.rank) {
+            bad++;
+        }
+        if (PMIX_SUCCESS != PMIx_Fence(NULL, 0, NULL, 0)) {
+            bad++;
+        }
+    }
+    CHECK(0 == bad, "Put/Commit/Fence/refreshed Get of a changed value, 50 rounds: %d failed",
+          bad);
     bad = 0;
     pmix_info_t col;
     flag_info(&col, PMIX_COLLECT_DATA);

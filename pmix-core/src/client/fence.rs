@@ -56,7 +56,9 @@ impl Client {
         }
         if let Some((area, data)) = self.shm_area(&procs, info) {
             let collect = data.is_some();
-            match shm_arrive(area, data.as_deref()) {
+            let arrived = shm_arrive(area, data.as_deref());
+            self.inner.shm.recycle(data);
+            match arrived {
                 Arrived::Complete(g) => {
                     self.inner.shm.passed(g, collect);
                     self.inner.shm.busy.store(false, Ordering::SeqCst);
@@ -88,9 +90,8 @@ impl Client {
         info: &[Info],
         cb: Callback<()>,
     ) -> Result<u32> {
-        // This request follows our commits on the connection: the server has them
-        // before the fence completes, so the next fence may be in shared memory.
-        self.inner.shm.dirty.store(false, Ordering::SeqCst);
+        // This request follows our commits on the connection: the server has them, and
+        // has sent the Forgets of the keys they deleted, before the fence completes.
         self.inner.shm.deleted.store(false, Ordering::SeqCst);
         let collect = flag(info, keys::COLLECT_DATA);
         let req = Req::Fence {
@@ -175,6 +176,7 @@ impl Client {
         }
         if let Some((area, data)) = self.shm_area(&procs, info) {
             let r = self.shm_fence_blocking(area, data.as_deref(), info);
+            self.inner.shm.recycle(data);
             self.inner.shm.busy.store(false, Ordering::SeqCst);
             if let Some(r) = r {
                 return r;
@@ -198,15 +200,13 @@ pub(super) struct ShmFence {
     /// A fence of ours is in the area now: another one at the same time (from another
     /// thread, or a second `PMIx_Fence_nb`) goes to the socket, as it would arrive twice.
     pub(super) busy: AtomicBool,
-    /// We committed data since our last fence request: the next fence goes to the socket
-    /// (after the commit on the connection), so that the server has the data before any
-    /// participant passes the fence; the socket fence sends the others there too.
-    pub(super) dirty: AtomicBool,
     /// A commit since our last fence request deleted keys (`PMIX_DEL_*`): the next
-    /// collecting fence goes to the socket too, where the server's `Forget` of each
-    /// deleted key reaches the peers that read it before their fence completes (the
-    /// area's fence does not wait for commits to reach the server, and a peer's cached
-    /// value of a deleted key would outlive it).
+    /// fence goes to the socket, where the server's `Forget` of each deleted key reaches
+    /// the peers that read it before their fence completes (the area's fence does not
+    /// wait for commits to reach the server, and a peer's cached value of a deleted key
+    /// would outlive it). Other commits need no such care: each is counted in the area
+    /// before it is sent, and the server holds a Get of our data until it has read
+    /// every commit we counted (`ServerState::shm_commit_in_flight`).
     deleted: AtomicBool,
     /// The thread that waits for `PMIx_Fence_nb`'s generations (started on first need).
     waiter: Mutex<Option<mpsc::Sender<NbWait>>>,
@@ -214,8 +214,15 @@ pub(super) struct ShmFence {
     /// buffers hold every rank's data as it was then (0: none, or a collecting fence on
     /// the socket path came after it). Lookups read peers' data there, in place.
     pub(super) view: AtomicU64,
-    /// Keys the server said a peer no longer has (`ServerMsg::Forget`) since that fence.
-    forgotten: Mutex<Vec<(ProcId, Key)>>,
+    /// The buffers our data for a collecting fence in the area is encoded in (kept, so
+    /// that a fence does not allocate them again).
+    scratch: Mutex<(Vec<u8>, Vec<u32>)>,
+    /// Keys the server said one of the area's ranks no longer has (`ServerMsg::Forget`),
+    /// each with the area's generation when the notice came: a collecting fence of a
+    /// later generation was entered after the deletion (the peer wrote its data
+    /// without the key), one of that generation or before may still carry the key.
+    /// One entry per rank and key.
+    forgotten: Mutex<Vec<(ProcId, Key, u32)>>,
 }
 
 impl ShmFence {
@@ -230,7 +237,6 @@ impl ShmFence {
 
     /// `PMIx_Commit` is about to send data (`deletes`: some of it deletes keys).
     pub(super) fn committed(&self, deletes: bool) {
-        self.dirty.store(true, Ordering::SeqCst);
         if deletes {
             self.deleted.store(true, Ordering::SeqCst);
         }
@@ -239,53 +245,40 @@ impl ShmFence {
         }
     }
 
-    /// Before asking the server for `target`'s data: if `target` shares our area, wait
-    /// (a bounded while) until the server has stored every commit `target` sent, which a
-    /// collecting fence in the area does not wait for.
-    pub(super) fn settle(&self, me: &ProcId, target: &ProcId) {
-        let Some(a) = self.area.get() else {
-            return;
-        };
-        if target.nspace != me.nspace || a.commits_stored(target.rank) {
-            return;
-        }
-        if crate::reactor::on_progress_thread() {
-            // Never a wait on the progress thread (a Get from a callback): the server
-            // holds a Get for a key it does not have yet; only a key the peer changed
-            // since may come back with its older value.
-            log::debug!(
-                "client {}: {}'s commits not stored yet; asking without waiting",
-                me,
-                target
-            );
-            return;
-        }
-        let t0 = std::time::Instant::now();
-        while !a.commits_stored(target.rank) {
-            if t0.elapsed() > Duration::from_secs(2) {
-                log::warn!(
-                    "client {}: the server has not stored {}'s commits after 2 s; asking anyway",
-                    me,
-                    target
-                );
-                return;
-            }
-            std::thread::sleep(Duration::from_micros(50));
+    /// Keep the buffer a collecting fence's data was encoded in for the next one.
+    fn recycle(&self, data: Option<Vec<u8>>) {
+        if let Some(d) = data {
+            lock(&self.scratch).0 = d;
         }
     }
 
-    /// We passed generation `g` of the area, a collecting fence if `collect`.
+    /// We passed generation `g` of the area, a collecting fence if `collect`. Deletions
+    /// noticed before `g` began are in its data (the keys are absent there); those
+    /// noticed since may not be, and stay.
     fn passed(&self, g: u32, collect: bool) {
         if collect {
-            lock(&self.forgotten).clear();
+            // Generations wrap: "noticed before g" is a positive distance to g.
+            lock(&self.forgotten).retain(|&(_, _, at)| (g.wrapping_sub(at) as i32) <= 0);
             self.view.store(g as u64 + 1, Ordering::SeqCst);
         }
     }
 
-    /// `ServerMsg::Forget`: `proc_` no longer has `key`.
-    pub(super) fn forgot(&self, proc_: &ProcId, key: &Key) {
-        if self.view.load(Ordering::SeqCst) != 0 {
-            lock(&self.forgotten).push((proc_.clone(), key.clone()));
+    /// `ServerMsg::Forget`: `proc_` (in `me`'s namespace, of which this client is) no
+    /// longer has `key`. Kept only for the area's ranks, whose data the area may show;
+    /// kept whether or not we passed a collecting fence there yet (one under way may
+    /// still carry the key).
+    pub(super) fn forgot(&self, me: &ProcId, proc_: &ProcId, key: &Key) {
+        let Some(area) = self.area.get() else {
+            return;
+        };
+        if proc_.nspace != me.nspace || proc_.rank >= area.participants() {
+            return;
+        }
+        let at = area.generation();
+        let mut f = lock(&self.forgotten);
+        match f.iter_mut().find(|(p, k, _)| p == proc_ && k == key) {
+            Some(e) => e.2 = at,
+            None => f.push((proc_.clone(), key.clone(), at)),
         }
     }
 
@@ -299,7 +292,9 @@ impl ShmFence {
         if target.nspace != me.nspace || target.rank >= area.participants() {
             return None;
         }
-        let gone = |f: &Vec<(ProcId, Key)>| f.iter().any(|(p, k)| p == target && k.as_str() == key);
+        let gone = |f: &Vec<(ProcId, Key, u32)>| {
+            f.iter().any(|(p, k, _)| p == target && k.as_str() == key)
+        };
         if gone(&lock(&self.forgotten)) {
             return Some(None);
         }
@@ -405,9 +400,9 @@ fn shm_result(o: Outcome) -> Option<Result<()>> {
 impl Client {
     /// The fence area, if this fence may complete there: our whole namespace, no
     /// directive but `PMIX_TIMEOUT` and `PMIX_COLLECT_DATA`, no other fence of ours in
-    /// the area; without data, nothing committed since our last fence request; with
-    /// data, nothing put since our last commit, and our data within the area's room
-    /// (returned, to bring along). Marks the area busy (the caller clears it when done).
+    /// the area, no key deleted since our last fence request; with data, nothing put
+    /// since our last commit, and our data within the area's room (returned, to bring
+    /// along). Marks the area busy (the caller clears it when done).
     fn shm_area(&self, procs: &[ProcId], info: &[Info]) -> Option<(&FenceArea, Option<Vec<u8>>)> {
         let shm = &self.inner.shm;
         let area = shm.area.get()?;
@@ -420,8 +415,7 @@ impl Client {
         let collect = flag(info, keys::COLLECT_DATA);
         if !whole
             || !plain
-            || (!collect && shm.dirty.load(Ordering::SeqCst))
-            || (collect && shm.deleted.load(Ordering::SeqCst))
+            || shm.deleted.load(Ordering::SeqCst)
             || !self.inner.connected.load(Ordering::SeqCst)
         {
             return None;
@@ -431,6 +425,7 @@ impl Client {
             false => None,
         };
         if shm.busy.swap(true, Ordering::SeqCst) {
+            shm.recycle(data);
             return None;
         }
         Some((area, data))
@@ -451,8 +446,10 @@ impl Client {
             .iter()
             .filter(|(_, e)| scope_visible(e.scope, Reader::Local))
             .map(|(k, e)| (k, &e.value));
-        let bytes = protocol::collected_section(entries);
-        (bytes.len() <= room).then_some(bytes)
+        let mut scratch = lock(&self.inner.shm.scratch);
+        let (bytes, offsets) = &mut *scratch;
+        protocol::collected_section_into(entries, bytes, offsets);
+        (bytes.len() <= room).then(|| std::mem::take(bytes))
     }
 
     /// Hand a `PMIx_Fence_nb` counted in generation `g` to the waiter thread, which
@@ -537,5 +534,83 @@ fn nb_wait(j: NbWait) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rank 1's fence state in an area of two ranks of `ns`, and rank 0's view of the area.
+    fn two_ranks() -> (ShmFence, FenceArea, ProcId, ProcId) {
+        let (_server, fd) = FenceArea::create(2, 512).unwrap();
+        let shm = ShmFence::default();
+        let _ = shm.area.set(FenceArea::attach(&fd, 2).unwrap().for_rank(1));
+        let r0 = FenceArea::attach(&fd, 2).unwrap().for_rank(0);
+        let ns = Nspace::new("ns").unwrap();
+        (shm, r0, ProcId::new(ns.clone(), 0), ProcId::new(ns, 1))
+    }
+
+    fn data(keys: &[&str]) -> Vec<u8> {
+        let kv: Vec<(Key, Value)> = keys
+            .iter()
+            .map(|k| (Key::new(*k).unwrap(), Value::Uint32(7)))
+            .collect();
+        protocol::collected_section(kv.iter().map(|(k, v)| (k, v)))
+    }
+
+    /// Rank 1 takes part in one collecting fence, rank 0 having arrived with `r0_data`
+    /// first; `between` runs while rank 0 waits (before rank 1 arrives).
+    fn collect(shm: &ShmFence, r0: &FenceArea, r0_data: &[u8], between: impl FnOnce()) {
+        let Arrived::Waiting(g) = r0.arrive_collecting(r0_data) else {
+            panic!("rank 0 alone completed a fence of two")
+        };
+        between();
+        let mine = data(&[]);
+        assert_eq!(
+            shm.area.get().unwrap().arrive_collecting(&mine),
+            Arrived::Complete(g)
+        );
+        shm.passed(g, true);
+    }
+
+    #[test]
+    fn a_key_deleted_while_a_collecting_fence_is_under_way_stays_deleted() {
+        let (shm, r0, p0, p1) = two_ranks();
+        let k = |s: &str| Key::new(s).unwrap();
+        // First collecting fence: rank 0 brings key "a", deletes it while rank 1 has not
+        // arrived yet (its data in the area still has it); the server's Forget comes
+        // before rank 1 passes. Rank 1 must not read "a" from the area afterwards.
+        collect(&shm, &r0, &data(&["a", "b"]), || {
+            shm.forgot(&p1, &p0, &k("a"))
+        });
+        assert_eq!(
+            shm.find(&p1, &p0, "a"),
+            Some(None),
+            "a deleted key read from the area"
+        );
+        assert_eq!(shm.find(&p1, &p0, "b"), Some(Some(Value::Uint32(7))));
+        // The same again with a view in place (a collecting fence passed before).
+        collect(&shm, &r0, &data(&["b"]), || shm.forgot(&p1, &p0, &k("b")));
+        assert_eq!(
+            shm.find(&p1, &p0, "b"),
+            Some(None),
+            "a deleted key read from the area"
+        );
+        // Rank 0 puts "a" and "b" again: the next collecting fence, entered after the
+        // deletions were noticed, shows them.
+        collect(&shm, &r0, &data(&["a", "b"]), || {});
+        assert_eq!(shm.find(&p1, &p0, "a"), Some(Some(Value::Uint32(7))));
+        assert_eq!(shm.find(&p1, &p0, "b"), Some(Some(Value::Uint32(7))));
+        assert!(lock(&shm.forgotten).is_empty());
+        // Notices about other namespaces' ranks, or ranks beyond the area, are not kept;
+        // a key deleted twice is kept once.
+        let other = ProcId::new(Nspace::new("other").unwrap(), 0);
+        shm.forgot(&p1, &other, &k("a"));
+        shm.forgot(&p1, &ProcId::new(p0.nspace.clone(), 2), &k("a"));
+        shm.forgot(&p1, &p0, &k("a"));
+        shm.forgot(&p1, &p0, &k("a"));
+        assert_eq!(lock(&shm.forgotten).len(), 1);
+        assert_eq!(shm.find(&p1, &p0, "a"), Some(None));
     }
 }

@@ -358,7 +358,6 @@ impl Client {
         if opts.refresh && target.rank == sys::PMIX_RANK_WILDCARD {
             return self.refresh_job(target, key, opts, cb);
         }
-        self.inner.shm.settle(&self.inner.me, &target);
         let inner = self.inner.clone();
         let refresh = opts.refresh;
         let t2 = target.clone();

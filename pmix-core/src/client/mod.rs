@@ -420,7 +420,7 @@ impl Inner {
             m.remove(&key);
         }
         if proc_.rank != sys::PMIX_RANK_WILDCARD {
-            self.shm.forgot(&proc_, &key);
+            self.shm.forgot(&self.me, &proc_, &key);
         }
         if let Some(layers) = d.collected.get_mut(&proc_) {
             if let Some(top) = layers.last_mut() {

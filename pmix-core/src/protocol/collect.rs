@@ -262,24 +262,36 @@ pub fn collected_find(payload: &[u8], c: &CollectedProc, key: &str) -> Result<Op
 /// sorted by key, as `entries` must be), then the `u32` offset of each entry from the
 /// first.
 pub fn collected_section<'a>(entries: impl IntoIterator<Item = (&'a Key, &'a Value)>) -> Vec<u8> {
-    let mut out = vec![0u8; 8];
-    let mut offsets = Vec::new();
+    let mut out = Vec::new();
+    collected_section_into(entries, &mut out, &mut Vec::new());
+    out
+}
+
+/// [`collected_section`] into `out` (cleared first), with `offsets` as scratch: a caller
+/// that keeps both between calls encodes without allocating once they have grown.
+pub fn collected_section_into<'a>(
+    entries: impl IntoIterator<Item = (&'a Key, &'a Value)>,
+    out: &mut Vec<u8>,
+    offsets: &mut Vec<u32>,
+) {
+    out.clear();
+    offsets.clear();
+    out.extend_from_slice(&[0u8; 8]);
     for (k, v) in entries {
         offsets.push((out.len() - 8) as u32);
-        k.encode(&mut out);
+        k.encode(out);
         let len_at = out.len();
-        0u32.encode(&mut out);
-        v.encode(&mut out);
+        0u32.encode(out);
+        v.encode(out);
         let n = (out.len() - len_at - 4) as u32;
-        patch_u32(&mut out, len_at, n);
+        patch_u32(out, len_at, n);
     }
     let table = out.len() as u32;
-    patch_u32(&mut out, 0, offsets.len() as u32);
-    patch_u32(&mut out, 4, table);
-    for o in offsets {
-        o.encode(&mut out);
+    patch_u32(out, 0, offsets.len() as u32);
+    patch_u32(out, 4, table);
+    for o in offsets.iter() {
+        o.encode(out);
     }
-    out
 }
 
 /// Where `proc_`'s entries sit in a [`collected_section`], for [`collected_find`] (which

@@ -38,8 +38,8 @@ use crate::error::Error;
 use crate::value::{Nspace, ProcId, Rank};
 pub use blob::{decode_blobs, encode_blob, Blob, ProcBlob, SectionKind, BLOB_COLLECT, BLOB_DELTA};
 pub use collect::{
-    collected_find, collected_index, collected_section, collected_section_proc, CollectedProc,
-    CollectedWriter, Contribution, Put,
+    collected_find, collected_index, collected_section, collected_section_into,
+    collected_section_proc, CollectedProc, CollectedWriter, Contribution, Put,
 };
 pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 pub use frame::{decode, encode, encode_frame_into, reply_tag, set_reply_tag, FrameDecoder};

@@ -189,6 +189,9 @@ struct GetWaiter {
     target: ProcId,
     key: Option<Key>,
     scope: Option<u8>,
+    /// `PMIX_IMMEDIATE`: held only for a commit of the target's on its way (see
+    /// `ServerState::shm_commit_in_flight`), then answered with what is here.
+    immediate: bool,
 }
 
 /// A Get about a namespace not registered yet: it is re-run once the namespace is.

@@ -133,6 +133,23 @@ impl SharedWords {
     }
 }
 
+impl SharedWords {
+    /// Words `at .. at + n` (panics beyond [`SharedWords::len`], a programming error).
+    pub fn words(&self, at: usize, n: usize) -> &[AtomicU64] {
+        assert!(
+            at.checked_add(n).is_some_and(|e| e <= self.len),
+            "shared words {}+{} of {}",
+            at,
+            n,
+            self.len
+        );
+        // SAFETY: `at + n <= len`, so the words are inside the live, page-aligned (hence
+        // 8-aligned) read-write mapping, which stays mapped as long as `self` (unmapped
+        // only in `drop`). Other processes write it only through atomics of the same size.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(at), n) }
+    }
+}
+
 impl Drop for SharedWords {
     fn drop(&mut self) {
         // SAFETY: `ptr`/`len` are what mmap returned; no `&AtomicU64` from `word` can

@@ -111,8 +111,17 @@ impl ServerState {
         }
     }
 
-    /// A commit of `p` is stored: a peer waiting to ask us for `p`'s data may now
-    /// (see [`crate::shm`]).
+    /// True while `p` has counted a commit in its fence area that has not reached us
+    /// yet: a Get of `p`'s data waits for it (a fence in the area does not wait for
+    /// commits, so a peer past it may ask before `p`'s commit is read here).
+    pub(super) fn shm_commit_in_flight(&self, p: &ProcId) -> bool {
+        self.shm
+            .as_ref()
+            .and_then(|m| m.get(&p.nspace))
+            .is_some_and(|a| !a.area.commits_stored(p.rank))
+    }
+
+    /// A commit of `p` is being stored (see [`crate::shm`]).
     pub(super) fn shm_commit_stored(&self, p: &ProcId) {
         if let Some(a) = self.shm.as_ref().and_then(|m| m.get(&p.nspace)) {
             a.area.commit_stored(p.rank);
@@ -201,6 +210,85 @@ mod tests {
         assert_eq!(out.len(), 3, "the socket fence completes for all three");
         // The tracker is gone: the area is usable again.
         assert!(matches!(a.arrive(), Arrived::Waiting(_)));
+    }
+
+    fn request(s: &mut ServerState, conn: ConnId, tag: u32, req: Req) -> Vec<Action> {
+        let mut out = Vec::new();
+        s.request(
+            conn,
+            &protocol::encode(&protocol::Request { tag, req }),
+            &mut out,
+        )
+        .unwrap();
+        out
+    }
+
+    /// The replies among `out`: (connection, tag, status, data).
+    fn replies(out: &[Action]) -> Vec<(ConnId, u32, i32, ReplyData)> {
+        out.iter()
+            .filter_map(|a| {
+                let (c, body) = match a {
+                    Action::Send(c, b) => (*c, b.to_vec()),
+                    Action::SendShared(c, h, t) => (*c, [&h[..], &t[..]].concat()),
+                    _ => return None,
+                };
+                match protocol::decode::<ServerMsg>(&body) {
+                    Ok(ServerMsg::Reply { tag, status, data }) => Some((c, tag, status, data)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    fn commit(k: &str, v: i32) -> Req {
+        Req::Commit {
+            puts: vec![protocol::Put {
+                key: Key::new(k).unwrap(),
+                scope: sys::PMIX_GLOBAL,
+                value: Value::Int(v),
+            }],
+        }
+    }
+
+    fn get(k: &str, immediate: bool) -> Req {
+        Req::Get {
+            target: p(0),
+            key: Some(Key::new(k).unwrap()),
+            immediate,
+            timeout_ms: 0,
+            info: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_get_waits_for_the_commits_its_target_counted_in_the_area() {
+        let (mut s, fds) = setup(2, 2);
+        let r0 = FenceArea::attach(&*fds[0], 2).unwrap().for_rank(0);
+        r0.commit_sent();
+        request(&mut s, 1, 1, commit("k", 1));
+        // Rank 0 counts its next commit and passes a fence in the area before the server
+        // has read it: rank 1's Get of the key must not see the older value.
+        r0.commit_sent();
+        assert!(replies(&request(&mut s, 2, 5, get("k", false))).is_empty());
+        // Nor may an immediate Get of a key that commit brings say it is not there.
+        assert!(replies(&request(&mut s, 2, 6, get("z", true))).is_empty());
+        let out = request(&mut s, 1, 2, commit("k", 2));
+        let mut got = replies(&out);
+        got.sort_by_key(|r| r.1);
+        assert_eq!(
+            got.len(),
+            2,
+            "both held Gets answered once the commit is read"
+        );
+        let (_, tag, status, ReplyData::Data(d)) = &got[0] else {
+            panic!("no data in the reply to the Get: {:?}", got[0])
+        };
+        assert_eq!((*tag, *status), (5, 0));
+        assert_eq!(d.first().map(|i| &i.value), Some(&Value::Int(2)));
+        assert_eq!((got[1].1, got[1].2), (6, sys::PMIX_ERR_NOT_FOUND));
+        // Nothing in flight: answered at once.
+        let got = replies(&request(&mut s, 2, 7, get("k", false)));
+        assert_eq!((got[0].1, got[0].2), (7, 0));
     }
 
     #[test]

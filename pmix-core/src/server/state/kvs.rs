@@ -60,15 +60,30 @@ impl ServerState {
                 }
             }
         }
-        // Parked Gets for this process that can now be answered.
+        // Parked Gets for this process that can now be answered (an immediate one was
+        // held only until its commits were here).
         let waiting: Vec<GetWaiter> = {
+            let settled = !self.shm_commit_in_flight(who);
             let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.getters)
                 .into_iter()
-                .partition(|g| &g.target == who && self.has_key(&g.target, g.key.as_ref()));
+                .partition(|g| {
+                    &g.target == who
+                        && settled
+                        && (g.immediate || self.has_key(&g.target, g.key.as_ref()))
+                });
             self.getters = later;
             now
         };
         for g in waiting {
+            if !self.has_key(&g.target, g.key.as_ref()) {
+                out.push(reply(
+                    g.conn,
+                    g.tag,
+                    sys::PMIX_ERR_NOT_FOUND,
+                    ReplyData::None,
+                ));
+                continue;
+            }
             self.answer_get(
                 g.conn,
                 g.tag,
@@ -309,13 +324,17 @@ impl ServerState {
             });
         let local = self.is_local(&target);
         let have = self.has_key(&target, key.as_ref());
+        // A commit the target counted in its fence area and sent is not read yet: what
+        // we hold may be older than what a fence in the area promised. Wait for it.
+        let in_flight =
+            local && self.shm_commit_in_flight(&target) && self.departed(&target).is_none();
         // A refresh of a remote target's data asks its node again (direct modex), unless
         // PMIX_IMMEDIATE limits the answer to what this server holds.
-        if have && (local || !refresh || immediate) {
+        if have && !in_flight && (local || !refresh || immediate) {
             self.answer_get(conn, tag, requester, &target, key.as_ref(), scope, out);
             return;
         }
-        if immediate {
+        if immediate && !in_flight {
             out.push(reply(conn, tag, sys::PMIX_ERR_NOT_FOUND, ReplyData::None));
             return;
         }
@@ -348,6 +367,7 @@ impl ServerState {
             target,
             key,
             scope,
+            immediate,
         });
     }
 

@@ -263,8 +263,9 @@ impl ServerState {
     ) {
         match req {
             Req::Commit { puts } => {
-                self.commit(&me, puts, out);
+                // Counted first: the Gets held for this commit are answered by `commit`.
                 self.shm_commit_stored(&me);
+                self.commit(&me, puts, out);
             }
             Req::Fence {
                 procs,
