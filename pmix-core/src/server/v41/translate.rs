@@ -16,7 +16,7 @@ use crate::codec::v41::wire::{
     replies,
 };
 use crate::error::{Error, Result};
-use crate::protocol::{self, Hello, PeerKind, ReplyData, Req, Request, ServerMsg, Welcome};
+use crate::protocol::{self, Hello, IofReq, PeerKind, ReplyData, Req, Request, ServerMsg, Welcome};
 use crate::reactor::Framing;
 use crate::value::{Info, ProcId};
 use pmix_sys as sys;
@@ -29,6 +29,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 struct Pending {
     cmd: u8,
     target: Option<ProcId>,
+    /// An IOF pull's id for the registration (the client's; our reply names it as the
+    /// server's too).
+    refid: Option<u64>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -98,7 +101,14 @@ impl Translation {
     }
 
     fn answer_here(&mut self, tag: u32, cmd: u8, status: i32) {
-        self.pending.insert(tag, Pending { cmd, target: None });
+        self.pending.insert(
+            tag,
+            Pending {
+                cmd,
+                target: None,
+                refid: None,
+            },
+        );
         let m = ServerMsg::Reply {
             tag,
             status,
@@ -235,7 +245,18 @@ impl Translation {
             Req::JobData { nspace } => Some(ProcId::new(nspace.clone(), sys::PMIX_RANK_WILDCARD)),
             _ => None,
         };
-        self.pending.insert(tag, Pending { cmd: code, target });
+        let refid = match &req {
+            Req::Iof(IofReq::Pull { id, .. }) => Some(*id),
+            _ => None,
+        };
+        self.pending.insert(
+            tag,
+            Pending {
+                cmd: code,
+                target,
+                refid,
+            },
+        );
         Ok(Some(protocol::encode(&Request { tag, req })))
     }
 
@@ -266,6 +287,7 @@ impl Translation {
                 let p = self.pending.remove(&tag).unwrap_or(Pending {
                     cmd: cmd::NOTIFY,
                     target: None,
+                    refid: None,
                 });
                 let b = reply_body(&p, status, &data, self.sender.as_ref()).or_else(|e| {
                     log::warn!(
@@ -277,6 +299,10 @@ impl Translation {
                     replies::encode_reply(p.cmd, status_or_error(status), &ReplyData::None)
                 })?;
                 frame::encode_frame(0, tag, &b, out)
+            }
+            ServerMsg::Iof { id, chunk } => {
+                let b = replies::encode_iof(id, &chunk)?;
+                frame::encode_frame(0, frame::TAG_IOF, &b, out)
             }
             m @ ServerMsg::Event { .. } => {
                 let b = replies::encode_event(&m, sys::PMIX_RANGE_SESSION)?;
@@ -410,6 +436,8 @@ fn reply_body(p: &Pending, status: i32, data: &ReplyData, to: Option<&Sender>) -
             };
             replies::encode_group_reply(status, g, v5, &own)
         }
+        // STATUS, and on success the server's id for the registration: the client's
+        (cmd::IOF_PULL, _) => Ok(replies::encode_pull_reply(status, p.refid)),
         (cmd::GROUP_DESTRUCT, _) => {
             replies::encode_reply(cmd::GROUP_DESTRUCT, status, &ReplyData::None)
         }
@@ -571,6 +599,7 @@ mod tests {
         let p = Pending {
             cmd: cmd::SPAWNNB,
             target: None,
+            refid: None,
         };
         let data = ReplyData::Job(Box::new(spawned_job()));
         let body = reply_body(&p, sys::PMIX_SUCCESS, &data, None).unwrap();
@@ -595,6 +624,7 @@ mod tests {
             Pending {
                 cmd: cmd::FENCENB,
                 target: None,
+                refid: None,
             },
         );
         let mut body = protocol::encode(&ServerMsg::Reply {
@@ -618,6 +648,7 @@ mod tests {
             Pending {
                 cmd: cmd::GETNB,
                 target: None,
+                refid: None,
             },
         );
         protocol::set_reply_tag(&mut body, 8);
@@ -629,6 +660,7 @@ mod tests {
         let p = Pending {
             cmd: cmd::SPAWNNB,
             target: None,
+            refid: None,
         };
         let body = reply_body(&p, sys::PMIX_ERR_NOT_FOUND, &ReplyData::None, None).unwrap();
         let (status, got) = replies::decode_reply(cmd::SPAWNNB, &body).unwrap();
@@ -675,6 +707,7 @@ mod tests {
         let p = Pending {
             cmd: cmd::QUERY,
             target: None,
+            refid: None,
         };
         let b = reply_body(
             &p,

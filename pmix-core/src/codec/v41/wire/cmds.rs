@@ -526,6 +526,7 @@ fn decode_req(c: u8, r: &mut BodyReader<'_>, s: &Sender) -> Result<Req> {
             range: r.byte()?,
             info: r.infos()?,
         },
+        cmd::IOF_PULL | cmd::IOF_DEREG | cmd::IOF_PUSH => Req::Iof(decode_iof_req(c, r)?),
         _ => Req::Dyn(decode_dyn(c, r, s)?),
     })
 }
@@ -562,6 +563,51 @@ fn key_list(r: &mut BodyReader<'_>) -> Result<(Vec<String>, Vec<Info>)> {
         keys.push(r.string()?.unwrap_or_default());
     }
     Ok((keys, r.infos()?))
+}
+
+/// The IOF commands, as [`encode_iof`] writes them (4.2's and 5.x's clients alike). A
+/// pull carries the client's id for the registration; the server answers with its own
+/// id, which a deregistration names: ours is the client's (`reply_body` in
+/// `server/v41/translate.rs`), so the engine sees the client's id both times.
+fn decode_iof_req(c: u8, r: &mut BodyReader<'_>) -> Result<IofReq> {
+    Ok(match c {
+        cmd::IOF_PULL => {
+            let procs = r.procs_always()?;
+            let directives = r.infos()?;
+            let channels = match r.values(sys::PMIX_IOF_CHANNEL)?.first() {
+                Some(Value::IofChannel(c)) => *c,
+                _ => return Err(Error::unpack("v41 IOF pull: no channel")),
+            };
+            let id = r.size()? as u64;
+            IofReq::Pull {
+                id,
+                procs,
+                channels,
+                directives,
+            }
+        }
+        cmd::IOF_DEREG => {
+            let directives = r.infos()?;
+            IofReq::Deregister {
+                id: r.size()? as u64,
+                directives,
+            }
+        }
+        _ => {
+            let targets = r.procs()?;
+            let directives = r.infos()?;
+            let data = if r.is_empty() {
+                None
+            } else {
+                Some(r.byte_object()?)
+            };
+            IofReq::Push {
+                targets,
+                directives,
+                data,
+            }
+        }
+    })
 }
 
 /// A group's name: 1 to `PMIX_MAX_NSLEN` characters.

@@ -468,6 +468,17 @@ pub fn encode_group_reply(
     Ok(w.finish())
 }
 
+/// An IOF pull's reply: the status and, on success, the server's id for the registration
+/// (the inverse of [`iof_pull_refid`]).
+pub fn encode_pull_reply(status: i32, refid: Option<u64>) -> Vec<u8> {
+    let mut w = BodyWriter::new();
+    w.status(status);
+    if let (sys::PMIX_SUCCESS, Some(id)) = (status, refid) {
+        w.size(id as usize);
+    }
+    w.finish()
+}
+
 /// The server's id for an accepted IOF pull (what a deregistration names), from the
 /// pull's reply; `None` for a refusal or a reply without one.
 ///

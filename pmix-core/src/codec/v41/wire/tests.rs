@@ -655,6 +655,42 @@ fn iof_and_group_requests_are_packed_as_a_4_2_client_packs_them() {
 }
 
 #[test]
+fn iof_requests_round_trip_and_a_pull_reply_names_the_registration() {
+    let s = me();
+    for r in [
+        IofReq::Pull {
+            id: 7,
+            procs: vec![job(sys::PMIX_RANK_WILDCARD)],
+            channels: sys::PMIX_FWD_STDOUT_CHANNEL | sys::PMIX_FWD_STDERR_CHANNEL,
+            directives: vec![],
+        },
+        IofReq::Deregister {
+            id: 7,
+            directives: vec![],
+        },
+        IofReq::Push {
+            targets: vec![job(0)],
+            directives: vec![],
+            data: Some(b"input\n".to_vec()),
+        },
+        IofReq::Push {
+            targets: vec![job(0)],
+            directives: vec![],
+            data: None,
+        },
+    ] {
+        let c = Command::Req(Req::Iof(r.clone()));
+        let b = encode_request(&c, &s).unwrap();
+        assert_eq!(decode_request(&b, &s).unwrap(), c);
+    }
+    let b = encode_pull_reply(0, Some(7));
+    assert_eq!(iof_pull_refid(&b).unwrap(), Some(7));
+    assert_eq!(decode_reply(cmd::IOF_PULL, &b).unwrap().0, 0);
+    let b = encode_pull_reply(sys::PMIX_ERR_NOT_SUPPORTED, Some(7));
+    assert_eq!(iof_pull_refid(&b).unwrap(), None);
+}
+
+#[test]
 fn group_requests_and_replies_of_4_2_and_5_x_round_trip() {
     use crate::protocol::{ConnectData, GroupOp, GroupReply};
     let members = vec![job(0), job(1)];
