@@ -106,6 +106,8 @@ pub const SHM_FENCE: &str = "PMIX_RS_SHM_FENCE";
 /// `PMIX_RS_SHM_COLLECT_BYTES` (ours): room per rank for a collecting fence's data in
 /// the shared-memory fence area.
 pub const SHM_COLLECT_BYTES: &str = "PMIX_RS_SHM_COLLECT_BYTES";
+/// `PMIX_RS_PROGRESS_YIELDS` (ours): how often a progress thread yields before it sleeps.
+pub const PROGRESS_YIELDS: &str = "PMIX_RS_PROGRESS_YIELDS";
 /// `PMIX_RS_MAX_PARKED` (ours).
 pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
 /// `PMIX_RS_MAX_PARKED_BYTES` (ours).
@@ -220,6 +222,14 @@ pub const PARAMS: &[Param] = &[
         meaning: "bytes of committed data each rank may bring to a collecting fence in the \
                   shared-memory fence area (a rank with more, or 0, takes the socket path, \
                   and the others follow it there)",
+    },
+    Param {
+        name: PROGRESS_YIELDS,
+        default: "4",
+        readers: &[Client, Server, Tool],
+        meaning: "how many times a progress thread, after a round of work, yields the CPU \
+                  and looks at its sockets again before it sleeps (0: sleeps at once; at \
+                  most 64)",
     },
     Param {
         name: PMIX_HOSTNAME,

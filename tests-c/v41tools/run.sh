@@ -10,8 +10,9 @@
 #   OPX_HOST  tests-c/v41tools/opx_host.c, a host on Debian's server library (idem)
 #   PRTERUN   the Open MPI 5 wheel's prterun (OpenPMIx 5.0.11, PRRTE 3.0.14)
 #   PYRANK    tests-py/debian/pypmix_rank.py
+#   PYTOOL    tests-py/debian/pypmix_tool.py
 set -u
-: "${PMIXRUN:?}" "${OURS:?}" "${PRTERUN:?}" "${PYRANK:?}"
+: "${PMIXRUN:?}" "${OURS:?}" "${PRTERUN:?}" "${PYRANK:?}" "${PYTOOL:?}"
 OPX=${OPX:-} OPX_HOST=${OPX_HOST:-}
 AREA=v41tools
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +48,10 @@ import pmix; assert pmix.__file__.startswith("/usr/lib/python3/dist-packages")' 
         check "python3-pmix ranks under pmixrun -n $n" 0 '^PASS python3-pmix rank' 40 "$n" -- \
             "$PMIXRUN" --timeout 30 -n "$n" /usr/bin/python3 "$PYRANK"
     done
+    # What pquery does (4.2.2's own pquery dies of SIGFPE before it connects; the
+    # Open MPI 5 wheel ships no pquery): tool init by pid, namespaces, job size, proc table.
+    check "python3-pmix tool attached to pmixrun: namespaces, job size, proc table" 0 \
+        '^PASS python3-pmix tool' 40 -- "$A" pmixrun "$PMIXRUN" 3 /usr/bin/python3 "$PYTOOL" @PID@ @NS@ 3
 else
     echo "SKIP python3-pmix: /usr/bin/python3 cannot import Debian's pmix module"
 fi

@@ -9,6 +9,13 @@ impl ServerState {
         self.conns.insert(conn, ConnState::New { uid });
     }
 
+    /// Connection `conn` reads nothing of a fence reply but its status (an OpenPMIx
+    /// client over the v41 listener): fences whose waiters are all such build no
+    /// collected data for them.
+    pub fn status_only_fence(&mut self, conn: ConnId) {
+        self.status_only_fence.insert(conn);
+    }
+
     /// Check a handshake. `Ok(proc)` means the glue should ask the host
     /// (`client_connected`) and then call [`ServerState::accept`] or
     /// [`ServerState::refuse`].
@@ -140,6 +147,7 @@ impl ServerState {
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
         self.hostops_conn_gone(conn);
         self.budget.closed(conn);
+        self.status_only_fence.remove(&conn);
         let Some(st) = self.conns.remove(&conn) else {
             return;
         };

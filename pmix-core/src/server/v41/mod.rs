@@ -163,10 +163,12 @@ impl Shared {
             Ok(id) => id,
             Err(e) => return log::warn!("server: cannot serve v41 peer {}: {}", peer, e),
         };
+        ctx.no_yields(id);
         log::debug!("server: v41 connection {} from {} (uid {})", id, peer, uid);
         {
             let mut s = self.lock();
             s.connected(id, uid);
+            s.status_only_fence(id);
             s.set_peer_cred(
                 id,
                 crate::sys::PeerCred {

@@ -298,14 +298,11 @@ impl Translation {
     /// read nothing after it; they fetch peers' data with Gets), so the collected data
     /// behind it is never decoded.
     fn fence_reply(&self, body: &[u8]) -> Option<(u32, i32)> {
-        use crate::wire::{Decoder, Wire};
-        if body.first() != Some(&1) {
+        let tag = protocol::reply_tag(body)?;
+        if self.pending.get(&tag)?.cmd != cmd::FENCENB {
             return None;
         }
-        let mut d = Decoder::new(body.get(1..)?);
-        let tag = u32::decode(&mut d).ok()?;
-        let status = i32::decode(&mut d).ok()?;
-        (self.pending.get(&tag)?.cmd == cmd::FENCENB).then_some((tag, status))
+        Some((tag, protocol::reply_status(body)?))
     }
 
     /// A tool's handshake answer: status, the identity assigned to a tool that asked for
