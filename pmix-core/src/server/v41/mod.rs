@@ -204,6 +204,12 @@ impl Shared {
                 if let Some(cred) = munge {
                     return self.check_munge(ctx, id, t, cred);
                 }
+                let decoded = lock(t).take_decoded();
+                if let Some((req, len)) = decoded {
+                    let mut out = Vec::new();
+                    let r = self.lock().request_decoded(id, req, len, &mut out);
+                    self.after_request(ctx, id, r, out);
+                }
             }
             ev => self.on_conn(ctx, id, ev),
         }
