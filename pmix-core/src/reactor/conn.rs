@@ -251,9 +251,10 @@ impl Ctx {
     }
 
     /// Work for `id` is not followed by the progress thread's yields (see
-    /// `PROGRESS_YIELDS`): its peer answers no reply on the same CPU in time for them
-    /// to find its next request (an OpenPMIx client wakes its own progress thread for
-    /// each reply), so under load they only hand the CPU to other work (docs/PERF.md).
+    /// `PROGRESS_YIELDS`) unless the thread runs under a real-time policy: its peer
+    /// answers no reply on the same CPU in time for them to find its next request (an
+    /// OpenPMIx client wakes its own progress thread for each reply), so under normal
+    /// scheduling and load they only hand the CPU to other work (docs/PERF.md).
     pub fn no_yields(&mut self, id: ConnId) {
         if let Some(c) = self.conns.get_mut(&id) {
             c.yields = false;

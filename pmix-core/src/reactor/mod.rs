@@ -436,6 +436,9 @@ fn run(
     // before sleeping in the poller (see PROGRESS_YIELDS).
     let mut spare = 0u32;
     let yields = progress_yields();
+    // Under a real-time policy a yield hands the CPU only to the job's own threads, so
+    // it pays after any work (see `Ctx::no_yields`).
+    let realtime = crate::sys::realtime_policy();
     while !ctx.stopping {
         let timeout = if spare > 0 {
             spare -= 1;
@@ -445,7 +448,10 @@ fn run(
             ctx.next_timeout()
         };
         let r = poll.poll(&mut events, timeout);
-        if r.is_ok() && events.iter().any(|ev| ctx.yields_after(ev.token().0)) {
+        if r.is_ok()
+            && !events.is_empty()
+            && (realtime || events.iter().any(|ev| ctx.yields_after(ev.token().0)))
+        {
             spare = yields;
         }
         if let Err(e) = r {
