@@ -3,7 +3,7 @@
  * OpenPMIx tool attached to pmixrun's v41 listener) and against our library (our tool
  * attached to an OpenPMIx server: the Open MPI 5 wheel's prterun, or a Debian host).
  *
- *   qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize]
+ *   qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events]
  *
  * Checks: PMIx_tool_init with PMIX_SERVER_PIDINFO = PID succeeds and the server names
  * the tool (a namespace that is not empty; with "named" the tool names itself
@@ -11,7 +11,8 @@
  * PMIX_QUERY_PROC_TABLE qualified with PMIX_NSPACE = NSPACE is NPROCS
  * pmix_proc_info_t of NSPACE with ranks 0..NPROCS-1 and a pid each (skipped with
  * "noproctable"); with "jobsize", PMIX_JOB_SIZE qualified with PMIX_NSPACE = NSPACE
- * is NPROCS; with "flat", every answer must be flat (one info, of the key
+ * is NPROCS; with "events", a default event handler registers and deregisters; with
+ * "flat", every answer must be flat (one info, of the key
  * asked: what OpenPMIx's own pps reads); PMIx_tool_finalize succeeds. A query answer may come flat (one info
  * per key, as OpenPMIx's libraries pass a server's answer on) or wrapped in
  * PMIX_QUERY_RESULTS arrays (as PRRTE's host code answers): both are read. Prints one
@@ -141,10 +142,38 @@ static void job_size(const char *ns, size_t nprocs)
     }
 }
 
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (NULL != cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* With "events": a default event handler registers (the server takes the tool's
+ * registration) and deregisters. */
+static void events(void)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
+    CHECK(rc >= 0, "PMIx_Register_event_handler (default handler): %d", (int)rc);
+    if (rc >= 0) {
+        CHECK_RC(PMIx_Deregister_event_handler((size_t)rc, NULL, NULL), PMIX_SUCCESS,
+                 "PMIx_Deregister_event_handler");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize]\n");
+        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events]\n");
         return 2;
     }
     pid_t pid = (pid_t)atoi(argv[1]);
@@ -153,7 +182,9 @@ int main(int argc, char **argv)
     bool with_table = true;
     bool named = false;
     bool with_size = false;
+    bool with_events = false;
     for (int a = 4; a < argc; a++) {
+        with_events = with_events || 0 == strcmp(argv[a], "events");
         named = named || 0 == strcmp(argv[a], "named");
         with_size = with_size || 0 == strcmp(argv[a], "jobsize");
         with_table = with_table && 0 != strcmp(argv[a], "noproctable");
@@ -197,6 +228,9 @@ int main(int argc, char **argv)
     }
     if (with_size) {
         job_size(ns, nprocs);
+    }
+    if (with_events) {
+        events();
     }
     CHECK_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     CHECK_DONE();

@@ -21,10 +21,10 @@ A=$HERE/attach.sh
 
 # --- OpenPMIx 4.2.2 tools attached to a pmixrun job (its v41 listener) ---
 if [ -n "$OPX" ]; then
-    check "OpenPMIx tool: namespaces, proc table and job size of a 3-rank job, flat answers" 0 \
-        'qtool.c: 14 checks, 0 failed' 30 -- "$A" pmixrun "$PMIXRUN" 3 "$OPX" @PID@ @NS@ 3 flat jobsize
-    check "OpenPMIx tool that names itself (TOOL_GIVEN_ID)" 0 'qtool.c: 14 checks, 0 failed' 30 -- \
-        "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize
+    check "OpenPMIx tool: namespaces, proc table, job size of a 3-rank job, flat answers; events" 0 \
+        'qtool.c: 16 checks, 0 failed' 30 -- "$A" pmixrun "$PMIXRUN" 3 "$OPX" @PID@ @NS@ 3 flat jobsize events
+    check "OpenPMIx tool that names itself (TOOL_GIVEN_ID)" 0 'qtool.c: 16 checks, 0 failed' 30 -- \
+        "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize events
 else
     echo "SKIP OpenPMIx-built tool: libpmix-dev not installed"
 fi
@@ -58,14 +58,14 @@ fi
 
 # --- our tool attached to OpenPMIx servers ---
 if [ -x "$PRTERUN" ]; then
-    check "our tool under prterun (OpenPMIx 5.0.11): namespaces, proc table, job size" 0 \
-        'qtool.c: 11 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 jobsize
-    check "our tool naming itself under prterun, flat answers" 0 'qtool.c: 14 checks, 0 failed' 40 -- \
-        "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 flat named jobsize
+    check "our tool under prterun (OpenPMIx 5.0.11): namespaces, proc table, job size, events" 0 \
+        'qtool.c: 13 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 jobsize events
+    check "our tool naming itself under prterun, flat answers" 0 'qtool.c: 16 checks, 0 failed' 40 -- \
+        "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 flat named jobsize events
     # The reference: Debian's own 4.2.2 tool library doing the same under prterun.
     if [ -n "$OPX" ]; then
         check "reference: OpenPMIx 4.2.2 tool naming itself under prterun, flat answers" 0 \
-            'qtool.c: 14 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize
+            'qtool.c: 16 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize events
     fi
 else
     echo "SKIP our tool under prterun: $PRTERUN not installed"
@@ -75,11 +75,11 @@ if [ -n "$OPX_HOST" ]; then
         who="our tool"
         [ "$tool" = "$OPX" ] && who="reference: OpenPMIx 4.2.2 tool"
         check "$who under a Debian OpenPMIx 4.2.2 host: flat answers" 0 \
-            'qtool.c: 14 checks, 0 failed' 40 -- bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
-                TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat jobsize' "$OPX_HOST" "$tool"
-        check "$who naming itself under a Debian 4.2.2 host" 0 'qtool.c: 14 checks, 0 failed' 40 -- \
+            'qtool.c: 16 checks, 0 failed' 40 -- bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
+                TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat jobsize events' "$OPX_HOST" "$tool"
+        check "$who naming itself under a Debian 4.2.2 host" 0 'qtool.c: 16 checks, 0 failed' 40 -- \
             bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
-                TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat named jobsize' "$OPX_HOST" "$tool"
+                TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat named jobsize events' "$OPX_HOST" "$tool"
     done
 else
     echo "SKIP our tool under a Debian host: libpmix-dev not installed"
