@@ -3,12 +3,15 @@
 #   make v41tools-check   tests-c/v41tools/run.sh: OpenPMIx 4.2.2's own tools (Debian's
 #                         libpmix-bin: pps, pattrs, pevent) and qtool built against
 #                         Debian's libpmix attached to a pmixrun job (namespaces, proc
-#                         table, flat query answers); Debian's python3-pmix ranks under
-#                         pmixrun (tests-py/debian/pypmix_rank.py, /usr/bin/python3);
+#                         table, job size, flat query answers, event registration);
+#                         Debian's python3-pmix ranks under
+#                         pmixrun (tests-py/debian/pypmix_rank.py, /usr/bin/python3)
+#                         and as a tool doing what pquery does (pypmix_tool.py);
 #                         qtool built against our library attached as a tool to the
 #                         Open MPI 5 wheel's prterun (OpenPMIx 5.0.11 / PRRTE 3.0.14) and
 #                         to tests-c/v41tools/opx_host.c, a host on Debian's OpenPMIx
-#                         4.2.2 server library. Each part is skipped with a message when
+#                         4.2.2 server library, each beside Debian's own tool doing the
+#                         same (the reference). Each part is skipped with a message when
 #                         what it needs is not installed. About 15 s.
 
 V41T_OUT      := $(BUILD)/tests/v41tools
@@ -38,6 +41,7 @@ v41tools-check: lib $(V41T_OUT)/qtool_ours
 	PMIXRUN=$(PMIXRUN) OURS=$(V41T_OUT)/qtool_ours \
 	  OPX=$${opx:+$(V41T_OUT)/qtool_openpmix} OPX_HOST=$${opx:+$(V41T_OUT)/opx_host} \
 	  PRTERUN=$(V41T_PRTERUN) PYRANK=$(CURDIR)/tests-py/debian/pypmix_rank.py \
+	  PYTOOL=$(CURDIR)/tests-py/debian/pypmix_tool.py \
 	  $(TIMEOUT) 200 bash tests-c/v41tools/run.sh
 
 CHECK_TARGETS += v41tools-check

@@ -111,6 +111,8 @@ pub const SHM_COLLECT_BYTES: &str = "PMIX_RS_SHM_COLLECT_BYTES";
 /// `PMIX_RS_SHM_FENCE_YIELDS` (ours): how often a rank waiting in the fence area yields
 /// the CPU before it sleeps.
 pub const SHM_FENCE_YIELDS: &str = "PMIX_RS_SHM_FENCE_YIELDS";
+/// `PMIX_RS_PROGRESS_YIELDS` (ours): how often a progress thread yields before it sleeps.
+pub const PROGRESS_YIELDS: &str = "PMIX_RS_PROGRESS_YIELDS";
 /// `PMIX_RS_MAX_PARKED` (ours).
 pub const MAX_PARKED: &str = "PMIX_RS_MAX_PARKED";
 /// `PMIX_RS_MAX_PARKED_BYTES` (ours).
@@ -241,6 +243,14 @@ pub const PARAMS: &[Param] = &[
         meaning: "times a rank waiting in the shared-memory fence area yields the CPU, \
                   looking at the fence in between, before it sleeps until the last rank \
                   arrives",
+    },
+    Param {
+        name: PROGRESS_YIELDS,
+        default: "4",
+        readers: &[Client, Server, Tool],
+        meaning: "how many times a progress thread, after a round of work, yields the CPU \
+                  and looks at its sockets again before it sleeps (0: sleeps at once; at \
+                  most 64)",
     },
     Param {
         name: PMIX_HOSTNAME,

@@ -8,8 +8,9 @@
  * the job exists only as the host's data), then runs TOOL ARGS with "%p" in an argument
  * replaced by its own pid, waits for it and finalizes. Its host module answers tool
  * connections (identity "opxhost-tool", rank 0) and queries, as a host does: one flat
- * info per key answered, PMIX_QUERY_NAMESPACES ("opxjob") and PMIX_QUERY_PROC_TABLE
- * (two pmix_proc_info_t of opxjob, pids 1001 and 1002); any other key is NOT_FOUND.
+ * info per key answered, PMIX_QUERY_NAMESPACES ("opxjob"), PMIX_QUERY_PROC_TABLE
+ * (two pmix_proc_info_t of opxjob, pids 1001 and 1002) and PMIX_JOB_SIZE (2, whatever
+ * the qualifiers); any other key is NOT_FOUND.
  * The exit status is the tool's (or 1 when the server cannot run, 3 on a timeout). */
 #include <signal.h>
 #include <stdbool.h>
@@ -73,6 +74,10 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
                 n++;
             } else if (n < 2 && 0 == strcmp(key, PMIX_QUERY_PROC_TABLE)) {
                 proc_table(&res[n]);
+                n++;
+            } else if (n < 2 && 0 == strcmp(key, PMIX_JOB_SIZE)) {
+                uint32_t size = 2;
+                PMIX_INFO_LOAD(&res[n], PMIX_JOB_SIZE, &size, PMIX_UINT32);
                 n++;
             }
         }

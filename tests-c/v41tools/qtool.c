@@ -3,14 +3,16 @@
  * OpenPMIx tool attached to pmixrun's v41 listener) and against our library (our tool
  * attached to an OpenPMIx server: the Open MPI 5 wheel's prterun, or a Debian host).
  *
- *   qtool PID NSPACE NPROCS [flat] [noproctable] [named]
+ *   qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events]
  *
  * Checks: PMIx_tool_init with PMIX_SERVER_PIDINFO = PID succeeds and the server names
  * the tool (a namespace that is not empty; with "named" the tool names itself
  * "qtool.<pid>", rank 0, with PMIX_TOOL_NSPACE/PMIX_TOOL_RANK and keeps that name); PMIX_QUERY_NAMESPACES holds NSPACE;
  * PMIX_QUERY_PROC_TABLE qualified with PMIX_NSPACE = NSPACE is NPROCS
  * pmix_proc_info_t of NSPACE with ranks 0..NPROCS-1 and a pid each (skipped with
- * "noproctable"); with "flat", every answer must be flat (one info, of the key
+ * "noproctable"); with "jobsize", PMIX_JOB_SIZE qualified with PMIX_NSPACE = NSPACE
+ * is NPROCS; with "events", a default event handler registers and deregisters; with
+ * "flat", every answer must be flat (one info, of the key
  * asked: what OpenPMIx's own pps reads); PMIx_tool_finalize succeeds. A query answer may come flat (one info
  * per key, as OpenPMIx's libraries pass a server's answer on) or wrapped in
  * PMIX_QUERY_RESULTS arrays (as PRRTE's host code answers): both are read. Prints one
@@ -123,10 +125,55 @@ static void proc_table(const char *ns, size_t nprocs)
     }
 }
 
+/* With "jobsize": PMIX_JOB_SIZE qualified with PMIX_NSPACE = NSPACE is NPROCS. */
+static void job_size(const char *ns, size_t nprocs)
+{
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = query(PMIX_JOB_SIZE, ns, &res, &nres);
+    CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_JOB_SIZE (qualified by the namespace)");
+    check_flat(res, nres, PMIX_JOB_SIZE);
+    const pmix_value_t *v = find(res, nres, PMIX_JOB_SIZE);
+    bool u32 = NULL != v && PMIX_UINT32 == v->type;
+    CHECK(u32 && v->data.uint32 == nprocs, "the job size is a uint32 %u (want %zu)",
+          u32 ? v->data.uint32 : 0, nprocs);
+    if (NULL != res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+}
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (NULL != cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* With "events": a default event handler registers (the server takes the tool's
+ * registration) and deregisters. */
+static void events(void)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
+    CHECK(rc >= 0, "PMIx_Register_event_handler (default handler): %d", (int)rc);
+    if (rc >= 0) {
+        CHECK_RC(PMIx_Deregister_event_handler((size_t)rc, NULL, NULL), PMIX_SUCCESS,
+                 "PMIx_Deregister_event_handler");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named]\n");
+        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events]\n");
         return 2;
     }
     pid_t pid = (pid_t)atoi(argv[1]);
@@ -134,8 +181,12 @@ int main(int argc, char **argv)
     size_t nprocs = (size_t)atoi(argv[3]);
     bool with_table = true;
     bool named = false;
+    bool with_size = false;
+    bool with_events = false;
     for (int a = 4; a < argc; a++) {
+        with_events = with_events || 0 == strcmp(argv[a], "events");
         named = named || 0 == strcmp(argv[a], "named");
+        with_size = with_size || 0 == strcmp(argv[a], "jobsize");
         with_table = with_table && 0 != strcmp(argv[a], "noproctable");
         flat = flat || 0 == strcmp(argv[a], "flat");
     }
@@ -174,6 +225,12 @@ int main(int argc, char **argv)
     }
     if (with_table) {
         proc_table(ns, nprocs);
+    }
+    if (with_size) {
+        job_size(ns, nprocs);
+    }
+    if (with_events) {
+        events();
     }
     CHECK_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     CHECK_DONE();

@@ -10,8 +10,9 @@
 #   OPX_HOST  tests-c/v41tools/opx_host.c, a host on Debian's server library (idem)
 #   PRTERUN   the Open MPI 5 wheel's prterun (OpenPMIx 5.0.11, PRRTE 3.0.14)
 #   PYRANK    tests-py/debian/pypmix_rank.py
+#   PYTOOL    tests-py/debian/pypmix_tool.py
 set -u
-: "${PMIXRUN:?}" "${OURS:?}" "${PRTERUN:?}" "${PYRANK:?}"
+: "${PMIXRUN:?}" "${OURS:?}" "${PRTERUN:?}" "${PYRANK:?}" "${PYTOOL:?}"
 OPX=${OPX:-} OPX_HOST=${OPX_HOST:-}
 AREA=v41tools
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,10 +21,10 @@ A=$HERE/attach.sh
 
 # --- OpenPMIx 4.2.2 tools attached to a pmixrun job (its v41 listener) ---
 if [ -n "$OPX" ]; then
-    check "OpenPMIx tool: namespaces and proc table of a 3-rank job, flat answers" 0 \
-        'qtool.c: 11 checks, 0 failed' 30 -- "$A" pmixrun "$PMIXRUN" 3 "$OPX" @PID@ @NS@ 3 flat
-    check "OpenPMIx tool that names itself (TOOL_GIVEN_ID)" 0 'qtool.c: 11 checks, 0 failed' 30 -- \
-        "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 flat named
+    check "OpenPMIx tool: namespaces, proc table, job size of a 3-rank job, flat answers; events" 0 \
+        'qtool.c: 16 checks, 0 failed' 30 -- "$A" pmixrun "$PMIXRUN" 3 "$OPX" @PID@ @NS@ 3 flat jobsize events
+    check "OpenPMIx tool that names itself (TOOL_GIVEN_ID)" 0 'qtool.c: 16 checks, 0 failed' 30 -- \
+        "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize events
 else
     echo "SKIP OpenPMIx-built tool: libpmix-dev not installed"
 fi
@@ -47,26 +48,39 @@ import pmix; assert pmix.__file__.startswith("/usr/lib/python3/dist-packages")' 
         check "python3-pmix ranks under pmixrun -n $n" 0 '^PASS python3-pmix rank' 40 "$n" -- \
             "$PMIXRUN" --timeout 30 -n "$n" /usr/bin/python3 "$PYRANK"
     done
+    # What pquery does (4.2.2's own pquery dies of SIGFPE before it connects; the
+    # Open MPI 5 wheel ships no pquery): tool init by pid, namespaces, job size, proc table.
+    check "python3-pmix tool attached to pmixrun: namespaces, job size, proc table" 0 \
+        '^PASS python3-pmix tool' 40 -- "$A" pmixrun "$PMIXRUN" 3 /usr/bin/python3 "$PYTOOL" @PID@ @NS@ 3
 else
     echo "SKIP python3-pmix: /usr/bin/python3 cannot import Debian's pmix module"
 fi
 
 # --- our tool attached to OpenPMIx servers ---
 if [ -x "$PRTERUN" ]; then
-    check "our tool under prterun (OpenPMIx 5.0.11): namespaces, proc table" 0 \
-        'qtool.c: 9 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2
-    check "our tool naming itself under prterun, flat answers" 0 'qtool.c: 11 checks, 0 failed' 40 -- \
-        "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 flat named
+    check "our tool under prterun (OpenPMIx 5.0.11): namespaces, proc table, job size, events" 0 \
+        'qtool.c: 13 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 jobsize events
+    check "our tool naming itself under prterun, flat answers" 0 'qtool.c: 16 checks, 0 failed' 40 -- \
+        "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 flat named jobsize events
+    # The reference: Debian's own 4.2.2 tool library doing the same under prterun.
+    if [ -n "$OPX" ]; then
+        check "reference: OpenPMIx 4.2.2 tool naming itself under prterun, flat answers" 0 \
+            'qtool.c: 16 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize events
+    fi
 else
     echo "SKIP our tool under prterun: $PRTERUN not installed"
 fi
 if [ -n "$OPX_HOST" ]; then
-    check "our tool under a Debian OpenPMIx 4.2.2 host: flat answers" 0 \
-        'qtool.c: 11 checks, 0 failed' 40 -- bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
-            TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat' "$OPX_HOST" "$OURS"
-    check "our tool naming itself under a Debian 4.2.2 host" 0 'qtool.c: 11 checks, 0 failed' 40 -- \
-        bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
-            TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat named' "$OPX_HOST" "$OURS"
+    for tool in "$OURS" "$OPX"; do
+        who="our tool"
+        [ "$tool" = "$OPX" ] && who="reference: OpenPMIx 4.2.2 tool"
+        check "$who under a Debian OpenPMIx 4.2.2 host: flat answers" 0 \
+            'qtool.c: 16 checks, 0 failed' 40 -- bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
+                TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat jobsize events' "$OPX_HOST" "$tool"
+        check "$who naming itself under a Debian 4.2.2 host" 0 'qtool.c: 16 checks, 0 failed' 40 -- \
+            bash -c 't=$(mktemp -d); trap "rm -rf $t" EXIT
+                TMPDIR=$t "$0" "$t" "$1" %p opxjob 2 flat named jobsize events' "$OPX_HOST" "$tool"
+    done
 else
     echo "SKIP our tool under a Debian host: libpmix-dev not installed"
 fi

@@ -131,6 +131,17 @@ pub fn reply_tag(body: &[u8]) -> Option<u32> {
     }
 }
 
+/// The status of an encoded [`ServerMsg::Reply`] body, without decoding the data behind
+/// it (a little-endian `i32` after the tag; `None`: not a reply).
+///
+/// [`ServerMsg::Reply`]: super::ServerMsg::Reply
+pub fn reply_status(body: &[u8]) -> Option<i32> {
+    match body.get(..9) {
+        Some([1, _, _, _, _, s @ ..]) => Some(i32::from_le_bytes([s[0], s[1], s[2], s[3]])),
+        _ => None,
+    }
+}
+
 /// Set the tag of an encoded [`ServerMsg::Reply`] body (byte 0 is the message kind, the
 /// tag follows as a little-endian `u32`). False if `body` is not a reply.
 ///

@@ -42,7 +42,9 @@ pub use collect::{
     collected_section_proc, CollectedProc, CollectedWriter, Contribution, Put,
 };
 pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
-pub use frame::{decode, encode, encode_frame_into, reply_tag, set_reply_tag, FrameDecoder};
+pub use frame::{
+    decode, encode, encode_frame_into, reply_status, reply_tag, set_reply_tag, FrameDecoder,
+};
 pub use hello::{
     append_fence_area, encode_welcome_accepted, welcome_fence_area, Hello, PeerKind, Welcome,
 };

@@ -447,6 +447,13 @@ fn collected_reply_is_encoded_once_tagged_per_waiter_and_read_in_place() {
         panic!("not a reply");
     };
     assert_eq!((tag, status), (77, sys::PMIX_SUCCESS));
+    assert_eq!(reply_status(&body), Some(sys::PMIX_SUCCESS));
+    let failed = encode(&ServerMsg::Reply {
+        tag: 3,
+        status: sys::PMIX_ERR_TIMEOUT,
+        data: ReplyData::None,
+    });
+    assert_eq!(reply_status(&failed), Some(sys::PMIX_ERR_TIMEOUT));
     let ReplyData::Collected(payload) = data else {
         panic!("no collected data");
     };
@@ -500,6 +507,12 @@ fn collected_reply_is_encoded_once_tagged_per_waiter_and_read_in_place() {
     assert!(!set_reply_tag(&mut ev, 1));
     assert_eq!(reply_tag(&ev), None);
     assert_eq!(reply_tag(&[1, 2]), None, "too short to hold a tag");
+    assert_eq!(reply_status(&ev), None);
+    assert_eq!(
+        reply_status(&[1, 2, 0, 0, 0, 0]),
+        None,
+        "too short to hold a status"
+    );
 }
 
 #[test]

@@ -42,6 +42,9 @@ pub(super) struct Conn {
     pub(super) direct: Option<Arc<DirectConn>>,
     /// Frames of a direct connection taken from the stream and not yet handled.
     in_hand: usize,
+    /// Whether a round of work for this peer is followed by the progress thread's
+    /// yields ([`Ctx::no_yields`]).
+    pub(super) yields: bool,
 }
 
 impl Conn {
@@ -222,6 +225,7 @@ impl Ctx {
                 paused: false,
                 direct,
                 in_hand: 0,
+                yields: true,
             },
         );
         // Frames the other thread read already, then data that may be waiting (a frame
@@ -244,6 +248,23 @@ impl Ctx {
         d: Arc<DirectConn>,
     ) {
         self.insert_conn(id, stream, owner, Box::new(dec), None, Some(d));
+    }
+
+    /// Work for `id` is not followed by the progress thread's yields (see
+    /// `PROGRESS_YIELDS`) unless the thread runs under a real-time policy: its peer
+    /// answers no reply on the same CPU in time for them to find its next request (an
+    /// OpenPMIx client wakes its own progress thread for each reply), so under normal
+    /// scheduling and load they only hand the CPU to other work (docs/PERF.md).
+    pub fn no_yields(&mut self, id: ConnId) {
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.yields = false;
+        }
+    }
+
+    /// Whether an event of `token` is followed by the progress thread's yields (any but
+    /// a connection that asked for none).
+    pub(super) fn yields_after(&self, token: usize) -> bool {
+        self.conns.get(&token).is_none_or(|c| c.yields)
     }
 
     /// Read and hand over (to `pending`) what `id` has sent but was not read yet.

@@ -390,6 +390,29 @@ fn release_with(join: bool) {
 /// 13–17 µs of the server's CPU without it, 25–29 µs and 7–10 µs with it).
 const PROGRESS_YIELDS: u32 = 4;
 
+/// [`PROGRESS_YIELDS`], or what `PMIX_RS_PROGRESS_YIELDS` says (read once per process;
+/// at most 64).
+fn progress_yields() -> u32 {
+    static N: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        let Some(v) = crate::params::get(crate::params::PROGRESS_YIELDS) else {
+            return PROGRESS_YIELDS;
+        };
+        match v.trim().parse::<u32>() {
+            Ok(n) => n.min(64),
+            Err(_) => {
+                log::warn!(
+                    "{}={:?} is no count; yielding {} times",
+                    crate::params::PROGRESS_YIELDS,
+                    v,
+                    PROGRESS_YIELDS
+                );
+                PROGRESS_YIELDS
+            }
+        }
+    })
+}
+
 fn out_of_resource(what: &str, e: io::Error) -> Error {
     Error::new(sys::PMIX_ERR_OUT_OF_RESOURCE, format!("{}: {}", what, e))
 }
@@ -412,6 +435,10 @@ fn run(
     // After a round with work, look again a few times, yielding the CPU in between,
     // before sleeping in the poller (see PROGRESS_YIELDS).
     let mut spare = 0u32;
+    let yields = progress_yields();
+    // Under a real-time policy a yield hands the CPU only to the job's own threads, so
+    // it pays after any work (see `Ctx::no_yields`).
+    let realtime = crate::sys::realtime_policy();
     while !ctx.stopping {
         let timeout = if spare > 0 {
             spare -= 1;
@@ -421,8 +448,11 @@ fn run(
             ctx.next_timeout()
         };
         let r = poll.poll(&mut events, timeout);
-        if r.is_ok() && !events.is_empty() {
-            spare = PROGRESS_YIELDS;
+        if r.is_ok()
+            && !events.is_empty()
+            && (realtime || events.iter().any(|ev| ctx.yields_after(ev.token().0)))
+        {
+            spare = yields;
         }
         if let Err(e) = r {
             if e.kind() != io::ErrorKind::Interrupted {

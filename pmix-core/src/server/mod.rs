@@ -232,17 +232,22 @@ impl Shared {
                 }
                 let mut out = Vec::new();
                 let r = self.lock().request(id, &body, &mut out);
-                self.run(ctx, out);
-                if let Err(e) = r {
-                    log::warn!(
-                        "server: malformed request on connection {}, closing it: {}",
-                        id,
-                        e
-                    );
-                    ctx.close(id);
-                    self.step(ctx, |s, out| s.closed(id, out));
-                }
+                self.after_request(ctx, id, r, out);
             }
+        }
+    }
+
+    /// Run what serving a request on `id` asked for; a malformed one closes `id`.
+    fn after_request(self: &Arc<Self>, ctx: &mut Ctx, id: ConnId, r: Result<()>, out: Vec<Action>) {
+        self.run(ctx, out);
+        if let Err(e) = r {
+            log::warn!(
+                "server: malformed request on connection {}, closing it: {}",
+                id,
+                e
+            );
+            ctx.close(id);
+            self.step(ctx, |s, out| s.closed(id, out));
         }
     }
 }

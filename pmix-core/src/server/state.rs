@@ -231,6 +231,10 @@ pub struct ServerState {
     /// Per participant set of collecting fences, a fingerprint of every entry the last
     /// reply to that set carried (see `collected`).
     sent_collected: HashMap<Vec<ProcId>, SentCollected>,
+    /// Connections whose fence replies carry the status alone (OpenPMIx clients: they
+    /// fetch peers' data with Gets, see `server/v41/translate.rs`): a collecting fence
+    /// whose waiters are all of these builds no collected data.
+    status_only_fence: BTreeSet<ConnId>,
     /// I/O forwarding: registrations and the output cache (see `server/iof.rs`).
     iof: iof::IofState,
     /// Tool connections (see `server/tools.rs`).
@@ -290,6 +294,7 @@ impl ServerState {
             delta_modex: false,
             stats: FenceStats::default(),
             sent_collected: HashMap::default(),
+            status_only_fence: BTreeSet::new(),
             iof: Default::default(),
             tools: Default::default(),
             hostops: Default::default(),

@@ -84,6 +84,16 @@ pub fn euid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
+/// Whether the calling thread runs under a real-time scheduling policy (`SCHED_FIFO` or
+/// `SCHED_RR`, e.g. under `chrt`): its `sched_yield` then hands the CPU only to threads
+/// of the same priority, not to whatever else the machine runs.
+pub fn realtime_policy() -> bool {
+    // SAFETY: `sched_getscheduler` takes a pid by value (0: the calling thread) and
+    // touches no memory of ours.
+    let p = unsafe { libc::sched_getscheduler(0) };
+    p == libc::SCHED_FIFO || p == libc::SCHED_RR
+}
+
 /// The effective group id of this process.
 pub fn egid() -> u32 {
     rustix::process::getegid().as_raw()

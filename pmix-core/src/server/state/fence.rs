@@ -348,7 +348,17 @@ impl ServerState {
         out: &mut Vec<Action>,
     ) {
         let body = if collect && status == sys::PMIX_SUCCESS {
-            self.collected(procs)
+            if arrived
+                .iter()
+                .all(|a| self.status_only_fence.contains(&a.conn))
+            {
+                // No waiter reads collected data (OpenPMIx clients fetch it with Gets):
+                // none is built, and the next reply to this set is complete again.
+                self.sent_collected.remove(procs);
+                None
+            } else {
+                self.collected(procs)
+            }
         } else {
             None
         };

@@ -9,6 +9,13 @@ impl ServerState {
         self.conns.insert(conn, ConnState::New { uid });
     }
 
+    /// Connection `conn` reads nothing of a fence reply but its status (an OpenPMIx
+    /// client over the v41 listener): fences whose waiters are all such build no
+    /// collected data for them.
+    pub fn status_only_fence(&mut self, conn: ConnId) {
+        self.status_only_fence.insert(conn);
+    }
+
     /// Check a handshake. `Ok(proc)` means the glue should ask the host
     /// (`client_connected`) and then call [`ServerState::accept`] or
     /// [`ServerState::refuse`].
@@ -140,6 +147,7 @@ impl ServerState {
     pub fn closed(&mut self, conn: ConnId, out: &mut Vec<Action>) {
         self.hostops_conn_gone(conn);
         self.budget.closed(conn);
+        self.status_only_fence.remove(&conn);
         let Some(st) = self.conns.remove(&conn) else {
             return;
         };
@@ -216,11 +224,27 @@ impl ServerState {
 
     /// A frame from an accepted client.
     pub fn request(&mut self, conn: ConnId, body: &[u8], out: &mut Vec<Action>) -> Result<()> {
+        if !matches!(self.conns.get(&conn), Some(ConnState::Client { .. })) {
+            return Err(Error::bad_param("request before handshake"));
+        }
+        let r: Request = protocol::decode(body)?;
+        self.request_decoded(conn, r, body.len(), out)
+    }
+
+    /// [`ServerState::request`] of a request already decoded (from another wire dialect,
+    /// `server/v41`), whose frame body was `len` bytes.
+    pub fn request_decoded(
+        &mut self,
+        conn: ConnId,
+        r: Request,
+        len: usize,
+        out: &mut Vec<Action>,
+    ) -> Result<()> {
         let Some(ConnState::Client { proc_, finalized }) = self.conns.get(&conn) else {
             return Err(Error::bad_param("request before handshake"));
         };
         let (me, finalized) = (proc_.clone(), *finalized);
-        let Request { tag, req } = protocol::decode(body)?;
+        let Request { tag, req } = r;
         if finalized {
             // PMIx_Finalize was the client's last word on this connection: whatever it
             // sends later is refused (a one-way request, tag 0, is dropped), as the
@@ -236,7 +260,7 @@ impl ServerState {
             return Ok(());
         }
         let exempt = matches!(req, Req::Finalize | Req::Abort { .. });
-        if tag != 0 && !exempt && !self.budget.admit(conn, body.len(), &me) {
+        if tag != 0 && !exempt && !self.budget.admit(conn, len, &me) {
             out.push(reply(
                 conn,
                 tag,
@@ -247,7 +271,7 @@ impl ServerState {
         }
         let start = out.len();
         self.serve(conn, tag, me, req, out);
-        let served = (tag != 0).then_some((conn, tag, body.len()));
+        let served = (tag != 0).then_some((conn, tag, len));
         self.budget.settle(served, &out[start..]);
         Ok(())
     }

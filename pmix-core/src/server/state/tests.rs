@@ -844,3 +844,63 @@ fn lost_client_fails_tagged_fences_and_tells_its_peers() {
     s.closed(2, &mut out);
     assert!(!out.iter().any(|a| matches!(a, Action::Send(..))));
 }
+
+/// The data a fence reply carries ([`ReplyData::Collected`] or none), per connection.
+fn fence_data(out: &[Action]) -> Vec<(ConnId, bool)> {
+    let mut v: Vec<(ConnId, bool)> = out
+        .iter()
+        .filter_map(|a| {
+            let (c, b) = sent(a)?;
+            match protocol::decode::<ServerMsg>(&b).ok()? {
+                ServerMsg::Reply { data, .. } => Some((c, matches!(data, ReplyData::Collected(_)))),
+                _ => None,
+            }
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_collecting_fence_of_status_only_waiters_builds_no_collected_data() {
+    let mut s = setup(2, 2);
+    s.status_only_fence(1);
+    s.status_only_fence(2);
+    let round = |s: &mut ServerState, v: i32| {
+        for c in [1, 2] {
+            let commit = Req::Commit {
+                puts: vec![put("k", sys::PMIX_GLOBAL, v)],
+            };
+            req(s, c, 0, commit);
+        }
+        assert!(req(s, 1, 1, fence(vec![], true)).is_empty());
+        req(s, 2, 1, fence(vec![], true))
+    };
+    // Both waiters are OpenPMIx clients: the status alone for each.
+    assert_eq!(fence_data(&round(&mut s, 1)), vec![(1, false), (2, false)]);
+    // Connection 2 reads collected data from now on (as one of ours would); only rank
+    // 1 has new data, yet the reply carries rank 0's too: nothing was sent to this set
+    // before.
+    s.status_only_fence.remove(&2);
+    let commit = Req::Commit {
+        puts: vec![put("k", sys::PMIX_GLOBAL, 2)],
+    };
+    req(&mut s, 2, 0, commit);
+    assert!(req(&mut s, 2, 2, fence(vec![], true)).is_empty());
+    let out = req(&mut s, 1, 2, fence(vec![], true));
+    assert_eq!(fence_data(&out), vec![(1, true), (2, true)]);
+    let (_, b) = out
+        .iter()
+        .find_map(|a| sent(a).filter(|(c, _)| *c == 2))
+        .unwrap();
+    let Ok(ServerMsg::Reply {
+        data: ReplyData::Collected(payload),
+        ..
+    }) = protocol::decode::<ServerMsg>(&b)
+    else {
+        panic!("no collected data for our client");
+    };
+    let (_, idx) = protocol::collected_index(&payload).unwrap();
+    let got: Vec<Rank> = idx.iter().map(|e| e.proc_.rank).collect();
+    assert_eq!(got, vec![0, 1], "both ranks' data, rank 0's too");
+}

@@ -163,10 +163,12 @@ impl Shared {
             Ok(id) => id,
             Err(e) => return log::warn!("server: cannot serve v41 peer {}: {}", peer, e),
         };
+        ctx.no_yields(id);
         log::debug!("server: v41 connection {} from {} (uid {})", id, peer, uid);
         {
             let mut s = self.lock();
             s.connected(id, uid);
+            s.status_only_fence(id);
             s.set_peer_cred(
                 id,
                 crate::sys::PeerCred {
@@ -201,6 +203,12 @@ impl Shared {
                 let munge = lock(t).take_munge();
                 if let Some(cred) = munge {
                     return self.check_munge(ctx, id, t, cred);
+                }
+                let decoded = lock(t).take_decoded();
+                if let Some((req, len)) = decoded {
+                    let mut out = Vec::new();
+                    let r = self.lock().request_decoded(id, req, len, &mut out);
+                    self.after_request(ctx, id, r, out);
                 }
             }
             ev => self.on_conn(ctx, id, ev),

@@ -58,6 +58,10 @@ pub struct Translation {
     pending: HashMap<u32, Pending>,
     /// Replies made here (native [`ServerMsg`] bodies), for the owner to send.
     local: Vec<Vec<u8>>,
+    /// Requests decoded for the engine, oldest first, each with its v41 body's length:
+    /// the owner hands them over as they are ([`Translation::take_decoded`]; an empty
+    /// frame stands for each), not encoded in our protocol only to be decoded again.
+    decoded: std::collections::VecDeque<(Request, usize)>,
     /// A refused connect message: the status to answer with.
     refusal: Option<i32>,
     /// A tool's process-type flag (its handshake answer has the tool layout).
@@ -84,6 +88,7 @@ impl Translation {
             sender: None,
             pending: HashMap::new(),
             local: Vec::new(),
+            decoded: Default::default(),
             refusal: None,
             tool: None,
             munge: None,
@@ -93,6 +98,11 @@ impl Translation {
     /// Replies made here since the last call, for the owner to send (through the framing).
     pub fn take_local(&mut self) -> Vec<Vec<u8>> {
         std::mem::take(&mut self.local)
+    }
+
+    /// The oldest request decoded for the engine and its v41 body's length.
+    pub fn take_decoded(&mut self) -> Option<(Request, usize)> {
+        self.decoded.pop_front()
     }
 
     /// The status of a refused connect message, once.
@@ -212,8 +222,9 @@ impl Translation {
         Ok(protocol::encode(&hello))
     }
 
-    /// A v41 request as the engine's request body; `None` when answered here.
-    fn request(&mut self, tag: u32, body: &[u8]) -> Result<Option<Vec<u8>>> {
+    /// A v41 request, decoded for the engine ([`Translation::take_decoded`]) or
+    /// answered here.
+    fn request(&mut self, tag: u32, body: &[u8]) -> Result<()> {
         let Some(s) = self.sender.clone() else {
             return Err(Error::bad_param("v41: a request before the handshake"));
         };
@@ -222,22 +233,24 @@ impl Translation {
             Err(e) if e.status == sys::PMIX_ERR_NOT_SUPPORTED => {
                 log::info!("server: v41 client {}: {}", s.me, e.context);
                 self.answer_here(tag, cmd::NOTIFY, e.status);
-                return Ok(None);
+                return Ok(());
             }
             Err(e) => return Err(e),
         };
         let req = match c {
             Command::RegEvents { .. } => {
                 self.answer_here(tag, cmd::REGEVENTS, sys::PMIX_SUCCESS);
-                return Ok(None);
+                return Ok(());
             }
-            Command::DeregEvents { .. } => return Ok(None),
+            Command::DeregEvents { .. } => return Ok(()),
             Command::Req(r) => r,
         };
         if let Req::Commit { .. } = req {
             // The engine answers no commit; v41 clients wait for a status.
             self.answer_here(tag, cmd::COMMIT, sys::PMIX_SUCCESS);
-            return Ok(Some(protocol::encode(&Request { tag: 0, req })));
+            self.decoded
+                .push_back((Request { tag: 0, req }, body.len()));
+            return Ok(());
         }
         let code = cmds::req_code(&req).unwrap_or(cmd::NOTIFY);
         let target = match &req {
@@ -257,7 +270,8 @@ impl Translation {
                 refid,
             },
         );
-        Ok(Some(protocol::encode(&Request { tag, req })))
+        self.decoded.push_back((Request { tag, req }, body.len()));
+        Ok(())
     }
 
     /// One engine message as v41 bytes (header and body) appended to `out`.
@@ -325,14 +339,11 @@ impl Translation {
     /// read nothing after it; they fetch peers' data with Gets), so the collected data
     /// behind it is never decoded.
     fn fence_reply(&self, body: &[u8]) -> Option<(u32, i32)> {
-        use crate::wire::{Decoder, Wire};
-        if body.first() != Some(&1) {
+        let tag = protocol::reply_tag(body)?;
+        if self.pending.get(&tag)?.cmd != cmd::FENCENB {
             return None;
         }
-        let mut d = Decoder::new(body.get(1..)?);
-        let tag = u32::decode(&mut d).ok()?;
-        let status = i32::decode(&mut d).ok()?;
-        (self.pending.get(&tag)?.cmd == cmd::FENCENB).then_some((tag, status))
+        Some((tag, protocol::reply_status(body)?))
     }
 
     /// A tool's handshake answer: status, the identity assigned to a tool that asked for
@@ -557,10 +568,10 @@ impl Framing for V41Framing {
         let Some((h, body)) = self.dec.next_frame()? else {
             return Ok(None);
         };
-        // A request answered here yields an empty frame: the owner sends the answer.
-        Ok(Some(
-            lock(&self.t).request(h.tag, &body)?.unwrap_or_default(),
-        ))
+        // Each request yields an empty frame: the owner hands the engine what was
+        // decoded and sends what was answered here.
+        lock(&self.t).request(h.tag, &body)?;
+        Ok(Some(Vec::new()))
     }
     fn has_partial(&self) -> bool {
         !self.hello.is_empty() || self.dec.pending() > 0
