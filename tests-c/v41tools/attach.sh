@@ -15,6 +15,9 @@ shift 3
 t=$(mktemp -d)
 trap 'kill $pr 2>/dev/null; wait $pr 2>/dev/null; rm -rf "$t"' EXIT
 rank='echo "$PMIX_NAMESPACE" > "$0/ns.$PMIX_RANK"; sleep 30'
+# ATTACH_TICKS=1: the ranks print "tick N" every 0.2 s instead (output for a tool's pull).
+[ -n "${ATTACH_TICKS:-}" ] &&
+    rank='echo "$PMIX_NAMESPACE" > "$0/ns.$PMIX_RANK"; for i in $(seq 150); do echo "tick $i"; sleep 0.2; done'
 case $kind in
     pmixrun) TMPDIR=$t "$launcher" --timeout 40 -n "$n" sh -c "$rank" "$t" & pr=$! ;;
     prterun) TMPDIR=$t OPAL_PREFIX=$(dirname "$(dirname "$launcher")") \

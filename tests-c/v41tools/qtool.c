@@ -3,7 +3,7 @@
  * OpenPMIx tool attached to pmixrun's v41 listener) and against our library (our tool
  * attached to an OpenPMIx server: the Open MPI 5 wheel's prterun, or a Debian host).
  *
- *   qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events]
+ *   qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events] [iof [nodereg]]
  *
  * Checks: PMIx_tool_init with PMIX_SERVER_PIDINFO = PID succeeds and the server names
  * the tool (a namespace that is not empty; with "named" the tool names itself
@@ -12,12 +12,18 @@
  * pmix_proc_info_t of NSPACE with ranks 0..NPROCS-1 and a pid each (skipped with
  * "noproctable"); with "jobsize", PMIX_JOB_SIZE qualified with PMIX_NSPACE = NSPACE
  * is NPROCS; with "events", a default event handler registers and deregisters; with
+ * "iof", PMIx_IOF_pull of NSPACE's stdout registers, a chunk holding "tick" (the
+ * ranks print it: attach.sh with ATTACH_TICKS=1) reaches the handler within 10 s, and
+ * PMIx_IOF_deregister of the registration succeeds (not with "nodereg": OpenPMIx
+ * 4.2.2's PMIx_IOF_deregister never returns in a tool, under PRRTE's prterun as under
+ * pmixrun: it blocks on the library's own lock); with
  * "flat", every answer must be flat (one info, of the key
  * asked: what OpenPMIx's own pps reads); PMIx_tool_finalize succeeds. A query answer may come flat (one info
  * per key, as OpenPMIx's libraries pass a server's answer on) or wrapped in
  * PMIX_QUERY_RESULTS arrays (as PRRTE's host code answers): both are read. Prints one
  * ok/FAIL line per check and "...qtool.c: N checks, M failed"; the exit status is the
  * verdict. */
+#define _GNU_SOURCE /* memmem */
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -170,10 +176,51 @@ static void events(void)
     }
 }
 
+/* IOF pull: the registration's status and id, and whether a "tick" arrived. */
+static volatile int iof_reg_done = 0, iof_ticked = 0;
+static volatile pmix_status_t iof_reg_status = PMIX_ERROR;
+static volatile size_t iof_ref = 0;
+static void iof_out(size_t h, pmix_iof_channel_t channel, pmix_proc_t *source,
+                    pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
+{
+    (void)h; (void)channel; (void)source; (void)info; (void)ninfo;
+    if (NULL != payload && NULL != payload->bytes &&
+        NULL != memmem(payload->bytes, payload->size, "tick", 4))
+        iof_ticked = 1;
+}
+static void iof_reg(pmix_status_t st, size_t ref, void *cbdata)
+{
+    (void)cbdata;
+    iof_reg_status = st;
+    iof_ref = ref;
+    iof_reg_done = 1;
+}
+static void pull(const char *ns, bool dereg)
+{
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, ns, PMIX_RANK_WILDCARD);
+    pmix_status_t rc =
+        PMIx_IOF_pull(&all, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, iof_out, iof_reg, NULL);
+    CHECK_RC(rc, PMIX_SUCCESS, "PMIx_IOF_pull of the job's stdout");
+    if (PMIX_SUCCESS != rc)
+        return;
+    for (int i = 0; i < 1000 && !iof_reg_done; i++)
+        usleep(10000);
+    CHECK(iof_reg_done && PMIX_SUCCESS == iof_reg_status, "the pull registered (%d)",
+          iof_reg_status);
+    for (int i = 0; i < 1000 && !iof_ticked; i++)
+        usleep(10000);
+    CHECK(iof_ticked, "a rank's output reached the tool's IOF handler");
+    if (dereg)
+        CHECK_RC(PMIx_IOF_deregister(iof_ref, NULL, 0, NULL, NULL), PMIX_SUCCESS,
+                 "PMIx_IOF_deregister");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events]\n");
+        fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] "
+                        "[events] [iof [nodereg]]\n");
         return 2;
     }
     pid_t pid = (pid_t)atoi(argv[1]);
@@ -183,7 +230,11 @@ int main(int argc, char **argv)
     bool named = false;
     bool with_size = false;
     bool with_events = false;
+    bool with_iof = false;
+    bool dereg = true;
     for (int a = 4; a < argc; a++) {
+        dereg = dereg && 0 != strcmp(argv[a], "nodereg");
+        with_iof = with_iof || 0 == strcmp(argv[a], "iof");
         with_events = with_events || 0 == strcmp(argv[a], "events");
         named = named || 0 == strcmp(argv[a], "named");
         with_size = with_size || 0 == strcmp(argv[a], "jobsize");
@@ -231,6 +282,9 @@ int main(int argc, char **argv)
     }
     if (with_events) {
         events();
+    }
+    if (with_iof) {
+        pull(ns, dereg);
     }
     CHECK_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     CHECK_DONE();

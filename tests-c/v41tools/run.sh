@@ -25,6 +25,10 @@ if [ -n "$OPX" ]; then
         'qtool.c: 16 checks, 0 failed' 30 -- "$A" pmixrun "$PMIXRUN" 3 "$OPX" @PID@ @NS@ 3 flat jobsize events
     check "OpenPMIx tool that names itself (TOOL_GIVEN_ID)" 0 'qtool.c: 16 checks, 0 failed' 30 -- \
         "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 flat named jobsize events
+    # (4.2.2's own PMIx_IOF_deregister hangs in a tool, under prterun too: not called.)
+    check "OpenPMIx tool pulls the ranks' output from pmixrun (IOF pull)" 0 \
+        'qtool.c: 8 checks, 0 failed' 30 -- env ATTACH_TICKS=1 \
+        "$A" pmixrun "$PMIXRUN" 2 "$OPX" @PID@ @NS@ 2 noproctable iof nodereg
 else
     echo "SKIP OpenPMIx-built tool: libpmix-dev not installed"
 fi
@@ -62,6 +66,9 @@ if [ -x "$PRTERUN" ]; then
         'qtool.c: 13 checks, 0 failed' 40 -- "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 jobsize events
     check "our tool naming itself under prterun, flat answers" 0 'qtool.c: 16 checks, 0 failed' 40 -- \
         "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 flat named jobsize events
+    check "our tool pulls the ranks' output under prterun (IOF pull, deregister)" 0 \
+        'qtool.c: 9 checks, 0 failed' 40 -- env ATTACH_TICKS=1 \
+        "$A" prterun "$PRTERUN" 2 "$OURS" @PID@ @NS@ 2 noproctable iof
     # The reference: Debian's own 4.2.2 tool library doing the same under prterun.
     if [ -n "$OPX" ]; then
         check "reference: OpenPMIx 4.2.2 tool naming itself under prterun, flat answers" 0 \
