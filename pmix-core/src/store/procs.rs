@@ -40,7 +40,9 @@
 //! ([`IMPLIED_KEYS`]: `PMIX_LOCAL_PEERS`, `PMIX_LOCAL_PROCS`) are exactly what the map
 //! says about node `implied_node`: a Welcome then leaves them out (one entry per local
 //! process, in every client), and a client builds them from the map when asked
-//! (`JobData::implied_value`).
+//! (`JobData::implied_value`). The image is sealed once published: a flag that stops
+//! holding (the host retracted the key) is cleared beside it (`ProcTable::cleared`),
+//! and the wire form carries that after the per-rank lists.
 
 use super::{add_info, find, keys};
 use crate::error::{Error, Result};
@@ -196,7 +198,7 @@ struct Layout {
     /// a Get of a key the map answers does not scan the columns).
     map_cols: [Option<usize>; 4],
     /// Bit i: [`IMPLIED_KEYS`]`[i]` at job level is what the map says of `implied_node`
-    /// (cleared in memory when the host retracts the key).
+    /// as the image says (a retraction since is in `ProcTable::cleared`).
     implied: u16,
     implied_node: u32,
 }
