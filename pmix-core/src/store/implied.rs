@@ -95,7 +95,7 @@ impl JobData {
     /// this node, without the values the map implies ([`JobData::implied_value`]).
     ///
     /// The mark is trusted: it was set when the value was checked against the map
-    /// ([`JobData::mark_implied`]), and every change of the key since cleared it
+    /// (`JobData::mark_implied`), and every change of the key since cleared it
     /// ([`JobData::add_resource`], [`JobData::retract_job_key`]; a re-registration builds
     /// a new table). Checking each value against the map again scanned the whole job per
     /// Welcome, O(N²) for a node of N clients. Only the first entry of a key is left out
