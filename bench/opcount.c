@@ -1,7 +1,12 @@
 /* opcount: N client operations of one kind after PMIx_Init, for instruction counting.
  *
  *   opcount OP N      OP: get-job | get-self | get-peer | get-peer-first | put |
- *                         put-commit | commit | fence | fence-collect
+ *                         put-commit | commit | fence | fence-collect | get-self-host |
+ *                         get-self-nrank | get-self-appnum | get-self-jobkey
+ *
+ * get-self reads the process's own PMIX_LOCAL_RANK; get-self-host its PMIX_HOSTNAME (a
+ * string), get-self-nrank its PMIX_NODE_RANK, get-self-appnum its PMIX_APPNUM, and
+ * get-self-jobkey PMIX_JOB_SIZE asked of the process itself (not of the wildcard).
  *
  * The N operations run inside one function, `opcount_loop`, so that
  *   valgrind --tool=callgrind --toggle-collect=opcount_loop opcount OP N
@@ -37,10 +42,11 @@ static void die(const char *what, pmix_status_t rc)
 /* The operations, resolved from their names once (so that the loop counts the library,
  * not a chain of strcmp calls choosing the operation). */
 enum op { GET_JOB, GET_SELF, GET_PEER, GET_PEER_FIRST, COMMIT, FENCE, FENCE_COLLECT, PUT,
-          PUT_COMMIT, NOPS };
+          PUT_COMMIT, GET_SELF_HOST, GET_SELF_NRANK, GET_SELF_APPNUM, GET_SELF_JOBKEY, NOPS };
 static const char *const op_names[NOPS] = {"get-job", "get-self", "get-peer", "get-peer-first",
                                            "commit", "fence", "fence-collect", "put",
-                                           "put-commit"};
+                                           "put-commit", "get-self-host", "get-self-nrank",
+                                           "get-self-appnum", "get-self-jobkey"};
 
 /* One operation of kind `op`; returns nonzero on a wrong answer. */
 static int one(enum op op, const pmix_proc_t *wild, const pmix_proc_t *peer,
@@ -63,6 +69,21 @@ static int one(enum op op, const pmix_proc_t *wild, const pmix_proc_t *peer,
             die("PMIx_Get(LOCAL_RANK)", rc);
         PMIX_VALUE_RELEASE(val);
         break;
+    case GET_SELF_HOST:
+    case GET_SELF_NRANK:
+    case GET_SELF_APPNUM:
+    case GET_SELF_JOBKEY: {
+        const char *k = GET_SELF_HOST == op    ? PMIX_HOSTNAME
+                        : GET_SELF_NRANK == op ? PMIX_NODE_RANK
+                        : GET_SELF_APPNUM == op ? PMIX_APPNUM
+                                                : PMIX_JOB_SIZE;
+        rc = PMIx_Get(&me, k, NULL, 0, &val);
+        if (PMIX_SUCCESS != rc)
+            die(k, rc);
+        bad = GET_SELF_JOBKEY == op && val->data.uint32 != expect_size;
+        PMIX_VALUE_RELEASE(val);
+        break;
+    }
     case GET_PEER:
         rc = PMIx_Get(peer, "opcount.key", NULL, 0, &val);
         if (PMIX_SUCCESS != rc)

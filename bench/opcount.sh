@@ -11,7 +11,7 @@ set -euo pipefail
 : "${PMIXRUN:?}" "${OPCOUNT:?}"
 n1=${N1:-1000}
 n2=${N2:-3000}
-ops=${OPS:-get-job get-self get-peer get-peer-first put put-commit}
+ops=${OPS:-get-job get-self get-self-host get-self-nrank get-self-appnum get-self-jobkey get-peer get-peer-first put put-commit}
 # get-peer-first reads N distinct keys of the peer once each, right after a collecting
 # fence: every rank publishes N2+1 keys for it. The other operations run with one key
 # published (a store holding thousands of keys makes a Put or Get of our own data cost

@@ -3,7 +3,8 @@
 collecting fence, Get of the next 8 ranks' keys, Finalize: the hello of issue 21) under
 pmixrun -n N for each N given, one table row per N: wall time, pmixrun's peak resident
 memory (VmHWM) and the most descriptors it held (both sampled from /proc every 20 ms),
-the least memory the machine had available meanwhile (MemAvailable), the ranks' median
+the least memory the machine had available meanwhile (MemAvailable), pmixrun's own
+CPU time (all its threads, not the ranks; last sample, up to 20 ms short), the ranks' median
 fence time and peak RSS as rank 0 prints them, their median Private_Dirty (what each
 rank costs the machine alone) before Init, after Init and after the first fence, and
 whether every value read was right.
@@ -47,6 +48,16 @@ def status_kib(pid, field):
     return None
 
 
+def cpu_s(pid):
+    """The CPU time (user + system, all threads, not its children) of a process so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def nfds(pid):
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))
@@ -59,6 +70,7 @@ def run(np):
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     hwm = fds = 0
+    cpu = 0.0
     avail = start_avail = mem_available_mib()
     low = False
     # The output is small (rank 0's summary) and read at the end; sample meanwhile.
@@ -67,6 +79,7 @@ def run(np):
         n = nfds(p.pid)
         hwm = max(hwm, h or 0)
         fds = max(fds, n or 0)
+        cpu = max(cpu, cpu_s(p.pid) or 0.0)
         avail = min(avail, mem_available_mib())
         if avail < MIN_AVAIL and not low:
             low = True
@@ -86,6 +99,7 @@ def run(np):
         "wall": wall,
         "hwm_mib": hwm / 1024,
         "fds": fds,
+        "cpu": cpu,
         "machine_mib": start_avail - avail,
         "fence_ms": int(fence.group(1)) / 1000 if fence else float("nan"),
         "rank_mib": int(rank_hwm.group(1)) / 1024 if rank_hwm else float("nan"),
@@ -99,13 +113,13 @@ def run(np):
 def main():
     sizes = [int(a) for a in sys.argv[1:]] or [256, 1024, 2048, 4096]
     print(f"{'ranks':>6} {'wall s':>7} {'pmixrun MiB':>11} {'fds':>6} {'fds/rank':>8} "
-          f"{'machine MiB':>11} {'fence ms':>9} {'rank MiB':>8} {'dirty KiB 0/init/fence':>22}"
+          f"{'machine MiB':>11} {'pmixrun CPU s':>13} {'fence ms':>9} {'rank MiB':>8} {'dirty KiB 0/init/fence':>22}"
           "  result")
     failed = False
     for np in sizes:
         r = run(np)
         print(f"{r['np']:>6} {r['wall']:>7.2f} {r['hwm_mib']:>11.1f} {r['fds']:>6} "
-              f"{r['fds'] / np:>8.2f} {r['machine_mib']:>11} {r['fence_ms']:>9.0f} "
+              f"{r['fds'] / np:>8.2f} {r['machine_mib']:>11} {r['cpu']:>13.2f} {r['fence_ms']:>9.0f} "
               f"{r['rank_mib']:>8.1f} {r['dirty']:>22}  "
               f"{'ok' if r['ok'] else 'FAILED (status %d)' % r['rc']}", flush=True)
         if not r["ok"]:

@@ -170,6 +170,14 @@ static void client_resources(const pmix_proc_t *peer)
     if (v) {
         PMIX_VALUE_RELEASE(v);
     }
+    v = NULL;
+    rc = PMIx_Get(NULL, PMIX_CLUSTER_ID, NULL, 0, &v);
+    CHECK(PMIX_SUCCESS == rc && v && v->type == PMIX_STRING &&
+              0 == strcmp(v->data.string, "rules-cluster"),
+          "... read of the process itself too (%s)", PMIx_Error_string(rc));
+    if (v) {
+        PMIX_VALUE_RELEASE(v);
+    }
     int x = -1;
     CHECK_RC(get_int(&job, "rh.res", NULL, 0, &x), PMIX_SUCCESS, "a custom resource key");
     CHECK_RC(get_int(&job, "rh.mine", NULL, 0, &x), PMIX_SUCCESS, "the job's own value of a key");
@@ -206,6 +214,9 @@ static void client_resources(const pmix_proc_t *peer)
     v = NULL;
     CHECK_RC(PMIx_Get(peer, PMIX_CLUSTER_ID, NULL, 0, &v), PMIX_ERR_NOT_FOUND,
              "... for a peer's view too");
+    v = NULL;
+    CHECK_RC(PMIx_Get(NULL, PMIX_CLUSTER_ID, NULL, 0, &v), PMIX_ERR_NOT_FOUND,
+             "... and for the process's own view (a Get with a NULL proc)");
     CHECK_RC(get_int(&job, "rh.res", NULL, 0, &x), PMIX_SUCCESS, "other resources stay");
     /* The node-narrowed retraction was sent before the job-level one just seen. */
     CHECK_RC(get_int(&job, "rh.nodekey", on_n0, 2, &x), PMIX_ERR_NOT_FOUND,

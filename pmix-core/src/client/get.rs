@@ -1,4 +1,6 @@
+use super::jobs::OwnAnswer;
 use super::*;
+use std::borrow::Cow;
 
 /// What a local lookup decided.
 pub(super) enum Lookup<T = Value> {
@@ -159,15 +161,33 @@ impl Client {
         match key {
             Some(k) => {
                 if opts.level == Level::Any {
-                    if let Some(e) = d.own.map.get(k) {
+                    let put = if d.own_may_hold(k) {
+                        d.own.map.get(k)
+                    } else {
+                        None
+                    };
+                    if let Some(e) = put {
                         if scope_ok(e.scope) {
                             return found(f(&e.value));
                         }
                     }
+                    // Resolved in advance (`jobs.rs`): what `proc_value` would answer.
+                    let v = match d.jobs.own_answer(k.as_str()) {
+                        OwnAnswer::Value(v) => Some(Cow::Borrowed(v)),
+                        OwnAnswer::JobLevel(j) => j.job_only(k.as_str()),
+                        OwnAnswer::General => d
+                            .jobs
+                            .mine()
+                            .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level)),
+                    };
+                    return match v {
+                        Some(v) => found(f(&v)),
+                        None => Lookup::Fail(Error::not_found(format!("{} has no key {}", me, k))),
+                    };
                 }
                 match d
                     .jobs
-                    .get(&me.nspace)
+                    .mine()
                     .and_then(|j| j.proc_value(me.rank, k.as_str(), opts.level))
                 {
                     Some(v) => found(f(&v)),
@@ -176,7 +196,7 @@ impl Client {
             }
             None => {
                 let mut v = d.own.visible(Reader::Owner);
-                if let Some(j) = d.jobs.get(&me.nspace) {
+                if let Some(j) = d.jobs.mine() {
                     v.extend(j.proc_infos(me.rank));
                 }
                 found(f(&info_array(v)))

@@ -155,7 +155,10 @@ impl Inner {
                 }
                 Some(e) => e.value = i.value,
                 // Internal: ours to read, not sent again at the next commit.
-                None => d.own.put(i.key, sys::PMIX_INTERNAL, i.value),
+                None => {
+                    d.own_reserved |= i.key.is_reserved();
+                    d.own.put(i.key, sys::PMIX_INTERNAL, i.value)
+                }
             }
         }
         let members = match members_of(&results) {

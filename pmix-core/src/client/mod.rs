@@ -28,6 +28,7 @@ mod get;
 pub mod global;
 pub(crate) mod group;
 mod hostops;
+mod jobs;
 pub use hostops::Credential;
 mod iof;
 pub mod link;
@@ -210,8 +211,11 @@ struct Waiting {
 
 #[derive(Default)]
 struct Data {
-    jobs: FastMap<Nspace, JobData>,
+    jobs: jobs::Jobs,
     own: KvSet,
+    /// True once `own` ever held a reserved key (`pmix...`): until then a Get of one of
+    /// our reserved keys skips the search of `own` (every insertion into `own` sets it).
+    own_reserved: bool,
     /// What to send at the next commit: one entry per key (its latest scope, or a deletion
     /// scope), so a key put many times is sent once. The value is not copied at Put: `None`
     /// means "the value `own` holds for the key" (read at commit). A later Put of the key
@@ -269,6 +273,14 @@ struct Inner {
     shm: fence::ShmFence,
 }
 
+impl Data {
+    /// Whether `own` may hold `k` (see `own_reserved`).
+    #[inline]
+    fn own_may_hold(&self, k: &Key) -> bool {
+        self.own_reserved || !k.is_reserved()
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -279,8 +291,9 @@ impl Inner {
         server: Option<ProcId>,
         hostname: String,
         handle: Handle,
-        data: Data,
+        mut data: Data,
     ) -> Inner {
+        data.jobs.set_me(&me);
         Inner {
             me,
             server,
@@ -376,10 +389,7 @@ impl Inner {
             }
             Ok(ServerMsg::Forget { proc_, key }) => self.forget(proc_, key),
             Ok(ServerMsg::ForgetNode { nspace, node }) => {
-                let mut d = self.write();
-                if let Some(j) = d.jobs.get_mut(&nspace) {
-                    j.forget_node(&node);
-                }
+                self.write().jobs.update(&nspace, |j| j.forget_node(&node));
             }
             Ok(ServerMsg::Event {
                 status,
@@ -407,7 +417,7 @@ impl Inner {
         let mut d = self.write();
         if proc_.rank == sys::PMIX_RANK_WILDCARD {
             // Job-level data the host retracted (deregister_resources).
-            if let Some(j) = d.jobs.get_mut(&proc_.nspace) {
+            d.jobs.update(&proc_.nspace, |j| {
                 j.retract_job_key(&key);
                 for (_, l) in j.apps.iter_mut() {
                     l.retain(|i| i.key != key);
@@ -415,7 +425,7 @@ impl Inner {
                 for n in j.nodes.iter_mut() {
                     n.info.retain(|i| i.key != key);
                 }
-            }
+            });
         } else if let Some(m) = d.peers.get_mut(&proc_) {
             m.remove(&key);
         }

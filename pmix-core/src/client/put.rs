@@ -89,7 +89,9 @@ impl Client {
                 Some(std::mem::replace(&mut e.value, value))
             }
             None => {
-                d.own.put(Key::new(key)?, scope, value);
+                let key = Key::new(key)?;
+                d.own_reserved |= key.is_reserved();
+                d.own.put(key, scope, value);
                 None
             }
         };
@@ -171,6 +173,7 @@ impl Client {
         let mut d = self.inner.write();
         if proc == &self.inner.me {
             let d = &mut *d;
+            d.own_reserved |= key.is_reserved();
             let old = d.own.map.insert(
                 key.clone(),
                 crate::store::Entry {
@@ -180,18 +183,13 @@ impl Client {
             );
             keep_staged_value(&mut d.staged, key.as_str(), old.map(|e| e.value));
         } else if proc.rank == sys::PMIX_RANK_WILDCARD {
-            let jd = d
-                .jobs
-                .entry(proc.nspace.clone())
-                .or_insert_with(|| JobData {
-                    nspace: proc.nspace.clone(),
-                    ..Default::default()
+            d.jobs.update_or_new(&proc.nspace, |jd| {
+                jd.job.retain(|i| i.key != key);
+                jd.job.push(Info {
+                    key,
+                    flags: 0,
+                    value,
                 });
-            jd.job.retain(|i| i.key != key);
-            jd.job.push(Info {
-                key,
-                flags: 0,
-                value,
             });
         } else {
             d.peers.entry(proc.clone()).or_default().insert(key, value);

@@ -91,21 +91,15 @@ impl JobData {
         self.ranks_value(key, &ranks)
     }
 
-    /// True when a Welcome may leave the job-level `info` out: the image marks its key as
-    /// implied and the value still is what the map says (a host may have updated it
-    /// since).
-    fn omitted(&self, info: &Info) -> bool {
-        let key = info.key.as_str();
-        let Some(node) = self.procs.implied_node(key) else {
-            return false;
-        };
-        self.procs
-            .map_node_ranks(None, Some(node))
-            .is_some_and(|ranks| self.is_ranks_value(key, &info.value, &ranks))
-    }
-
     /// Encode the job-level infos (as `Vec<Info>`'s wire form); `local`: for a client on
     /// this node, without the values the map implies ([`JobData::implied_value`]).
+    ///
+    /// The mark is trusted: it was set when the value was checked against the map
+    /// (`JobData::mark_implied`), and every change of the key since cleared it
+    /// ([`JobData::add_resource`], [`JobData::retract_job_key`]; a re-registration builds
+    /// a new table). Checking each value against the map again scanned the whole job per
+    /// Welcome, O(N²) for a node of N clients. Only the first entry of a key is left out
+    /// (the one the mark was checked on, and the one a Get finds).
     pub fn encode_job_level(&self, out: &mut Vec<u8>, local: bool) {
         let any = IMPLIED_KEYS
             .iter()
@@ -114,7 +108,19 @@ impl JobData {
             self.job.encode(out);
             return;
         }
-        let keep: Vec<&Info> = self.job.iter().filter(|i| !self.omitted(i)).collect();
+        let mut left_out: Vec<&str> = Vec::new();
+        let keep: Vec<&Info> = self
+            .job
+            .iter()
+            .filter(|i| {
+                let k = i.key.as_str();
+                let omit = self.procs.implied_node(k).is_some() && !left_out.contains(&k);
+                if omit {
+                    left_out.push(k);
+                }
+                !omit
+            })
+            .collect();
         (keep.len() as u32).encode(out);
         for i in keep {
             i.encode(out);
@@ -139,6 +145,25 @@ impl JobData {
         out
     }
 
+    /// A job-level resource the host registered after this namespace
+    /// (`PMIx_server_register_resources`): added when the job level lacks the key, put in
+    /// place of the value when that came from the previous registration of the resource
+    /// (`old`), else ignored (the namespace's own value wins). A key it changes is no
+    /// longer taken as implied by the map: Welcomes then carry its value as it is.
+    pub fn add_resource(&mut self, info: Info, old: Option<&Value>) {
+        match self.job.iter_mut().find(|x| x.key == info.key) {
+            Some(x) if old == Some(&x.value) => {
+                self.procs.clear_implied(info.key.as_str());
+                x.value = info.value;
+            }
+            Some(_) => {}
+            None => {
+                self.procs.clear_implied(info.key.as_str());
+                self.job.push(info);
+            }
+        }
+    }
+
     /// The host retracted the job-level `key`: drop it, implied or not.
     pub fn retract_job_key(&mut self, key: &Key) {
         self.job.retain(|i| &i.key != key);
@@ -148,7 +173,7 @@ impl JobData {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{regex, Level, Select};
+    use super::super::{regex, Level, NodeData, Select};
     use super::*;
     use crate::protocol::{encode_welcome_accepted, Welcome};
     use crate::value::Nspace;
@@ -251,13 +276,12 @@ mod tests {
     #[test]
     fn a_list_the_map_does_not_imply_is_sent() {
         let mut jd = registered(8, 4, "n1");
-        // The host changed its mind after registering: the Welcome carries its value.
+        // The host changed its mind after registering (a resource registered again, in
+        // place of the value an earlier registration of it gave): the Welcome carries
+        // its value.
         let v = Value::string("4,5");
-        jd.job
-            .iter_mut()
-            .find(|i| i.key.as_str() == keys::LOCAL_PEERS)
-            .unwrap()
-            .value = v.clone();
+        let old = find(&jd.job, keys::LOCAL_PEERS).cloned();
+        jd.add_resource(info(keys::LOCAL_PEERS, v.clone()), old.as_ref());
         let client = welcomed(&jd);
         assert_eq!(find(&client.job, keys::LOCAL_PEERS), Some(&v));
         assert!(find(&client.job, keys::LOCAL_PROCS).is_none());
@@ -278,5 +302,116 @@ mod tests {
         jd.encode(&mut out);
         let plain = JobData::decode(&mut Decoder::new(&out)).unwrap();
         assert!(find(&plain.job, keys::LOCAL_PROCS).is_some());
+    }
+
+    /// What a client resolves in advance for its own process ([`JobData::own_view`]) is
+    /// what [`JobData::proc_value`] answers, and every other key reads at the job level
+    /// (but for the node's process lists, which stay on the general path).
+    #[test]
+    fn own_view_answers_what_proc_value_does() {
+        let mut jd = registered(16, 4, "n1");
+        jd.nodes.push(NodeData {
+            id: Some(1),
+            hostname: Some("n1".into()),
+            info: vec![
+                info(keys::HOSTNAME, Value::string("n1")),
+                info(keys::NODEID, Value::Uint32(1)),
+                info("node.only", Value::Uint32(11)),
+                info(keys::JOB_SIZE, Value::Uint32(99)),
+            ],
+        });
+        jd.apps.push((0, vec![info("app.only", Value::Uint32(5))]));
+        jd.procs
+            .extend_list(5, [info("proc.only", Value::string("x"))]);
+        let probe = [
+            keys::LOCAL_RANK,
+            keys::NODE_RANK,
+            keys::HOSTNAME,
+            keys::NODEID,
+            keys::APPNUM,
+            keys::LOCAL_SIZE,
+            keys::NODE_SIZE,
+            keys::LOCALLDR,
+            keys::JOB_SIZE,
+            keys::NUM_NODES,
+            keys::LOCAL_PEERS,
+            keys::LOCAL_PROCS,
+            "node.only",
+            "app.only",
+            "proc.only",
+            "nowhere",
+        ];
+        for rank in [4, 5, 7] {
+            let view = jd.own_view(rank);
+            for key in probe {
+                let want = jd.proc_value(rank, key, Level::Any).map(Cow::into_owned);
+                let got = match view.iter().find(|(k, _)| k.as_str() == key) {
+                    Some((_, v)) => Some(v.clone()),
+                    None if crate::store::OWN_VIEW_GENERAL.contains(&key) => {
+                        jd.proc_value(rank, key, Level::Any).map(Cow::into_owned)
+                    }
+                    None => jd.job_only(key).map(Cow::into_owned),
+                };
+                assert_eq!(got, want, "rank {rank}, {key}");
+            }
+            // The node's value wins over the job's; the lists are not copied.
+            let js = view.iter().find(|(k, _)| k.as_str() == keys::JOB_SIZE);
+            assert_eq!(js.map(|(_, v)| v), Some(&Value::Uint32(99)));
+            assert!(!view.iter().any(|(k, _)| k.as_str() == keys::LOCAL_PEERS));
+        }
+        assert_eq!(
+            jd.own_view(5)
+                .iter()
+                .find(|(k, _)| k.as_str() == keys::LOCAL_RANK)
+                .map(|(_, v)| v),
+            Some(&Value::Uint16(1))
+        );
+    }
+
+    /// The host retracts an implied list after the image was marked (and, the second
+    /// time, sealed and published): a client welcomed afterwards must not rebuild it
+    /// from the map, whether the image travels inline or as the sealed segment.
+    #[test]
+    fn a_list_retracted_before_a_welcome_stays_gone() {
+        for publish in [false, true] {
+            let mut jd = registered(8, 4, "n0");
+            if publish {
+                jd.procs.publish("implied-retract-test").unwrap();
+            }
+            jd.retract_job_key(&Key::new(keys::LOCAL_PEERS).unwrap());
+            let me = ProcId::new(jd.nspace.clone(), 0);
+            let mut fds = Vec::new();
+            let body = encode_welcome_accepted(&me, &me, &[&jd], &mut fds);
+            assert_eq!(fds.len(), usize::from(publish));
+            let mut client = match Welcome::decode(&mut Decoder::new(&body)).unwrap() {
+                Welcome::Accepted { mut jobs, .. } => jobs.remove(0),
+                w => panic!("{w:?}"),
+            };
+            let owned: Vec<std::os::fd::OwnedFd> =
+                fds.iter().map(|f| f.try_clone().unwrap()).collect();
+            client.procs.attach(&owned).unwrap();
+            for (who, j) in [("server", &jd), ("client", &client)] {
+                let ctx = format!("{who}, published: {publish}");
+                assert!(
+                    j.job_value(keys::LOCAL_PEERS, Level::Any, None).is_none(),
+                    "{ctx}"
+                );
+                assert!(
+                    j.proc_value(0, keys::LOCAL_PEERS, Level::Job).is_none(),
+                    "{ctx}"
+                );
+                assert!(
+                    !j.job_infos()
+                        .iter()
+                        .any(|i| i.key.as_str() == keys::LOCAL_PEERS),
+                    "{ctx}"
+                );
+                // The list that was not retracted still reads from the map.
+                match j.job_value(keys::LOCAL_PROCS, Level::Job, None).as_deref() {
+                    Some(Value::DataArray(a)) => assert_eq!(a.items.len(), 4, "{ctx}"),
+                    v => panic!("{ctx}: LOCAL_PROCS {v:?}"),
+                }
+            }
+        }
     }
 }

@@ -21,6 +21,10 @@ use pmix_sys as sys;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+/// Keys [`JobData::own_view`] leaves to the general path: a node's process lists (one
+/// entry per process of the node, built from the map when asked).
+pub const OWN_VIEW_GENERAL: [&str; 2] = [keys::LOCAL_PEERS, keys::LOCAL_PROCS];
+
 /// Information about one node of a job.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeData {
@@ -436,43 +440,85 @@ impl JobData {
             }
         }
         if matches!(level, Level::Any | Level::Node) {
-            let id = self.procs.get(rank, keys::NODEID);
-            let id = id.as_deref().and_then(|v| v.as_u64());
-            let host = self.procs.get(rank, keys::HOSTNAME);
-            let host = host.as_deref().and_then(|v| v.as_str());
-            let node = (id.is_some() || host.is_some())
-                .then(|| {
-                    self.nodes.iter().find(|n| {
-                        (id.is_some() && n.id.map(u64::from) == id)
-                            || (host.is_some() && n.hostname.as_deref() == host)
-                    })
-                })
-                .flatten();
-            if let Some(v) = node.and_then(|n| self.node_value(n, key)) {
+            if let Some(v) = self.proc_node(rank).and_then(|n| self.node_value(n, key)) {
                 return Some(v);
             }
         }
         if matches!(level, Level::Any | Level::App) {
-            let appnum = self
-                .procs
-                .get(rank, keys::APPNUM)
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0) as u32;
-            if let Some(v) = self
-                .apps
-                .iter()
-                .find(|(a, _)| *a == appnum)
-                .and_then(|(_, l)| find(l, key))
-            {
+            if let Some(v) = self.proc_app(rank).and_then(|l| find(l, key)) {
                 return Some(Cow::Borrowed(v));
             }
         }
         if matches!(level, Level::Any | Level::Job) {
-            return find(&self.job, key)
-                .map(Cow::Borrowed)
-                .or_else(|| self.implied_value(key).map(Cow::Owned));
+            return self.job_only(key);
         }
         None
+    }
+
+    /// The node data of process `rank`'s node (by its `PMIX_NODEID` or `PMIX_HOSTNAME`).
+    fn proc_node(&self, rank: Rank) -> Option<&NodeData> {
+        let id = self.procs.get(rank, keys::NODEID);
+        let id = id.as_deref().and_then(|v| v.as_u64());
+        let host = self.procs.get(rank, keys::HOSTNAME);
+        let host = host.as_deref().and_then(|v| v.as_str());
+        if id.is_none() && host.is_none() {
+            return None;
+        }
+        self.nodes.iter().find(|n| {
+            (id.is_some() && n.id.map(u64::from) == id)
+                || (host.is_some() && n.hostname.as_deref() == host)
+        })
+    }
+
+    /// The application infos of process `rank`'s application (`PMIX_APPNUM`, else 0).
+    fn proc_app(&self, rank: Rank) -> Option<&Vec<Info>> {
+        let appnum = self
+            .procs
+            .get(rank, keys::APPNUM)
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0) as u32;
+        self.apps.iter().find(|(a, _)| *a == appnum).map(|(_, l)| l)
+    }
+
+    /// The job-level value of `key` only (what the host registered, or a process list
+    /// the map implies): the last step of [`JobData::proc_value`].
+    #[inline]
+    pub fn job_only(&self, key: &str) -> Option<Cow<'_, Value>> {
+        match find(&self.job, key) {
+            Some(v) => Some(Cow::Borrowed(v)),
+            None => self.implied_value(key).map(Cow::Owned),
+        }
+    }
+
+    /// Every answer [`JobData::proc_value`] (at [`Level::Any`]) gives for process `rank`
+    /// below the job level: its own keys, its node's (the host's, and the counts the map
+    /// implies) and its application's, each resolved once, in no particular order.
+    /// For any other key `proc_value` answers what [`JobData::job_only`] does, except
+    /// for [`OWN_VIEW_GENERAL`] (lists with one entry per process of a node, not copied
+    /// here). A client keeps this for itself so that a Get of its own keys is one short
+    /// scan (`client::Jobs`).
+    pub fn own_view(&self, rank: Rank) -> Vec<(Key, Value)> {
+        let mut keys: Vec<Key> = self.procs.infos(rank).into_iter().map(|i| i.key).collect();
+        if let Some(n) = self.proc_node(rank) {
+            keys.extend(n.info.iter().map(|i| i.key.clone()));
+            for k in [keys::LOCAL_SIZE, keys::NODE_SIZE, keys::LOCALLDR] {
+                keys.extend(Key::new(k).ok());
+            }
+        }
+        if let Some(l) = self.proc_app(rank) {
+            keys.extend(l.iter().map(|i| i.key.clone()));
+        }
+        let mut out: Vec<(Key, Value)> = Vec::with_capacity(keys.len());
+        for k in keys {
+            if OWN_VIEW_GENERAL.contains(&k.as_str()) || out.iter().any(|(o, _)| *o == k) {
+                continue;
+            }
+            if let Some(v) = self.proc_value(rank, k.as_str(), Level::Any) {
+                let v = v.into_owned();
+                out.push((k, v));
+            }
+        }
+        out
     }
 
     /// All process-level keys of `rank` (for a Get with a NULL key).

@@ -40,7 +40,9 @@
 //! ([`IMPLIED_KEYS`]: `PMIX_LOCAL_PEERS`, `PMIX_LOCAL_PROCS`) are exactly what the map
 //! says about node `implied_node`: a Welcome then leaves them out (one entry per local
 //! process, in every client), and a client builds them from the map when asked
-//! (`JobData::implied_value`).
+//! (`JobData::implied_value`). The image is sealed once published: a flag that stops
+//! holding (the host retracted the key) is cleared beside it (`ProcTable::cleared`),
+//! and the wire form carries that after the per-rank lists.
 
 use super::{add_info, find, keys};
 use crate::error::{Error, Result};
@@ -196,7 +198,7 @@ struct Layout {
     /// a Get of a key the map answers does not scan the columns).
     map_cols: [Option<usize>; 4],
     /// Bit i: [`IMPLIED_KEYS`]`[i]` at job level is what the map says of `implied_node`
-    /// (cleared in memory when the host retracts the key).
+    /// as the image says (a retraction since is in `ProcTable::cleared`).
     implied: u16,
     implied_node: u32,
 }
@@ -338,6 +340,11 @@ pub struct ProcTable {
     /// Server: where the image is published for local clients. Client: the segment the
     /// Welcome named, while it is not mapped yet ([`ProcTable::attach`]).
     seg: Option<Segment>,
+    /// Flags of the image's implied keys that no longer hold (bit i: [`IMPLIED_KEYS`]`[i]`):
+    /// the host retracted the key after the image was sealed. Carried in the wire form
+    /// (after the lists), so a client welcomed after the retraction does not build the
+    /// key from the map.
+    cleared: u16,
 }
 
 impl PartialEq for ProcTable {
@@ -345,6 +352,7 @@ impl PartialEq for ProcTable {
         self.image.bytes() == other.image.bytes()
             && self.lists == other.lists
             && self.seg == other.seg
+            && self.cleared == other.cleared
     }
 }
 
@@ -360,6 +368,7 @@ impl ProcTable {
             lay,
             lists,
             seg: None,
+            cleared: 0,
         })
     }
 
@@ -452,25 +461,29 @@ impl ProcTable {
         }
     }
 
+    /// The per-rank lists, then the cleared implied flags.
     fn encode_lists(&self, out: &mut Vec<u8>) {
         (self.lists.len() as u32).encode(out);
         for (r, l) in &self.lists {
             r.encode(out);
             l.encode(out);
         }
+        self.cleared.encode(out);
     }
 
     /// The node whose process list the map gives for the job-level key `key`, when the
     /// image says the host's value of it is exactly that ([`IMPLIED_KEYS`]).
     pub fn implied_node(&self, key: &str) -> Option<u32> {
         let bit = IMPLIED_KEYS.iter().position(|k| super::same_key(k, key))?;
-        (self.lay.implied & (1 << bit) != 0).then_some(self.lay.implied_node)
+        (self.lay.implied & !self.cleared & (1 << bit) != 0).then_some(self.lay.implied_node)
     }
 
-    /// Forget that the map implies `key` (the host retracted the key).
+    /// Forget that the map implies `key` (the host retracted the key). The image may be
+    /// sealed and mapped by clients already: the flag is cleared beside it, and the wire
+    /// form carries that to clients welcomed later.
     pub fn clear_implied(&mut self, key: &str) {
         if let Some(bit) = IMPLIED_KEYS.iter().position(|k| super::same_key(k, key)) {
-            self.lay.implied &= !(1 << bit);
+            self.cleared |= 1 << bit;
         }
     }
 
@@ -1056,8 +1069,10 @@ impl Wire for ProcTable {
             let l = Vec::<Info>::decode(d)?;
             lists.insert(r, l);
         }
+        let cleared = u16::decode(d)?;
         let mut t = ProcTable::from_parts(image, lists)?;
         t.seg = seg;
+        t.cleared = cleared;
         Ok(t)
     }
 }

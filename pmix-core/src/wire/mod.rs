@@ -64,23 +64,39 @@ impl<'a> Decoder<'a> {
         self.pos
     }
     /// Take `n` bytes, or fail with `PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER`.
+    #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n > self.remaining() {
-            return Err(Error::new(
-                pmix_sys::PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER,
-                format!("need {} bytes, {} left", n, self.remaining()),
-            ));
+        match self.buf.get(self.pos..).and_then(|rest| rest.get(..n)) {
+            Some(s) => {
+                self.pos += n;
+                Ok(s)
+            }
+            None => Err(self.past_end(n)),
         }
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
     }
     /// Take a fixed-size array.
+    #[inline]
     pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let s = self.take(N)?;
-        let mut a = [0u8; N];
-        a.copy_from_slice(s);
-        Ok(a)
+        match self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.first_chunk::<N>())
+        {
+            Some(a) => {
+                self.pos += N;
+                Ok(*a)
+            }
+            None => Err(self.past_end(N)),
+        }
+    }
+    /// The error of a read of `n` bytes past the end (kept out of the inlined paths).
+    #[cold]
+    #[inline(never)]
+    fn past_end(&self, n: usize) -> Error {
+        Error::new(
+            pmix_sys::PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+            format!("need {} bytes, {} left", n, self.remaining()),
+        )
     }
     /// Read a length/count prefix (u32) and check that at least `count * min_item_size`
     /// bytes remain, so a hostile count cannot make us allocate.
@@ -102,6 +118,7 @@ macro_rules! wire_le {
             fn encode(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
+            #[inline]
             fn decode(d: &mut Decoder<'_>) -> Result<Self> {
                 Ok(<$t>::from_le_bytes(d.array()?))
             }

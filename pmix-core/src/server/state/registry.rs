@@ -70,12 +70,7 @@ impl ServerState {
             for ns in self.nspaces.values_mut() {
                 let add = JobData::from_register(&ns.job.nspace, vec![i.clone()]);
                 for j in add.job {
-                    match ns.job.job.iter_mut().find(|x| x.key == j.key) {
-                        // Replace a value that came from the previous registration.
-                        Some(x) if old.as_ref() == Some(&x.value) => x.value = j.value,
-                        Some(_) => {}
-                        None => ns.job.job.push(j),
-                    }
+                    ns.job.add_resource(j, old.as_ref());
                 }
                 for n in add.nodes {
                     let same = ns.job.nodes.iter_mut().find(|m| {

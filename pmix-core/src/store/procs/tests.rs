@@ -154,7 +154,8 @@ fn published_segment_is_mapped_and_bad_descriptors_are_refused() {
         FORM_SEGMENT.encode(&mut out);
         0u32.encode(&mut out);
         len.encode(&mut out);
-        0u32.encode(&mut out);
+        0u32.encode(&mut out); // no per-rank lists
+        0u16.encode(&mut out); // no implied flag cleared
         let mut t: ProcTable = crate::wire::from_bytes(&out).unwrap();
         let r = t.attach(&[fd]);
         assert_eq!(
