@@ -593,8 +593,9 @@ mod tests {
         (a, FenceArea::attach(&fd, n).unwrap())
     }
 
-    #[test]
-    fn ranks_pass_many_fences_in_step() {
+    /// Four ranks pass 2000 fences in step, each waiting by sleeping at once (`yields`
+    /// None) or after yielding that many times; the area they met in.
+    fn four_ranks_pass_2000_fences(yields: Option<u32>) -> Arc<FenceArea> {
         let (area, _) = pair(4);
         let area = Arc::new(area);
         let hs: Vec<_> = (0..4)
@@ -604,7 +605,10 @@ mod tests {
                     for _ in 0..2000 {
                         let o = match a.arrive() {
                             Arrived::Complete(_) => Outcome::Done,
-                            Arrived::Waiting(g) => a.wait(g, None),
+                            Arrived::Waiting(g) => match yields {
+                                None => a.wait(g, None),
+                                Some(n) => a.wait_yielding(g, None, n),
+                            },
                             Arrived::Socket | Arrived::Mismatch => Outcome::Socket,
                         };
                         assert_eq!(o, Outcome::Done);
@@ -616,31 +620,17 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(gen_of(area.bar().load(SeqCst)), 2000);
+        area
+    }
+
+    #[test]
+    fn ranks_pass_many_fences_in_step() {
+        four_ranks_pass_2000_fences(None);
     }
 
     #[test]
     fn ranks_that_yield_before_sleeping_pass_many_fences_in_step() {
-        let (area, _) = pair(4);
-        let area = Arc::new(area);
-        let hs: Vec<_> = (0..4)
-            .map(|_| {
-                let a = area.clone();
-                std::thread::spawn(move || {
-                    for _ in 0..2000 {
-                        let o = match a.arrive() {
-                            Arrived::Complete(_) => Outcome::Done,
-                            Arrived::Waiting(g) => a.wait_yielding(g, None, 4),
-                            Arrived::Socket | Arrived::Mismatch => Outcome::Socket,
-                        };
-                        assert_eq!(o, Outcome::Done);
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().unwrap();
-        }
-        assert_eq!(gen_of(area.bar().load(SeqCst)), 2000);
+        let area = four_ranks_pass_2000_fences(Some(4));
         // A deadline still ends a fence nobody else comes to, yields or not.
         let Arrived::Waiting(g) = area.arrive() else {
             panic!("first of four completed")

@@ -50,6 +50,15 @@ check "mpirun itself keeps Debian's libpmix" 0 "who=mpirun .*lib=/usr/lib/x86_64
 # mpirun exit status both must give, $4 a pattern both outputs must match, then the
 # arguments of apis.
 deb_lib=/usr/lib/x86_64-linux-gnu/pmix2/lib
+# A case's sorted ANSWER lines: $1 case, $2 library name, $3 the run's answers directory.
+keep_answers() { cat "$3"/answers.* 2>/dev/null | sort >"$HARNESS_LOG/$1.$2"; }
+# The verdict: $1 case, $2 the reference library's name, $3 what to call it.
+answers_agree() {
+    local name=$1 ref=$2 label=$3 d
+    d=$(diff "$HARNESS_LOG/$name.$ref" "$HARNESS_LOG/$name.ours" | grep '^[<>]' | head -n 8)
+    [ -s "$HARNESS_LOG/$name.$ref" ] || d="$label's run gave no ANSWER line"
+    verdict "$name: ours answers as $label's" "${d:+$(echo $d)}"
+}
 DEB_ENV=(env LD_LIBRARY_PATH="$deb_lib" V41CLIENT_LIB="$(readlink -f "$deb_lib/libpmix.so.2")")
 compare() {
     local name=$1 np=$2 want=$3 pattern=$4
@@ -67,12 +76,9 @@ compare() {
                 "${MPIRUN[@]}" -np "$np" "${RANK_ENV[@]}" V41APIS_OURS=1 V41APIS_DIR="$dir" \
                 "${PROG:-$APIS}" "$@"
         fi
-        cat "$dir"/answers.* 2>/dev/null | sort >"$HARNESS_LOG/$name.$lib"
+        keep_answers "$name" "$lib" "$dir"
     done
-    local d
-    d=$(diff "$HARNESS_LOG/$name.debian" "$HARNESS_LOG/$name.ours" | grep '^[<>]' | head -n 8)
-    [ -s "$HARNESS_LOG/$name.debian" ] || d="Debian's run gave no ANSWER line"
-    verdict "$name: ours answers as Debian's" "${d:+$(echo $d)}"
+    answers_agree "$name" debian Debian
 }
 
 # Get with PMIX_TIMEOUT, Publish/Lookup/Unpublish, Query, Log, Job_control (and, on ours,
@@ -105,12 +111,9 @@ compare_prte() {
             -n "$np" -x LD_LIBRARY_PATH="$libdir" -x OPAL_PREFIX \
             -x V41CLIENT_LIB="$(readlink -f "$libdir/libpmix.so.2")" -x V41APIS_DIR="$dir" \
             ${OURS_ONLY:+-x V41APIS_OURS=1} "./$(basename "$APIS")" "$@"
-        cat "$dir"/answers.* 2>/dev/null | sort >"$HARNESS_LOG/$name.$lib"
+        keep_answers "$name" "$lib" "$dir"
     done
-    local d
-    d=$(diff "$HARNESS_LOG/$name.openpmix5" "$HARNESS_LOG/$name.ours" | grep '^[<>]' | head -n 8)
-    [ -s "$HARNESS_LOG/$name.openpmix5" ] || d="OpenPMIx 5.0.11's run gave no ANSWER line"
-    verdict "$name: ours answers as OpenPMIx 5.0.11's" "${d:+$(echo $d)}"
+    answers_agree "$name" openpmix5 "OpenPMIx 5.0.11"
 }
 if [ -x "${PRTERUN:-}" ]; then
     compare_prte prte-apis 2 'v41apis log line of rank 1' apis
