@@ -31,12 +31,15 @@ impl Shared {
                 self.store.proc_ended(&p);
                 self.monitor_stop(&p, None);
                 if self.rank_of(&p).is_some() {
-                    self.proc_ended(&p);
                     // The other servers learn that it will never arrive (their
-                    // collectives waiting for it fail) and tell their clients.
+                    // collectives waiting for it fail) and tell their clients; then
+                    // the front end's rounds that include it fail (after: a server
+                    // that aborts a group construct itself raises the member's
+                    // failure to its clients, which the round's failure does not).
                     for n in (0..self.links.len()).filter(|&n| n != node) {
                         self.deregister_at(n, &p);
                     }
+                    self.proc_ended(&p);
                     self.announce_lost(node, &p);
                     self.events.push(JobEvent::Lost(p));
                 }
@@ -197,6 +200,8 @@ impl Shared {
                 },
             );
         }
+        drop(st);
+        self.groups_lost(p);
     }
 
     /// Tell `node`'s server that `p` will never take part again (for a process of
