@@ -36,6 +36,9 @@ pub struct DynState {
     pub(super) remote_invites: Vec<super::group_remote::RemoteInvite>,
     /// A finalize without disconnect does not raise `PMIX_ERR_PROC_TERM_WO_SYNC`.
     pub(super) quiet_finalize: bool,
+    /// Events fanned out to the clients, kept for those that connect later (see
+    /// `events.rs`).
+    pub(super) ev_cache: std::collections::VecDeque<super::events::CachedEvent>,
 }
 
 impl ServerState {

@@ -106,11 +106,14 @@ impl ServerState {
         self.conns.insert(
             conn,
             ConnState::Client {
-                proc_,
+                proc_: proc_.clone(),
                 finalized: false,
             },
         );
         self.psets_to_new_client(conn, out);
+        if !self.tools.conns.contains(&conn) {
+            self.cached_events_to_new_client(conn, &proc_, out);
+        }
     }
 
     /// Refuse a handshake: send the reason and close.
