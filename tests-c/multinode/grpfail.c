@@ -10,12 +10,17 @@
  *                           the construct names a member that already ended
  *   grpfail VICTIM optional as `after`, with PMIX_GROUP_OPTIONAL: the group forms
  *                           from the survivors
+ *   grpfail VICTIM daemon   as `during`, but the victim (alone on its node) kills its
+ *                           node's server instead: the node and its rank are lost
+ *                           (pmixrun kills the rank), and the others also hear of the
+ *                           rank's end (PMIX_ERR_PROC_TERM_WO_SYNC)
  *
  * Each surviving rank prints its own ok/FAIL lines and a summary; the victim prints
  * nothing after the first fence. pmixrun's status is 1 (the victim's exit without
  * finalizing, tolerated by --enable-recovery). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,12 +57,13 @@ static double now(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: grpfail VICTIM during|after|optional\n");
+        fprintf(stderr, "usage: grpfail VICTIM during|after|optional|daemon\n");
         return 2;
     }
     uint32_t victim = (uint32_t)atoi(argv[1]);
     const char *mode = argv[2];
-    int after = strcmp(mode, "during") != 0;
+    int daemon = strcmp(mode, "daemon") == 0;
+    int after = strcmp(mode, "during") != 0 && !daemon;
     int optional = strcmp(mode, "optional") == 0;
     pmix_proc_t me;
     uint32_t n = mn_init(&me);
@@ -73,6 +79,23 @@ int main(int argc, char **argv)
         if (!after) {
             /* Let the others enter the construct and wait in it. */
             sleep(2);
+        }
+        if (daemon) {
+            /* Our server's pid ends its rendezvous directory's name:
+             * .../<nspace>.<pid>/sock. pmixrun then kills us with the node. */
+            char uri[4096];
+            const char *u = getenv("PMIX_RS_SERVER_URI");
+            snprintf(uri, sizeof uri, "%s", u ? u : "");
+            char *slash = strrchr(uri, '/');
+            if (slash) {
+                *slash = '\0';
+            }
+            char *dot = strrchr(uri, '.');
+            long pid = dot ? strtol(dot + 1, NULL, 10) : 0;
+            if (pid > 1) {
+                kill((pid_t)pid, SIGKILL);
+            }
+            sleep(30);
         }
         _exit(0);
     }
@@ -125,6 +148,20 @@ int main(int argc, char **argv)
     }
     CHECK(took < TIMEOUT_S / 2, "rank %u (%s): the construct ended after %.1f s (timeout %d s)",
           me.rank, mode, took, TIMEOUT_S);
+    if (daemon) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        pthread_mutex_lock(&mu);
+        while (!term_seen) {
+            if (pthread_cond_timedwait(&cv, &mu, &until) != 0) {
+                break;
+            }
+        }
+        int seen = term_seen;
+        pthread_mutex_unlock(&mu);
+        CHECK(seen, "rank %u heard of the end of the victim lost with its node", me.rank);
+    }
     if (results) {
         PMIX_INFO_FREE(results, nresults);
     }

@@ -154,6 +154,16 @@ check "a construct naming a member that already ended aborts at once (3 nodes, 5
     1 ' 0 failed' 60 4 -- "${PR[@]}" --enable-recovery --nodes 3 -n 5 "$MN/grpfail" 4 after
 check "an optional construct forms without the member that ended (2 nodes, 4 ranks)" \
     1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 optional
+# A node whose server dies, with --enable-recovery: the job goes on without the node; its
+# rank is lost (killed), the construct waiting for it aborts on the other nodes and they
+# hear of the rank's end (group_daemon_fail's scenario; without recovery, see above).
+check "a node's server dies mid-construct: the others' construct aborts, the job goes on (3 nodes, 4 ranks)" \
+    1 'grpfail.c: 8 checks, 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 3 -n 4 "$MN/grpfail" 3 daemon
+why=""
+grep -Eq 'the PMIx server of node 2 failed: .*continuing \(--enable-recovery\)' "$out" ||
+    why="no line reports the node's failure and goes on"
+verdict "same: pmixrun reports the node's failure and goes on" "$why"
 # Invitations whose invitees another node's server hosts: the answers travel to the
 # leader's server, the completion (or abort) back to the invitees' servers.
 check "invite across nodes: leader outside the group, context id, abort for all (2 nodes, 4 ranks)" \
