@@ -49,8 +49,8 @@ pub(super) struct CachedEvent {
     source: ProcId,
     range: u8,
     info: Vec<Info>,
-    /// The processes it was sent to (or that raised it).
-    told: Vec<ProcId>,
+    /// Its number (see `DynState::ev_upto`).
+    seq: u64,
 }
 
 impl ServerState {
@@ -64,15 +64,9 @@ impl ServerState {
         }
     }
 
-    /// Keep an event just routed to `targets` for the clients that connect later.
-    fn cache_event(
-        &mut self,
-        status: i32,
-        source: &ProcId,
-        range: u8,
-        info: &[Info],
-        targets: &[ConnId],
-    ) {
+    /// Keep an event just routed to the clients connected now, for those that connect
+    /// later.
+    fn cache_event(&mut self, status: i32, source: &ProcId, range: u8, info: &[Info]) {
         let no_cache = info
             .iter()
             .any(|i| i.key.as_str() == ak::PMIX_EVENT_DO_NOT_CACHE && i.value.is_true());
@@ -82,15 +76,9 @@ impl ServerState {
         {
             return;
         }
-        let mut told: Vec<ProcId> = targets
-            .iter()
-            .filter_map(|c| match self.conns.get(c) {
-                Some(ConnState::Client { proc_, .. }) => Some(proc_.clone()),
-                _ => None,
-            })
-            .collect();
-        told.push(source.clone());
         let now = Instant::now();
+        let seq = self.dynamic.ev_seq;
+        self.dynamic.ev_seq += 1;
         let cache = &mut self.dynamic.ev_cache;
         cache.retain(|e| now.saturating_duration_since(e.at) < CACHE_FOR);
         if cache.len() >= CACHE_MAX {
@@ -102,8 +90,15 @@ impl ServerState {
             source: source.clone(),
             range,
             info: info.to_vec(),
-            told,
+            seq,
         });
+    }
+
+    /// Client `p`'s connection closed: the events kept from now on are news to it when
+    /// it connects again.
+    pub(super) fn cached_events_client_gone(&mut self, p: &ProcId) {
+        let seq = self.dynamic.ev_seq;
+        self.dynamic.ev_upto.insert(p.clone(), seq);
     }
 
     /// A client just connected: send it the kept events it is in range of and was not
@@ -115,11 +110,11 @@ impl ServerState {
         out: &mut Vec<Action>,
     ) {
         let now = Instant::now();
+        let upto = self.dynamic.ev_upto.get(p).copied().unwrap_or(0);
         let mut cache = std::mem::take(&mut self.dynamic.ev_cache);
         cache.retain(|e| now.saturating_duration_since(e.at) < CACHE_FOR);
-        for e in cache.iter_mut() {
-            let custom = custom_range(&e.info);
-            if e.told.contains(p) || !Self::in_range(&e.source, e.range, &custom, p) {
+        for e in cache.iter().filter(|e| e.seq >= upto && &e.source != p) {
+            if !Self::in_range(&e.source, e.range, &custom_range(&e.info), p) {
                 continue;
             }
             log::debug!(
@@ -128,10 +123,12 @@ impl ServerState {
                 e.source,
                 p
             );
-            e.told.push(p.clone());
             self.send_event(&[conn], e.status, &e.source, e.info.clone(), out);
         }
         self.dynamic.ev_cache = cache;
+        // From now on it gets them live.
+        let seq = self.dynamic.ev_seq;
+        self.dynamic.ev_upto.insert(p.clone(), seq);
     }
 
     /// The local clients an event of `range` from `source` reaches, and whether it also
@@ -204,7 +201,7 @@ impl ServerState {
         let (mut targets, beyond) = self.event_targets(me, range, &info);
         targets.retain(|&c| c != conn);
         self.send_event(&targets, status, me, info.clone(), out);
-        self.cache_event(status, me, range, &info, &targets);
+        self.cache_event(status, me, range, &info);
         let stays = info
             .iter()
             .any(|i| i.key.as_str() == ak::PMIX_EVENT_STAYS_LOCAL && i.value.is_true());
@@ -247,7 +244,7 @@ impl ServerState {
         let (targets, _) = self.event_targets(source, range, &info);
         if !group_part {
             // (The invitations spanning servers are answered by the servers, not kept.)
-            self.cache_event(status, source, range, &info, &targets);
+            self.cache_event(status, source, range, &info);
         }
         self.send_event(&targets, status, source, info, out);
         if let Some(g) = grp {
@@ -359,11 +356,24 @@ mod tests {
         // c:0: the GLOBAL one only (not its namespace, not named by the custom range).
         let out = crate::server::state::connect_test_client(&mut s, &p("c", 0), 4, 1000);
         assert_eq!(events(&out), vec![(4, p("a", 0))]);
-        // c:1: the GLOBAL one and the custom one; again after a reconnect: nothing.
+        // c:1: the GLOBAL one and the custom one; after a reconnect only what was
+        // raised while it was away.
         let out = crate::server::state::connect_test_client(&mut s, &p("c", 1), 5, 1000);
         assert_eq!(events(&out).len(), 2);
         s.closed(5, &mut Vec::new());
         let out = crate::server::state::connect_test_client(&mut s, &p("c", 1), 6, 1000);
+        assert!(events(&out).is_empty());
+        // (c:0 is connected: it gets this one live, not again when it reconnects.)
+        assert_eq!(
+            reached(&notify(&mut s, sys::PMIX_RANGE_GLOBAL, vec![])),
+            vec![2, 3, 4, 6]
+        );
+        s.closed(6, &mut Vec::new());
+        notify(&mut s, sys::PMIX_RANGE_GLOBAL, vec![]);
+        let out = crate::server::state::connect_test_client(&mut s, &p("c", 1), 7, 1000);
+        assert_eq!(events(&out), vec![(7, p("a", 0))]);
+        s.closed(4, &mut Vec::new());
+        let out = crate::server::state::connect_test_client(&mut s, &p("c", 0), 8, 1000);
         assert!(events(&out).is_empty());
     }
 

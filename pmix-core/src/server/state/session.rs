@@ -162,6 +162,7 @@ impl ServerState {
             return;
         }
         self.by_proc.remove(&proc_);
+        self.cached_events_client_gone(&proc_);
         for t in self.fences.values_mut() {
             t.arrived.retain(|a| a.conn != conn);
         }
