@@ -23,13 +23,16 @@
 //! once it has been called. `PMIX_EVENT_RETURN_OBJECT` is handed back to the handler as
 //! an info of that key.
 //!
-//! # Events that describe lasting state
-//! A process-set definition or deletion ([`KEPT_CODES`]) that reached no handler
-//! registered for its code is kept (the last [`KEPT_MAX`]); a handler registered later
-//! for that code gets it then, once, after its registration callback
-//! ([`Handlers::replay_kept`]; as OpenPMIx's server replays its cached events to a new
-//! registration). A program that waits for
-//! the sets its launcher defined at start-up hears of them however late it registers.
+//! # Events no handler of their code saw yet
+//! An event that reached no handler registered for its code (none at all, or only
+//! default handlers) is kept (the last [`KEPT_MAX`], for [`KEPT_FOR`]); a handler
+//! registered later for that code gets it then, once, after its registration callback
+//! ([`Handlers::replay_kept`]), as OpenPMIx's server replays its cached events to a new
+//! registration (its notification cache: 512 events, 120 s). So a rank that registers
+//! for `PMIX_NOTIFY_ALLOC_COMPLETE` a moment after a peer raised it still hears of it.
+//! Process-set definitions and deletions ([`KEPT_CODES`]) describe lasting state and do
+//! not age: a program that waits for the sets its launcher defined at start-up hears
+//! of them however late it registers.
 
 use crate::error::{Error, Result};
 use crate::value::{Info, ProcId, Value};
@@ -37,12 +40,18 @@ use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-/// Event codes kept for handlers registered after the event (see the module notes).
+/// Event codes kept for later handlers however old they are (see the module notes).
 pub const KEPT_CODES: [i32; 2] = [sys::PMIX_PROCESS_SET_DEFINE, sys::PMIX_PROCESS_SET_DELETE];
 
-/// How many such events are kept (the oldest goes first).
-pub const KEPT_MAX: usize = 32;
+/// How many events are kept for later handlers (the oldest goes first; OpenPMIx's
+/// `pmix_max_events`).
+pub const KEPT_MAX: usize = 512;
+
+/// How long an event is kept for later handlers, but those of [`KEPT_CODES`]
+/// (OpenPMIx's `pmix_event_eviction_time`).
+pub const KEPT_FOR: Duration = Duration::from_secs(120);
 
 /// An event delivered to handlers.
 #[derive(Debug, Clone, PartialEq)]
@@ -221,8 +230,8 @@ pub struct Registry {
     multi: Category,
     default: Category,
     next: usize,
-    /// Events of [`KEPT_CODES`] no handler of their code has seen yet.
-    kept: VecDeque<Event>,
+    /// Events no handler of their code has seen yet, with when they came.
+    kept: VecDeque<(Instant, Event)>,
     /// How the last delivery scheduled its steps (replays use the same).
     post: Option<Poster>,
 }
@@ -368,6 +377,13 @@ impl Registry {
             .collect()
     }
 
+    /// Drop the kept events older than [`KEPT_FOR`] (but those of [`KEPT_CODES`]).
+    fn evict_old(&mut self, now: Instant) {
+        self.kept.retain(|(at, ev)| {
+            KEPT_CODES.contains(&ev.status) || now.saturating_duration_since(*at) < KEPT_FOR
+        });
+    }
+
     /// Number of registered handlers.
     pub fn len(&self) -> usize {
         self.all().count()
@@ -429,12 +445,13 @@ impl Handlers {
         let Some(reg) = r.all().find(|g| g.id == id && !g.codes.is_empty()).cloned() else {
             return;
         };
-        let (due, keep): (VecDeque<Event>, VecDeque<Event>) = std::mem::take(&mut r.kept)
+        r.evict_old(Instant::now());
+        let (due, keep): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut r.kept)
             .into_iter()
-            .partition(|ev| reg.matches(ev, &affected_procs(&ev.info)));
+            .partition(|(_, ev)| reg.matches(ev, &affected_procs(&ev.info)));
         r.kept = keep;
         drop(r);
-        for ev in due {
+        for (_, ev) in due {
             log::debug!(
                 "event {} from {}: replayed to handler {}",
                 ev.status,
@@ -455,11 +472,13 @@ impl Handlers {
             let mut r = self.lock();
             r.post = Some(post.clone());
             let chain = r.chain(&ev);
-            if KEPT_CODES.contains(&ev.status) && chain.iter().all(|g| g.codes.is_empty()) {
+            if chain.iter().all(|g| g.codes.is_empty()) {
+                let now = Instant::now();
+                r.evict_old(now);
                 if r.kept.len() >= KEPT_MAX {
                     r.kept.pop_front();
                 }
-                r.kept.push_back(ev.clone());
+                r.kept.push_back((now, ev.clone()));
             }
             chain
         };
@@ -558,14 +577,15 @@ mod tests {
         let define = sys::PMIX_PROCESS_SET_DEFINE;
         hs.register(vec![], named("d"), rec(&log, "d", ok)).unwrap();
         run(&hs, ev(define));
-        run(&hs, ev(-1)); // not a kept code: gone once delivered
+        run(&hs, ev(-1)); // only a default handler saw it: kept too
         assert_eq!(*log.lock().unwrap(), ["d(0)", "d(0)"]);
-        // A handler for other codes does not take it.
+        // A handler for other codes does not take the definition (the -1 event is
+        // its own).
         let id = hs
             .register(vec![-1], named("x"), rec(&log, "x", ok))
             .unwrap();
         hs.replay_kept(id);
-        assert_eq!(log.lock().unwrap().len(), 2);
+        assert_eq!(*log.lock().unwrap(), ["d(0)", "d(0)", "x(0)"]);
         // The first handler of its code gets it, alone, once.
         let id = hs
             .register(vec![define], named("s"), rec(&log, "s", ok))
@@ -575,14 +595,58 @@ mod tests {
             .register(vec![define], named("t"), rec(&log, "t", ok))
             .unwrap();
         hs.replay_kept(id);
-        assert_eq!(*log.lock().unwrap(), ["d(0)", "d(0)", "s(0)"]);
+        assert_eq!(*log.lock().unwrap(), ["d(0)", "d(0)", "x(0)", "s(0)"]);
         // One that a handler of its code saw is not kept.
         run(&hs, ev(define));
         let id = hs
             .register(vec![define], named("u"), rec(&log, "u", ok))
             .unwrap();
         hs.replay_kept(id);
-        assert_eq!(log.lock().unwrap().len(), 6, "{:?}", log.lock().unwrap());
+        assert_eq!(log.lock().unwrap().len(), 7, "{:?}", log.lock().unwrap());
+    }
+
+    #[test]
+    fn an_event_no_handler_of_its_code_saw_waits_for_one_a_while() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let hs = Handlers::default();
+        let ok = sys::PMIX_SUCCESS;
+        // Nobody is registered: -5 is kept; a handler for -5 gets it once.
+        run(&hs, ev(-5));
+        run(&hs, ev(-6));
+        let id = hs
+            .register(vec![-5], named("a"), rec(&log, "a", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        let id = hs
+            .register(vec![-5], named("b"), rec(&log, "b", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        assert_eq!(*log.lock().unwrap(), ["a(0)"]);
+        // An old one is gone (a process-set definition stays however old).
+        {
+            let mut r = hs.lock();
+            let long_ago = Instant::now()
+                .checked_sub(KEPT_FOR + Duration::from_secs(1))
+                .expect("a clock that far back");
+            for k in r.kept.iter_mut() {
+                k.0 = long_ago;
+            }
+            r.kept
+                .push_back((long_ago, ev(sys::PMIX_PROCESS_SET_DEFINE)));
+        }
+        let id = hs
+            .register(vec![-6], named("c"), rec(&log, "c", ok))
+            .unwrap();
+        hs.replay_kept(id);
+        let id = hs
+            .register(
+                vec![sys::PMIX_PROCESS_SET_DEFINE],
+                named("d"),
+                rec(&log, "d", ok),
+            )
+            .unwrap();
+        hs.replay_kept(id);
+        assert_eq!(*log.lock().unwrap(), ["a(0)", "d(0)"]);
     }
 
     #[test]

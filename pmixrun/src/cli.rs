@@ -99,8 +99,10 @@ Global options (allowed in any segment):
                         for it returns an error), and a rank that vanished without
                         PMIx_Finalize is announced to its namespace with the event
                         PMIX_ERR_PROC_TERM_WO_SYNC (source and PMIX_EVENT_AFFECTED_PROC:
-                        the failed rank). PMIx_Abort, --timeout and signals still end
-                        the whole job.
+                        the failed rank). With --nodes, a node whose server dies
+                        fails its ranks (they are killed, and the other nodes hear of
+                        each as of a vanished rank) and the job goes on. PMIx_Abort,
+                        --timeout and signals still end the whole job.
   --disable-recovery    the first failure ends the job (the default)
   -x VAR                export pmixrun's value of VAR to every rank (VAR must be set)
   -x VAR=value          set VAR=value in every rank's environment

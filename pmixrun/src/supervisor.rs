@@ -73,11 +73,17 @@ pub enum Cause {
 }
 
 impl Cause {
-    /// A failure of one rank, which recovery tolerates (the others end the job).
+    /// A failure of one rank, which recovery tolerates (the others end the job). A
+    /// node's failure (multi-node bench) counts as the failure of the ranks it hosts:
+    /// with recovery the job goes on without them, as PRRTE's does without a node whose
+    /// daemon died.
     pub fn is_rank_failure(&self) -> bool {
         matches!(
             self,
-            Cause::RankExit { .. } | Cause::NoFinalize { .. } | Cause::Lost { .. }
+            Cause::RankExit { .. }
+                | Cause::NoFinalize { .. }
+                | Cause::Lost { .. }
+                | Cause::Node { .. }
         )
     }
 

@@ -163,6 +163,27 @@ check "group construct/destruct across nodes, context ids, endpoint data (2 node
     ' 0 failed' 60 -- "${PR[@]}" --nodes 2 -n 4 "$MN/group" 2
 check "group construct/destruct across nodes (4 nodes, 8 ranks)" 0 ' 0 failed' 60 -- \
     "${PR[@]}" --nodes 4 -n 8 "$MN/group" 4
+# A member that leaves without PMIx_Finalize aborts a construct across nodes for every
+# other member, on every node (PMIX_GROUP_CONSTRUCT_ABORT well before its PMIX_TIMEOUT);
+# pmixrun's status is the victim's failure (1), tolerated by --enable-recovery.
+check "group construct across nodes aborts on every node when a member leaves (2 nodes, 4 ranks)" \
+    1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 during
+check "same, the victim on the first node (2 nodes, 4 ranks)" 1 ' 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 0 during
+check "a construct naming a member that already ended aborts at once (3 nodes, 5 ranks)" \
+    1 ' 0 failed' 60 4 -- "${PR[@]}" --enable-recovery --nodes 3 -n 5 "$MN/grpfail" 4 after
+check "an optional construct forms without the member that ended (2 nodes, 4 ranks)" \
+    1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 optional
+# A node whose server dies, with --enable-recovery: the job goes on without the node; its
+# rank is lost (killed), the construct waiting for it aborts on the other nodes and they
+# hear of the rank's end (group_daemon_fail's scenario; without recovery, see above).
+check "a node's server dies mid-construct: the others' construct aborts, the job goes on (3 nodes, 4 ranks)" \
+    1 'grpfail.c: 8 checks, 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 3 -n 4 "$MN/grpfail" 3 daemon
+why=""
+grep -Eq 'the PMIx server of node 2 failed: .*continuing \(--enable-recovery\)' "$out" ||
+    why="no line reports the node's failure and goes on"
+verdict "same: pmixrun reports the node's failure and goes on" "$why"
 # Invitations whose invitees another node's server hosts: the answers travel to the
 # leader's server, the completion (or abort) back to the invitees' servers.
 check "invite across nodes: leader outside the group, context id, abort for all (2 nodes, 4 ranks)" \
@@ -171,6 +192,12 @@ check "invite across nodes (3 nodes, 5 ranks)" 0 ' 0 failed' 60 5 -- \
     "${PR[@]}" --nodes 3 -n 5 "$PEERS/invite"
 check "a rank's exit on another node is told to the others (PMIX_ERR_PROC_ABORTED, 3 nodes)" \
     3 ' 0 failed' 30 2 -- "${PR[@]}" --nodes 3 -n 3 "$PEERS/fault_notice"
+# An event raised before another rank registers its handler (or even connects) reaches
+# that handler once it registers, on every node (the alloc example's race, made certain).
+check "an event reaches a handler registered after it was raised, on every node (3 nodes, 6 ranks)" \
+    0 ' 0 failed' 60 6 -- "${PR[@]}" --nodes 3 -n 6 "$MN/lateev" register
+check "an event reaches a rank that connects after it was raised, on every node (3 nodes, 6 ranks)" \
+    0 ' 0 failed' 60 6 -- "${PR[@]}" --nodes 3 -n 6 "$MN/lateev" connect
 check "a --pset set reaches a late PMIX_PROCESS_SET_DEFINE handler on every node" \
     0 ' 0 failed' 30 2 -- "${PR[@]}" --nodes 2 -n 2 --pset late.set "$PEERS/pset_late"
 check "bootstrap construct, leaders and added members on different nodes (2 nodes, 4 ranks)" \

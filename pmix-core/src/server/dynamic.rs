@@ -36,6 +36,14 @@ pub struct DynState {
     pub(super) remote_invites: Vec<super::group_remote::RemoteInvite>,
     /// A finalize without disconnect does not raise `PMIX_ERR_PROC_TERM_WO_SYNC`.
     pub(super) quiet_finalize: bool,
+    /// Events fanned out to the clients, kept for those that connect later (see
+    /// `events.rs`).
+    pub(super) ev_cache: std::collections::VecDeque<super::events::CachedEvent>,
+    /// The number the next kept event gets.
+    pub(super) ev_seq: u64,
+    /// Per process that connected: the kept events numbered below this were sent to it
+    /// (live while it was connected, or when it connected).
+    pub(super) ev_upto: HashMap<ProcId, u64>,
 }
 
 impl ServerState {

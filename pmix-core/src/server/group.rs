@@ -321,7 +321,25 @@ impl ServerState {
             op.expected.push(a.proc_.clone());
         }
         op.arrived.push(a);
-        self.group_progress(idx, out);
+        // A member that already ended (it vanished, or the host deregistered it: for
+        // a process of another node, the host's word that it died there) will never
+        // arrive: the construct aborts now (or goes on without it, when optional), as
+        // it would have had it ended while we waited.
+        let (id, pending): (u64, Vec<ProcId>) = (
+            op.id,
+            op.expected
+                .iter()
+                .filter(|p| !op.arrived.iter().any(|x| &x.proc_ == *p))
+                .cloned()
+                .collect(),
+        );
+        let ended: Vec<ProcId> = pending.into_iter().filter(|p| self.ended(p)).collect();
+        for p in &ended {
+            self.group_member_gone(p, out);
+        }
+        if let Some(idx) = self.dynamic.group_ops.iter().position(|o| o.id == id) {
+            self.group_progress(idx, out);
+        }
     }
 
     fn destruct(&mut self, grp: String, a: Arrival, out: &mut Vec<Action>) {
@@ -866,7 +884,11 @@ impl ServerState {
             let Some(op) = self.dynamic.group_ops.get_mut(i) else {
                 break;
             };
-            let involved = op.expected.contains(p) && !op.arrived.iter().any(|a| &a.proc_ == p);
+            // (Told twice, by its connection's close and by the host's deregistration,
+            // it counts once.)
+            let involved = op.expected.contains(p)
+                && !op.arrived.iter().any(|a| &a.proc_ == p)
+                && !op.gone.contains(p);
             if !involved {
                 i += 1;
                 continue;
@@ -1014,6 +1036,82 @@ mod tests {
             statuses(&send(&mut s, 1, 4, g(Op::Destruct, "G", vec![], vec![]))),
             vec![(1, 4, sys::PMIX_ERR_NOT_FOUND)]
         );
+    }
+
+    /// `setup()` plus namespace c of two ranks: c:0 here (connection 4), c:1 on
+    /// another server.
+    fn with_remote() -> ServerState {
+        use super::super::connect::tests::ns;
+        let mut s = setup();
+        s.register_nspace(
+            &ns("c"),
+            1,
+            vec![
+                Info::new(ak::PMIX_JOB_SIZE, Value::Uint32(2)).unwrap(),
+                Info::new(ak::PMIX_LOCAL_PEERS, Value::string("0")).unwrap(),
+            ],
+        );
+        crate::server::state::connect_test_client(&mut s, &p("c", 0), 4, 1000);
+        s
+    }
+
+    #[test]
+    fn a_member_of_another_server_that_ends_aborts_the_construct_here() {
+        let mut s = with_remote();
+        let members = vec![p("a", 0), p("c", 0), p("c", 1)];
+        send(&mut s, 1, 1, g(Op::Construct, "G", members.clone(), vec![]));
+        let out = send(&mut s, 4, 1, g(Op::Construct, "G", members.clone(), vec![]));
+        // Every local member is in: the host collects the other server's part.
+        let id = out
+            .iter()
+            .find_map(|a| match a {
+                Action::Host(Upcall::Group { id, .. }) => Some(*id),
+                _ => None,
+            })
+            .expect("group upcall");
+        // The host says c:1 died on its node: both local members hear it and abort.
+        let mut out = Vec::new();
+        s.deregister_client(&p("c", 1), &mut out);
+        assert_eq!(
+            statuses(&out),
+            vec![
+                (1, 1, sys::PMIX_GROUP_CONSTRUCT_ABORT),
+                (4, 1, sys::PMIX_GROUP_CONSTRUCT_ABORT)
+            ]
+        );
+        assert_eq!(
+            events(&out),
+            vec![
+                (1, sys::PMIX_GROUP_MEMBER_FAILED),
+                (4, sys::PMIX_GROUP_MEMBER_FAILED)
+            ]
+        );
+        // The host's late answer finds nothing to complete.
+        let mut out = Vec::new();
+        s.group_done(id, Ok(Vec::new()), &mut out);
+        assert!(statuses(&out).is_empty());
+        assert!(s.group_members("G").is_none());
+        // A construct naming it afterwards aborts at once; an optional one goes on
+        // without it.
+        assert_eq!(
+            statuses(&send(
+                &mut s,
+                1,
+                2,
+                g(Op::Construct, "H", members.clone(), vec![])
+            )),
+            vec![(1, 2, sys::PMIX_GROUP_CONSTRUCT_ABORT)]
+        );
+        let opt = vec![Info::new(ak::PMIX_GROUP_OPTIONAL, Value::Bool(true)).unwrap()];
+        send(
+            &mut s,
+            1,
+            3,
+            g(Op::Construct, "I", members.clone(), opt.clone()),
+        );
+        let out = send(&mut s, 4, 3, g(Op::Construct, "I", members, opt));
+        assert_eq!(statuses(&out), vec![(1, 3, 0), (4, 3, 0)]);
+        assert_eq!(s.group_members("I"), Some(vec![p("a", 0), p("c", 0)]));
     }
 
     #[test]

@@ -75,13 +75,30 @@ impl Launcher {
                     done(r);
                 }
                 JobEvent::NodeFailed { node, msg } => {
-                    if self
-                        .jobs
-                        .get_mut(0)
-                        .is_some_and(|j| j.sup.node_failed(node, msg))
-                    {
-                        self.begin_kill(0);
+                    let Some(j) = self.jobs.get_mut(0) else {
+                        continue;
+                    };
+                    if !j.sup.node_failed(node, msg) {
+                        continue;
                     }
+                    if !j.sup.ending() {
+                        // --enable-recovery: the job goes on without the node, and its
+                        // ranks go with it (the front end told the other nodes they
+                        // are lost). Their end is the node's failure, not their own.
+                        let ns = j.layout.nspace.clone();
+                        let gone: Vec<ProcId> = usize::try_from(node)
+                            .ok()
+                            .and_then(|n| j.layout.nodes.get(n))
+                            .map(|n| {
+                                n.ranks
+                                    .iter()
+                                    .map(|&r| ProcId::new(ns.clone(), r))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        self.end_on_request(&gone, libc::SIGKILL);
+                    }
+                    self.begin_kill(0);
                 }
             }
         }

@@ -95,6 +95,9 @@ struct State {
     group_waits: HashMap<(usize, u64), super::upcall::Finish>,
     /// Whether a contributor of the group round (by tag) asked for a context id.
     group_ctx: HashMap<String, bool>,
+    /// The members of each construct round being collected (by tag): one that ends
+    /// before the round completes aborts it.
+    group_members: HashMap<String, Vec<ProcId>>,
     /// Context ids handed out so far.
     last_ctx: u64,
     /// Members that left a group (by name): a destruct no longer waits for their nodes.

@@ -386,6 +386,9 @@ impl ServerState {
             return;
         }
         self.participant_ended(proc_, out);
+        // A group construct waiting for it cannot complete either (for a process of
+        // another node, this is how this server hears of it).
+        self.group_member_gone(proc_, out);
         if local {
             self.target_gone(proc_, sys::PMIX_ERR_NOT_FOUND, out);
         }

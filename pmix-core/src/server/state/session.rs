@@ -113,11 +113,14 @@ impl ServerState {
         self.conns.insert(
             conn,
             ConnState::Client {
-                proc_,
+                proc_: proc_.clone(),
                 finalized: false,
             },
         );
         self.psets_to_new_client(conn, out);
+        if !self.tools.conns.contains(&conn) {
+            self.cached_events_to_new_client(conn, &proc_, out);
+        }
     }
 
     /// Refuse a handshake: send the reason and close.
@@ -167,6 +170,7 @@ impl ServerState {
             return;
         }
         self.by_proc.remove(&proc_);
+        self.cached_events_client_gone(&proc_);
         for t in self.fences.values_mut() {
             t.arrived.retain(|a| a.conn != conn);
         }

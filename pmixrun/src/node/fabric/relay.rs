@@ -31,12 +31,15 @@ impl Shared {
                 self.store.proc_ended(&p);
                 self.monitor_stop(&p, None);
                 if self.rank_of(&p).is_some() {
-                    self.proc_ended(&p);
                     // The other servers learn that it will never arrive (their
-                    // collectives waiting for it fail) and tell their clients.
+                    // collectives waiting for it fail) and tell their clients; then
+                    // the front end's rounds that include it fail (after: a server
+                    // that aborts a group construct itself raises the member's
+                    // failure to its clients, which the round's failure does not).
                     for n in (0..self.links.len()).filter(|&n| n != node) {
                         self.deregister_at(n, &p);
                     }
+                    self.proc_ended(&p);
                     self.announce_lost(node, &p);
                     self.events.push(JobEvent::Lost(p));
                 }
@@ -197,6 +200,8 @@ impl Shared {
                 },
             );
         }
+        drop(st);
+        self.groups_lost(p);
     }
 
     /// Tell `node`'s server that `p` will never take part again (for a process of
@@ -353,6 +358,29 @@ impl Shared {
             Ok(()) => "its daemon exited".to_string(),
             Err(e) => format!("its link broke ({e})"),
         };
+        // The node's ranks are lost with it: the other servers hear of each as of a
+        // rank their peer server lost (their collectives waiting for it fail, its
+        // namespace gets PMIX_ERR_PROC_TERM_WO_SYNC), as PRRTE reports the processes
+        // of a node whose daemon died.
+        let ranks = self
+            .nodes
+            .get(node)
+            .map(|n| n.ranks.clone())
+            .unwrap_or_default();
+        for r in ranks {
+            let p = ProcId::new(self.nspace.clone(), r);
+            if self.lock().ended.contains(&p) {
+                continue;
+            }
+            log::warn!("node {node} failed: {p} is lost with it");
+            self.store.proc_ended(&p);
+            self.monitor_stop(&p, None);
+            for n in (0..self.links.len()).filter(|&n| n != node) {
+                self.deregister_at(n, &p);
+            }
+            self.proc_ended(&p);
+            self.announce_lost(node, &p);
+        }
         self.events.push(JobEvent::NodeFailed {
             node: u32::try_from(node).unwrap_or(u32::MAX),
             msg: why,

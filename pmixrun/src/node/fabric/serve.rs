@@ -185,6 +185,24 @@ impl Shared {
         let tag = format!("{}:{grp}", if construct { "construct" } else { "destruct" });
         let (done, results) = {
             let mut st = self.lock();
+            if construct {
+                // A member that already ended will never arrive: the construct aborts
+                // (its server learnt of the end too, and aborts it there with the
+                // event; this answers a part that was already on its way).
+                let gone = st
+                    .ended
+                    .iter()
+                    .find(|q| pmix_core::server::state::includes(procs, q))
+                    .cloned();
+                if let Some(q) = gone {
+                    drop(st);
+                    log::warn!("node {node}: group {grp} names {q}, which ended: aborted");
+                    return finish(Err(construct_abort(&grp, &q)));
+                }
+                st.group_members
+                    .entry(tag.clone())
+                    .or_insert_with(|| procs.to_vec());
+            }
             st.group_waits.insert((node, id), finish);
             *st.group_ctx.entry(tag.clone()).or_default() |= want_ctx;
             let r = st
@@ -202,7 +220,9 @@ impl Shared {
                     return;
                 }
             };
-            if !construct {
+            if construct {
+                st.group_members.remove(&tag);
+            } else {
                 st.group_left.remove(&grp);
             }
             let mut results = Vec::new();
@@ -229,6 +249,65 @@ impl Shared {
     }
 }
 
+/// The processes a part of a construct says arrived.
+fn arrived_in(info: &[Info]) -> Vec<ProcId> {
+    info.iter()
+        .filter(|i| i.key.as_str() == GRP_ARRIVED)
+        .flat_map(|i| i.value.procs())
+        .collect()
+}
+
+/// How a construct that lost member `q` ends for the members still waiting.
+fn construct_abort(grp: &str, q: &ProcId) -> Error {
+    Error::new(
+        pmix_sys::PMIX_GROUP_CONSTRUCT_ABORT,
+        format!("group {grp}: member {q} ended before the construct completed"),
+    )
+}
+
+impl Shared {
+    /// `p` ended for good: the constructs being collected that wait for it abort.
+    /// Their contributors' servers normally abort them first (the front end tells
+    /// them of the end before it calls this), so these answers find nothing left
+    /// to do there; they free the front end's records either way.
+    pub(super) fn groups_lost(&self, p: &ProcId) {
+        let mut failed: Vec<(Finish, String)> = Vec::new();
+        {
+            let mut st = self.lock();
+            let tags: Vec<String> = st
+                .group_members
+                .iter()
+                .filter(|(_, m)| pmix_core::server::state::includes(m, p))
+                .map(|(t, _)| t.clone())
+                .collect();
+            for tag in tags {
+                st.group_members.remove(&tag);
+                st.group_ctx.remove(&tag);
+                for k in st.groups.fail_tagged(&tag) {
+                    if let Some(f) = st.group_waits.remove(&k) {
+                        failed.push((f, tag.clone()));
+                    }
+                }
+            }
+            let grps: Vec<String> = st
+                .group_parts
+                .iter()
+                .filter(|(_, x)| x.named.contains(p) && !x.arrived.contains(p))
+                .map(|(g, _)| g.clone())
+                .collect();
+            for g in grps {
+                if let Some(x) = st.group_parts.remove(&g) {
+                    failed.extend(x.waits.into_iter().map(|f| (f, g.clone())));
+                }
+            }
+        }
+        for (f, grp) in failed {
+            log::warn!("group round {grp} aborted: {p} ended");
+            f(Err(construct_abort(&grp, p)));
+        }
+    }
+}
+
 impl Shared {
     /// One part of a construct collected in parts: complete once every leader came and
     /// every member a leader named arrived; each part's server then gets the membership,
@@ -240,6 +319,16 @@ impl Shared {
                 .and_then(|i| i.value.as_u64())
         };
         let mut st = self.lock();
+        let gone = st
+            .ended
+            .iter()
+            .find(|q| procs.contains(q) && !arrived_in(info).contains(q))
+            .cloned();
+        if let Some(q) = gone {
+            drop(st);
+            log::warn!("group {grp} names {q}, which ended: aborted");
+            return finish(Err(construct_abort(&grp, &q)));
+        }
         let p = st.group_parts.entry(grp.clone()).or_default();
         p.leaders += num(GRP_PART).unwrap_or(0);
         if let Some(n) = num(ak::PMIX_GROUP_BOOTSTRAP) {
