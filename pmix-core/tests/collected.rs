@@ -10,7 +10,8 @@ use pmix_core::client::{Client, GetOpts};
 use pmix_core::store::keys;
 use pmix_core::{Info, Key, ProcId, Value};
 use pmix_sys as sys;
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 use util::*;
 
 fn key(s: &str) -> Key {
@@ -22,16 +23,42 @@ fn optional() -> GetOpts {
     GetOpts::from_info(&[info(keys::OPTIONAL, Value::Bool(true))])
 }
 
+/// Where the two threads of [`two`] meet: a barrier that gives up (panics) after 30 s, so
+/// that a thread whose peer died fails instead of waiting forever.
+#[derive(Default)]
+struct Meet {
+    arrived: Mutex<u64>,
+    cv: Condvar,
+}
+
+impl Meet {
+    fn wait(&self) {
+        let mut n = self.arrived.lock().unwrap();
+        *n += 1;
+        let round = n.div_ceil(2);
+        self.cv.notify_all();
+        let (n, t) = self
+            .cv
+            .wait_timeout_while(n, Duration::from_secs(30), |n| *n < round * 2)
+            .unwrap();
+        assert!(
+            !t.timed_out(),
+            "the other thread never came ({} arrivals)",
+            *n
+        );
+    }
+}
+
 fn collect() -> Vec<Info> {
     vec![info(keys::COLLECT_DATA, Value::Bool(true))]
 }
 
 /// Run `f(client, rank, barrier)` in the two clients of one job, each on its own thread.
-fn two(name: &str, f: impl Fn(&Client, u32, &Barrier) + Send + Sync + 'static) {
+fn two(name: &str, f: impl Fn(&Client, u32, &Meet) + Send + Sync + 'static) {
     let host = Arc::new(RecordingHost::default());
     let server = Arc::new(server_with_job(name, "job", 2, host));
     let f = Arc::new(f);
-    let b = Arc::new(Barrier::new(2));
+    let b = Arc::new(Meet::default());
     let ts: Vec<_> = (0..2u32)
         .map(|rank| {
             let (server, f, b) = (server.clone(), f.clone(), b.clone());
