@@ -424,7 +424,7 @@ fn group_constructed(r: &mut BodyReader<'_>) -> Result<ReplyData> {
 }
 
 /// The body of a group construct's reply to a client of OpenPMIx `v5` (5.0 or later)
-/// or not (4.2): the inverse of [`group_constructed`]. `own`: the client's namespace,
+/// or not (4.2): what [`decode_reply`] reads for `GROUP_CONSTRUCT`. `own`: the client's namespace,
 /// whose job info it has (the others' go along in a 5.x reply).
 ///
 /// # Errors
