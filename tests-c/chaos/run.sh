@@ -37,7 +37,10 @@ AREA=chaos
 SEED=${CHAOS_SEED:-$(date +%s)}
 ROUNDS=${CHAOS_ROUNDS:-14}
 BOUND=${CHAOS_BOUND:-20}
-ITERS=${CHAOS_ITERS:-600}
+# Enough rounds that the job is still running when the action comes (0-0.3 s after every
+# rank started): 1,200 take 2-4.5 s here since session 9's faster fences (600 ended
+# before some actions).
+ITERS=${CHAOS_ITERS:-1200}
 RANDOM=$SEED
 echo "chaos: seed $SEED (rerun with CHAOS_SEED=$SEED), $ROUNDS rounds, bound $BOUND s"
 WORK=$(mktemp -d /tmp/pmix-chaos.XXXXXX)
@@ -213,8 +216,10 @@ one_round() {
     HARNESS_JOB=$job
     HANG_REPORT=""
     if wait_started "$n" 30; then
-        sleep "0.$((RANDOM % 10))"
+        sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
         t_act=$(now_ms)
+        kill -0 "$job" 2>/dev/null ||
+            expect 'false' "the job ended before the $action (raise CHAOS_ITERS: $ITERS rounds are too few here)"
         act "$action"
         # A stopped process makes the job late, not failed: its rest may take a while.
         case $action in
