@@ -315,13 +315,7 @@ impl ServerState {
         let refresh = info
             .iter()
             .any(|i| i.key.as_str() == keys::GET_REFRESH_CACHE && i.value.is_true());
-        let scope = info
-            .iter()
-            .find(|i| i.key.as_str() == keys::DATA_SCOPE)
-            .and_then(|i| match i.value {
-                Value::Scope(s) => Some(s),
-                _ => i.value.as_u64().and_then(|v| u8::try_from(v).ok()),
-            });
+        let scope = data_scope(&info);
         let local = self.is_local(&target);
         let have = self.has_key(&target, key.as_ref());
         // A commit the target counted in its fence area and sent is not read yet: what
@@ -577,4 +571,14 @@ impl ServerState {
             }
         }
     }
+}
+
+/// A Get's `PMIX_DATA_SCOPE` directive, if it gave one.
+fn data_scope(info: &[Info]) -> Option<u8> {
+    info.iter()
+        .find(|i| i.key.as_str() == keys::DATA_SCOPE)
+        .and_then(|i| match i.value {
+            Value::Scope(s) => Some(s),
+            _ => i.value.as_u64().and_then(|v| u8::try_from(v).ok()),
+        })
 }

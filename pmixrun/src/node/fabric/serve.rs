@@ -173,14 +173,7 @@ impl Shared {
             Ok(_) => return finish(Err(Error::bad_param("the group has no member here"))),
             Err(why) => return finish(Err(Error::bad_param(why))),
         };
-        let blob = info
-            .iter()
-            .find(|i| i.key.as_str() == ak::PMIX_GROUP_ENDPT_DATA)
-            .and_then(|i| match &i.value {
-                Value::ByteObject(b) => Some(b.clone()),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let blob = endpoint_blob(info);
         let want_ctx = crate::spawn::flag(info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID);
         let tag = format!("{}:{grp}", if construct { "construct" } else { "destruct" });
         let (done, results) = {
@@ -247,6 +240,17 @@ impl Shared {
             f(Ok(Answer::Infos(results.clone())));
         }
     }
+}
+
+/// A group part's `PMIX_GROUP_ENDPT_DATA` blob (empty without one).
+fn endpoint_blob(info: &[Info]) -> Vec<u8> {
+    info.iter()
+        .find(|i| i.key.as_str() == ak::PMIX_GROUP_ENDPT_DATA)
+        .and_then(|i| match &i.value {
+            Value::ByteObject(b) => Some(b.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The processes a part of a construct says arrived.
