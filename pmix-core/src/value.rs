@@ -648,6 +648,14 @@ impl Value {
         }
     }
 
+    /// A `PMIX_DATA_ARRAY` of `PMIX_PROC` naming `procs` (what [`Value::procs`] reads).
+    pub fn proc_array(procs: &[ProcId]) -> Value {
+        Value::DataArray(Box::new(DataArray {
+            dtype: sys::PMIX_PROC,
+            items: procs.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
+        }))
+    }
+
     /// The processes a `PMIX_PROC` value or a data array of them names (nothing for any
     /// other value).
     pub fn procs(&self) -> Vec<ProcId> {

@@ -510,16 +510,7 @@ impl ServerState {
         if !elsewhere.is_empty() {
             let info: Vec<Info> = [
                 Info::new(ak::PMIX_EVENT_AFFECTED_PROC, Value::Proc(Some(p.clone()))),
-                Info::new(
-                    ak::PMIX_EVENT_CUSTOM_RANGE,
-                    Value::DataArray(Box::new(crate::value::DataArray {
-                        dtype: sys::PMIX_PROC,
-                        items: elsewhere
-                            .into_iter()
-                            .map(|q| Value::Proc(Some(q)))
-                            .collect(),
-                    })),
-                ),
+                Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, Value::proc_array(&elsewhere)),
             ]
             .into_iter()
             .flatten()

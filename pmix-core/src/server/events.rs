@@ -30,7 +30,7 @@ use super::{reply, Action, ConnState, ServerState, Upcall};
 use crate::event::{custom_range, proc_matches};
 use crate::protocol::{self, ReplyData, ServerMsg};
 use crate::reactor::ConnId;
-use crate::value::{DataArray, Info, ProcId, Value};
+use crate::value::{Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 use std::time::{Duration, Instant};
@@ -264,17 +264,7 @@ impl ServerState {
         for (name, members) in &self.dynamic.psets {
             let info = [
                 Info::new(ak::PMIX_PSET_NAME, Value::string(name)),
-                Info::new(
-                    ak::PMIX_PSET_MEMBERS,
-                    Value::DataArray(Box::new(DataArray {
-                        dtype: sys::PMIX_PROC,
-                        items: members
-                            .iter()
-                            .cloned()
-                            .map(|p| Value::Proc(Some(p)))
-                            .collect(),
-                    })),
-                ),
+                Info::new(ak::PMIX_PSET_MEMBERS, Value::proc_array(members)),
             ]
             .into_iter()
             .flatten()
@@ -291,7 +281,7 @@ mod tests {
     use super::super::connect::tests::{msgs, p, setup};
     use super::super::*;
     use crate::protocol::{Req, Request, ServerMsg};
-    use crate::value::{DataArray, Value};
+    use crate::value::Value;
     use pmix_sys::attrs::keys as ak;
 
     /// Connections 1, 2 (namespace a) and 3 (namespace b); a:0 raises the event.
@@ -339,14 +329,8 @@ mod tests {
         notify(&mut s, sys::PMIX_RANGE_NAMESPACE, vec![]);
         let no_cache = vec![Info::new(ak::PMIX_EVENT_DO_NOT_CACHE, Value::Bool(true)).unwrap()];
         notify(&mut s, sys::PMIX_RANGE_GLOBAL, no_cache);
-        let custom = vec![Info::new(
-            ak::PMIX_EVENT_CUSTOM_RANGE,
-            Value::DataArray(Box::new(DataArray {
-                dtype: sys::PMIX_PROC,
-                items: vec![Value::Proc(Some(p("c", 1)))],
-            })),
-        )
-        .unwrap()];
+        let custom =
+            vec![Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, Value::proc_array(&[p("c", 1)])).unwrap()];
         notify(&mut s, sys::PMIX_RANGE_CUSTOM, custom);
         // (The welcome comes first; the events follow it.)
         let events = |out: &[Action]| {
@@ -396,14 +380,8 @@ mod tests {
         assert!(to_host(&out));
         let stays = vec![Info::new(ak::PMIX_EVENT_STAYS_LOCAL, Value::Bool(true)).unwrap()];
         assert!(!to_host(&notify(&mut s, sys::PMIX_RANGE_SESSION, stays)));
-        let custom = vec![Info::new(
-            ak::PMIX_EVENT_CUSTOM_RANGE,
-            Value::DataArray(Box::new(DataArray {
-                dtype: sys::PMIX_PROC,
-                items: vec![Value::Proc(Some(p("b", 0)))],
-            })),
-        )
-        .unwrap()];
+        let custom =
+            vec![Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, Value::proc_array(&[p("b", 0)])).unwrap()];
         let out = notify(&mut s, sys::PMIX_RANGE_CUSTOM, custom);
         assert_eq!(reached(&out), vec![3]);
         assert!(!to_host(&out), "every named process is local");

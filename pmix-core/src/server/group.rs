@@ -35,7 +35,7 @@ use crate::protocol::{ConnectData, GroupOp as Op, GroupReply, PeerData, ReplyDat
 use crate::reactor::ConnId;
 use crate::server::state::Upcall;
 use crate::store::info_array;
-use crate::value::{DataArray, Info, ProcId, Value};
+use crate::value::{Info, ProcId, Value};
 use pmix_sys as sys;
 use pmix_sys::attrs::keys as ak;
 use std::time::Duration;
@@ -108,13 +108,6 @@ pub(super) fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
         .filter(|i| i.key.as_str() == key)
         .flat_map(|i| i.value.procs())
         .collect()
-}
-
-pub(super) fn proc_array(v: &[ProcId]) -> Value {
-    Value::DataArray(Box::new(DataArray {
-        dtype: sys::PMIX_PROC,
-        items: v.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
-    }))
 }
 
 pub(super) fn group_info(grp: &str) -> Vec<Info> {
@@ -428,7 +421,10 @@ impl ServerState {
         }
         if !remote.is_empty() {
             let mut info = group_info(&grp);
-            info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
+            info.extend(Info::new(
+                ak::PMIX_EVENT_CUSTOM_RANGE,
+                Value::proc_array(&remote),
+            ));
             out.push(Action::Host(Upcall::Notify {
                 source: leader,
                 status: sys::PMIX_GROUP_INVITED,
@@ -532,7 +528,10 @@ impl ServerState {
         let remote: Vec<ProcId> = rest.iter().filter(|m| !self.is_local(m)).cloned().collect();
         if !remote.is_empty() {
             let mut info = info;
-            info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(&remote)));
+            info.extend(Info::new(
+                ak::PMIX_EVENT_CUSTOM_RANGE,
+                Value::proc_array(&remote),
+            ));
             out.push(Action::Host(Upcall::Notify {
                 source: a.proc_.clone(),
                 status: sys::PMIX_GROUP_LEFT,
@@ -802,7 +801,10 @@ impl ServerState {
             },
         );
         let mut results = group_info(grp);
-        results.extend(Info::new(ak::PMIX_GROUP_MEMBERSHIP, proc_array(members)));
+        results.extend(Info::new(
+            ak::PMIX_GROUP_MEMBERSHIP,
+            Value::proc_array(members),
+        ));
         if let Some(c) = ctx_id {
             results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
         }
@@ -833,7 +835,10 @@ impl ServerState {
     /// What a membership event carries.
     pub(super) fn membership_info(&self, grp: &str, members: &[ProcId]) -> Vec<Info> {
         let mut info = group_info(grp);
-        info.extend(Info::new(ak::PMIX_GROUP_MEMBERSHIP, proc_array(members)));
+        info.extend(Info::new(
+            ak::PMIX_GROUP_MEMBERSHIP,
+            Value::proc_array(members),
+        ));
         if let Some(c) = self.dynamic.groups.get(grp).and_then(|g| g.ctx_id) {
             info.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
         }

@@ -35,7 +35,7 @@
 //!   the members that part names. A construct on one server, or one whose members are
 //!   all named up front (no bootstrap), is one ordinary call.
 
-use super::group::{flag, group_info, proc_array, procs_in, Arrival, GroupOp};
+use super::group::{flag, group_info, procs_in, Arrival, GroupOp};
 use super::{reply, Action, ServerState};
 use crate::protocol::dynamic::decode_connect_blobs;
 use crate::protocol::{ConnectData, GroupReply, ReplyData};
@@ -205,7 +205,7 @@ impl ServerState {
         let mut info = group_info(grp);
         info.extend(Info::new(
             ak::PMIX_EVENT_CUSTOM_RANGE,
-            proc_array(std::slice::from_ref(&ri.leader)),
+            Value::proc_array(std::slice::from_ref(&ri.leader)),
         ));
         let status = match blob {
             Some(b) => {
@@ -378,7 +378,7 @@ impl ServerState {
         let nlead = op.nleaders.saturating_sub(leaders_sent);
         info.extend(Info::new(GRP_PART, Value::Size(nlead as u64)));
         let who: Vec<ProcId> = new.iter().map(|a| a.proc_.clone()).collect();
-        info.extend(Info::new(GRP_ARRIVED, proc_array(&who)));
+        info.extend(Info::new(GRP_ARRIVED, Value::proc_array(&who)));
         info.extend(Info::new(
             ak::PMIX_GROUP_ENDPT_DATA,
             Value::ByteObject(self.group_blob(new.iter())),
@@ -413,7 +413,10 @@ impl ServerState {
         if far.is_empty() {
             return;
         }
-        info.extend(Info::new(ak::PMIX_EVENT_CUSTOM_RANGE, proc_array(far)));
+        info.extend(Info::new(
+            ak::PMIX_EVENT_CUSTOM_RANGE,
+            Value::proc_array(far),
+        ));
         info.extend(Info::new(GRP_DONE, Value::Bool(true)));
         if let Some(b) = blob {
             info.extend(Info::new(GRP_BLOB, Value::ByteObject(b)));

@@ -66,13 +66,7 @@ impl ServerState {
         self.dynamic.psets.insert(name.to_string(), members.clone());
         let info = vec![
             Info::new(ak::PMIX_PSET_NAME, Value::string(name)),
-            Info::new(
-                ak::PMIX_PSET_MEMBERS,
-                Value::DataArray(Box::new(DataArray {
-                    dtype: sys::PMIX_PROC,
-                    items: members.into_iter().map(|p| Value::Proc(Some(p))).collect(),
-                })),
-            ),
+            Info::new(ak::PMIX_PSET_MEMBERS, Value::proc_array(&members)),
         ]
         .into_iter()
         .flatten()
@@ -287,10 +281,7 @@ impl ServerState {
             ak::PMIX_QUERY_PSET_MEMBERSHIP => {
                 let name = qual(q, ak::PMIX_PSET_NAME)?.as_str()?;
                 let m = self.dynamic.psets.get(name)?;
-                Some(Value::DataArray(Box::new(DataArray {
-                    dtype: sys::PMIX_PROC,
-                    items: m.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
-                })))
+                Some(Value::proc_array(m))
             }
             ak::PMIX_QUERY_NUM_GROUPS => Some(Value::Size(self.group_names().len() as u64)),
             ak::PMIX_QUERY_GROUP_NAMES => Some(Value::DataArray(Box::new(DataArray {
@@ -308,10 +299,7 @@ impl ServerState {
             ak::PMIX_QUERY_GROUP_MEMBERSHIP => {
                 let id = qual(q, ak::PMIX_GROUP_ID)?.as_str()?;
                 let m = self.group_members(id)?;
-                Some(Value::DataArray(Box::new(DataArray {
-                    dtype: sys::PMIX_PROC,
-                    items: m.into_iter().map(|p| Value::Proc(Some(p))).collect(),
-                })))
+                Some(Value::proc_array(&m))
             }
             ak::PMIX_QUERY_RESOLVE_NODE => self.resolve_node(&ns),
             ak::PMIX_QUERY_RESOLVE_PEERS => self.resolve_peers(&ns, q),

@@ -153,7 +153,7 @@ fn with_targets(directives: &[Info], far: &[ProcId]) -> Vec<Info> {
         .collect();
     v.extend(Info::new(
         ak::PMIX_MONITOR_TARGET_PROCS,
-        super::group::proc_array(far),
+        Value::proc_array(far),
     ));
     v
 }

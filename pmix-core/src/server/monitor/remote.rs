@@ -20,7 +20,7 @@ use std::time::Duration;
 pub(super) fn update(me: &ProcId, requester: &ProcId, code: i32, mut info: Vec<Info>) -> Action {
     info.extend(Info::new(
         ak::PMIX_EVENT_CUSTOM_RANGE,
-        crate::server::state::group::proc_array(std::slice::from_ref(requester)),
+        crate::value::Value::proc_array(std::slice::from_ref(requester)),
     ));
     Action::Host(Upcall::Notify {
         source: me.clone(),
@@ -189,7 +189,7 @@ mod tests {
             Info::new(ak::PMIX_MONITOR_RESOURCE_RATE, Value::Uint32(1)).unwrap(),
             Info::new(
                 ak::PMIX_MONITOR_TARGET_PROCS,
-                crate::server::state::group::proc_array(targets),
+                crate::value::Value::proc_array(targets),
             )
             .unwrap(),
         ]

@@ -69,7 +69,7 @@ fn for_targets(directives: &[Info], targets: &[ProcId]) -> Vec<Info> {
         .collect();
     v.extend(Info::new(
         ak::PMIX_MONITOR_TARGET_PROCS,
-        proc_array(targets),
+        Value::proc_array(targets),
     ));
     v
 }
@@ -287,11 +287,11 @@ impl Shared {
             let mut info: Vec<Info> = Vec::new();
             info.extend(Info::new(
                 pmix_sys::attrs::keys::PMIX_EVENT_CUSTOM_RANGE,
-                proc_array(std::slice::from_ref(&requester)),
+                Value::proc_array(std::slice::from_ref(&requester)),
             ));
             info.extend(Info::new(
                 pmix_sys::attrs::keys::PMIX_EVENT_AFFECTED_PROCS,
-                proc_array(&targets),
+                Value::proc_array(&targets),
             ));
             info.extend(id.and_then(|i| Info::new(ak::PMIX_MONITOR_ID, Value::string(&i)).ok()));
             let source = ProcId {
@@ -309,11 +309,4 @@ impl Shared {
             );
         }
     }
-}
-
-fn proc_array(procs: &[ProcId]) -> Value {
-    Value::DataArray(Box::new(pmix_core::DataArray {
-        dtype: sys::PMIX_PROC,
-        items: procs.iter().map(|p| Value::Proc(Some(p.clone()))).collect(),
-    }))
 }

@@ -402,10 +402,7 @@ fn group_constructed(r: &mut BodyReader<'_>) -> Result<ReplyData> {
     if !members.is_empty() {
         results.push(Info::new(
             sys::attrs::keys::PMIX_GROUP_MEMBERSHIP,
-            Value::DataArray(Box::new(DataArray {
-                dtype: sys::PMIX_PROC,
-                items: members.into_iter().map(|p| Value::Proc(Some(p))).collect(),
-            })),
+            Value::proc_array(&members),
         )?);
     }
     if ctxid != usize::MAX {

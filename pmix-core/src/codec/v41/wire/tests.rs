@@ -725,13 +725,7 @@ fn group_requests_and_replies_of_4_2_and_5_x_round_trip() {
         let ctx = Info::new(sys::attrs::keys::PMIX_GROUP_CONTEXT_ID, Value::Size(9)).unwrap();
         let m = Info::new(
             sys::attrs::keys::PMIX_GROUP_MEMBERSHIP,
-            Value::DataArray(Box::new(DataArray {
-                dtype: sys::PMIX_PROC,
-                items: members
-                    .iter()
-                    .map(|p| Value::Proc(Some(p.clone())))
-                    .collect(),
-            })),
+            Value::proc_array(&members),
         )
         .unwrap();
         let g = GroupReply {
