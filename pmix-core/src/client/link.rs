@@ -32,6 +32,12 @@ pub trait Link: Send + Sync + 'static {
     /// Close the connection at our request (finalize), on the progress thread.
     fn close(&self, ctx: &mut Ctx);
 
+    /// How many times a caller waiting for a reply over this link yields the CPU before
+    /// it sleeps ([`reactor::WAIT_YIELDS`], the default, for our own servers).
+    fn wait_yields(&self) -> u32 {
+        reactor::WAIT_YIELDS
+    }
+
     /// A handler for `codes` (empty: every code) was registered here. Our servers send
     /// every event to every client and need not hear of it (the default); a server that
     /// forwards only the codes a client registered for (OpenPMIx's) is told.

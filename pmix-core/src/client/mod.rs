@@ -568,9 +568,13 @@ impl Client {
         start: impl FnOnce(reactor::Completion<T>) -> Result<Option<u32>>,
     ) -> Result<T> {
         let (done, mut waiter) = reactor::prepare(call, timeout)?;
+        let link = self.inner.link.get();
+        if let Some(l) = link {
+            waiter.set_yields(l.wait_yields());
+        }
         // The reading is taken over before the request goes out: a reply that comes at
         // once (the last arrival at a fence) would otherwise wake the progress thread.
-        let reader = self.inner.link.get().and_then(|l| l.take_reader());
+        let reader = link.and_then(|l| l.take_reader());
         if let (Some(tag), Some(r)) = (start(done)?, reader) {
             self.read_reply(tag, r, &mut waiter);
         }

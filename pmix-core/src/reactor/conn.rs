@@ -43,7 +43,7 @@ pub(super) struct Conn {
     /// Frames of a direct connection taken from the stream and not yet handled.
     in_hand: usize,
     /// Whether a round of work for this peer is followed by the progress thread's
-    /// yields ([`Ctx::no_yields`]).
+    /// yields ([`Framing::worth_yielding`]).
     pub(super) yields: bool,
 }
 
@@ -210,6 +210,7 @@ impl Ctx {
         pause_above: Option<usize>,
         direct: Option<Arc<DirectConn>>,
     ) {
+        let yields = dec.worth_yielding();
         self.conns.insert(
             id,
             Conn {
@@ -225,7 +226,7 @@ impl Ctx {
                 paused: false,
                 direct,
                 in_hand: 0,
-                yields: true,
+                yields,
             },
         );
         // Frames the other thread read already, then data that may be waiting (a frame
@@ -250,19 +251,8 @@ impl Ctx {
         self.insert_conn(id, stream, owner, Box::new(dec), None, Some(d));
     }
 
-    /// Work for `id` is not followed by the progress thread's yields (see
-    /// `PROGRESS_YIELDS`) unless the thread runs under a real-time policy: its peer
-    /// answers no reply on the same CPU in time for them to find its next request (an
-    /// OpenPMIx client wakes its own progress thread for each reply), so under normal
-    /// scheduling and load they only hand the CPU to other work (docs/PERF.md).
-    pub fn no_yields(&mut self, id: ConnId) {
-        if let Some(c) = self.conns.get_mut(&id) {
-            c.yields = false;
-        }
-    }
-
     /// Whether an event of `token` is followed by the progress thread's yields (any but
-    /// a connection that asked for none).
+    /// a connection whose framing says they are not worth it, [`Framing::worth_yielding`]).
     pub(super) fn yields_after(&self, token: usize) -> bool {
         self.conns.get(&token).is_none_or(|c| c.yields)
     }

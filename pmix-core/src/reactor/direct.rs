@@ -361,17 +361,6 @@ impl Ctx {
     }
 }
 
-/// How many times a caller reading its reply yields the CPU (`sched_yield`, then one
-/// non-blocking read) before it sleeps in `poll`. On a machine with more runnable
-/// threads than CPUs the yield lets the server or another rank run on this CPU, and a
-/// reply that comes meanwhile finds the caller runnable: no sleep, and no wakeup of an
-/// idle CPU, which costs a VM exit here. With nothing else to run a yield returns at once,
-/// so this costs a few µs of CPU before the sleep. It mirrors the few yields the
-/// channel wait of [`super::wait`] makes before it sleeps (docs/PERF.md has the
-/// measurements: same CPU time per fence, 0.42 → 0.23 of OpenPMIx's fence time at 8 ranks
-/// on 2 cores).
-const DIRECT_YIELDS: u32 = 4;
-
 /// A caller's hold on a connection's reading (see [`DirectConn`]); dropping it gives the
 /// reading back to the progress thread.
 pub struct DirectReader {
@@ -390,7 +379,10 @@ impl DirectReader {
         let Some(stream) = self.stream.as_ref() else {
             return DirectFrame::Ended;
         };
-        let mut yields = DIRECT_YIELDS;
+        // The waiter's yields ([`super::wait::WAIT_YIELDS`]), each followed by one
+        // non-blocking read; measured here: same CPU time per fence, 0.42 → 0.23 of
+        // OpenPMIx's fence time at 8 ranks on 2 cores (docs/PERF.md).
+        let mut yields = super::wait::WAIT_YIELDS;
         loop {
             match self.dec.next_frame() {
                 Ok(Some(f)) => return DirectFrame::Frame(f),

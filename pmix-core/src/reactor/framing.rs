@@ -34,6 +34,18 @@ pub trait Framing: Send + 'static {
     fn encode_header_into(&self, _len: usize, _out: &mut Vec<u8>) -> bool {
         false
     }
+    /// Whether work on this connection is followed by the progress thread's yields (see
+    /// `PROGRESS_YIELDS`): true (the default) for a peer that can answer on the same CPU
+    /// in time for them (a pmix-rs process reads its reply on the thread that asked and
+    /// sends its next request at once). An OpenPMIx peer wakes its own progress thread
+    /// for every message and hands it on to another thread, so the yields never find
+    /// its next message: under normal scheduling and load they only hand the CPU to
+    /// other work (docs/PERF.md), and its framing says false. Under a real-time policy,
+    /// where a yield hands the CPU only to threads of the same priority, the progress
+    /// thread yields after any work.
+    fn worth_yielding(&self) -> bool {
+        true
+    }
 }
 
 impl Framing for FrameDecoder {

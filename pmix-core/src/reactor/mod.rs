@@ -31,7 +31,7 @@ pub use conn::{ConnOpts, Ctx};
 pub use direct::{DirectConn, DirectFrame, DirectReader};
 pub use framing::Framing;
 use later::Later;
-pub use wait::{prepare, wait, would_block, Completion, Waiter};
+pub use wait::{prepare, wait, would_block, Completion, Waiter, WAIT_YIELDS};
 
 use crate::error::{Error, Result};
 use crate::protocol;
@@ -437,7 +437,7 @@ fn run(
     let mut spare = 0u32;
     let yields = progress_yields();
     // Under a real-time policy a yield hands the CPU only to the job's own threads, so
-    // it pays after any work (see `Ctx::no_yields`).
+    // it pays after any work (see `Framing::worth_yielding`).
     let realtime = crate::sys::realtime_policy();
     while !ctx.stopping {
         let timeout = if spare > 0 {

@@ -4,10 +4,10 @@
 
 use super::on_progress_thread;
 use crate::error::{Error, Result};
-use crossbeam::channel::{self, Receiver, RecvTimeoutError, Sender};
 use pmix_sys as sys;
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// The call names whose would-block diagnostic this process has printed.
@@ -62,21 +62,67 @@ fn refuse(call: &str) -> Result<()> {
 /// (usually a closure on the progress thread). Dropping it without completing makes the
 /// waiter return `PMIX_ERR_NOT_AVAILABLE`.
 pub struct Completion<T> {
-    tx: Sender<Result<T>>,
+    slot: Arc<Slot<T>>,
 }
 
 impl<T> Completion<T> {
     /// Deliver the result (a waiter that already timed out simply never sees it).
     pub fn complete(self, r: Result<T>) {
-        let _ = self.tx.send(r);
+        self.slot.fill(Filled::Done(r));
+    }
+}
+
+impl<T> Drop for Completion<T> {
+    fn drop(&mut self) {
+        self.slot.fill(Filled::Abandoned);
+    }
+}
+
+/// What a [`Completion`] left for its [`Waiter`].
+enum Filled<T> {
+    Done(Result<T>),
+    Abandoned,
+}
+
+/// The one place a blocking call's result passes from the completing thread to the
+/// waiting one: a mutex-guarded cell and a condition variable (futexes on Linux). The
+/// waiter sleeps without spinning; whether it yields the CPU first is the waiter's
+/// choice ([`Waiter::finish`]).
+struct Slot<T> {
+    cell: Mutex<Option<Filled<T>>>,
+    ready: Condvar,
+    /// Set once the cell is filled, so that a waiter can look without the lock.
+    filled: AtomicBool,
+}
+
+impl<T> Slot<T> {
+    /// The first fill wins (a completion's drop after `complete` changes nothing).
+    fn fill(&self, f: Filled<T>) {
+        let mut c = self.cell.lock().unwrap_or_else(|p| p.into_inner());
+        if c.is_none() {
+            *c = Some(f);
+            self.filled.store(true, Ordering::Release);
+            self.ready.notify_one();
+        }
+    }
+
+    fn take(&self, call: &str) -> Option<Result<T>> {
+        if !self.filled.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut c = self.cell.lock().unwrap_or_else(|p| p.into_inner());
+        c.take().map(|f| match f {
+            Filled::Done(r) => r,
+            Filled::Abandoned => Err(abandoned(call)),
+        })
     }
 }
 
 /// The one wait helper every blocking API goes through.
 ///
 /// `start` receives the [`Completion`] and starts the operation (typically by posting to
-/// the progress thread). The caller then sleeps on a channel (no spinning) until the
-/// operation completes or `timeout` passes.
+/// the progress thread). The caller then sleeps (no spinning) until the operation
+/// completes or `timeout` passes.
 ///
 /// # Errors
 /// * `PMIX_ERR_WOULD_BLOCK` at once on the progress thread, nothing started
@@ -102,23 +148,39 @@ pub fn wait<T>(
 /// `PMIX_ERR_WOULD_BLOCK` on the progress thread, with a log line naming `call`.
 pub fn prepare<T>(call: &str, timeout: Option<Duration>) -> Result<(Completion<T>, Waiter<T>)> {
     would_block(call)?;
-    let (tx, rx) = channel::bounded(1);
+    let slot = Arc::new(Slot {
+        cell: Mutex::new(None),
+        ready: Condvar::new(),
+        filled: AtomicBool::new(false),
+    });
     let waiter = Waiter {
         call: call.to_string(),
-        rx,
+        slot: Arc::clone(&slot),
         deadline: timeout.map(|d| Instant::now() + d),
         got: None,
+        yields: WAIT_YIELDS,
         _mark: crate::dump::enter(call),
     };
-    Ok((Completion { tx }, waiter))
+    Ok((Completion { slot }, waiter))
 }
+
+/// How many times a waiter yields the CPU (`sched_yield`, then a look at its result)
+/// before it sleeps, unless told otherwise ([`Waiter::set_yields`]). On a machine with
+/// more runnable threads than CPUs a yield lets the thread that will complete the call
+/// (the server, another rank) run on this CPU, and a result that comes meanwhile is
+/// taken without a sleep, and without the wakeup of an idle CPU, which costs a VM exit
+/// here. With nothing else to run a yield returns at once. A caller whose reply comes
+/// from a peer that cannot answer on this CPU in time (an OpenPMIx server) sleeps at
+/// once: its yields only hand the CPU to other work (`Link::wait_yields`).
+pub const WAIT_YIELDS: u32 = 4;
 
 /// The waiting side of a blocking call (see [`prepare`]).
 pub struct Waiter<T> {
     call: String,
-    rx: Receiver<Result<T>>,
+    slot: Arc<Slot<T>>,
     deadline: Option<Instant>,
     got: Option<Result<T>>,
+    yields: u32,
     /// This call in the debug dump's table of recent calls (returned when dropped).
     _mark: crate::dump::CallMark,
 }
@@ -129,41 +191,60 @@ impl<T> Waiter<T> {
         self.deadline
     }
 
+    /// How many times [`Waiter::finish`] yields the CPU before it sleeps.
+    pub fn set_yields(&mut self, n: u32) {
+        self.yields = n;
+    }
+
     /// True once the operation has completed (or was abandoned); does not sleep.
     pub fn done(&mut self) -> bool {
         if self.got.is_none() {
-            self.got = match self.rx.try_recv() {
-                Ok(r) => Some(r),
-                Err(channel::TryRecvError::Empty) => None,
-                Err(channel::TryRecvError::Disconnected) => Some(Err(abandoned(&self.call))),
-            };
+            self.got = self.slot.take(&self.call);
         }
         self.got.is_some()
     }
 
-    /// Sleep on the channel (no spinning) until the operation completes or the deadline
-    /// passes.
+    /// Yield the CPU up to the set number of times, looking in between, then sleep
+    /// until the operation completes or the deadline passes.
     ///
     /// # Errors
     /// As [`wait`].
     pub fn finish(mut self) -> Result<T> {
-        if let Some(r) = self.got.take() {
+        for _ in 0..self.yields {
+            if self.done() {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        if let Some(r) = self.got.take().or_else(|| self.slot.take(&self.call)) {
             return r;
         }
         let call = &self.call;
-        let r = match self.deadline {
-            Some(t) => self
-                .rx
-                .recv_timeout(t.saturating_duration_since(Instant::now()))
-                .map_err(|e| match e {
-                    RecvTimeoutError::Timeout => {
-                        Error::new(sys::PMIX_ERR_TIMEOUT, format!("{} timed out", call))
+        let mut c = self.slot.cell.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            match c.take() {
+                Some(Filled::Done(r)) => return r,
+                Some(Filled::Abandoned) => return Err(abandoned(call)),
+                None => {}
+            }
+            c = match self.deadline {
+                None => self.slot.ready.wait(c).unwrap_or_else(|p| p.into_inner()),
+                Some(t) => {
+                    let left = t.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Error::new(
+                            sys::PMIX_ERR_TIMEOUT,
+                            format!("{} timed out", call),
+                        ));
                     }
-                    RecvTimeoutError::Disconnected => abandoned(call),
-                }),
-            None => self.rx.recv().map_err(|_| abandoned(call)),
-        };
-        r?
+                    self.slot
+                        .ready
+                        .wait_timeout(c, left)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0
+                }
+            };
+        }
     }
 }
 

@@ -163,7 +163,6 @@ impl Shared {
             Ok(id) => id,
             Err(e) => return log::warn!("server: cannot serve v41 peer {}: {}", peer, e),
         };
-        ctx.no_yields(id);
         log::debug!("server: v41 connection {} from {} (uid {})", id, peer, uid);
         {
             let mut s = self.lock();

@@ -548,6 +548,9 @@ impl V41Framing {
 }
 
 impl Framing for V41Framing {
+    fn worth_yielding(&self) -> bool {
+        false // an OpenPMIx peer answers through its own progress thread
+    }
     fn push(&mut self, bytes: &[u8]) {
         if lock(&self.t).phase == Phase::Hello {
             self.hello.extend_from_slice(bytes);
