@@ -110,18 +110,15 @@ impl CollectedWriter {
         let first = self.out.len();
         let mut offsets = Vec::new();
         for (k, v) in entries {
-            offsets.push((self.out.len() - first) as u32);
-            k.encode(&mut self.out);
-            (v.len() as u32).encode(&mut self.out);
-            self.out.extend_from_slice(v);
+            push_entry(&mut self.out, first, &mut offsets, k, |out| {
+                out.extend_from_slice(v)
+            });
             if self.out.len() > self.cap {
                 return false;
             }
         }
         let n = offsets.len() as u32;
-        for o in offsets {
-            o.encode(&mut self.out);
-        }
+        push_offsets(&mut self.out, &offsets);
         (removed.len() as u32).encode(&mut self.out);
         for k in removed {
             k.encode(&mut self.out);
@@ -278,18 +275,36 @@ pub fn collected_section_into<'a>(
     offsets.clear();
     out.extend_from_slice(&[0u8; 8]);
     for (k, v) in entries {
-        offsets.push((out.len() - 8) as u32);
-        k.encode(out);
-        let len_at = out.len();
-        0u32.encode(out);
-        v.encode(out);
-        let n = (out.len() - len_at - 4) as u32;
-        patch_u32(out, len_at, n);
+        push_entry(out, 8, offsets, k, |out| v.encode(out));
     }
     let table = out.len() as u32;
     patch_u32(out, 0, offsets.len() as u32);
     patch_u32(out, 4, table);
-    for o in offsets.iter() {
+    push_offsets(out, offsets);
+}
+
+/// One entry of a process's collected data, as both forms hold it ([`CollectedWriter`]
+/// sections and [`collected_section`]s): the key, the `u32` length of the encoded value,
+/// the value (`value` writes it); its offset from `first` goes to `offsets`.
+fn push_entry(
+    out: &mut Vec<u8>,
+    first: usize,
+    offsets: &mut Vec<u32>,
+    k: &Key,
+    value: impl FnOnce(&mut Vec<u8>),
+) {
+    offsets.push((out.len() - first) as u32);
+    k.encode(out);
+    let len_at = out.len();
+    0u32.encode(out);
+    value(out);
+    let n = (out.len() - len_at - 4) as u32;
+    patch_u32(out, len_at, n);
+}
+
+/// The entry-offset table that ends a process's entries ([`push_entry`]).
+fn push_offsets(out: &mut Vec<u8>, offsets: &[u32]) {
+    for o in offsets {
         o.encode(out);
     }
 }
