@@ -16,6 +16,10 @@ and two mixed pairs (issue 16), each against `debian` (pure OpenPMIx):
            protocol to it (goal: ours no slower than Debian's client there, every operation)
   opx      our launcher, the ranks on Debian's libpmix as linked (OpenPMIx 4.2.2 clients of
            our server; goal: no slower than under their own server)
+  debhash  as debian, with PMIX_MCA_gds=hash (server and ranks): OpenPMIx's own server
+           handing job data over as ours does, in messages to the client's hash store,
+           instead of in its ds21 shared-memory store (not in the default MODES; when
+           given, the mixed table adds opx's ratio to it: docs/PERF.md "Job-level Gets")
 
 Each run is `pmix_bench -s` (solo: only rank 0 runs the put/commit/get loops), ranks bound
 to cores (mpirun --bind-to core:overload-allowed; under pmixrun bench/bind.sh pins rank r
@@ -113,6 +117,10 @@ def bench_cmd(mode, np):
         e.pop("LD_PRELOAD", None)
         return (MPIRUN + ["--bind-to", "core:overload-allowed", "-np", str(np), "env",
                           "LD_PRELOAD=" + OURS, BENCH] + args, e)
+    if mode == "debhash":
+        return (MPIRUN + ["-x", "LD_PRELOAD", "-x", "PMIX_MCA_gds", "--bind-to",
+                          "core:overload-allowed", "-np", str(np), BENCH] + args,
+                env_with(LD_PRELOAD=DEBIAN, PMIX_MCA_gds="hash"))
     lib = DEBIAN if mode == "debian" else OURS
     return (MPIRUN + ["-x", "LD_PRELOAD", "--bind-to", "core:overload-allowed", "-np",
                       str(np), BENCH] + args, env_with(LD_PRELOAD=lib))
@@ -121,7 +129,7 @@ def bench_cmd(mode, np):
 def check_lib(mode, out):
     """The bench's header names the library that answered; it must be the one we meant."""
     first = next((l for l in out.splitlines() if l.startswith("# pmix_bench:")), "")
-    want = "OpenPMIx 4.2.2" if mode in ("debian", "opx") else "pmix-rs"
+    want = "OpenPMIx 4.2.2" if mode in ("debian", "opx", "debhash") else "pmix-rs"
     return want in first
 
 
@@ -204,10 +212,12 @@ def mixed_table(res):
     both ratios is 1 (no slower than pure OpenPMIx)."""
     if "v41ours" not in MODES and "opx" not in MODES:
         return []
+    hashed = "debhash" in MODES
     lines = ["| operation | np | OpenPMIx client, OpenPMIx server µs "
              "| our client, OpenPMIx server µs | ratio | OpenPMIx client, our server µs "
-             "| ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| ratio |" + (" OpenPMIx server, gds=hash µs | our server ÷ that |"
+                            if hashed else ""),
+             "|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if hashed else "")]
     def ratio(x, d):
         if not d or x is None:
             return "-"
@@ -217,8 +227,12 @@ def mixed_table(res):
             d = median(res.get(("debian", np, op), []))
             v = median(res.get(("v41ours", np, op), []))
             x = median(res.get(("opx", np, op), []))
-            lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (
-                label, np, fmt(d), fmt(v), ratio(v, d), fmt(x), ratio(x, d)))
+            row = "| %s | %d | %s | %s | %s | %s | %s |" % (
+                label, np, fmt(d), fmt(v), ratio(v, d), fmt(x), ratio(x, d))
+            if hashed:
+                h = median(res.get(("debhash", np, op), []))
+                row += " %s | %s |" % (fmt(h), ratio(x, h))
+            lines.append(row)
     return lines
 
 

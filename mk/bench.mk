@@ -9,6 +9,9 @@
 #                      CHRT="-f 50" runs every command at real-time priority (root), which
 #                      keeps other work on a shared machine from interleaving with it.
 #   make bench-count   callgrind instruction counts per Get/Put (bench/opcount.sh)
+#   make bench-count-opx  the same for an OpenPMIx 4.2.2 client's job-level Gets under
+#                      pmixrun and under Debian's mpirun, with its default gds (ds21) and
+#                      with gds=hash (bench/opxcount.sh; bench/opcount.c on Debian's lib)
 #   make bench-scale   256 ranks under pmixrun: init, collecting fence, Get of every
 #                      peer's key (bench/scale.c); SCALE_NP=16 for fewer ranks
 #   make bench-regex   PMIx_generate_regex / generate_ppn and server_register_nspace
@@ -30,9 +33,13 @@ BENCH_RUN_ENV   = PMIXRUN=$(PMIXRUN) OURS=$(LIBDIR)/libpmix.so.2 DEBIAN=$(DEBIAN
                   BENCH=$(BENCH_DEB_BIN) HELLO=$(BUILD)/tests-c/hello \
                   MPI_HELLO=$(BUILD)/tests-mpi/mpi_hello BIND=$(CURDIR)/bench/bind.sh
 
-.PHONY: bench bench-build bench-count bench-scale bench-regex
+.PHONY: bench bench-build bench-count bench-count-opx bench-scale bench-regex
 
 $(BENCH_DEB_BIN): bench/pmix_bench.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs pmix)
+
+$(BENCH_DIR)/opcount.debian: bench/opcount.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs pmix)
 
@@ -47,6 +54,9 @@ bench: bench-build
 
 bench-count: lib $(BENCH_DIR)/opcount
 	PMIXRUN=$(PMIXRUN) OPCOUNT=$(BENCH_DIR)/opcount $(TIMEOUT) 600 bash bench/opcount.sh
+
+bench-count-opx: lib $(BENCH_DIR)/opcount.debian
+	PMIXRUN=$(PMIXRUN) OPCOUNT_DEB=$(BENCH_DIR)/opcount.debian $(TIMEOUT) 900 bash bench/opxcount.sh
 
 bench-scale: lib $(BENCH_DIR)/scale
 	$(TIMEOUT) 300 $(PMIXRUN) --timeout 240 -n $${SCALE_NP:-256} $(BENCH_DIR)/scale

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# opxcount.sh: instructions per job-level PMIx_Get of an OpenPMIx 4.2.2 client (Debian's
+# libpmix, bench/opcount built against it) under three servers: our pmixrun, Debian's
+# mpirun (OpenPMIx hands job data to its clients in its ds21 shared-memory store) and
+# Debian's mpirun with PMIX_MCA_gds=hash (job data in messages to the client's hash store,
+# as ours does). Counted by callgrind over the whole rank, every thread (OpenPMIx answers
+# a Get on its progress thread when the data is in its hash store, so --toggle-collect on
+# the calling thread would miss it); (I(N2) - I(N1)) / (N2 - N1) per Get. One rank.
+# docs/PERF.md "Mixed pairs", "Job-level Gets of OpenPMIx clients".
+#
+# Environment: PMIXRUN, OPCOUNT_DEB (binaries), N1 (1000), N2 (3000), OPS (get-job get-self).
+set -euo pipefail
+: "${PMIXRUN:?}" "${OPCOUNT_DEB:?}"
+n1=${N1:-1000}
+n2=${N2:-3000}
+ops=${OPS:-get-job get-self}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mpirun=(timeout -s KILL 300 mpirun --allow-run-as-root --oversubscribe -np 1)
+vg=(valgrind --tool=callgrind)
+
+# count SERVER OP N: the instructions callgrind counted in the rank.
+count() {
+  local server=$1 op=$2 n=$3 out=$tmp/cg.$1.$2.$3
+  case $server in
+  pmixrun) timeout -s KILL 300 "$PMIXRUN" --timeout 240 -n 1 \
+               "${vg[@]}" --callgrind-out-file="$out" "$OPCOUNT_DEB" "$op" "$n" ;;
+  ds21) env -u PMIX_MCA_gds "${mpirun[@]}" \
+            "${vg[@]}" --callgrind-out-file="$out" "$OPCOUNT_DEB" "$op" "$n" ;;
+  hash) PMIX_MCA_gds=hash "${mpirun[@]}" -x PMIX_MCA_gds \
+            "${vg[@]}" --callgrind-out-file="$out" "$OPCOUNT_DEB" "$op" "$n" ;;
+  esac >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+  awk '/^summary:|^totals:/ { print $2; exit }' "$out"
+}
+
+echo "| operation | pmixrun | Debian mpirun (ds21) | Debian mpirun, gds=hash |"
+echo "|---|---:|---:|---:|"
+for op in $ops; do
+  row="| $op |"
+  for server in pmixrun ds21 hash; do
+    a=$(count $server "$op" "$n1")
+    b=$(count $server "$op" "$n2")
+    row="$row $(( (b - a) / (n2 - n1) )) |"
+  done
+  echo "$row"
+done
