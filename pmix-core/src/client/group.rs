@@ -105,13 +105,6 @@ fn group_info_of(info: &[Info]) -> Vec<Info> {
         .collect()
 }
 
-fn context_id_of(results: &[Info]) -> Option<u64> {
-    results
-        .iter()
-        .find(|i| i.key.as_str() == ak::PMIX_GROUP_CONTEXT_ID)
-        .and_then(|i| i.value.as_u64())
-}
-
 impl Inner {
     /// Keep what a completed construct or join delivered; returns its results. `own` is
     /// what we gave in `PMIX_GROUP_INFO`: readable by us as the others read it (qualified
@@ -126,7 +119,7 @@ impl Inner {
         asked: Vec<ProcId>,
     ) -> Vec<Info> {
         let GroupReply { results, data } = reply;
-        let ctx = context_id_of(&results);
+        let ctx = crate::protocol::group_context_id(&results);
         let mut d = self.write();
         for j in data.jobs {
             if j.nspace != self.me.nspace {

@@ -312,6 +312,15 @@ pub struct GroupReply {
     pub data: ConnectData,
 }
 
+/// The context id among a group operation's results (`PMIX_GROUP_CONTEXT_ID`), if the
+/// host assigned one.
+pub fn group_context_id(results: &[Info]) -> Option<u64> {
+    results
+        .iter()
+        .find(|i| i.key.as_str() == pmix_sys::attrs::keys::PMIX_GROUP_CONTEXT_ID)
+        .and_then(|i| i.value.as_u64())
+}
+
 impl Wire for GroupReply {
     fn encode(&self, out: &mut Vec<u8>) {
         self.results.encode(out);

@@ -41,7 +41,7 @@ pub use collect::{
     collected_find, collected_index, collected_section, collected_section_into,
     collected_section_proc, CollectedProc, CollectedWriter, Contribution, Put,
 };
-pub use dynamic::{ConnectData, DynReq, GroupOp, GroupReply, PeerData};
+pub use dynamic::{group_context_id, ConnectData, DynReq, GroupOp, GroupReply, PeerData};
 pub use frame::{
     decode, encode, encode_frame_into, reply_status, reply_tag, set_reply_tag, FrameDecoder,
 };

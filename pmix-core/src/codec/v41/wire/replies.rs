@@ -435,10 +435,7 @@ pub fn encode_group_reply(
     let mut w = BodyWriter::new();
     w.status(status);
     let results = reply.map_or(&[][..], |g| &g.results[..]);
-    let ctxid = results
-        .iter()
-        .find(|i| i.key.as_str() == sys::attrs::keys::PMIX_GROUP_CONTEXT_ID)
-        .and_then(|i| i.value.as_u64())
+    let ctxid = crate::protocol::group_context_id(results)
         .map_or(usize::MAX, |c| usize::try_from(c).unwrap_or(usize::MAX));
     if !v5 {
         w.size(ctxid);
