@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::value::{CString, Info, Key, ProcId, Value};
 use pmix_sys as sys;
 
+pub mod ds21;
 mod types;
 pub mod wire;
 

@@ -1,0 +1,76 @@
+//! Which records a namespace's job data gives, per rank (`docs/DS21.md` §4, "What the
+//! server stores"): from the same hash job info ([`JobInfo`]) an OpenPMIx hash client
+//! is sent, so both stores hold the same values.
+
+use super::Records;
+use crate::codec::v41::wire::replies::{decode_pblob, JobInfo, PBLOB};
+use crate::error::{Error, Result};
+use crate::store::info_array;
+use crate::value::{Info, Key, Rank, Value};
+use pmix_sys as sys;
+use std::collections::BTreeMap;
+use sys::attrs::keys::{
+    PMIX_APP_INFO_ARRAY, PMIX_HOSTNAME, PMIX_HOSTNAME_ALIASES, PMIX_JOB_INFO_ARRAY, PMIX_NODEID,
+    PMIX_NODE_INFO_ARRAY, PMIX_SESSION_INFO_ARRAY,
+};
+
+/// Whether a node array describes the node named `host` (its `PMIX_HOSTNAME` or one of
+/// its `PMIX_HOSTNAME_ALIASES`).
+fn is_host(infos: &[Info], host: &str) -> bool {
+    infos
+        .iter()
+        .any(|i| match (i.key.as_str(), i.value.as_str()) {
+            (PMIX_HOSTNAME, Some(h)) => h == host,
+            (PMIX_HOSTNAME_ALIASES, Some(a)) => a.split(',').any(|x| x == host),
+            _ => false,
+        })
+}
+
+fn array(k: &Key, v: &Value) -> Result<Vec<Info>> {
+    info_array(v)
+        .ok_or_else(|| Error::bad_param(format!("ds21: {} is not an array of infos", k.as_str())))
+}
+
+/// The records of a namespace: first the job level (`PMIX_RANK_WILDCARD`), then each
+/// rank with data, ascending.
+///
+/// The job level holds `j`'s plain KVALs in order, then the entries of the session
+/// array (as OpenPMIx 4.2.9 stores them; 4.2.2 leaves them to the arrays of the
+/// job-info reply) and of the node array of `local_host` (the server's node) without
+/// its `PMIX_HOSTNAME`, `PMIX_NODEID` and `PMIX_HOSTNAME_ALIASES`; other nodes' arrays,
+/// app arrays and job arrays are left to that reply. Each `pmix.pblob` gives its rank's
+/// records.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for an array key without an array of infos,
+/// `PMIX_ERR_UNPACK_*` for a malformed `pmix.pblob`.
+pub fn job_records(j: &JobInfo, local_host: &str) -> Result<Vec<(Rank, Records)>> {
+    let mut job = Vec::new();
+    let mut ranks: BTreeMap<Rank, Records> = BTreeMap::new();
+    let flat = |infos: Vec<Info>| infos.into_iter().map(|i| (i.key, i.value));
+    for (k, v) in &j.kvals {
+        match k.as_str() {
+            PBLOB => {
+                let Value::ByteObject(b) = v else {
+                    return Err(Error::bad_param("ds21: pmix.pblob not a byte object"));
+                };
+                let (rank, kvs) = decode_pblob(b)?;
+                ranks.entry(rank).or_default().extend(kvs);
+            }
+            PMIX_SESSION_INFO_ARRAY => job.extend(flat(array(k, v)?)),
+            PMIX_NODE_INFO_ARRAY => {
+                let infos = array(k, v)?;
+                if is_host(&infos, local_host) {
+                    job.extend(flat(infos).filter(|(k, _)| {
+                        ![PMIX_HOSTNAME, PMIX_NODEID, PMIX_HOSTNAME_ALIASES].contains(&k.as_str())
+                    }));
+                }
+            }
+            PMIX_APP_INFO_ARRAY | PMIX_JOB_INFO_ARRAY => {}
+            _ => job.push((k.clone(), v.clone())),
+        }
+    }
+    let mut out = vec![(sys::PMIX_RANK_WILDCARD, job)];
+    out.extend(ranks);
+    Ok(out)
+}
