@@ -52,8 +52,11 @@ UNDER_OPENPMIX_REFUSED = ("PMIx_Group_invite", "PMIx_Group_join", "PMIx_Group_le
                           "PMIx_Process_monitor", "PMIx_Get_credential",
                           "PMIx_Validate_credential", "PMIx_Fabric_", "PMIx_Heartbeat",
                           "PMIx_Session_control", "PMIx_Resource_block")
-# Our tool attached to OpenPMIx servers (prterun, a Debian 4.2.2 host: `make v41tools-check`).
-UNDER_OPENPMIX_TOOL_TESTED = "PMIx_tool_init PMIx_tool_finalize PMIx_Query_info".split()
+# Our tool attached to OpenPMIx servers (prterun, a Debian 4.2.2 host: `make v41tools-check`):
+# queries, job control (blocking and _nb; the status and the effect compared with
+# OpenPMIx's own tools there), events between tools.
+UNDER_OPENPMIX_TOOL_TESTED = ("PMIx_tool_init PMIx_tool_finalize PMIx_Query_info "
+                              "PMIx_Job_control_nb").split()
 
 
 def family(where):

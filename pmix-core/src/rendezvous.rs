@@ -18,6 +18,11 @@
 //! With the OpenPMIx listener on, a file reads as OpenPMIx 4.2's tools expect
 //! ([`write_v41`]): the `tcp4://` URI, the version we speak (`4.2.2`), then our own Unix
 //! socket's URI, which our tools take ([`read`] prefers a `unix:` line).
+//!
+//! An OpenPMIx server's file holds its `tcp4://` URI, then its release (`5.0.11rc1`),
+//! its pid, uid:gid and the date; [`read_entry`] returns the release with the URI, so
+//! that our tool speaks that release's message forms (a tool has no `PMIX_VERSION` in
+//! its environment, as a client its server started has).
 
 use crate::error::{Error, Result};
 use crate::params;
@@ -154,25 +159,55 @@ fn write_lines(path: &Path, lines: &[&str]) -> Result<()> {
 /// `PMIX_ERR_NOT_FOUND` if the file does not exist or cannot be read,
 /// `PMIX_ERR_BAD_PARAM` if its first line is empty.
 pub fn read(path: &Path) -> Result<String> {
+    read_entry(path).map(|e| e.uri)
+}
+
+/// What a rendezvous file tells a tool: the URI to connect to and, for an OpenPMIx
+/// server's file, the server's release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// As [`read`] chooses it.
+    pub uri: String,
+    /// The line after the URI when the URI is the file's first line and that line is an
+    /// OpenPMIx release (`4.2.2rc2`, `5.0.11rc1`: OpenPMIx's servers write their
+    /// version there, and OpenPMIx's tools take the server's release from it). `None`
+    /// for our own files (their `unix:` URI is taken; the version line is ours).
+    pub release: Option<String>,
+}
+
+/// The URI of a rendezvous file and the server release it states (see [`Entry`]).
+///
+/// # Errors
+/// As [`read`].
+pub fn read_entry(path: &Path) -> Result<Entry> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::new(
             sys::PMIX_ERR_NOT_FOUND,
             format!("rendezvous file {}: {}", path.display(), e),
         )
     })?;
-    let line = text
-        .lines()
-        .find(|l| l.contains(";unix:"))
-        .or_else(|| text.lines().next())
-        .unwrap_or("")
-        .trim();
-    if line.is_empty() {
+    let mut lines = text.lines().map(str::trim);
+    let (uri, release) = match text.lines().find(|l| l.contains(";unix:")) {
+        Some(ours) => (ours.trim(), None),
+        None => {
+            let first = lines.next().unwrap_or("");
+            let release = lines
+                .next()
+                .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+                .filter(|v| crate::codec::v41::wire::handshake::version_of(v).is_some());
+            (first, release.map(str::to_string))
+        }
+    };
+    if uri.is_empty() {
         return Err(Error::bad_param(format!(
             "rendezvous file {} holds no URI",
             path.display()
         )));
     }
-    Ok(line.to_string())
+    Ok(Entry {
+        uri: uri.to_string(),
+        release,
+    })
 }
 
 #[cfg(test)]
@@ -197,6 +232,20 @@ mod tests {
         assert_eq!(read(&f).unwrap(), "ns.1;unix:/z");
         let text = std::fs::read_to_string(&f).unwrap();
         assert_eq!(text.lines().next(), Some("ns.1;tcp4://127.0.0.1:5"));
+        assert_eq!(read_entry(&f).unwrap().release, None);
+        // An OpenPMIx server's file: URI, release, pid, uid:gid, date.
+        std::fs::write(
+            &f,
+            "srv-1@0.0;tcp4://127.0.0.1:32801\n5.0.11rc1\n4676\n0:0\nSat Dec  5 01:10:46 2026\n",
+        )
+        .unwrap();
+        let e = read_entry(&f).unwrap();
+        assert_eq!(e.uri, "srv-1@0.0;tcp4://127.0.0.1:32801");
+        assert_eq!(e.release.as_deref(), Some("5.0.11rc1"));
+        std::fs::write(&f, "srv.0;tcp4://127.0.0.1:5\n").unwrap();
+        assert_eq!(read_entry(&f).unwrap().release, None);
+        std::fs::write(&f, "srv.0;tcp4://127.0.0.1:5\nv0.3\n").unwrap();
+        assert_eq!(read_entry(&f).unwrap().release, None);
         std::fs::write(&f, "\n").unwrap();
         assert_eq!(read(&f).unwrap_err().status, sys::PMIX_ERR_BAD_PARAM);
         std::fs::remove_dir_all(&dir).unwrap();

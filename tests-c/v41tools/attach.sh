@@ -8,7 +8,9 @@
 # file (pmix.<host>.tool.<pid>, anywhere below the tmpdir) and the ranks' namespaces,
 # then runs TOOL ARGS with TMPDIR set, "@PID@" and "@NS@" in ARGS replaced by the
 # launcher's pid and the job's namespace. The job is killed after; the exit status is
-# the tool's (99 when the job did not come up in 20 s).
+# the tool's (99 when the job did not come up in 20 s). With ATTACH_WAIT=N the job is
+# given N seconds to end by itself after the tool (a tool that ended it): "attach.sh:
+# <kind> exited S" then, or "attach.sh: <kind> still runs".
 set -u
 kind=$1 launcher=$2 n=$3
 shift 3
@@ -43,3 +45,17 @@ for a in "$@"; do
 done
 echo "attach.sh: $kind pid $pr, namespace $ns"
 TMPDIR=$t "${args[@]}"
+rc=$?
+if [ -n "${ATTACH_WAIT:-}" ]; then
+    for _ in $(seq $((ATTACH_WAIT * 10))); do
+        kill -0 "$pr" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pr" 2>/dev/null; then
+        echo "attach.sh: $kind still runs"
+    else
+        wait "$pr"
+        echo "attach.sh: $kind exited $?"
+    fi
+fi
+exit $rc

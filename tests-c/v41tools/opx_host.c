@@ -7,7 +7,8 @@
  * files in TMPDIR), registers a job "opxjob" of 2 processes (no process is started:
  * the job exists only as the host's data), then runs TOOL ARGS with "%p" in an argument
  * replaced by its own pid, waits for it and finalizes. Its host module answers tool
- * connections (identity "opxhost-tool", rank 0) and queries, as a host does: one flat
+ * connections (identities "opxhost-tool1", "opxhost-tool2"..., rank 0: one per tool, so
+ * that two tools can send each other events) and queries, as a host does: one flat
  * info per key answered, PMIX_QUERY_NAMESPACES ("opxjob"), PMIX_QUERY_PROC_TABLE
  * (two pmix_proc_info_t of opxjob, pids 1001 and 1002) and PMIX_JOB_SIZE (2, whatever
  * the qualifiers); any other key is NOT_FOUND.
@@ -30,9 +31,12 @@ static void tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection
 {
     (void)info;
     (void)ninfo;
+    static int tools = 0;
+    char ns[PMIX_MAX_NSLEN + 1];
+    snprintf(ns, sizeof ns, "opxhost-tool%d", ++tools);
     pmix_proc_t id;
-    PMIX_LOAD_PROCID(&id, "opxhost-tool", 0);
-    fprintf(stderr, "opx_host: a tool connected; naming it opxhost-tool.0\n");
+    PMIX_LOAD_PROCID(&id, ns, 0);
+    fprintf(stderr, "opx_host: a tool connected; naming it %s.0\n", ns);
     cbfunc(PMIX_SUCCESS, &id, cbdata);
 }
 

@@ -4,6 +4,7 @@
  * attached to an OpenPMIx server: the Open MPI 5 wheel's prterun, or a Debian host).
  *
  *   qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] [events] [iof [nodereg]]
+ *         [nogroup]
  *
  * Checks: PMIx_tool_init with PMIX_SERVER_PIDINFO = PID succeeds and the server names
  * the tool (a namespace that is not empty; with "named" the tool names itself
@@ -17,6 +18,10 @@
  * PMIx_IOF_deregister of the registration succeeds (not with "nodereg": OpenPMIx
  * 4.2.2's PMIx_IOF_deregister never returns in a tool, under PRRTE's prterun as under
  * pmixrun: it blocks on the library's own lock); with
+ * "nogroup", PMIx_Group_destruct of a group the tool never constructed is
+ * PMIX_ERR_NOT_FOUND, as OpenPMIx 5's own tool answers it under a 5.x server (which
+ * keeps no membership: the 5.x form of the request names the members, and a tool that
+ * speaks 4.2's form to it gets the server's unpack error, -19); with
  * "flat", every answer must be flat (one info, of the key
  * asked: what OpenPMIx's own pps reads); PMIx_tool_finalize succeeds. A query answer may come flat (one info
  * per key, as OpenPMIx's libraries pass a server's answer on) or wrapped in
@@ -216,11 +221,18 @@ static void pull(const char *ns, bool dereg)
                  "PMIx_IOF_deregister");
 }
 
+/* With "nogroup": the destruct of a group never constructed. */
+static void nogroup(void)
+{
+    CHECK_RC(PMIx_Group_destruct("qtool.nogroup", NULL, 0), PMIX_ERR_NOT_FOUND,
+             "PMIx_Group_destruct of a group never constructed");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
         fprintf(stderr, "usage: qtool PID NSPACE NPROCS [flat] [noproctable] [named] [jobsize] "
-                        "[events] [iof [nodereg]]\n");
+                        "[events] [iof [nodereg]] [nogroup]\n");
         return 2;
     }
     pid_t pid = (pid_t)atoi(argv[1]);
@@ -232,8 +244,10 @@ int main(int argc, char **argv)
     bool with_events = false;
     bool with_iof = false;
     bool dereg = true;
+    bool with_nogroup = false;
     for (int a = 4; a < argc; a++) {
         dereg = dereg && 0 != strcmp(argv[a], "nodereg");
+        with_nogroup = with_nogroup || 0 == strcmp(argv[a], "nogroup");
         with_iof = with_iof || 0 == strcmp(argv[a], "iof");
         with_events = with_events || 0 == strcmp(argv[a], "events");
         named = named || 0 == strcmp(argv[a], "named");
@@ -285,6 +299,9 @@ int main(int argc, char **argv)
     }
     if (with_iof) {
         pull(ns, dereg);
+    }
+    if (with_nogroup) {
+        nogroup();
     }
     CHECK_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     CHECK_DONE();

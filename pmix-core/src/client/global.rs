@@ -188,7 +188,7 @@ pub fn tool_attach(info: &[Info]) -> Result<(ProcId, ProcId)> {
     let c = tool_client(&g)?;
     let me = c.proc_id().clone();
     if c.is_connected() {
-        let (uri, _) = t.find()?;
+        let uri = t.find()?.uri;
         let here = c.server_id().cloned();
         return match here {
             Some(s) if uri.starts_with(&format!("{}.{};", s.nspace, s.rank)) => Ok((me, s)),

@@ -233,8 +233,17 @@ impl Client {
         };
         let path = match path {
             ServerAddr::Unix(p) => p,
-            ServerAddr::V41 { server, addr } => {
-                return super::v41::connect(me, server, addr, cfg.kind, hostname, handle)
+            ServerAddr::V41 {
+                server,
+                addr,
+                release,
+            } => {
+                let to = super::v41::Server {
+                    id: server,
+                    addr,
+                    release,
+                };
+                return super::v41::connect(me, to, cfg.kind, hostname, handle);
             }
         };
         let (stream, welcomed, rest, fds, area) = handshake(&me, &path, cfg.kind)?;

@@ -105,7 +105,25 @@ pub enum ServerAddr {
         server: ProcId,
         /// Where it listens.
         addr: std::net::SocketAddr,
+        /// Its OpenPMIx release (major, minor) when its rendezvous file states it (a
+        /// tool's); `None`: the `PMIX_VERSION` it put in our environment, else 4.2.
+        release: Option<(u32, u32)>,
     },
+}
+
+impl ServerAddr {
+    /// The address with the OpenPMIx release `release` (a rendezvous file's version line:
+    /// `5.0.11rc1`) when it is an OpenPMIx server's; unchanged otherwise.
+    pub fn with_release(self, release: Option<&str>) -> ServerAddr {
+        match self {
+            ServerAddr::V41 { server, addr, .. } => ServerAddr::V41 {
+                server,
+                addr,
+                release: release.and_then(crate::codec::v41::wire::handshake::version_of),
+            },
+            unix => unix,
+        }
+    }
 }
 
 impl From<String> for ServerAddr {
@@ -153,7 +171,11 @@ pub fn server_addr(uri: &str) -> Result<ServerAddr> {
     match uri.split_once(';') {
         Some((_, a)) if a.starts_with("tcp4://") || a.starts_with("tcp6://") => {
             let (server, addr) = crate::codec::v41::wire::handshake::parse_uri(uri)?;
-            Ok(ServerAddr::V41 { server, addr })
+            Ok(ServerAddr::V41 {
+                server,
+                addr,
+                release: None,
+            })
         }
         _ => parse_uri(uri).map(ServerAddr::Unix),
     }

@@ -57,6 +57,37 @@ pub struct Target {
     pub primary: bool,
 }
 
+/// A server [`Target::find`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Its URI.
+    pub uri: String,
+    /// Taken from the `PMIX_SERVER_URI*` a server put in our environment.
+    pub from_env: bool,
+    /// The OpenPMIx release its rendezvous file states (`5.0.11rc1`), if it does.
+    pub release: Option<String>,
+}
+
+impl Found {
+    fn uri(uri: String, from_env: bool) -> Found {
+        Found {
+            uri,
+            from_env,
+            release: None,
+        }
+    }
+}
+
+impl From<rv::Entry> for Found {
+    fn from(e: rv::Entry) -> Found {
+        Found {
+            uri: e.uri,
+            from_env: false,
+            release: e.release,
+        }
+    }
+}
+
 /// `PMIx_tool_init`'s directives, decoded.
 #[derive(Debug, Clone, Default)]
 pub struct ToolOptions {
@@ -158,16 +189,19 @@ impl Target {
         rv::tmpdir(self.tmpdir.as_deref(), params::PMIX_SERVER_TMPDIR)
     }
 
-    /// The server's URI and whether we found it in a server's environment for us (then
-    /// an identity from the environment makes us that registered client).
+    /// The server's URI, whether we found it in a server's environment for us (then
+    /// an identity from the environment makes us that registered client) and the
+    /// OpenPMIx release its rendezvous file states.
     ///
     /// # Errors
     /// `PMIX_ERR_UNREACH` when the named server (or, with none named, any) cannot be
     /// found; `PMIX_ERR_BAD_PARAM` for an unreadable `file:` URI.
-    pub fn find(&self) -> Result<(String, bool)> {
+    pub fn find(&self) -> Result<Found> {
         let unreach = |what: String| Error::new(sys::PMIX_ERR_UNREACH, what);
         let from_file = |p: PathBuf| {
-            rv::read(&p).map_err(|e| unreach(format!("no server found: {}", e.context)))
+            rv::read_entry(&p)
+                .map(Found::from)
+                .map_err(|e| unreach(format!("no server found: {}", e.context)))
         };
         let tmp = self.tmpdir();
         let bases = rv::search_bases(self.tmpdir.as_deref(), params::PMIX_SERVER_TMPDIR);
@@ -191,32 +225,32 @@ impl Target {
         };
         if let Some(u) = &self.uri {
             return match u.strip_prefix("file:") {
-                Some(f) => from_file(PathBuf::from(f)).map(|u| (u, false)),
-                None => Ok((u.clone(), false)),
+                Some(f) => from_file(PathBuf::from(f)),
+                None => Ok(Found::uri(u.clone(), false)),
             };
         }
         if let Some(f) = &self.attachment {
-            return from_file(PathBuf::from(f)).map(|u| (u, false));
+            return from_file(PathBuf::from(f));
         }
         let host = self.host();
         if self.to_system || self.system_first {
             let dir = rv::tmpdir(self.systmpdir.as_deref(), params::PMIX_SYSTEM_TMPDIR);
             match from_file(rv::system_file(&dir, &host)) {
-                Ok(u) => return Ok((u, false)),
+                Ok(u) => return Ok(u),
                 Err(e) if self.to_system => return Err(e),
                 Err(_) => {}
             }
         }
         if let Some(pid) = self.pid {
-            return search(rv::pid_file(&tmp, &host, pid)).map(|u| (u, false));
+            return search(rv::pid_file(&tmp, &host, pid));
         }
         if let Some(ns) = &self.server_nspace {
-            return search(rv::nspace_file(&tmp, &host, ns)).map(|u| (u, false));
+            return search(rv::nspace_file(&tmp, &host, ns));
         }
         if let Some(u) = params::server_uri() {
-            return Ok((u, true));
+            return Ok(Found::uri(u, true));
         }
-        search(rv::session_file(&tmp, &host)).map(|u| (u, false))
+        search(rv::session_file(&tmp, &host))
     }
 }
 
@@ -302,10 +336,12 @@ pub fn self_assigned() -> Result<ProcId> {
 pub fn connect(id: Option<&ProcId>, target: &Target) -> Result<Client> {
     let mut attempt = 0;
     loop {
-        let r = target.find().and_then(|(uri, from_env)| {
-            let path = super::server_addr(&uri)?;
+        let r = target.find().and_then(|found| {
+            let path = super::server_addr(&found.uri)?.with_release(found.release.as_deref());
             let (me, kind) = match id {
-                Some(p) if from_env && !target.names_a_server() => (p.clone(), PeerKind::Client),
+                Some(p) if found.from_env && !target.names_a_server() => {
+                    (p.clone(), PeerKind::Client)
+                }
                 Some(p) => (p.clone(), PeerKind::ToolNamed),
                 None => (self_assigned()?, PeerKind::ToolAssign),
             };
@@ -323,5 +359,43 @@ pub fn connect(id: Option<&ProcId>, target: &Target) -> Result<Client> {
             }
             r => return r,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool finds an OpenPMIx server by its pid file, and the release the file states.
+    #[test]
+    fn a_pid_file_gives_the_uri_and_an_openpmix_servers_release() {
+        let dir = std::env::temp_dir().join(format!("pmix-rs-tool-test.{}", std::process::id()));
+        let sub = dir.join("prtrn.42");
+        std::fs::create_dir_all(&sub).unwrap();
+        let uri = "srv@0.0;tcp4://127.0.0.1:4242";
+        std::fs::write(
+            rv::pid_file(&sub, "h", 42),
+            format!("{}\n5.0.11rc1\n42\n", uri),
+        )
+        .unwrap();
+        let info = [
+            Info::new(k::PMIX_SERVER_PIDINFO, Value::Pid(42)).unwrap(),
+            Info::new(k::PMIX_SERVER_TMPDIR, Value::string(dir.to_str().unwrap())).unwrap(),
+            Info::new(k::PMIX_SERVER_HOSTNAME, Value::string("h")).unwrap(),
+        ];
+        let f = Target::from_info(&info).unwrap().find().unwrap();
+        assert_eq!((f.uri.as_str(), f.from_env), (uri, false));
+        assert_eq!(f.release.as_deref(), Some("5.0.11rc1"));
+        let addr = crate::client::server_addr(&f.uri)
+            .unwrap()
+            .with_release(f.release.as_deref());
+        assert!(matches!(
+            addr,
+            crate::client::ServerAddr::V41 {
+                release: Some((5, 0)),
+                ..
+            }
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

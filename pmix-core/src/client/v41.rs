@@ -37,7 +37,7 @@ use crate::codec::v41::wire::{
 };
 use crate::error::{Error, Result};
 use crate::params;
-use crate::protocol::{self, DynReq, IofReq, PeerKind, Put, Req, Request, ServerMsg};
+use crate::protocol::{self, DynReq, GroupOp, IofReq, PeerKind, Put, Req, Request, ServerMsg};
 use crate::reactor::{self, ConnId, Ctx, Framing, Handle};
 use crate::value::{Nspace, ProcId, Value};
 use pmix_sys as sys;
@@ -84,7 +84,8 @@ impl Xlate {
     /// # Errors
     /// `PMIX_ERR_NOT_SUPPORTED` for a request with no OpenPMIx counterpart (allgather,
     /// group invite/join/leave, host operations); `PMIX_ERR_NOT_FOUND` for the
-    /// deregistration of an IOF pull the server never accepted; the decoding error of a
+    /// deregistration of an IOF pull the server never accepted, or (to a 5.x server)
+    /// the destruct of a group whose members we do not know; the decoding error of a
     /// body that is not a `Request`.
     pub fn request(&mut self, body: &[u8]) -> Result<Vec<u8>> {
         let Request { tag, mut req } = protocol::decode::<Request>(body)?;
@@ -105,6 +106,20 @@ impl Xlate {
                         .ok()
                         .map(|d| d.into_os_string().into_encoded_bytes());
                 }
+            }
+            // A 5.x server keeps no group membership: it counts a destruct's participants
+            // from the members the request names, and refuses one that names none
+            // (PRRTE 3.0.14: BAD_PARAM). OpenPMIx 5's own client answers the destruct of
+            // a group it does not know NOT_FOUND without asking; so do we.
+            Req::Dyn(DynReq::Group { op, id, procs, .. })
+                if *op == GroupOp::Destruct as u8
+                    && procs.is_empty()
+                    && self.sender.peer_is_v5() =>
+            {
+                return Err(Error::not_found(format!(
+                    "group {} is not one of this process's groups",
+                    id
+                )));
             }
             // The server knows the registration by its own id.
             Req::Iof(IofReq::Deregister { id, .. }) => {
@@ -400,7 +415,34 @@ fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)>
     Ok((s, pindex, rest))
 }
 
-/// Connect `me` to the OpenPMIx server `server` at `addr` (see the module documentation).
+/// An OpenPMIx server to connect to.
+pub(super) struct Server {
+    /// Its identity, from its URI.
+    pub id: ProcId,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Its release as its rendezvous file states it (a tool's; see [`peer_release`]).
+    pub release: Option<(u32, u32)>,
+}
+
+/// The release of OpenPMIx whose message forms we use with a server (the dialect's
+/// [`Sender`] peer) and where we learnt it: the server's rendezvous file (`file`, how
+/// a tool finds it: OpenPMIx's tools read it there too), else the variable OpenPMIx
+/// servers give the clients they start (`PMIX_VERSION`, e.g. `5.0.11rc1`), else 4.2's.
+fn peer_release(file: Option<(u32, u32)>) -> ((u32, u32), &'static str) {
+    if let Some(r) = file {
+        return (r, "its rendezvous file");
+    }
+    match params::get(params::PMIX_VERSION)
+        .as_deref()
+        .and_then(handshake::version_of)
+    {
+        Some(r) => (r, "PMIX_VERSION"),
+        None => (cmds::PEER_UNKNOWN, "assumed"),
+    }
+}
+
+/// Connect `me` to the OpenPMIx server `to` (see the module documentation).
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` for a server offering no gds/security we implement or a
@@ -408,13 +450,12 @@ fn handshake(me: &ProcId, addr: SocketAddr) -> Result<(TcpStream, u32, Vec<u8>)>
 /// reached or does not answer in time.
 pub(super) fn connect(
     me: ProcId,
-    server: ProcId,
-    addr: SocketAddr,
+    to: Server,
     kind: PeerKind,
     hostname: String,
     handle: Handle,
 ) -> Result<Client> {
-    let r = connect_as(me, server, addr, kind, hostname, handle);
+    let r = connect_as(me, to, kind, hostname, handle);
     if let Err(e) = &r {
         log::error!("PMIx client under an OpenPMIx server: {}", e);
     }
@@ -423,27 +464,45 @@ pub(super) fn connect(
 
 fn connect_as(
     me: ProcId,
-    server: ProcId,
-    addr: SocketAddr,
+    to: Server,
     kind: PeerKind,
     hostname: String,
     handle: Handle,
 ) -> Result<Client> {
     if kind != PeerKind::Client {
-        return connect_tool(me, server, addr, kind, hostname, handle);
+        return connect_tool(me, to, kind, hostname, handle);
     }
-    let (tcp, pindex, rest) = handshake(&me, addr)?;
+    let (tcp, pindex, rest) = handshake(&me, to.addr)?;
     let nspace = me.nspace.clone();
-    let conn = (tcp, rest, pindex as i32, addr);
-    attach(conn, me, server, kind, hostname, handle, vec![nspace])
+    let (peer, _) = peer_release(to.release);
+    let conn = Conn {
+        tcp,
+        rest,
+        pindex: pindex as i32,
+        addr: to.addr,
+        peer,
+    };
+    attach(conn, me, to.id, kind, hostname, handle, vec![nspace])
+}
+
+/// A v41 connection whose handshake is done.
+struct Conn {
+    tcp: TcpStream,
+    /// What the server sent after its answer.
+    rest: Vec<u8>,
+    /// Our peer index (-1 for a tool).
+    pindex: i32,
+    /// The server's address.
+    addr: SocketAddr,
+    /// The server's OpenPMIx release ([`peer_release`]).
+    peer: (u32, u32),
 }
 
 /// The engine's side of a v41 connection whose handshake is done: the translation, the
 /// reactor's framing, the link, and the client (`fetch`: the namespaces whose job data
-/// is still to be asked for). `conn`: the socket, what the server sent after its
-/// answer, our peer index (-1 for a tool) and the server's address.
+/// is still to be asked for).
 fn attach(
-    conn: (TcpStream, Vec<u8>, i32, SocketAddr),
+    conn: Conn,
     me: ProcId,
     server: ProcId,
     kind: PeerKind,
@@ -451,17 +510,17 @@ fn attach(
     handle: Handle,
     fetch: Vec<Nspace>,
 ) -> Result<Client> {
-    let (tcp, rest, pindex, addr) = conn;
+    let Conn {
+        tcp,
+        rest,
+        pindex,
+        addr,
+        peer,
+    } = conn;
     let err = unreach(addr);
     tcp.set_nonblocking(true).map_err(&err)?;
     let writer = tcp.try_clone().map_err(&err)?;
     let stream = reactor::stream_of(OwnedFd::from(tcp));
-    // The server's release, from the variable OpenPMIx servers give their clients
-    // (`PMIX_VERSION`, e.g. `5.0.11rc1`); 4.2's messages when it is not there.
-    let peer = params::get(params::PMIX_VERSION)
-        .as_deref()
-        .and_then(handshake::version_of)
-        .unwrap_or(cmds::PEER_UNKNOWN);
     let sender = Sender::new(me.clone(), crate::sys::euid(), peer);
     let x = Arc::new(Mutex::new(Xlate::new(pindex, sender)));
     let mut dec = FrameDecoder::new();
@@ -565,12 +624,12 @@ fn exchange(
 /// the one its answer names.
 fn connect_tool(
     me: ProcId,
-    server: ProcId,
-    addr: SocketAddr,
+    to: Server,
     kind: PeerKind,
     hostname: String,
     handle: Handle,
 ) -> Result<Client> {
+    let addr = to.addr;
     let psec = handshake::choose_psec(params::get(params::PMIX_SECURITY_MODE).as_deref())?;
     let err = unreach(addr);
     let mut tcp = TcpStream::connect_timeout(&addr, HANDSHAKE_TIMEOUT).map_err(&err)?;
@@ -603,24 +662,27 @@ fn connect_tool(
         }
         _ => me,
     };
-    let server = named.unwrap_or(server);
+    let server = named.unwrap_or(to.id);
+    let (peer, from) = peer_release(to.release);
     log::debug!(
-        "tool {}: attached to the OpenPMIx server {} at {} (security {})",
+        "tool {}: attached to the OpenPMIx server {} at {} (security {}); its release {}.{} ({})",
         me,
         server,
         addr,
-        psec
+        psec,
+        peer.0,
+        peer.1,
+        from
     );
+    let conn = Conn {
+        tcp,
+        rest,
+        pindex: -1,
+        addr,
+        peer,
+    };
     // A tool's own job data is local (Inner::welcomed makes it): nothing to fetch.
-    attach(
-        (tcp, rest, -1, addr),
-        me,
-        server,
-        kind,
-        hostname,
-        handle,
-        Vec::new(),
-    )
+    attach(conn, me, server, kind, hostname, handle, Vec::new())
 }
 
 #[cfg(test)]

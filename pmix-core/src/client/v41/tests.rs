@@ -254,3 +254,48 @@ fn an_iof_deregistration_names_the_servers_id_for_the_pull() {
         }
     );
 }
+
+#[test]
+fn a_destruct_names_its_members_to_a_5x_server_and_an_unknown_group_is_not_found() {
+    let destruct = |procs: Vec<ProcId>| {
+        Req::Dyn(DynReq::Group {
+            op: GroupOp::Destruct as u8,
+            id: "g".into(),
+            procs,
+            info: Vec::new(),
+        })
+    };
+    let v5 = Sender::new(me(), 1000, (5, 0));
+    let mut x = Xlate::new(3, v5.clone());
+    let (_, body) = one(&x.request(&ours(5, destruct(vec![me()]))).unwrap());
+    // (a server reads the members to count the participants and keeps none)
+    assert_eq!(
+        cmds::decode_request(&body, &v5).unwrap(),
+        Command::Req(destruct(Vec::new()))
+    );
+    let (_, body42) = one(&xlate().request(&ours(5, destruct(vec![me()]))).unwrap());
+    assert!(
+        body.len() > body42.len(),
+        "the 5.x form carries the members"
+    );
+    let e = x.request(&ours(6, destruct(Vec::new()))).unwrap_err();
+    assert_eq!(e.status(), sys::PMIX_ERR_NOT_FOUND);
+    // 4.2's form names no members: a 4.2 server is asked, whatever we know
+    let mut x = xlate();
+    let (_, body) = one(&x.request(&ours(7, destruct(Vec::new()))).unwrap());
+    let s = Sender::new(me(), 1000, cmds::PEER_UNKNOWN);
+    assert_eq!(
+        cmds::decode_request(&body, &s).unwrap(),
+        Command::Req(destruct(Vec::new()))
+    );
+}
+
+#[test]
+fn a_rendezvous_files_release_comes_before_the_environments() {
+    assert_eq!(peer_release(Some((5, 0))), ((5, 0), "its rendezvous file"));
+    let (r, from) = peer_release(None);
+    assert_ne!(from, "its rendezvous file");
+    if from == "assumed" {
+        assert_eq!(r, cmds::PEER_UNKNOWN);
+    }
+}
