@@ -324,6 +324,17 @@ impl Supervisor {
         }
     }
 
+    /// Whether a failing exit waits for the server's word (at most `LOST_GRACE`) before
+    /// it is judged: the exit of a rank whose connection its server has not seen end. A
+    /// rank of a node whose daemon died meets its lost server and exits at once, and
+    /// pmixrun (which forks every rank) can reap it before it hears of the node's loss:
+    /// the server's word (the connection's end) or the node's loss comes within
+    /// milliseconds, and a lost node is then named as the cause, not its rank.
+    pub fn failure_needs_server(&self, rank: Rank, exit: ExitKind) -> bool {
+        let r = usize::try_from(rank).ok().and_then(|i| self.ranks.get(i));
+        exit != ExitKind::Code(0) && r.is_some_and(|r| r.connected && !r.finalized && r.conn_open)
+    }
+
     /// Whether an exit must wait for the server before it is judged: a clean exit of a
     /// rank whose connection the server still reads (its `PMIx_Finalize` may be in
     /// there, not yet seen: a client stops waiting for the answer after a while).

@@ -2,7 +2,7 @@
 //! the first failure and killing the jobs (SIGTERM, then SIGKILL), and telling spawners
 //! of the ends they asked to hear of.
 
-use super::Launcher;
+use super::{Launcher, LOST_GRACE};
 use crate::supervisor::Cause;
 use crate::sys::{self, ExitKind};
 use pmix_core::{Info, ProcId, Rank, Value};
@@ -218,17 +218,18 @@ impl Launcher {
                 }
                 continue;
             }
-            if self
-                .jobs
-                .get(job)
-                .is_some_and(|j| j.sup.exit_needs_server(rank, exit))
-            {
-                self.exits_pending.push((
-                    job,
-                    rank,
-                    exit,
-                    Instant::now() + self.cfg.exit_verdict_wait,
-                ));
+            let wait = self.jobs.get(job).and_then(|j| {
+                if j.sup.exit_needs_server(rank, exit) {
+                    Some(self.cfg.exit_verdict_wait)
+                } else if j.sup.failure_needs_server(rank, exit) {
+                    Some(LOST_GRACE)
+                } else {
+                    None
+                }
+            });
+            if let Some(w) = wait {
+                self.exits_pending
+                    .push((job, rank, exit, Instant::now() + w));
                 continue;
             }
             self.judge_exit(job, rank, exit);

@@ -490,6 +490,55 @@ fn lost_connection_of_a_live_rank_fails_the_job() {
 }
 
 #[test]
+fn node_lost_just_after_its_rank_failed_is_the_cause() {
+    // A rank of a node whose daemon died meets its lost server and exits at once; its
+    // exit can be reaped before the node's loss is heard (chaos-check, session 10).
+    let hook: Hook = Box::new(|p, ev| {
+        ev.push(JobEvent::Connected(p.clone()));
+        if p.rank == 1 {
+            let ev = Arc::clone(ev);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                ev.push(JobEvent::NodeFailed {
+                    node: 1,
+                    msg: "its daemon exited".into(),
+                });
+            });
+        }
+    });
+    let r = launch(
+        vec![sh("sleep 30"), sh("sleep 0.05; exit 3")],
+        false,
+        Some(20.0),
+        fake(Some(hook)),
+    );
+    assert_eq!(r.status, 1, "{}", r.err);
+    assert!(
+        r.err
+            .contains("the PMIx server of node 1 failed: its daemon exited"),
+        "{}",
+        r.err
+    );
+    assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
+}
+
+#[test]
+fn connected_rank_failing_is_judged_when_its_server_stays_silent() {
+    // No word from the server (neither the connection's end nor a node's loss): the
+    // exit is judged after the grace, as the rank's failure.
+    let hook: Hook = Box::new(|p, ev| ev.push(JobEvent::Connected(p.clone())));
+    let r = launch(
+        vec![sh("sleep 30"), sh("exit 3")],
+        false,
+        Some(20.0),
+        fake(Some(hook)),
+    );
+    assert_eq!(r.status, 3, "{}", r.err);
+    assert!(r.err.contains("rank 1 exited with status 3"), "{}", r.err);
+    assert!(r.elapsed >= LOST_GRACE, "{:?}", r.elapsed);
+}
+
+#[test]
 fn lost_connection_of_a_crashing_rank_reports_the_crash() {
     let hook: Hook = Box::new(|p, ev| {
         ev.push(JobEvent::Connected(p.clone()));
