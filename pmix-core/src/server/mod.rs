@@ -71,6 +71,9 @@ struct Shared {
     host: Arc<dyn Host>,
     handle: Handle,
     handlers: crate::event::Handlers,
+    /// ds21 stores for OpenPMIx 4.2.x clients (none: the v41 listener or
+    /// `PMIX_RS_DS21` is off).
+    ds21: Option<Arc<v41::ds21::Stores>>,
 }
 
 impl Shared {
@@ -513,11 +516,14 @@ impl Server {
         state.set_finalize_term_events(host.finalize_raises_term_wo_sync());
         state.set_context_id_base(host.context_id_base());
         state.set_request_limits(state::budget::Limits::from_env());
+        let ds21 = (v41::enabled() && v41::ds21::enabled())
+            .then(|| Arc::new(v41::ds21::Stores::new(dir.clone(), hostname.clone())));
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
             host,
             handle: handle.clone(),
             handlers: Default::default(),
+            ds21,
         });
         crate::dump::register(crate::dump::source_of(&shared, |sh, out| {
             match crate::dump::try_lock_for_dump(&sh.state) {
@@ -701,6 +707,9 @@ impl Server {
 
     /// Forget a namespace and everything stored for it.
     pub fn deregister_nspace(&self, nspace: &Nspace) {
+        if let Some(st) = &self.shared.ds21 {
+            st.remove(nspace);
+        }
         let ns = nspace.clone();
         let _ = self.post(move |sh, ctx| sh.step(ctx, |s, out| s.deregister_nspace(&ns, out)));
     }
@@ -765,7 +774,10 @@ impl Server {
         if proc.rank >= sys::PMIX_RANK_VALID {
             return Err(Error::bad_param("setup_fork needs a real rank"));
         }
-        let host = self.shared.lock().hostname().to_string();
+        let (host, nlocal) = {
+            let s = self.shared.lock();
+            (s.hostname().to_string(), s.nlocal(&proc.nspace))
+        };
         let mut env = vec![
             ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
             ("PMIX_RANK".to_string(), proc.rank.to_string()),
@@ -779,7 +791,16 @@ impl Server {
                 env.push((v.to_string(), uri.clone()));
             }
             env.push(("PMIX_ID".into(), proc.to_string()));
-            env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+            // ds21 for 4.2.x clients when the namespace's store is there (5.x has none
+            // and picks hash); each gets the store's directory.
+            let store = self.shared.ds21.as_ref().zip(nlocal);
+            match store.and_then(|(st, n)| st.prepare(&proc.nspace, n)) {
+                Some(dir) => {
+                    env.push(("PMIX_GDS_MODULE".into(), "ds21,hash".into()));
+                    env.push(("PMIX_DSTORE_21_BASE_PATH".into(), dir.display().to_string()));
+                }
+                None => env.push(("PMIX_GDS_MODULE".into(), "hash".into())),
+            }
             env.push((
                 "PMIX_BFROP_BUFFER_TYPE".into(),
                 "PMIX_BFROP_BUFFER_NON_DESC".into(),
@@ -1003,6 +1024,9 @@ impl Server {
                 ctx.close(c);
             }
         });
+        if let Some(st) = &self.shared.ds21 {
+            st.remove_all();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
         for f in &self.rendezvous {
             let _ = std::fs::remove_file(f);

@@ -19,6 +19,7 @@
 //! [`Mapping`]'s `mmap` and `munmap` carry their own reasoning.
 #![allow(unsafe_code)]
 
+pub mod ds21;
 pub mod munge;
 mod shared;
 mod tcp;

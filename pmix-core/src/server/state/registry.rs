@@ -352,6 +352,14 @@ impl ServerState {
         Ok(())
     }
 
+    /// The local process count the host registered `nspace` with (`None`: not
+    /// registered).
+    pub fn nlocal(&self, nspace: &Nspace) -> Option<u32> {
+        self.nspaces
+            .get(nspace)
+            .map(|ns| ns.nlocal.max(ns.local.len() as u32))
+    }
+
     /// The host's object registered for a client (0 if none).
     pub fn client_object(&self, proc_: &ProcId) -> usize {
         self.nspaces

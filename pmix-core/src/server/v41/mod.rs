@@ -12,6 +12,7 @@
 //! apply.
 
 pub mod cred;
+pub mod ds21;
 pub mod translate;
 
 use super::{Shared, CLIENT_OUTPUT_PAUSE, HANDSHAKE_MAX_FRAME, HANDSHAKE_TIMEOUT};
@@ -149,7 +150,7 @@ impl Shared {
         uid: u32,
         peer: SocketAddr,
     ) {
-        let t = Translation::new(uid);
+        let t = Translation::new(uid, self.ds21.clone());
         let framing = Box::new(V41Framing::new(t.clone(), HANDSHAKE_MAX_FRAME));
         let me = self.clone();
         let owner: reactor::ConnOwner =

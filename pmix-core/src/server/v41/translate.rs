@@ -9,6 +9,7 @@
 //! connection's owner after the engine has taken the request), and the refusal of a
 //! connect message that asks for what we do not implement (`Translation::refusal`).
 
+use super::ds21::Stores;
 use crate::codec::v41::wire::{
     cmds::{self, cmd, Command, Sender},
     frame::{self, FrameDecoder as V41Decoder, HEADER_LEN},
@@ -69,6 +70,11 @@ pub struct Translation {
     /// A connect message whose munge credential munged is to check: the owner hands
     /// the credential to a worker (taken once), the message waits here for the verdict.
     munge: Option<(ClientHello, Option<Vec<u8>>)>,
+    /// The server's ds21 stores (none: `PMIX_RS_DS21=0`).
+    stores: Option<Arc<Stores>>,
+    /// The peer chose the ds21 gds: its namespace's store is written before the first
+    /// job-info reply.
+    ds21: bool,
 }
 
 /// The translation shared between a connection's framing and its owner.
@@ -81,7 +87,7 @@ pub fn lock(t: &Shared) -> MutexGuard<'_, Translation> {
 
 impl Translation {
     /// A new connection whose socket the kernel says `kernel_uid` owns.
-    pub fn new(kernel_uid: u32) -> Shared {
+    pub fn new(kernel_uid: u32, stores: Option<Arc<Stores>>) -> Shared {
         Arc::new(Mutex::new(Translation {
             phase: Phase::Hello,
             kernel_uid,
@@ -92,6 +98,8 @@ impl Translation {
             refusal: None,
             tool: None,
             munge: None,
+            stores,
+            ds21: false,
         }))
     }
 
@@ -217,6 +225,7 @@ impl Translation {
             kind,
         };
         let peer = handshake::version_of(&h.version).unwrap_or(cmds::PEER_UNKNOWN);
+        self.ds21 = h.gds == "ds21";
         self.sender = Some(Sender::new(me, uid, peer));
         self.phase = Phase::Welcome;
         Ok(protocol::encode(&hello))
@@ -303,6 +312,9 @@ impl Translation {
                     target: None,
                     refid: None,
                 });
+                if let (cmd::REQ, ReplyData::Job(j)) = (p.cmd, &data) {
+                    return self.job_info_reply(tag, j, out);
+                }
                 let b = reply_body(&p, status, &data, self.sender.as_ref()).or_else(|e| {
                     log::warn!(
                         "server: v41 reply to command {} cannot carry its data ({}); \
@@ -334,6 +346,19 @@ impl Translation {
 }
 
 impl Translation {
+    /// The reply to a job-info request: the job info a hash client keeps; a ds21
+    /// client's own namespace's store is written first (once per namespace), from the
+    /// same job info.
+    fn job_info_reply(&self, tag: u32, j: &crate::store::JobData, out: &mut Vec<u8>) -> Result<()> {
+        let info = replies::job_info_reply(j)?;
+        if let (true, Some(st), Some(s)) = (self.ds21, &self.stores, &self.sender) {
+            if s.me.nspace == info.nspace {
+                st.write_job(&info);
+            }
+        }
+        frame::encode_frame(0, tag, &replies::encode_job_info(&info)?, out)
+    }
+
     /// The tag and status of an engine reply to a pending fence, read from the reply's
     /// head alone: a v41 fence reply is the status only (OpenPMIx 4.2 and 5 clients
     /// read nothing after it; they fetch peers' data with Gets), so the collected data
@@ -630,7 +655,7 @@ mod tests {
 
     #[test]
     fn a_fence_reply_is_the_status_without_decoding_the_collected_data() {
-        let t = Translation::new(0);
+        let t = Translation::new(0, None);
         let mut t = lock(&t);
         t.phase = Phase::Ready;
         t.pending.insert(

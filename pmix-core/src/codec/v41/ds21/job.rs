@@ -10,9 +10,41 @@ use crate::value::{Info, Key, Rank, Value};
 use pmix_sys as sys;
 use std::collections::BTreeMap;
 use sys::attrs::keys::{
-    PMIX_APP_INFO_ARRAY, PMIX_HOSTNAME, PMIX_HOSTNAME_ALIASES, PMIX_JOB_INFO_ARRAY, PMIX_NODEID,
-    PMIX_NODE_INFO_ARRAY, PMIX_SESSION_INFO_ARRAY,
+    PMIX_APPNUM, PMIX_APP_INFO_ARRAY, PMIX_GLOBAL_RANK, PMIX_HOSTNAME, PMIX_HOSTNAME_ALIASES,
+    PMIX_JOB_INFO_ARRAY, PMIX_JOB_SIZE, PMIX_LOCAL_PEERS, PMIX_LOCAL_RANK, PMIX_LOCAL_SIZE,
+    PMIX_NODEID, PMIX_NODE_INFO_ARRAY, PMIX_NODE_RANK, PMIX_SESSION_INFO_ARRAY, PMIX_UNIV_SIZE,
 };
+
+/// Job-level keys put first, most read first: a client's fetch walks a rank's records
+/// in order, each record before the match costing a key-hash compare.
+const JOB_FIRST: [&str; 5] = [
+    PMIX_JOB_SIZE,
+    PMIX_LOCAL_SIZE,
+    PMIX_UNIV_SIZE,
+    PMIX_APPNUM,
+    PMIX_LOCAL_PEERS,
+];
+/// Per-rank keys put first (as [`JOB_FIRST`]).
+const RANK_FIRST: [&str; 6] = [
+    PMIX_LOCAL_RANK,
+    PMIX_NODE_RANK,
+    PMIX_HOSTNAME,
+    PMIX_APPNUM,
+    PMIX_NODEID,
+    PMIX_GLOBAL_RANK,
+];
+
+/// `recs` with the keys of `first` ahead, in its order; the rest (and a key's repeats)
+/// keep their order, so the first of two records of one key stays the one found.
+fn most_read_first(mut recs: Records, first: &[&str]) -> Records {
+    recs.sort_by_key(|(k, _)| {
+        first
+            .iter()
+            .position(|f| *f == k.as_str())
+            .unwrap_or(first.len())
+    });
+    recs
+}
 
 /// Whether a node array describes the node named `host` (its `PMIX_HOSTNAME` or one of
 /// its `PMIX_HOSTNAME_ALIASES`).
@@ -39,7 +71,8 @@ fn array(k: &Key, v: &Value) -> Result<Vec<Info>> {
 /// job-info reply) and of the node array of `local_host` (the server's node) without
 /// its `PMIX_HOSTNAME`, `PMIX_NODEID` and `PMIX_HOSTNAME_ALIASES`; other nodes' arrays,
 /// app arrays and job arrays are left to that reply. Each `pmix.pblob` gives its rank's
-/// records.
+/// records. The most read keys come first (`JOB_FIRST`, `RANK_FIRST`), the others in
+/// their order.
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for an array key without an array of infos,
@@ -70,7 +103,11 @@ pub fn job_records(j: &JobInfo, local_host: &str) -> Result<Vec<(Rank, Records)>
             _ => job.push((k.clone(), v.clone())),
         }
     }
-    let mut out = vec![(sys::PMIX_RANK_WILDCARD, job)];
-    out.extend(ranks);
+    let mut out = vec![(sys::PMIX_RANK_WILDCARD, most_read_first(job, &JOB_FIRST))];
+    out.extend(
+        ranks
+            .into_iter()
+            .map(|(r, recs)| (r, most_read_first(recs, &RANK_FIRST))),
+    );
     Ok(out)
 }

@@ -1,8 +1,8 @@
 //! OpenPMIx 4.2.x's `ds21` shared-memory job-data store as byte images, sans-I/O.
 //!
-//! **Not wired in**: nothing writes these images to files yet and the server still
-//! offers only the hash gds (`docs/DS21.md` has the specification, from OpenPMIx's
-//! source and an image Debian's `mpirun` wrote, and the plan).
+//! The server writes them for its OpenPMIx 4.2.x clients (`server::v41::ds21`, the
+//! files through `sys::ds21`); `docs/DS21.md` has the specification, from OpenPMIx's
+//! source and an image Debian's `mpirun` wrote, and the plan.
 //!
 //! A ds21 store is a directory of files an OpenPMIx 4.2.x client maps and reads on its
 //! calling thread: an *initial segment* naming each namespace and how many meta and

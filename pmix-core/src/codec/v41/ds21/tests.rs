@@ -274,6 +274,7 @@ fn job_records_take_the_local_node_and_the_ranks() {
     use sys::attrs::keys as k;
     let mut blob = BodyWriter::new();
     blob.u32(1);
+    blob.kval(k::PMIX_CPUSET, &Value::string("0-3")).unwrap();
     blob.kval(k::PMIX_LOCAL_RANK, &Value::Uint16(0)).unwrap();
     let j = JobInfo {
         nspace: Nspace::new("ns").unwrap(),
@@ -312,7 +313,14 @@ fn job_records_take_the_local_node_and_the_ranks() {
                     (key(k::PMIX_LOCAL_SIZE), Value::Uint32(1)),
                 ]
             ),
-            (1, vec![(key(k::PMIX_LOCAL_RANK), Value::Uint16(0))]),
+            // the most read key first
+            (
+                1,
+                vec![
+                    (key(k::PMIX_LOCAL_RANK), Value::Uint16(0)),
+                    (key(k::PMIX_CPUSET), Value::string("0-3")),
+                ]
+            ),
         ]
     );
     let img = NsImage::build(Geometry::default(), &r).unwrap();

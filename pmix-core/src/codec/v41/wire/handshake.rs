@@ -21,8 +21,11 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 /// The only bfrops module this side speaks.
 pub const BFROPS: &str = "v41";
-/// The only gds module this side implements (job data travels in messages).
+/// The gds module our client chooses (job data travels in messages).
 pub const GDS: &str = "hash";
+/// The gds modules our server serves: hash, and ds21 (OpenPMIx 4.2.x's shared-memory
+/// store, which the server writes per namespace: `server::v41::ds21`).
+pub const SERVER_GDS: [&str; 2] = ["hash", "ds21"];
 /// The version string our client announces (a 4.2 peer: the server then speaks 4.2).
 pub const VERSION: &str = "4.2.2";
 /// `PMIX_BFROP_BUFFER_NON_DESC`.
@@ -485,7 +488,7 @@ fn hello_tail(rest: &[u8]) -> Result<(Vec<Info>, bool)> {
     }
 }
 
-/// Whether this side can serve a peer that sent `h`: v41, NON_DESC, hash, native,
+/// Whether this side can serve a peer that sent `h`: v41, NON_DESC, hash or ds21, native,
 /// none or munge security, version 4 or later.
 ///
 /// # Errors
@@ -503,8 +506,8 @@ pub fn check_client_hello(h: &ClientHello) -> Result<()> {
     if h.buffer_type != BUFFER_NON_DESC {
         return refuse(format!("buffer type {} (only NON_DESC)", h.buffer_type));
     }
-    if h.gds != GDS {
-        return refuse(format!("gds {:?} (only hash)", h.gds));
+    if !SERVER_GDS.contains(&h.gds.as_str()) {
+        return refuse(format!("gds {:?} (only hash, ds21)", h.gds));
     }
     if !PSEC.contains(&h.psec.as_str()) {
         return refuse(format!("security {:?} (only native, none, munge)", h.psec));

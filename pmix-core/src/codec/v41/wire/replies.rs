@@ -540,6 +540,19 @@ fn spawned(r: &mut BodyReader<'_>) -> Result<ReplyData> {
     )?]))
 }
 
+/// The job info of a job-info reply for `j`: [`job_info_of`] for every rank up to the
+/// job size (or the highest rank with data).
+///
+/// # Errors
+/// As [`job_info_of`].
+pub fn job_info_reply(j: &JobData) -> Result<JobInfo> {
+    let n = j.procs.lists().keys().next_back().map_or(0, |r| r + 1);
+    let size = u32_of(&j.job, sys::attrs::keys::PMIX_JOB_SIZE)
+        .unwrap_or(n)
+        .max(n);
+    job_info_of(j, size)
+}
+
 /// Encode the reply to command `c` (the server's half).
 ///
 /// # Errors
@@ -549,11 +562,7 @@ pub fn encode_reply(c: u8, status: i32, data: &ReplyData) -> Result<Vec<u8>> {
         let ReplyData::Job(j) = data else {
             return Err(Error::bad_param("v41: job info reply without job data"));
         };
-        let n = j.procs.lists().keys().next_back().map_or(0, |r| r + 1);
-        let size = u32_of(&j.job, sys::attrs::keys::PMIX_JOB_SIZE)
-            .unwrap_or(n)
-            .max(n);
-        return encode_job_info(&job_info_of(j, size)?);
+        return encode_job_info(&job_info_reply(j)?);
     }
     let mut w = BodyWriter::new();
     w.status(status);
