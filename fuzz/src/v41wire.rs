@@ -103,7 +103,7 @@ fn serve(rest: &[u8]) {
     use pmix_core::reactor::Framing;
     use pmix_core::server::v41::translate::{lock, Translation, V41Framing};
     let [piece, stream @ ..] = rest else { return };
-    let t = Translation::new(0);
+    let t = Translation::new(0, None);
     let mut f = V41Framing::new(t.clone(), 1 << 16);
     let mut out = Vec::new();
     let mut hello_seen = false;
