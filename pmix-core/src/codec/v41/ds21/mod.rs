@@ -20,6 +20,7 @@
 //! to the segment's size ([`Geometry`]).
 
 mod job;
+mod write;
 
 use super::{Packer, Unpacker};
 use crate::error::{Error, Result};
@@ -27,6 +28,7 @@ use crate::value::{Key, Rank, Value};
 use pmix_sys as sys;
 
 pub use job::job_records;
+pub use write::{Chains, Patch, Seg};
 
 /// One rank's records in order: key and value.
 pub type Records = Vec<(Key, Value)>;
