@@ -299,7 +299,7 @@ fn make_store(dir: &Path, nspace: &str, num_locks: u32) -> Result<LockSeg> {
 fn write_image(dir: &Path, j: &JobInfo, host: &str) -> Result<NsImage> {
     let name = j.nspace.as_str();
     let g = Geometry::default();
-    let image = NsImage::build(g, &img::job_records(j, host)?)?;
+    let image = NsImage::build_split(g, &img::job_records(j, host)?, &img::hot_len)?;
     for (i, b) in image.meta.iter().enumerate() {
         let p = dir.join(format!("smseg-{name}-{i}"));
         crate::sys::ds21::segment(&p, g.meta, b).map_err(|e| io_err("meta segment", &p, e))?;

@@ -53,8 +53,12 @@ struct Chain {
     job: HashSet<Vec<u8>>,
     /// The count in the rank's meta slot.
     count: u64,
-    /// Global offset of the extension slot that ends the chain.
+    /// Global offset of the extension slot new records are linked in at: the first
+    /// of the chain (after the hot records, [`NsImage::build_split`]), then the one
+    /// behind the last record stored.
     tail: u64,
+    /// Where that slot leads (the rest of the chain; 0: nothing).
+    next: u64,
 }
 
 /// Where every rank's records are in a namespace's store, for later writes.
@@ -158,7 +162,8 @@ impl Chains {
         }
         let size = rec.len() as u64;
         let mut bytes = rec;
-        bytes.extend_from_slice(&ext_slot(0));
+        let next = chain.map_or(0, |c| c.next);
+        bytes.extend_from_slice(&ext_slot(next));
         out.push(self.data(at, bytes));
         if let Some(t) = tail.filter(|&t| t != at) {
             out.push(self.data(t, ext_slot(at).to_vec()));
@@ -235,6 +240,7 @@ fn walk(image: &NsImage, rank: Rank) -> Result<Option<Chain>> {
     };
     let mut off = slot.offset;
     let mut steps = image.data.iter().map(Vec::len).sum::<usize>() / (2 * WORD);
+    let mut first_ext = true;
     loop {
         steps = steps
             .checked_sub(1)
@@ -242,11 +248,13 @@ fn walk(image: &NsImage, rank: Rank) -> Result<Option<Chain>> {
         let (sw, key, data) = image.record_at(off)?;
         let size = sw & SIZE_MASK;
         if sw & super::EXTENSION != 0 {
-            match super::read_word(data, 0)? {
-                0 => {
-                    c.tail = off;
-                    return Ok(Some(c));
-                }
+            let next = super::read_word(data, 0)?;
+            if first_ext {
+                // any slot of the chain would do; the first comes after the hot records
+                (c.tail, c.next, first_ext) = (off, next, false);
+            }
+            match next {
+                0 => return Ok(Some(c)),
                 next => off = next,
             }
         } else {
@@ -345,8 +353,37 @@ mod tests {
         // the rebuilt chains agree with the ones kept
         let again = Chains::of(&img).unwrap();
         assert_eq!(again.ranks[&1].count, ch.ranks[&1].count);
-        assert_eq!(again.ranks[&1].tail, ch.ranks[&1].tail);
+        assert_eq!(again.ranks[&1].recs.len(), ch.ranks[&1].recs.len());
         assert_eq!(again.free, ch.free);
+    }
+
+    #[test]
+    fn stored_keys_are_linked_in_after_the_hot_records() {
+        let k = |s: &str| Key::new(s).unwrap();
+        let recs = vec![
+            (k("hot1"), Value::Uint16(1)),
+            (k("hot2"), Value::Uint16(2)),
+            (k("cold"), Value::Uint16(3)),
+        ];
+        let two = vec![(0, recs.clone()), (1, recs)];
+        let mut img = NsImage::build_split(Geometry::default(), &two, &|_, _| 2).unwrap();
+        let mut ch = Chains::of(&img).unwrap();
+        put(&mut img, &mut ch, 0, "a", Value::Uint32(7));
+        put(&mut img, &mut ch, 1, "a", Value::Uint32(8));
+        put(&mut img, &mut ch, 0, "b", Value::Uint32(9));
+        put(&mut img, &mut ch, 0, "b", Value::Int64(9)); // another size: moved
+        let order = |r| {
+            img.records(r)
+                .unwrap()
+                .unwrap()
+                .into_iter()
+                .map(|(k, _)| String::from_utf8(k).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(order(0), ["hot1", "hot2", "a", "b", "cold"]);
+        assert_eq!(order(1), ["hot1", "hot2", "a", "cold"]);
+        assert_eq!(img.lookup(0, "cold").unwrap(), Some(Value::Uint16(3)));
+        assert_eq!(img.lookup(0, "b").unwrap(), Some(Value::Int64(9)));
     }
 
     #[test]
