@@ -35,7 +35,7 @@ const RANK_FIRST: [&str; 6] = [
 ];
 
 /// How many of a rank's [`job_records`] lie where its chain begins
-/// ([`super::NsImage::build_split`]): for a process, its [`RANK_FIRST`] keys (the
+/// ([`super::NsImage::build_split`]): for a process, its most read keys (`RANK_FIRST`; the
 /// others come after the keys it commits, so that a reader of a committed key steps
 /// over 6 records, not 12); the job level's all.
 pub fn hot_len(rank: Rank, recs: &Records) -> usize {
