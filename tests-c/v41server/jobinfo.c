@@ -4,7 +4,13 @@
  *   1. PMIx_Init; job-level keys (job, local and universe size, local peers, node size,
  *      app number, number of nodes), its own rank's keys (local and node rank, host
  *      name, node id, app number), and every peer's local rank, host name and app number;
- *   2. Puts "ji.v" (rank * 3 + 5), Commit, a collecting fence, Gets every peer's "ji.v";
+ *   2. Puts "ji.v" (rank * 3 + 5) and "ji.s", Commit, a collecting fence, Gets every
+ *      peer's "ji.v" (with the ds21 store on, local peers' from the store), a fence;
+ *      then re-commits both with new values ("ji.v" the same size, "ji.s" longer) and
+ *      a new key "ji.n", fences again and Gets every peer's "ji.v" with
+ *      PMIX_GET_REFRESH_CACHE (a hash client keeps the data of its first answer,
+ *      which has all of the peer's keys, until refreshed; a ds21 client reads the
+ *      store, which has the newest), then "ji.v", "ji.s" and "ji.n" plainly;
  *   3. says which gds served it: "gds ds21" when a data segment of the store is mapped
  *      into this process (/proc/self/maps), "gds hash" otherwise;
  *   4. PMIx_Finalize.
@@ -29,7 +35,7 @@ static pmix_proc_t me;
 
 /* Print rank's (or the job's) key as "V <me> <rank>/<key> <value>"; a missing key
  * prints "missing" (the same both ways is all that is asked). */
-static void show(pmix_rank_t rank, const char *key)
+static void show_with(pmix_rank_t rank, const char *key, const pmix_info_t *info, size_t ninfo)
 {
     pmix_proc_t p;
     pmix_value_t *v = NULL;
@@ -40,8 +46,8 @@ static void show(pmix_rank_t rank, const char *key)
         snprintf(who, sizeof who, "job");
     else
         snprintf(who, sizeof who, "%u", rank);
-    rc = PMIx_Get(&p, key, NULL, 0, &v);
-    printf("V %u %s/%s ", me.rank, who, key);
+    rc = PMIx_Get(&p, key, info, ninfo, &v);
+    printf("V %u %s/%s%s ", me.rank, who, key, ninfo ? "/refresh" : "");
     if (PMIX_SUCCESS != rc) {
         printf("missing\n");
         return;
@@ -56,6 +62,40 @@ static void show(pmix_rank_t rank, const char *key)
     default: printf("type %d\n", (int) v->type); break;
     }
     PMIX_VALUE_RELEASE(v);
+}
+
+static void show(pmix_rank_t rank, const char *key)
+{
+    show_with(rank, key, NULL, 0);
+}
+
+/* Put and commit this round's values: "ji.v" rank * 3 + 5 + round (always a uint32),
+ * "ji.s" a string growing with the round, after round 0 "ji.n" (an int); then a
+ * collecting fence. */
+static void commit_round(uint32_t round)
+{
+    pmix_value_t v;
+    pmix_info_t info;
+    bool yes = true;
+    uint32_t u = me.rank * 3 + 5 + round;
+    int i = (int) (me.rank * 100 + round);
+    char s[64];
+    snprintf(s, sizeof s, "r%u-%.*s", me.rank, (int) (1 + 8 * round), "xxxxxxxxxxxxxxxxxxxx");
+    PMIX_VALUE_LOAD(&v, &u, PMIX_UINT32);
+    CHECK(PMIx_Put(PMIX_GLOBAL, "ji.v", &v));
+    PMIX_VALUE_DESTRUCT(&v);
+    PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
+    CHECK(PMIx_Put(PMIX_LOCAL, "ji.s", &v));
+    PMIX_VALUE_DESTRUCT(&v);
+    if (round) {
+        PMIX_VALUE_LOAD(&v, &i, PMIX_INT);
+        CHECK(PMIx_Put(PMIX_GLOBAL, "ji.n", &v));
+        PMIX_VALUE_DESTRUCT(&v);
+    }
+    CHECK(PMIx_Commit());
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    CHECK(PMIx_Fence(NULL, 0, &info, 1));
+    PMIX_INFO_DESTRUCT(&info);
 }
 
 static uint32_t job_size(void)
@@ -94,7 +134,6 @@ int main(void)
     static const char *peer_keys[] = {PMIX_LOCAL_RANK, PMIX_HOSTNAME, PMIX_APPNUM};
     uint32_t size, r;
     size_t i;
-    pmix_value_t v;
     pmix_info_t info;
     bool yes = true;
 
@@ -107,16 +146,19 @@ int main(void)
     for (r = 0; r < size; r++)
         for (i = 0; i < sizeof peer_keys / sizeof *peer_keys; i++)
             show(r, peer_keys[i]);
-    r = me.rank * 3 + 5;
-    PMIX_VALUE_LOAD(&v, &r, PMIX_UINT32);
-    CHECK(PMIx_Put(PMIX_GLOBAL, "ji.v", &v));
-    PMIX_VALUE_DESTRUCT(&v);
-    CHECK(PMIx_Commit());
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK(PMIx_Fence(NULL, 0, &info, 1));
-    PMIX_INFO_DESTRUCT(&info);
+    commit_round(0);
     for (r = 0; r < size; r++)
         show(r, "ji.v");
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0));
+    commit_round(1);
+    PMIX_INFO_LOAD(&info, PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
+    for (r = 0; r < size; r++) {
+        show_with(r, "ji.v", &info, 1);
+        show(r, "ji.v");
+        show(r, "ji.s");
+        show(r, "ji.n");
+    }
+    PMIX_INFO_DESTRUCT(&info);
     printf("gds %u %s\n", me.rank, ds21_mapped() ? "ds21" : "hash");
     CHECK(PMIx_Finalize(NULL, 0));
     printf("PASS jobinfo %u\n", me.rank);

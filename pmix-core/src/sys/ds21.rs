@@ -1,9 +1,11 @@
-//! Files of an OpenPMIx 4.2.x ds21 store (`docs/DS21.md`): segments written once with
-//! plain writes, and the lock segment, whose process-shared mutexes only
-//! `pthread_mutex_init` can make.
+//! Files of an OpenPMIx 4.2.x ds21 store (`docs/DS21.md`): segments written with plain
+//! writes, or later through a shared mapping ([`Mapping`]), and the lock segment, whose
+//! process-shared mutexes only `pthread_mutex_init` can make and the writer takes with
+//! a deadline ([`LockSeg`]).
 //!
 //! Why `unsafe` is allowed here: [`lock_segment`] maps the file it has just sized and
 //! runs `pthread_mutexattr_*` and `pthread_mutex_init` on mutexes inside that mapping;
+//! [`LockSeg`] locks and unlocks them; [`Mapping::write`] copies bytes into a mapping;
 //! each block says why it is sound.
 
 use std::fs::{File, OpenOptions};
@@ -77,7 +79,8 @@ pub fn page_size() -> usize {
 }
 
 /// Create the lock segment `path`: `size` bytes (whole pages) beginning with `header`,
-/// and `count` process-shared mutexes, the first at `first`, `stride` bytes apart.
+/// and `count` process-shared mutexes, the first at `first`, `stride` bytes apart; the
+/// segment stays mapped for the writer's locking.
 ///
 /// # Errors
 /// The file cannot be created, sized, written or mapped; a mutex does not fit in `size`
@@ -87,7 +90,7 @@ pub fn lock_segment(
     size: usize,
     header: &[u8],
     (first, stride, count): (usize, usize, usize),
-) -> io::Result<()> {
+) -> io::Result<LockSeg> {
     let msize = mutex_size();
     let align = std::mem::align_of::<libc::pthread_mutex_t>();
     let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
@@ -99,21 +102,106 @@ pub fn lock_segment(
     }
     segment(path, size, header)?;
     let f = OpenOptions::new().read(true).write(true).open(path)?;
-    let map = SharedMap::new(&f, size)?;
-    for j in 0..count {
-        map.init_mutex(first + j * stride)?;
+    let map = Mapping::new(&f, size)?;
+    let mutexes: Vec<usize> = (0..count).map(|j| first + j * stride).collect();
+    for &at in &mutexes {
+        map.init_mutex(at)?;
     }
-    Ok(())
+    Ok(LockSeg { map, mutexes })
+}
+
+/// A mapped lock segment: its mutexes (checked to lie inside the mapping, aligned,
+/// initialised process-shared by [`lock_segment`]).
+#[derive(Debug)]
+pub struct LockSeg {
+    map: Mapping,
+    mutexes: Vec<usize>,
+}
+
+impl LockSeg {
+    fn mutex(&self, at: usize) -> *mut libc::pthread_mutex_t {
+        // SAFETY: `at` is one of `mutexes`, inside the mapping (checked by
+        // `lock_segment`), so the pointer stays within the mapped object.
+        unsafe { self.map.ptr.cast::<u8>().add(at).cast() }
+    }
+
+    /// Lock every mutex as OpenPMIx's writer does (each client's first, "signal", lock,
+    /// then each client's second), waiting until `within` from now at most in all.
+    /// `false` (and nothing held) when one cannot be had by then: a reader is stuck
+    /// holding it, or died holding it (the mutexes are not robust).
+    pub fn lock_all(&self, within: std::time::Duration) -> bool {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes the one timespec we pass.
+        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut now) } != 0 {
+            return false;
+        }
+        let ns = now.tv_nsec as u64 + u64::from(within.subsec_nanos());
+        let deadline = libc::timespec {
+            tv_sec: now.tv_sec
+                + within.as_secs() as libc::time_t
+                + (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as _,
+        };
+        let order = self.order();
+        for (n, &at) in order.iter().enumerate() {
+            // SAFETY: a process-shared mutex `pthread_mutex_init` made in our mapping
+            // (see `mutex`); readers in other processes use it the same way.
+            let rc = unsafe { libc::pthread_mutex_timedlock(self.mutex(at), &deadline) };
+            if rc != 0 {
+                order[..n].iter().rev().for_each(|&a| self.unlock(a));
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Unlock every mutex [`LockSeg::lock_all`] locked.
+    pub fn unlock_all(&self) {
+        self.order().iter().rev().for_each(|&a| self.unlock(a));
+    }
+
+    fn unlock(&self, at: usize) {
+        // SAFETY: as in `lock_all`; called only for a mutex this thread locked.
+        unsafe {
+            libc::pthread_mutex_unlock(self.mutex(at));
+        }
+    }
+
+    /// The even mutexes (signal locks) first, then the odd ones.
+    fn order(&self) -> Vec<usize> {
+        let even = self.mutexes.iter().step_by(2);
+        let odd = self.mutexes.iter().skip(1).step_by(2);
+        even.chain(odd).copied().collect()
+    }
+}
+
+/// Map the existing file `path`, `len` bytes, for [`Mapping::write`].
+///
+/// # Errors
+/// The file cannot be opened or mapped.
+pub fn map(path: &Path, len: usize) -> io::Result<Mapping> {
+    let f = OpenOptions::new().read(true).write(true).open(path)?;
+    Mapping::new(&f, len)
 }
 
 /// A writable shared mapping of a whole file, unmapped on drop.
-struct SharedMap {
+#[derive(Debug)]
+pub struct Mapping {
     ptr: *mut libc::c_void,
     len: usize,
 }
 
-impl SharedMap {
-    fn new(f: &File, len: usize) -> io::Result<SharedMap> {
+// SAFETY: the mapping is plain shared memory owned by this value; every access goes
+// through `&self` methods that copy bytes or call pthread functions meant for memory
+// shared between processes (and so threads); moving it to another thread changes
+// nothing.
+unsafe impl Send for Mapping {}
+
+impl Mapping {
+    fn new(f: &File, len: usize) -> io::Result<Mapping> {
         use std::os::fd::AsRawFd;
         // SAFETY: a fresh mapping chosen by the kernel (NULL hint), of a file we opened
         // read-write and sized to `len`; no existing memory is affected.
@@ -130,7 +218,33 @@ impl SharedMap {
         if ptr == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(SharedMap { ptr, len })
+        Ok(Mapping { ptr, len })
+    }
+
+    /// Copy `bytes` to offset `at` of the mapping. Readers in other processes may see
+    /// them in any order and torn; the caller holds their locks or writes only what a
+    /// torn read cannot make wrong.
+    ///
+    /// # Errors
+    /// `InvalidInput` when the bytes do not fit inside the mapping.
+    pub fn write(&self, at: usize, bytes: &[u8]) -> io::Result<()> {
+        if at.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "ds21: write past the segment",
+            ));
+        }
+        // SAFETY: the destination range lies inside our mapping (checked above) and
+        // cannot overlap `bytes`, which Rust owns elsewhere; the file behind it is ours
+        // and never truncated while mapped.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.ptr.cast::<u8>().add(at),
+                bytes.len(),
+            );
+        }
+        Ok(())
     }
 
     /// Initialise a process-shared mutex at byte `at` (checked by the caller to lie
@@ -167,7 +281,7 @@ impl SharedMap {
     }
 }
 
-impl Drop for SharedMap {
+impl Drop for Mapping {
     fn drop(&mut self) {
         // SAFETY: `ptr`/`len` are the mapping `new` made; nothing refers into it past
         // this point (the mutexes live on in the file, not in this mapping).
@@ -202,6 +316,30 @@ mod tests {
             }
         }
         assert!(lock_segment(&p, 4096, &[], (64, align, 100)).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_held_lock_is_waited_for_only_until_the_deadline() {
+        let dir = std::env::temp_dir().join(format!("ds21-sys-l-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("lock");
+        let align = (mutex_size() / 64 + 1) * 64;
+        let l = lock_segment(&p, 4096, &[0u8; 32], (64, align, 4)).unwrap();
+        let wait = std::time::Duration::from_millis(20);
+        assert!(l.lock_all(wait));
+        // held (by us, as if by a reader): a second writer gives up in time
+        let t = std::time::Instant::now();
+        assert!(!l.lock_all(wait));
+        assert!(t.elapsed() >= wait);
+        l.unlock_all();
+        assert!(l.lock_all(wait));
+        l.unlock_all();
+        let m = map(&p, 4096).unwrap();
+        m.write(4090, &[1; 6]).unwrap();
+        assert!(m.write(4091, &[1; 6]).is_err());
+        drop(m);
+        assert_eq!(std::fs::read(&p).unwrap()[4090..], [1; 6]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -254,7 +254,12 @@ impl Translation {
             Command::DeregEvents { .. } => return Ok(()),
             Command::Req(r) => r,
         };
-        if let Req::Commit { .. } = req {
+        if let Req::Commit { puts } = &req {
+            // Into the namespace's ds21 store first (when written), so that a peer
+            // reads the values there once a fence after this commit has completed.
+            if let Some(st) = &self.stores {
+                st.commit(&s.me, puts);
+            }
             // The engine answers no commit; v41 clients wait for a status.
             self.answer_here(tag, cmd::COMMIT, sys::PMIX_SUCCESS);
             self.decoded

@@ -34,6 +34,19 @@ const RANK_FIRST: [&str; 6] = [
     PMIX_GLOBAL_RANK,
 ];
 
+/// How many of a rank's [`job_records`] lie where its chain begins
+/// ([`super::NsImage::build_split`]): for a process, its most read keys (`RANK_FIRST`; the
+/// others come after the keys it commits, so that a reader of a committed key steps
+/// over 6 records, not 12); the job level's all.
+pub fn hot_len(rank: Rank, recs: &Records) -> usize {
+    if rank == sys::PMIX_RANK_WILDCARD {
+        return recs.len();
+    }
+    recs.iter()
+        .take_while(|(k, _)| RANK_FIRST.contains(&k.as_str()))
+        .count()
+}
+
 /// `recs` with the keys of `first` ahead, in its order; the rest (and a key's repeats)
 /// keep their order, so the first of two records of one key stays the one found.
 fn most_read_first(mut recs: Records, first: &[&str]) -> Records {

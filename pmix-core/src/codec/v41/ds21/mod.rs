@@ -20,13 +20,15 @@
 //! to the segment's size ([`Geometry`]).
 
 mod job;
+mod write;
 
 use super::{Packer, Unpacker};
 use crate::error::{Error, Result};
 use crate::value::{Key, Rank, Value};
 use pmix_sys as sys;
 
-pub use job::job_records;
+pub use job::{hot_len, job_records};
+pub use write::{Chains, Patch, Seg};
 
 /// One rank's records in order: key and value.
 pub type Records = Vec<(Key, Value)>;
@@ -279,6 +281,11 @@ impl DataWriter {
     fn next_offset(&self) -> u64 {
         ((self.segs.len() - 1) * self.size + self.segs.last().map_or(0, Vec::len)) as u64
     }
+    /// Overwrite bytes at global offset `at` (inside what was appended).
+    fn set(&mut self, at: u64, b: &[u8]) {
+        let (seg, off) = (at as usize / self.size, at as usize % self.size);
+        self.segs[seg][off..off + b.len()].copy_from_slice(b);
+    }
     /// Append `rec` (with room left for an extension slot behind it), opening a new
     /// segment when it does not fit; `chained`: the rank already has records, which then
     /// continue in the new segment. Returns the record's global offset.
@@ -328,21 +335,51 @@ impl NsImage {
     /// # Errors
     /// A value v41 cannot carry; a record larger than a data segment.
     pub fn build(geometry: Geometry, ranks: &[(Rank, Records)]) -> Result<NsImage> {
+        NsImage::build_split(geometry, ranks, &|_, r| r.len())
+    }
+
+    /// As [`NsImage::build`], but of each rank's records only the first `hot(rank,
+    /// records)` are laid out where the rank's chain begins; their extension slot
+    /// leads to the others, laid out after every rank's first part. Records stored
+    /// later ([`Chains::put`]) are linked in at that slot, so a reader finds them after
+    /// the hot records, before the rest.
+    ///
+    /// # Errors
+    /// As [`NsImage::build`].
+    pub fn build_split(
+        geometry: Geometry,
+        ranks: &[(Rank, Records)],
+        hot: &dyn Fn(Rank, &Records) -> usize,
+    ) -> Result<NsImage> {
         let mut data = DataWriter::new(geometry.data);
         let mut slots = Vec::new();
-        for (rank, recs) in ranks.iter().filter(|(_, r)| !r.is_empty()) {
+        let mut cold = Vec::new();
+        let put_all = |data: &mut DataWriter, recs: &[(Key, Value)]| -> Result<u64> {
             let mut first = None;
             for (k, v) in recs {
                 let at = data.put(&record(k.as_str(), v)?, first.is_some())?;
                 first.get_or_insert(at);
             }
+            Ok(first.expect("a record"))
+        };
+        for (rank, recs) in ranks.iter().filter(|(_, r)| !r.is_empty()) {
+            let h = hot(*rank, recs).clamp(1, recs.len());
+            let offset = put_all(&mut data, &recs[..h])?;
+            if h < recs.len() {
+                cold.push((data.next_offset(), &recs[h..]));
+            }
             data.append(&ext_slot(0));
             let slot = MetaSlot {
                 rank: *rank as u64,
-                offset: first.expect("a record"),
+                offset,
                 count: recs.len() as u64,
             };
             slots.push((slot_of(*rank), slot));
+        }
+        for (link, recs) in cold {
+            let at = put_all(&mut data, recs)?;
+            data.append(&ext_slot(0));
+            data.set(link, &ext_slot(at));
         }
         Ok(NsImage {
             geometry,
