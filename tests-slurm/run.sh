@@ -73,7 +73,12 @@ job() {
         --export="ALL,LD_PRELOAD=${RANK_PRELOAD-$RANK_LIB}" "$@"
     if [ "$HUNG" = 1 ]; then
         kill_jobs
-        verdict "$name" "hung (no end within $limit s)"
+        # Beside the hang report: what the step printed and what Slurm logged (a task
+        # that never started or died early shows there, not in the stacks).
+        mkdir -p "$CASE_DIR"
+        cp "$out" "$CASE_DIR/output" 2>/dev/null
+        [ -z "$SD" ] || cp "$SD"/log/*.log "$CASE_DIR/" 2>/dev/null
+        verdict "$name" "hung (no end within $limit s; output and Slurm's logs in $CASE_DIR)"
         return
     fi
     local n=0
