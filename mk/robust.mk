@@ -30,14 +30,16 @@ FUZZ_TARGETS      := value_decode info_decode decompress data_unpack v41_decode 
                      frame_decode message_decode blob_decode server_session v41_wire
 ROBUST_FUZZ_LONG_TARGETS ?= $(FUZZ_TARGETS)
 FUZZ_DIR          := $(CURDIR)/fuzz
-# The libFuzzer-free harness builds in the dev profile into the workspace's target
-# directory: its dependencies are then the very units `make rust-check` compiled
-# (opt-level 0); pmix-sys, pmix-core and capi, not members of fuzz/'s workspace, compile
-# again with the harness (about 50 CPU-s). A separate release build of everything cost
+# The libFuzzer-free harness builds in the dev profile into a target directory of its
+# own (target/fuzz): pmix-sys, pmix-core and capi, not members of fuzz/'s workspace,
+# compile again with the harness anyway (about 50 CPU-s), and sharing the workspace's
+# directory left two builds of pmix_sys side by side there, which broke the next
+# `make rust-check` after a source change (session 10); the crates.io dependencies
+# compiling once more cost about 20 CPU-s. A separate release build of everything cost
 # about 3 CPU-minutes of a clean `make check`; opt-level 1 for our crates costs as much
 # and gave 1.2-1.5x the executions per second (measured: value_decode 0.73 vs 0.85 M/s,
 # server_session 4.7 vs 6.9 k/s), so the smoke run stays at opt-level 0.
-FUZZ_FALLBACK     := $(CURDIR)/target/debug/fuzz-fallback
+FUZZ_FALLBACK     := $(CURDIR)/target/fuzz/debug/fuzz-fallback
 # cargo-fuzz needs nightly-only flags (-Zsanitizer, coverage options); stable rustc
 # accepts them with RUSTC_BOOTSTRAP=1. ROBUST_FUZZ_ENGINE=fallback forces the harness.
 ROBUST_FUZZ_ENGINE ?= $(if $(shell command -v cargo-fuzz 2>/dev/null),cargo-fuzz,fallback)
@@ -114,7 +116,7 @@ robust-diff: $(ROBUST_OUT)/diff/ours
 .PHONY: FORCE
 FORCE:
 $(FUZZ_FALLBACK): FORCE
-	cd fuzz && $(CARGO) build --no-default-features --bin fuzz-fallback --target-dir $(CURDIR)/target \
+	cd fuzz && $(CARGO) build --no-default-features --bin fuzz-fallback --target-dir $(CURDIR)/target/fuzz \
 	  --config profile.dev.opt-level=0
 
 # Seed corpora from valid encodings (never committed: generated each time). The
