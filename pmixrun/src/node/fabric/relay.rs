@@ -362,16 +362,25 @@ impl Shared {
         // rank their peer server lost (their collectives waiting for it fail, its
         // namespace gets PMIX_ERR_PROC_TERM_WO_SYNC), as PRRTE reports the processes
         // of a node whose daemon died.
-        let ranks = self
-            .nodes
-            .get(node)
-            .map(|n| n.ranks.clone())
-            .unwrap_or_default();
-        for r in ranks {
-            let p = ProcId::new(self.nspace.clone(), r);
-            if self.lock().ended.contains(&p) {
-                continue;
-            }
+        let lost: Vec<ProcId> = {
+            let st = self.lock();
+            self.nodes
+                .get(node)
+                .map(|n| n.ranks.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| ProcId::new(self.nspace.clone(), r))
+                .filter(|p| !st.ended.contains(p))
+                .collect()
+        };
+        // The launcher hears of the node's loss before anything it causes: the ranks of
+        // other nodes told below fail their collectives and may exit at once, and a rank
+        // exit judged first would hide the node's loss (chaos-check, session 10).
+        self.events.push(JobEvent::NodeFailed {
+            node: u32::try_from(node).unwrap_or(u32::MAX),
+            msg: why,
+        });
+        for p in lost {
             log::warn!("node {node} failed: {p} is lost with it");
             self.store.proc_ended(&p);
             self.monitor_stop(&p, None);
@@ -381,9 +390,5 @@ impl Shared {
             self.proc_ended(&p);
             self.announce_lost(node, &p);
         }
-        self.events.push(JobEvent::NodeFailed {
-            node: u32::try_from(node).unwrap_or(u32::MAX),
-            msg: why,
-        });
     }
 }
