@@ -103,9 +103,16 @@ pub fn lock_segment(
     segment(path, size, header)?;
     let f = OpenOptions::new().read(true).write(true).open(path)?;
     let map = Mapping::new(&f, size)?;
-    let mutexes: Vec<usize> = (0..count).map(|j| first + j * stride).collect();
-    for &at in &mutexes {
-        map.init_mutex(at)?;
+    let at = |j: usize| first + j * stride;
+    // The writer's order (see `lock_all`): each client's first ("signal") mutex, then
+    // each client's second, fixed once here rather than at every commit.
+    let mutexes: Vec<usize> = (0..count)
+        .step_by(2)
+        .chain((1..count).step_by(2))
+        .map(at)
+        .collect();
+    for &m in &mutexes {
+        map.init_mutex(m)?;
     }
     Ok(LockSeg { map, mutexes })
 }
@@ -115,6 +122,7 @@ pub fn lock_segment(
 #[derive(Debug)]
 pub struct LockSeg {
     map: Mapping,
+    /// The mutexes' offsets, in the order the writer locks them.
     mutexes: Vec<usize>,
 }
 
@@ -145,7 +153,7 @@ impl LockSeg {
                 + (ns / 1_000_000_000) as libc::time_t,
             tv_nsec: (ns % 1_000_000_000) as _,
         };
-        let order = self.order();
+        let order = &self.mutexes;
         for (n, &at) in order.iter().enumerate() {
             // SAFETY: a process-shared mutex `pthread_mutex_init` made in our mapping
             // (see `mutex`); readers in other processes use it the same way.
@@ -160,7 +168,7 @@ impl LockSeg {
 
     /// Unlock every mutex [`LockSeg::lock_all`] locked.
     pub fn unlock_all(&self) {
-        self.order().iter().rev().for_each(|&a| self.unlock(a));
+        self.mutexes.iter().rev().for_each(|&a| self.unlock(a));
     }
 
     fn unlock(&self, at: usize) {
@@ -168,13 +176,6 @@ impl LockSeg {
         unsafe {
             libc::pthread_mutex_unlock(self.mutex(at));
         }
-    }
-
-    /// The even mutexes (signal locks) first, then the odd ones.
-    fn order(&self) -> Vec<usize> {
-        let even = self.mutexes.iter().step_by(2);
-        let odd = self.mutexes.iter().skip(1).step_by(2);
-        even.chain(odd).copied().collect()
     }
 }
 
