@@ -62,19 +62,24 @@ fn refuse(call: &str) -> Result<()> {
 /// (usually a closure on the progress thread). Dropping it without completing makes the
 /// waiter return `PMIX_ERR_NOT_AVAILABLE`.
 pub struct Completion<T> {
-    slot: Arc<Slot<T>>,
+    /// `None` once completed: the drop then has nothing to say.
+    slot: Option<Arc<Slot<T>>>,
 }
 
 impl<T> Completion<T> {
     /// Deliver the result (a waiter that already timed out simply never sees it).
-    pub fn complete(self, r: Result<T>) {
-        self.slot.fill(Filled::Done(r));
+    pub fn complete(mut self, r: Result<T>) {
+        if let Some(s) = self.slot.take() {
+            s.fill(Filled::Done(r));
+        }
     }
 }
 
 impl<T> Drop for Completion<T> {
     fn drop(&mut self) {
-        self.slot.fill(Filled::Abandoned);
+        if let Some(s) = self.slot.take() {
+            s.fill(Filled::Abandoned);
+        }
     }
 }
 
@@ -96,14 +101,12 @@ struct Slot<T> {
 }
 
 impl<T> Slot<T> {
-    /// The first fill wins (a completion's drop after `complete` changes nothing).
+    /// The one fill of a completion (its result, or its abandonment when dropped).
     fn fill(&self, f: Filled<T>) {
         let mut c = self.cell.lock().unwrap_or_else(|p| p.into_inner());
-        if c.is_none() {
-            *c = Some(f);
-            self.filled.store(true, Ordering::Release);
-            self.ready.notify_one();
-        }
+        *c = Some(f);
+        self.filled.store(true, Ordering::Release);
+        self.ready.notify_one();
     }
 
     fn take(&self, call: &str) -> Option<Result<T>> {
@@ -161,7 +164,7 @@ pub fn prepare<T>(call: &str, timeout: Option<Duration>) -> Result<(Completion<T
         yields: WAIT_YIELDS,
         _mark: crate::dump::enter(call),
     };
-    Ok((Completion { slot }, waiter))
+    Ok((Completion { slot: Some(slot) }, waiter))
 }
 
 /// How many times a waiter yields the CPU (`sched_yield`, then a look at its result)
