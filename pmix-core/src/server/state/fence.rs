@@ -176,7 +176,14 @@ impl ServerState {
             Err(_) => true,
         };
         if all_local {
-            if let Some(t) = self.fences.remove(key) {
+            if let Some(mut t) = self.fences.remove(key) {
+                // The latest arrival is answered first: its process sent its request
+                // moments ago and is often still awake to read the reply, where the
+                // earlier ones sleep and are woken either way. OpenPMIx's server answers
+                // in this order too; answering in arrival order made OpenPMIx clients'
+                // 2-rank fences under our server 15-20 % slower than under theirs
+                // (docs/PERF.md "Answering the latest arrival first").
+                t.arrived.reverse();
                 if t.gather {
                     let all = t.arrived.iter().filter_map(|a| a.contrib.clone()).collect();
                     release_gather(t.arrived, all, out);
