@@ -356,32 +356,6 @@ impl Wire for Call {
     }
 }
 
-/// The monitor messages of [`Down`] (nothing for the others).
-fn encode_monitor(m: &Down, out: &mut Vec<u8>) {
-    match m {
-        Down::MonitorAsk {
-            id,
-            requester,
-            monitor,
-            code,
-            directives,
-        } => {
-            13u8.encode(out);
-            id.encode(out);
-            requester.encode(out);
-            monitor.encode(out);
-            code.encode(out);
-            directives.encode(out);
-        }
-        Down::MonitorCancel { requester, id } => {
-            14u8.encode(out);
-            requester.encode(out);
-            id.encode(out);
-        }
-        _ => {}
-    }
-}
-
 /// A message's fields in order (for the short ones).
 trait Parts {
     fn encode_parts(&self, out: &mut Vec<u8>);
@@ -406,10 +380,7 @@ impl Wire for Down {
                 tmpdir,
             } => {
                 1u8.encode(out);
-                node.encode(out);
-                hostname.encode(out);
-                server.encode(out);
-                tmpdir.encode(out);
+                (node, hostname, server, tmpdir).encode_parts(out);
             }
             Down::Call { id, call } => {
                 2u8.encode(out);
@@ -446,10 +417,7 @@ impl Wire for Down {
                 info,
             } => {
                 7u8.encode(out);
-                status.encode(out);
-                source.encode(out);
-                range.encode(out);
-                info.encode(out);
+                (status, source, range, info).encode_parts(out);
             }
             Down::Shutdown => 8u8.encode(out),
             Down::FinalizedSeen { id } => {
@@ -463,10 +431,7 @@ impl Wire for Down {
                 info,
             } => {
                 11u8.encode(out);
-                source.encode(out);
-                channel.encode(out);
-                data.encode(out);
-                info.encode(out);
+                (source, channel, data, info).encode_parts(out);
             }
             Down::UpcallDone {
                 id,
@@ -475,17 +440,29 @@ impl Wire for Down {
                 answer,
             } => {
                 10u8.encode(out);
-                id.encode(out);
-                status.encode(out);
-                msg.encode(out);
-                answer.encode(out);
+                (id, status, msg, answer).encode_parts(out);
             }
             Down::Pset { name, members } => {
                 12u8.encode(out);
                 name.encode(out);
                 members.encode(out);
             }
-            m @ (Down::MonitorAsk { .. } | Down::MonitorCancel { .. }) => encode_monitor(m, out),
+            Down::MonitorAsk {
+                id,
+                requester,
+                monitor,
+                code,
+                directives,
+            } => {
+                13u8.encode(out);
+                (id, requester, monitor, code).encode_parts(out);
+                directives.encode(out);
+            }
+            Down::MonitorCancel { requester, id } => {
+                14u8.encode(out);
+                requester.encode(out);
+                id.encode(out);
+            }
         }
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self> {
