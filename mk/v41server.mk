@@ -25,25 +25,25 @@
 
 V41S_OUT := $(BUILD)/tests/v41server
 
-$(V41S_OUT)/mixed_ours: tests-c/v41server/mixed.c | lib
+$(V41S_OUT)/mixed_ours: tests-c/v41server/mixed.c tests-c/v41server/must.h | lib
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
 
-$(V41S_OUT)/mixed_openpmix: tests-c/v41server/mixed.c
+$(V41S_OUT)/mixed_openpmix: tests-c/v41server/mixed.c tests-c/v41server/must.h
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -DMIXED_OPENPMIX -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
 
-$(V41S_OUT)/jobinfo_ours: tests-c/v41server/jobinfo.c | lib
+$(V41S_OUT)/jobinfo_ours: tests-c/v41server/jobinfo.c tests-c/v41server/must.h | lib
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
 
-$(V41S_OUT)/jobinfo_openpmix: tests-c/v41server/jobinfo.c
+$(V41S_OUT)/jobinfo_openpmix: tests-c/v41server/jobinfo.c tests-c/v41server/must.h
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix
 
-$(V41S_OUT)/killget_openpmix: tests-c/v41server/killget.c
+$(V41S_OUT)/killget_openpmix: tests-c/v41server/killget.c tests-c/v41server/must.h
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix

@@ -21,17 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                    \
-    do {                                                                               \
-        pmix_status_t rc_ = (call);                                                    \
-        if (PMIX_SUCCESS != rc_) {                                                     \
-            printf("FAIL %s (rank %u): %s\n", #call, me.rank, PMIx_Error_string(rc_)); \
-            fflush(stdout);                                                            \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
-
-static pmix_proc_t me;
+#include "must.h"
 
 /* Print rank's (or the job's) key as "V <me> <rank>/<key> <value>"; a missing key
  * prints "missing" (the same both ways is all that is asked). */
@@ -98,18 +88,6 @@ static void commit_round(uint32_t round)
     PMIX_INFO_DESTRUCT(&info);
 }
 
-static uint32_t job_size(void)
-{
-    pmix_proc_t wild;
-    pmix_value_t *v = NULL;
-    uint32_t n;
-    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v));
-    n = v->data.uint32;
-    PMIX_VALUE_RELEASE(v);
-    return n;
-}
-
 /* Whether a ds21 data segment is mapped here (the client attached its store). */
 static int ds21_mapped(void)
 {
@@ -138,7 +116,7 @@ int main(void)
     bool yes = true;
 
     CHECK(PMIx_Init(&me, NULL, 0));
-    size = job_size();
+    size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
     for (i = 0; i < sizeof job_keys / sizeof *job_keys; i++)
         show(PMIX_RANK_WILDCARD, job_keys[i]);
     for (i = 0; i < sizeof own_keys / sizeof *own_keys; i++)

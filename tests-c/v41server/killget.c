@@ -17,19 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "must.h"
+
 #define ROUNDS 5
-
-#define CHECK(call)                                                                    \
-    do {                                                                               \
-        pmix_status_t rc_ = (call);                                                    \
-        if (PMIX_SUCCESS != rc_) {                                                     \
-            printf("FAIL %s (rank %u): %s\n", #call, me.rank, PMIx_Error_string(rc_)); \
-            fflush(stdout);                                                            \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
-
-static pmix_proc_t me;
 
 static void put_int(const char *key, int x)
 {
@@ -41,34 +31,22 @@ static void put_int(const char *key, int x)
 
 static int get_int(pmix_rank_t rank, const char *key)
 {
-    pmix_proc_t p;
-    pmix_value_t *v = NULL;
-    int x;
-    PMIX_LOAD_PROCID(&p, me.nspace, rank);
-    CHECK(PMIx_Get(&p, key, NULL, 0, &v));
-    if (PMIX_INT != v->type) {
-        printf("FAIL rank %u: %u/%s has type %d\n", me.rank, rank, key, (int) v->type);
-        exit(1);
-    }
-    x = v->data.integer;
+    pmix_value_t *v = get_typed(rank, key, PMIX_INT);
+    int x = v->data.integer;
     PMIX_VALUE_RELEASE(v);
     return x;
 }
 
 int main(void)
 {
-    pmix_proc_t wild, *procs;
-    pmix_value_t *v = NULL;
+    pmix_proc_t *procs;
     pmix_info_t info;
     bool yes = true;
     uint32_t size, victim, r, round;
     char key[32];
 
     CHECK(PMIx_Init(&me, NULL, 0));
-    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v));
-    size = v->data.uint32;
-    PMIX_VALUE_RELEASE(v);
+    size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
     victim = size - 1;
     put_int("kg.pid", (int) getpid());
     put_int("kg.0", (int) me.rank * 10);

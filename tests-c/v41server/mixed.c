@@ -21,34 +21,8 @@
 #    define LIB "pmix-rs"
 #endif
 
-#define CHECK(call)                                                                    \
-    do {                                                                               \
-        pmix_status_t rc_ = (call);                                                    \
-        if (PMIX_SUCCESS != rc_) {                                                     \
-            printf("FAIL %s (" LIB " rank %u): %s\n", #call, me.rank,                  \
-                   PMIx_Error_string(rc_));                                            \
-            fflush(stdout);                                                            \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
-
-static pmix_proc_t me;
-
-static uint32_t job_u32(const char *key)
-{
-    pmix_proc_t wild;
-    pmix_value_t *v = NULL;
-    uint32_t out;
-    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    CHECK(PMIx_Get(&wild, key, NULL, 0, &v));
-    if (PMIX_UINT32 != v->type) {
-        printf("FAIL %s has type %d\n", key, (int) v->type);
-        exit(1);
-    }
-    out = v->data.uint32;
-    PMIX_VALUE_RELEASE(v);
-    return out;
-}
+#define V41S_WHO LIB " "
+#include "must.h"
 
 static void put_u32(const char *key, uint32_t x)
 {
@@ -58,33 +32,14 @@ static void put_u32(const char *key, uint32_t x)
     PMIX_VALUE_DESTRUCT(&v);
 }
 
-static uint32_t peer_u32(uint32_t rank, const char *key)
-{
-    pmix_proc_t p;
-    pmix_value_t *v = NULL;
-    uint32_t out;
-    PMIX_LOAD_PROCID(&p, me.nspace, rank);
-    CHECK(PMIx_Get(&p, key, NULL, 0, &v));
-    if (PMIX_UINT32 != v->type) {
-        printf("FAIL rank %u's %s has type %d\n", rank, key, (int) v->type);
-        exit(1);
-    }
-    out = v->data.uint32;
-    PMIX_VALUE_RELEASE(v);
-    return out;
-}
-
 /* 1 when rank's "mx.s" says it runs on OpenPMIx. */
 static int peer_is_openpmix(uint32_t rank)
 {
-    pmix_proc_t p;
-    pmix_value_t *v = NULL;
+    pmix_value_t *v = get_typed(rank, "mx.s", PMIX_STRING);
     char want[64];
     int is;
-    PMIX_LOAD_PROCID(&p, me.nspace, rank);
-    CHECK(PMIx_Get(&p, "mx.s", NULL, 0, &v));
-    if (PMIX_STRING != v->type || NULL == v->data.string) {
-        printf("FAIL rank %u's mx.s has type %d\n", rank, (int) v->type);
+    if (NULL == v->data.string) {
+        printf("FAIL rank %u's mx.s is NULL\n", rank);
         exit(1);
     }
     is = 0 == strncmp(v->data.string, "openpmix-", 9);
@@ -148,9 +103,9 @@ int main(void)
     pmix_value_t v;
 
     CHECK(PMIx_Init(&me, NULL, 0));
-    size = job_u32(PMIX_JOB_SIZE);
-    local = job_u32(PMIX_LOCAL_SIZE);
-    appnum = job_u32(PMIX_APPNUM);
+    size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+    local = get_u32(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE);
+    appnum = get_u32(PMIX_RANK_WILDCARD, PMIX_APPNUM);
     if (0 == size || local > size || me.rank >= size) {
         printf("FAIL job size %u, local size %u, rank %u\n", size, local, me.rank);
         return 1;
@@ -163,7 +118,7 @@ int main(void)
     CHECK(PMIx_Commit());
     fence(0);
     for (r = 0; r < size; r++) {
-        uint32_t got = peer_u32(r, "mx.a");
+        uint32_t got = get_u32(r, "mx.a");
         if (got != r * 7 + 1) {
             printf("FAIL rank %u's mx.a is %u, not %u\n", r, got, r * 7 + 1);
             return 1;
@@ -173,7 +128,7 @@ int main(void)
     CHECK(PMIx_Commit());
     fence(1);
     for (r = 0; r < size; r++) {
-        uint32_t got = peer_u32(r, "mx.b");
+        uint32_t got = get_u32(r, "mx.b");
         if (got != r + 1000) {
             printf("FAIL rank %u's mx.b is %u, not %u\n", r, got, r + 1000);
             return 1;
