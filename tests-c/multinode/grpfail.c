@@ -47,6 +47,23 @@ static void on_term(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
 }
 
+/* Whether the PMIX_ERR_PROC_TERM_WO_SYNC event came, waiting up to `secs` for it. */
+static int wait_term(int secs)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += secs;
+    pthread_mutex_lock(&mu);
+    while (!term_seen) {
+        if (pthread_cond_timedwait(&cv, &mu, &until) != 0) {
+            break;
+        }
+    }
+    int seen = term_seen;
+    pthread_mutex_unlock(&mu);
+    return seen;
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -100,18 +117,8 @@ int main(int argc, char **argv)
         _exit(0);
     }
     if (after) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += TIMEOUT_S;
-        pthread_mutex_lock(&mu);
-        while (!term_seen) {
-            if (pthread_cond_timedwait(&cv, &mu, &until) != 0) {
-                break;
-            }
-        }
-        int seen = term_seen;
-        pthread_mutex_unlock(&mu);
-        CHECK(seen, "rank %u heard of the victim's end before the construct", me.rank);
+        CHECK(wait_term(TIMEOUT_S), "rank %u heard of the victim's end before the construct",
+              me.rank);
     }
     pmix_proc_t *procs;
     PMIX_PROC_CREATE(procs, n);
@@ -149,18 +156,8 @@ int main(int argc, char **argv)
     CHECK(took < TIMEOUT_S / 2, "rank %u (%s): the construct ended after %.1f s (timeout %d s)",
           me.rank, mode, took, TIMEOUT_S);
     if (daemon) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 10;
-        pthread_mutex_lock(&mu);
-        while (!term_seen) {
-            if (pthread_cond_timedwait(&cv, &mu, &until) != 0) {
-                break;
-            }
-        }
-        int seen = term_seen;
-        pthread_mutex_unlock(&mu);
-        CHECK(seen, "rank %u heard of the end of the victim lost with its node", me.rank);
+        CHECK(wait_term(10), "rank %u heard of the end of the victim lost with its node",
+              me.rank);
     }
     if (results) {
         PMIX_INFO_FREE(results, nresults);
