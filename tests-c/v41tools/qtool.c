@@ -33,10 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <pmix.h>
-#include <pmix_tool.h>
-
-#include "../check.h"
+#include "tool.h"
 
 /* The value of `key` among `info` (looking inside PMIX_QUERY_RESULTS arrays). */
 static const pmix_value_t *find(const pmix_info_t *info, size_t n, const char *key)
@@ -257,16 +254,9 @@ int main(int argc, char **argv)
     }
 
     pmix_proc_t me;
-    pmix_info_t info[3];
     char myns[PMIX_MAX_NSLEN + 1];
-    pmix_rank_t zero = 0;
     snprintf(myns, sizeof myns, "qtool.%d", (int)getpid());
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
-    PMIX_INFO_LOAD(&info[1], PMIX_TOOL_NSPACE, myns, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_TOOL_RANK, &zero, PMIX_PROC_RANK);
-    pmix_status_t rc = PMIx_tool_init(&me, info, named ? 3 : 1);
-    CHECK_RC(rc, PMIX_SUCCESS, "PMIx_tool_init by the server's pid");
-    if (PMIX_SUCCESS != rc) {
+    if (!tool_attach(&me, pid, named ? myns : NULL)) {
         CHECK_DONE();
     }
     if (named) {
@@ -278,7 +268,7 @@ int main(int argc, char **argv)
 
     pmix_info_t *res = NULL;
     size_t nres = 0;
-    rc = query(PMIX_QUERY_NAMESPACES, NULL, &res, &nres);
+    pmix_status_t rc = query(PMIX_QUERY_NAMESPACES, NULL, &res, &nres);
     CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_QUERY_NAMESPACES");
     check_flat(res, nres, PMIX_QUERY_NAMESPACES);
     const pmix_value_t *v = find(res, nres, PMIX_QUERY_NAMESPACES);
