@@ -24,13 +24,13 @@
 V41CLIENT_OUT := $(BUILD)/tests/v41client
 
 # No rpath: the ranks find libpmix.so.2 by LD_LIBRARY_PATH, as an unchanged program would.
-$(V41CLIENT_OUT)/client: tests-c/v41client/client.c tests-c/check.h | lib
+$(V41CLIENT_OUT)/client: tests-c/v41client/client.c tests-c/check.h tests-c/v41client/maps.h | lib
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) -o $@ $< -L$(LIBDIR) -lpmix -lpthread
 
 # Against Debian's headers and library (its RUNPATH): the ranks choose ours or Debian's by
 # LD_LIBRARY_PATH, one binary for both.
-$(V41CLIENT_OUT)/apis: tests-c/v41client/apis.c tests-c/check.h
+$(V41CLIENT_OUT)/apis: tests-c/v41client/apis.c tests-c/check.h tests-c/v41client/maps.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Wextra -Werror -I$(CURDIR)/tests-c -o $@ $< $$(pkg-config --cflags --libs pmix)
 

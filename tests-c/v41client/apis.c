@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "maps.h"
 
 static pmix_proc_t me;
 static const char *role = "job";
@@ -59,29 +60,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void check_maps(void)
-{
-    const char *want = getenv("V41CLIENT_LIB");
-    char line[4096], found[4096] = "";
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (f == NULL)
-        return;
-    while (fgets(line, sizeof line, f) != NULL) {
-        char *p = strchr(line, '/');
-        if (p == NULL || strstr(p, "libpmix.so") == NULL)
-            continue;
-        p[strcspn(p, "\n")] = '\0';
-        if (strstr(found, p) == NULL) {
-            if (found[0])
-                strncat(found, ",", sizeof found - strlen(found) - 1);
-            strncat(found, p, sizeof found - strlen(found) - 1);
-        }
-    }
-    fclose(f);
-    CHECK(want != NULL && strcmp(found, want) == 0, "libpmix mapped: %s (want %s)", found,
-          want ? want : "(V41CLIENT_LIB unset)");
 }
 
 static void fence(void)

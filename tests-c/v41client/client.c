@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "maps.h"
 
 #define LONG_LEN 20000
 #define EV_CODE (PMIX_EXTERNAL_ERR_BASE - 77)
@@ -29,30 +30,6 @@ static pmix_proc_t me;
 static volatile int ev_seen = 0;
 static volatile int reg_done = 0;
 static volatile size_t reg_id = 0;
-
-static void check_maps(void)
-{
-    const char *want = getenv("V41CLIENT_LIB");
-    char line[4096], found[4096] = "";
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL, "read /proc/self/maps");
-    if (f == NULL)
-        return;
-    while (fgets(line, sizeof line, f) != NULL) {
-        char *p = strchr(line, '/');
-        if (p == NULL || strstr(p, "libpmix.so") == NULL)
-            continue;
-        p[strcspn(p, "\n")] = '\0';
-        if (strstr(found, p) == NULL) {
-            if (found[0])
-                strncat(found, ",", sizeof found - strlen(found) - 1);
-            strncat(found, p, sizeof found - strlen(found) - 1);
-        }
-    }
-    fclose(f);
-    CHECK(want != NULL && strcmp(found, want) == 0, "libpmix mapped: %s (want %s)", found,
-          want ? want : "(V41CLIENT_LIB unset)");
-}
 
 static uint32_t get_u32(const pmix_proc_t *p, const char *key)
 {
