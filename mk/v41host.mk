@@ -14,11 +14,11 @@
 V41H_OUT := $(BUILD)/tests/v41host
 V41H_DEB := $(DIFF_REF_LIB)/libpmix.so.2
 
-$(V41H_OUT)/client: tests-c/v41host/client.c tests-c/check.h | lib
+$(V41H_OUT)/client: tests-c/v41host/client.c tests-c/check.h tests-c/v41host/putfence.h | lib
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
 
-$(V41H_OUT)/host $(V41H_OUT)/jobinfo: $(V41H_OUT)/%: tests-c/v41host/%.c tests-c/check.h
+$(V41H_OUT)/host $(V41H_OUT)/jobinfo: $(V41H_OUT)/%: tests-c/v41host/%.c tests-c/check.h tests-c/v41host/putfence.h
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix -lpthread

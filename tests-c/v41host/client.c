@@ -4,6 +4,7 @@
  * Publish (rank 0) / Lookup (the others) through the host's callbacks, Unpublish, and
  * Finalize. Prints ok/FAIL lines and "client.c: N checks, M failed". */
 #include "../check.h"
+#include "putfence.h"
 #include <pmix.h>
 #include <string.h>
 
@@ -32,15 +33,7 @@ int main(void)
     CHECK(n >= 1, "job size %ld", n);
     CHECK(job_u32(PMIX_LOCAL_SIZE) == n, "local size");
 
-    pmix_value_t val;
-    uint32_t mine = me.rank * 5 + 2;
-    PMIX_VALUE_LOAD(&val, &mine, PMIX_UINT32);
-    CHECK_RC(PMIx_Put(PMIX_GLOBAL, "v41h.k", &val), PMIX_SUCCESS, "Put");
-    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit");
-    pmix_info_t coll;
-    bool yes = true;
-    PMIX_INFO_LOAD(&coll, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK_RC(PMIx_Fence(NULL, 0, &coll, 1), PMIX_SUCCESS, "collecting fence");
+    put_and_fence("v41h.k", me.rank * 5 + 2);
     int good = 0;
     for (long r = 0; r < n; r++) {
         pmix_proc_t p;

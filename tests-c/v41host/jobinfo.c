@@ -8,6 +8,7 @@
  * then a Put, a collecting fence and a Get of every peer's key.
  * Prints ok/FAIL lines and "jobinfo.c: N checks, M failed". */
 #include "../check.h"
+#include "putfence.h"
 #include <pmix.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,15 +75,7 @@ int main(void)
           "own hostname");
     if (NULL != v) PMIX_VALUE_RELEASE(v);
 
-    pmix_value_t val;
-    uint32_t mine = me.rank * 3 + 11;
-    PMIX_VALUE_LOAD(&val, &mine, PMIX_UINT32);
-    CHECK_RC(PMIx_Put(PMIX_GLOBAL, "jobinfo.k", &val), PMIX_SUCCESS, "Put");
-    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit");
-    pmix_info_t coll;
-    bool yes = true;
-    PMIX_INFO_LOAD(&coll, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK_RC(PMIx_Fence(NULL, 0, &coll, 1), PMIX_SUCCESS, "collecting fence");
+    put_and_fence("jobinfo.k", me.rank * 3 + 11);
     int good = 0;
     for (long r = 0; r < size; r++) {
         if (get_num((pmix_rank_t) r, "jobinfo.k") == r * 3 + 11) good++;
