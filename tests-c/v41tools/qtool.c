@@ -82,6 +82,16 @@ static void check_flat(const pmix_info_t *res, size_t nres, const char *key)
     }
 }
 
+/* Query `key` (of `ns` when not NULL), checked (`what`) and, with "flat", its shape: the
+ * value of `key` among the answers left in *res (NULL when not there). */
+static const pmix_value_t *ask(const char *key, const char *ns, const char *what,
+                               pmix_info_t **res, size_t *nres)
+{
+    CHECK_RC(query(key, ns, res, nres), PMIX_SUCCESS, what);
+    check_flat(*res, *nres, key);
+    return find(*res, *nres, key);
+}
+
 static bool in_list(const char *list, const char *item)
 {
     size_t n = strlen(item);
@@ -100,10 +110,8 @@ static void proc_table(const char *ns, size_t nprocs)
 {
     pmix_info_t *res = NULL;
     size_t nres = 0;
-    pmix_status_t rc = query(PMIX_QUERY_PROC_TABLE, ns, &res, &nres);
-    CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_QUERY_PROC_TABLE");
-    check_flat(res, nres, PMIX_QUERY_PROC_TABLE);
-    const pmix_value_t *v = find(res, nres, PMIX_QUERY_PROC_TABLE);
+    const pmix_value_t *v =
+        ask(PMIX_QUERY_PROC_TABLE, ns, "query PMIX_QUERY_PROC_TABLE", &res, &nres);
     bool arr = NULL != v && PMIX_DATA_ARRAY == v->type && NULL != v->data.darray &&
                PMIX_PROC_INFO == v->data.darray->type;
     CHECK(arr, "the proc table is a data array of pmix_proc_info_t");
@@ -138,10 +146,8 @@ static void job_size(const char *ns, size_t nprocs)
 {
     pmix_info_t *res = NULL;
     size_t nres = 0;
-    pmix_status_t rc = query(PMIX_JOB_SIZE, ns, &res, &nres);
-    CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_JOB_SIZE (qualified by the namespace)");
-    check_flat(res, nres, PMIX_JOB_SIZE);
-    const pmix_value_t *v = find(res, nres, PMIX_JOB_SIZE);
+    const pmix_value_t *v = ask(PMIX_JOB_SIZE, ns,
+                                "query PMIX_JOB_SIZE (qualified by the namespace)", &res, &nres);
     bool u32 = NULL != v && PMIX_UINT32 == v->type;
     CHECK(u32 && v->data.uint32 == nprocs, "the job size is a uint32 %u (want %zu)",
           u32 ? v->data.uint32 : 0, nprocs);
@@ -268,10 +274,8 @@ int main(int argc, char **argv)
 
     pmix_info_t *res = NULL;
     size_t nres = 0;
-    pmix_status_t rc = query(PMIX_QUERY_NAMESPACES, NULL, &res, &nres);
-    CHECK_RC(rc, PMIX_SUCCESS, "query PMIX_QUERY_NAMESPACES");
-    check_flat(res, nres, PMIX_QUERY_NAMESPACES);
-    const pmix_value_t *v = find(res, nres, PMIX_QUERY_NAMESPACES);
+    const pmix_value_t *v =
+        ask(PMIX_QUERY_NAMESPACES, NULL, "query PMIX_QUERY_NAMESPACES", &res, &nres);
     bool str = NULL != v && PMIX_STRING == v->type && NULL != v->data.string;
     CHECK(str && in_list(v->data.string, ns), "the namespaces (%s) hold %s",
           str ? v->data.string : "none", ns);
