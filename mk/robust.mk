@@ -96,7 +96,7 @@ $(ROBUST_OUT)/diff/ours: tests-c/diff/diff.c | lib
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
 
-$(ROBUST_OUT)/diff/ref: tests-c/diff/diff.c
+$(ROBUST_OUT)/diff/ref: tests-c/diff/diff.c tests-c/refinit.h
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -DDIFF_REFERENCE -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix

@@ -15,7 +15,7 @@ $(V41_OUT)/ours: tests-c/v41/v41.c | lib
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(CURDIR)/include -o $@ $< $(LDFLAGS_C)
 
-$(V41_OUT)/ref: tests-c/v41/v41.c
+$(V41_OUT)/ref: tests-c/v41/v41.c tests-c/refinit.h
 	@mkdir -p $(dir $@)
 	$(CC) -Wall -Wextra -Werror -g -I$(DIFF_REF_INC) -DV41_REFERENCE -o $@ $< \
 	  -L$(DIFF_REF_LIB) -Wl,-rpath,$(DIFF_REF_LIB) -lpmix

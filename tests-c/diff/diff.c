@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#ifdef DIFF_REFERENCE
+#    include "../refinit.h"
+#endif
 
 /* One observation line; newlines and tabs inside results are escaped. */
 static void out(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -619,18 +622,8 @@ static void compression(void)
 int main(void)
 {
 #ifdef DIFF_REFERENCE
-    /* OpenPMIx 4.2.2's data functions (Data_copy, pack, ...) dereference its codec
-     * module, which exists only after an init: initialise as a tool that does not
-     * connect anywhere. Our helpers need no init. */
-    {
-        pmix_proc_t me;
-        pmix_info_t info;
-        bool yes = true;
-        PMIX_INFO_LOAD(&info, PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
-        if (PMIX_SUCCESS != PMIx_tool_init(&me, &info, 1)) {
-            fprintf(stderr, "reference PMIx_tool_init failed\n");
-            return 1;
-        }
+    if (0 != reference_init()) {
+        return 1;
     }
 #endif
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/time.h>
 #ifdef V41_REFERENCE
-#    include <pmix_tool.h>
+#    include "../refinit.h"
 #endif
 
 static int passed, failed;
@@ -529,13 +529,7 @@ int main(int argc, char **argv)
         return 2;
     }
 #ifdef V41_REFERENCE
-    /* 4.2.2's data functions need its codec, which exists only after an init */
-    pmix_proc_t me;
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
-    if (PMIX_SUCCESS != PMIx_tool_init(&me, &info, 1)) {
-        fprintf(stderr, "reference PMIx_tool_init failed\n");
+    if (0 != reference_init()) {
         return 1;
     }
 #endif
