@@ -16,7 +16,7 @@ HELLO_BIN       := $(BUILD)/tests-c/hello
 RT_BENCH_BIN    := $(RT_BUILD)/pmix_bench
 RT_CFLAGS        = -I$(RUNTIME_INCLUDE) $(CFLAGS_C)
 
-$(RT_BUILD)/%: tests-c/runtime/%.c tests-c/check.h
+$(RT_BUILD)/%: tests-c/runtime/%.c tests-c/check.h tests-c/runtime/rt.h
 	@mkdir -p $(@D)
 	$(CC) $(RT_CFLAGS) -o $@ $< $(RUNTIME_LDFLAGS)
 

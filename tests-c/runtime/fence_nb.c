@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
+#include "rt.h"
 
 struct waiter {
     pthread_mutex_t lock;
@@ -91,18 +91,9 @@ static void fence_nb(const pmix_info_t *info, size_t ninfo, const char *what)
 int main(void)
 {
     pmix_proc_t me, job;
-    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
-    if (PMIX_SUCCESS != init_rc) {
-        CHECK_DONE(); /* nothing else can work */
-    }
+    RT_INIT(&me);
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-    pmix_value_t *v = NULL;
-    uint32_t n = 1;
-    if (PMIX_SUCCESS == PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &v) && v) {
-        n = v->data.uint32;
-        PMIX_VALUE_RELEASE(v);
-    }
+    uint32_t n = rt_job_size(me.nspace, 1);
 
     pmix_value_t val;
     val.type = PMIX_INT64;

@@ -8,23 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "rt.h"
 
 int main(void)
 {
     pmix_proc_t me, job;
-    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
-    if (PMIX_SUCCESS != init_rc) {
-        CHECK_DONE(); /* nothing else can work */
-    }
+    RT_INIT(&me);
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-    pmix_value_t *v = NULL;
-    uint32_t n = 0;
-    if (PMIX_SUCCESS == PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &v) && v) {
-        n = v->data.uint32;
-        PMIX_VALUE_RELEASE(v);
-    }
+    uint32_t n = rt_job_size(me.nspace, 0);
     CHECK(n >= 4, "job size %u >= 4", n);
     if (n < 4) {
         CHECK_DONE();

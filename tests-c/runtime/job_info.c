@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "rt.h"
 
 static pmix_proc_t me, job;
 
@@ -160,11 +160,7 @@ int main(int argc, char **argv)
     gethostname(host, sizeof host - 1);
     pid_t launcher = getppid();
 
-    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
-    if (PMIX_SUCCESS != init_rc) {
-        CHECK_DONE(); /* nothing else can work */
-    }
+    RT_INIT(&me);
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
 
     /* Everyone publishes its pid, so peers can check PMIX_PROC_PID. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "rt.h"
 
 static uint32_t get_u32(const pmix_proc_t *p, const char *key, const pmix_info_t *info,
                         size_t ninfo, pmix_data_type_t type)
@@ -35,11 +35,7 @@ int main(int argc, char **argv)
     uint32_t appnum = (uint32_t)atoi(argv[1]), appsize = (uint32_t)atoi(argv[2]);
     uint32_t appldr = (uint32_t)atoi(argv[3]);
     pmix_proc_t me, job;
-    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
-    if (PMIX_SUCCESS != init_rc) {
-        CHECK_DONE(); /* nothing else can work */
-    }
+    RT_INIT(&me);
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t n = get_u32(&job, PMIX_JOB_SIZE, NULL, 0, PMIX_UINT32);
 

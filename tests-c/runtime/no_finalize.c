@@ -5,16 +5,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "rt.h"
 
 int main(void)
 {
     pmix_proc_t me;
-    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
-    if (PMIX_SUCCESS != init_rc) {
-        CHECK_DONE(); /* nothing else can work */
-    }
+    RT_INIT(&me);
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "Fence");
     if (0 == me.rank) {
         printf("rank 0 leaving without PMIx_Finalize\n");

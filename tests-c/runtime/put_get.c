@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "rt.h"
 
 static const pmix_data_type_t types[] = {
     PMIX_BOOL,   PMIX_BYTE,   PMIX_STRING, PMIX_SIZE,     PMIX_PID,     PMIX_INT,
@@ -154,19 +154,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: put_get collect|nocollect\n");
         return 2;
     }
-    pmix_status_t init_rc = PMIx_Init(&me, NULL, 0);
-    CHECK_RC(init_rc, PMIX_SUCCESS, "PMIx_Init");
-    if (PMIX_SUCCESS != init_rc) {
-        CHECK_DONE(); /* nothing else can work */
-    }
-    pmix_proc_t job;
-    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-    pmix_value_t *v = NULL;
-    uint32_t n = 0;
-    if (PMIX_SUCCESS == PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &v) && v) {
-        n = v->data.uint32;
-        PMIX_VALUE_RELEASE(v);
-    }
+    RT_INIT(&me);
+    uint32_t n = rt_job_size(me.nspace, 0);
     CHECK(n > 0, "job size %u", n);
     if (0 == n) {
         CHECK_DONE();
@@ -238,7 +227,7 @@ int main(int argc, char **argv)
     PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % n);
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_IMMEDIATE, &yes, PMIX_BOOL);
-    v = NULL;
+    pmix_value_t *v = NULL;
     CHECK_RC(PMIx_Get(&peer, "pg.never.posted", &info, 1, &v), PMIX_ERR_NOT_FOUND,
              "Get of a key never posted, PMIX_IMMEDIATE");
     PMIX_INFO_DESTRUCT(&info);
