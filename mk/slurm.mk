@@ -43,7 +43,7 @@ SLURM_DEB_BINS := $(addprefix $(SLURM_DEB)/,hello put_get dmodex_wait slurm_clie
 $(SLURM_DEB)/hello: tests-c/hello.c
 	@mkdir -p $(@D)
 	$(SLURM_DEB_CC)
-$(SLURM_DEB)/put_get: tests-c/runtime/put_get.c tests-c/check.h
+$(SLURM_DEB)/put_get: tests-c/runtime/put_get.c tests-c/check.h tests-c/runtime/rt.h
 	@mkdir -p $(@D)
 	$(SLURM_DEB_CC)
 $(SLURM_DEB)/dmodex_wait: tests-c/multinode/dmodex_wait.c tests-c/multinode/mn.h
