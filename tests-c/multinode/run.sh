@@ -174,6 +174,16 @@ check "a construct naming a member that already ended aborts at once (3 nodes, 5
     1 ' 0 failed' 60 4 -- "${PR[@]}" --enable-recovery --nodes 3 -n 5 "$MN/grpfail" 4 after
 check "an optional construct forms without the member that ended (2 nodes, 4 ranks)" \
     1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 optional
+# The same while the construct is under way: the nodes whose members entered first sent
+# their parts naming the victim; the group still forms from the survivors, the same at
+# every node (the front end decides the membership), whether the victim shares its node
+# with a survivor, is on the first node, or is alone on its node (never sends a part).
+check "an optional construct forms when a member ends during it (2 nodes, 4 ranks)" \
+    1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 during-optional
+check "same, optional, the victim on the first node (2 nodes, 4 ranks)" 1 ' 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 0 during-optional
+check "same, optional, the victim alone on its node (3 nodes, 4 ranks)" 1 ' 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 3 -n 4 "$MN/grpfail" 3 during-optional
 # A node whose server dies, with --enable-recovery: the job goes on without the node; its
 # rank is lost (killed), the construct waiting for it aborts on the other nodes and they
 # hear of the rank's end (group_daemon_fail's scenario; without recovery, see above).
