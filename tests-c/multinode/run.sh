@@ -214,6 +214,12 @@ check "bootstrap construct, leaders and added members on different nodes (2 node
     0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$MN/bootstrap" 2
 check "bootstrap construct with a node that has no leader (3 nodes, 6 ranks)" \
     0 ' 0 failed' 60 6 -- "${PR[@]}" --nodes 3 -n 6 "$MN/bootstrap" 3
+# An added member leaves without PMIx_Finalize instead of joining; the leaders said
+# PMIX_GROUP_OPTIONAL: the group forms without it on every node (--enable-recovery).
+check "optional bootstrap construct forms without an added member that ended (2 nodes, 4 ranks)" \
+    1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/bootstrap" 2 lost
+check "same, optional bootstrap (3 nodes, 6 ranks)" 1 ' 0 failed' 60 5 -- \
+    "${PR[@]}" --enable-recovery --nodes 3 -n 6 "$MN/bootstrap" 3 lost
 check "PMIx_Spawn from node 1, then connect parent and child jobs (2 nodes, 4 ranks)" 0 \
     ' 0 failed' 60 6 -- "${PR[@]}" --nodes 2 -n 4 "$MN/spawn"
 check "PMIx_Spawn from node 3, then connect parent and child jobs (4 nodes, 8 ranks)" 0 \

@@ -22,7 +22,7 @@
 //!
 //! Files: this one holds the front end's state and its lookups; [`start`] starts,
 //! calls and stops the daemons, [`relay`] handles each daemon message, [`matcher`]
-//! matches fence contributions, [`jobserver`] is the launcher's [`JobServer`](crate::launch::JobServer), [`serve`] the
+//! matches fence contributions, [`constructs`] the parts of group constructs, [`jobserver`] is the launcher's [`JobServer`](crate::launch::JobServer), [`serve`] the
 //! upcalls served for every node, [`monitor`] the monitors spanning nodes.
 
 mod constructs;
@@ -100,8 +100,8 @@ struct State {
     last_ctx: u64,
     /// Members that left a group (by name): a destruct no longer waits for their nodes.
     group_left: HashMap<String, Vec<ProcId>>,
-    /// Constructs collected in parts (by group name, see [`serve`]).
-    group_parts: HashMap<String, serve::Parts>,
+    /// Bootstrap constructs collected in parts (see [`constructs`]).
+    group_parts: constructs::Bootstraps,
     /// Process monitors of ranks on other nodes (see [`monitor`]).
     monitors: monitor::Monitors,
 }

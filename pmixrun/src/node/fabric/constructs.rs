@@ -1,5 +1,6 @@
-//! Matching the nodes' parts of a group construct ([`Constructs`]): pure bookkeeping, no
-//! links, so its rules are unit-tested alone ([`serve`](super::serve) drives it).
+//! Matching the nodes' parts of a group construct ([`Constructs`], [`Bootstraps`]): pure
+//! bookkeeping, no links, so its rules are unit-tested alone ([`serve`](super::serve)
+//! drives it).
 //!
 //! Each server hosting a member sends one part once its own members arrived, naming the
 //! members as it sees them. With `PMIX_GROUP_OPTIONAL` a server leaves out a member it
@@ -9,7 +10,8 @@
 //! before it completed; it completes when every node hosting one of those sent its part,
 //! and every part's server gets that membership (`PMIX_GROUP_MEMBERSHIP`), so that every
 //! survivor sees the same group. Without `PMIX_GROUP_OPTIONAL` a member that ended aborts
-//! the construct for every part.
+//! the construct for every part. [`Bootstraps`] does the same for the
+//! `PMIX_GROUP_BOOTSTRAP` constructs whose servers send their arrivals in parts.
 
 use pmix_core::server::state::includes;
 use pmix_core::ProcId;
@@ -35,9 +37,10 @@ pub struct Part<'a> {
 pub struct Formed {
     /// The members, sorted.
     pub members: Vec<ProcId>,
-    /// `(node, the node's id)` of every part, in node order.
+    /// `(node, the node's id)` of every part, in node order (a bootstrap's: in the
+    /// order they came).
     pub parts: Vec<(usize, u64)>,
-    /// The parts' blobs, concatenated in node order.
+    /// The parts' blobs, concatenated in that order.
     pub data: Vec<u8>,
     /// A part asked for a context id.
     pub ctx: bool,
@@ -164,6 +167,117 @@ impl Constructs {
     #[cfg(test)]
     pub fn pending(&self) -> usize {
         self.rounds.len()
+    }
+}
+
+/// One server's part of a `PMIX_GROUP_BOOTSTRAP` construct collected in parts (see
+/// pmix-core's `server/group_remote.rs`): who arrived there since its last part.
+pub struct BootPart<'a> {
+    pub node: usize,
+    pub id: u64,
+    /// The members its leaders named so far.
+    pub procs: &'a [ProcId],
+    /// The leaders this part brings, and how many must come (`PMIX_GROUP_BOOTSTRAP`).
+    pub leaders: u64,
+    pub need: Option<u64>,
+    /// Who arrived.
+    pub arrived: Vec<ProcId>,
+    pub optional: bool,
+    pub ctx: bool,
+    pub data: Vec<u8>,
+}
+
+#[derive(Default)]
+struct Boot {
+    leaders: u64,
+    need: Option<u64>,
+    /// Members some leader named, and members that arrived.
+    named: BTreeSet<ProcId>,
+    arrived: BTreeSet<ProcId>,
+    optional: bool,
+    ctx: bool,
+    /// The parts' blobs, concatenated in the order they came.
+    blob: Vec<u8>,
+    parts: Vec<(usize, u64)>,
+}
+
+/// The bootstrap constructs being collected in parts, by group name: complete once every
+/// leader came and every member a leader named arrived. A named member that ended before
+/// it arrived aborts the construct, or (`PMIX_GROUP_OPTIONAL`) is left out.
+#[derive(Default)]
+pub struct Bootstraps {
+    rounds: HashMap<String, Boot>,
+}
+
+impl Bootstraps {
+    /// Add a part of group `grp`'s construct (`ended`: the processes that ended for
+    /// good). `Some` when the construct is over.
+    pub fn contribute(
+        &mut self,
+        grp: &str,
+        part: BootPart,
+        ended: &BTreeSet<ProcId>,
+    ) -> Option<Outcome> {
+        let b = self.rounds.entry(grp.to_string()).or_default();
+        b.leaders += part.leaders;
+        if part.need.is_some() {
+            b.need = part.need;
+        }
+        b.named.extend(
+            part.procs
+                .iter()
+                .filter(|q| q.rank < pmix_sys::PMIX_RANK_VALID)
+                .cloned(),
+        );
+        b.arrived.extend(part.arrived);
+        b.optional |= part.optional;
+        b.ctx |= part.ctx;
+        b.blob.extend_from_slice(&part.data);
+        b.parts.push((part.node, part.id));
+        self.settle(grp, ended)
+    }
+
+    /// `p` ended (it is in `ended` now): the constructs waiting for it abort, or
+    /// (optional) go on without it. The constructs that are over.
+    pub fn lost(&mut self, p: &ProcId, ended: &BTreeSet<ProcId>) -> Vec<(String, Outcome)> {
+        let grps: Vec<String> = self
+            .rounds
+            .iter()
+            .filter(|(_, b)| b.named.contains(p) || (b.optional && b.arrived.contains(p)))
+            .map(|(g, _)| g.clone())
+            .collect();
+        grps.into_iter()
+            .filter_map(|g| self.settle(&g, ended).map(|o| (g, o)))
+            .collect()
+    }
+
+    fn settle(&mut self, grp: &str, ended: &BTreeSet<ProcId>) -> Option<Outcome> {
+        let b = self.rounds.get_mut(grp)?;
+        let missing = |b: &Boot, q: &ProcId| b.named.contains(q) && !b.arrived.contains(q);
+        if !b.optional {
+            if let Some(q) = ended.iter().find(|q| missing(b, q)) {
+                let lost = q.clone();
+                let b = self.rounds.remove(grp)?;
+                return Some(Outcome::Aborted {
+                    lost,
+                    parts: b.parts,
+                });
+            }
+        } else {
+            b.named.retain(|q| !ended.contains(q));
+            b.arrived.retain(|q| !ended.contains(q));
+        }
+        let leaders_in = b.leaders >= b.need.unwrap_or(1);
+        if !leaders_in || !b.named.iter().all(|q| b.arrived.contains(q)) {
+            return None;
+        }
+        let b = self.rounds.remove(grp)?;
+        Some(Outcome::Formed(Formed {
+            members: b.named.union(&b.arrived).cloned().collect(),
+            parts: b.parts,
+            data: b.blob,
+            ctx: b.ctx,
+        }))
     }
 }
 
@@ -329,5 +443,74 @@ mod tests {
             }))
         );
         assert_eq!(c.pending(), 0);
+    }
+
+    fn boot<'a>(node: usize, named: &'a [ProcId], leaders: u64, came: &[u32]) -> BootPart<'a> {
+        BootPart {
+            node,
+            id: node as u64 + 10,
+            procs: named,
+            leaders,
+            need: Some(2),
+            arrived: ps(came),
+            optional: false,
+            ctx: false,
+            data: vec![node as u8],
+        }
+    }
+
+    /// Two leaders (ranks 0 and 2, one a node) name ranks 0, 2 and 4; rank 4 (node 2)
+    /// ends before it arrives.
+    #[test]
+    fn a_bootstrap_construct_goes_on_without_an_ended_member_only_when_optional() {
+        let named = ps(&[0, 2, 4]);
+        for optional in [false, true] {
+            let mut b = Bootstraps::default();
+            let none = ended(&[]);
+            let mut first = boot(0, &named, 1, &[0]);
+            first.optional = optional;
+            assert_eq!(b.contribute("g", first, &none), None);
+            assert_eq!(b.contribute("g", boot(1, &named, 1, &[2]), &none), None);
+            let over = b.lost(&p(4), &ended(&[4]));
+            let want = if optional {
+                Outcome::Formed(Formed {
+                    members: ps(&[0, 2]),
+                    parts: vec![(0, 10), (1, 11)],
+                    data: vec![0, 1],
+                    ctx: false,
+                })
+            } else {
+                Outcome::Aborted {
+                    lost: p(4),
+                    parts: vec![(0, 10), (1, 11)],
+                }
+            };
+            assert_eq!(over, vec![("g".to_string(), want)]);
+        }
+        // The end already known when the last part comes: the same.
+        let mut b = Bootstraps::default();
+        let gone = ended(&[4]);
+        let mut first = boot(0, &named, 1, &[0]);
+        first.optional = true;
+        assert_eq!(b.contribute("g", first, &gone), None);
+        assert!(matches!(
+            b.contribute("g", boot(1, &named, 1, &[2]), &gone),
+            Some(Outcome::Formed(f)) if f.members == ps(&[0, 2])
+        ));
+        // Everyone in: formed, with or without optional.
+        let mut b = Bootstraps::default();
+        assert_eq!(
+            b.contribute("h", boot(0, &named, 1, &[0]), &ended(&[])),
+            None
+        );
+        assert_eq!(
+            b.contribute("h", boot(1, &named, 1, &[2, 4]), &ended(&[])),
+            Some(Outcome::Formed(Formed {
+                members: named.clone(),
+                parts: vec![(0, 10), (1, 11)],
+                data: vec![0, 1],
+                ctx: false,
+            }))
+        );
     }
 }

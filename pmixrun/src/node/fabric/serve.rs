@@ -9,7 +9,7 @@
 
 use super::super::link::Down;
 use super::super::upcall::{Answer, Finish, Fwd};
-use super::constructs::{Outcome, Part};
+use super::constructs::{BootPart, Outcome, Part};
 use super::Shared;
 use pmix_core::server::{Host, HostReply};
 use pmix_core::{DataArray, Error, Info, ProcId, Value};
@@ -22,21 +22,6 @@ use std::sync::{Arc, Mutex};
 /// part brings, and who arrived.
 const GRP_PART: &str = "pmixrs.grp.part";
 const GRP_ARRIVED: &str = "pmixrs.grp.arrived";
-
-/// A construct being collected in parts.
-#[derive(Default)]
-pub(super) struct Parts {
-    /// Leaders that came, and how many must (`PMIX_GROUP_BOOTSTRAP`; else one).
-    leaders: u64,
-    need: Option<u64>,
-    /// Members some leader named, and members that arrived.
-    named: BTreeSet<ProcId>,
-    arrived: BTreeSet<ProcId>,
-    ctx: bool,
-    /// The parts' blobs, concatenated.
-    blob: Vec<u8>,
-    waits: Vec<Finish>,
-}
 
 /// Context ids the front end hands out start here, above what any one node's server
 /// counts for the groups that stay on its node, so the two never collide.
@@ -157,7 +142,7 @@ impl Shared {
     ) {
         let (construct, grp) = op;
         if construct && info.iter().any(|i| i.key.as_str() == GRP_PART) {
-            return self.group_part(grp, procs, info, finish);
+            return self.group_part((node, id), grp, procs, info, finish);
         }
         if construct {
             return self.construct(node, id, grp, procs, info, finish);
@@ -307,7 +292,7 @@ impl Shared {
         };
         if result.is_ok() {
             self.report(&format!(
-                "group construct:{grp} over {} nodes complete",
+                "group construct:{grp} complete, {} parts",
                 done.len()
             ));
         }
@@ -355,111 +340,54 @@ impl Shared {
     /// free the front end's records either way.
     pub(super) fn groups_lost(&self, p: &ProcId) {
         let nodes = |ps: &[ProcId]| self.member_nodes(ps);
-        let mut failed: Vec<(Finish, String)> = Vec::new();
         let over = {
             let mut guard = self.lock();
             let st = &mut *guard;
-            let over = st.constructs.lost(p, &st.ended, &nodes);
-            let grps: Vec<String> = st
-                .group_parts
-                .iter()
-                .filter(|(_, x)| x.named.contains(p) && !x.arrived.contains(p))
-                .map(|(g, _)| g.clone())
-                .collect();
-            for g in grps {
-                if let Some(x) = st.group_parts.remove(&g) {
-                    failed.extend(x.waits.into_iter().map(|f| (f, g.clone())));
-                }
-            }
+            let mut over = st.constructs.lost(p, &st.ended, &nodes);
+            over.extend(st.group_parts.lost(p, &st.ended));
             over
         };
         for (grp, o) in over {
             self.construct_over(&grp, o);
         }
-        for (f, grp) in failed {
-            log::warn!("group round {grp} aborted: {p} ended");
-            f(Err(construct_abort(&grp, p)));
-        }
     }
 }
 
 impl Shared {
-    /// One part of a construct collected in parts: complete once every leader came and
-    /// every member a leader named arrived; each part's server then gets the membership,
-    /// the parts' blobs and (if asked) a context id.
-    fn group_part(&self, grp: String, procs: &[ProcId], info: &[Info], finish: Finish) {
+    /// One part (`key`: node, its id) of a construct collected in parts (see
+    /// [`Bootstraps`](super::constructs::Bootstraps)).
+    fn group_part(
+        &self,
+        key: (usize, u64),
+        grp: String,
+        procs: &[ProcId],
+        info: &[Info],
+        finish: Finish,
+    ) {
         let num = |key: &str| {
             info.iter()
                 .find(|i| i.key.as_str() == key)
                 .and_then(|i| i.value.as_u64())
         };
-        let mut st = self.lock();
-        let gone = st
-            .ended
-            .iter()
-            .find(|q| procs.contains(q) && !arrived_in(info).contains(q))
-            .cloned();
-        if let Some(q) = gone {
-            drop(st);
-            log::warn!("group {grp} names {q}, which ended: aborted");
-            return finish(Err(construct_abort(&grp, &q)));
-        }
-        let p = st.group_parts.entry(grp.clone()).or_default();
-        p.leaders += num(GRP_PART).unwrap_or(0);
-        if let Some(n) = num(ak::PMIX_GROUP_BOOTSTRAP) {
-            p.need = Some(n);
-        }
-        p.named.extend(
-            procs
-                .iter()
-                .filter(|q| q.rank < pmix_sys::PMIX_RANK_VALID)
-                .cloned(),
-        );
-        for i in info {
-            match i.key.as_str() {
-                GRP_ARRIVED => p.arrived.extend(i.value.procs()),
-                ak::PMIX_GROUP_ASSIGN_CONTEXT_ID => p.ctx |= i.value.is_true(),
-                ak::PMIX_GROUP_ENDPT_DATA => {
-                    if let Value::ByteObject(b) = &i.value {
-                        p.blob.extend_from_slice(b);
-                    }
-                }
-                _ => {}
-            }
-        }
-        p.waits.push(finish);
-        let leaders_in = p.leaders >= p.need.unwrap_or(1);
-        if !leaders_in || !p.named.iter().all(|q| p.arrived.contains(q)) {
-            return;
-        }
-        let Some(p) = st.group_parts.remove(&grp) else {
-            return;
+        let part = BootPart {
+            node: key.0,
+            id: key.1,
+            procs,
+            leaders: num(GRP_PART).unwrap_or(0),
+            need: num(ak::PMIX_GROUP_BOOTSTRAP),
+            arrived: arrived_in(info),
+            optional: crate::spawn::flag(info, ak::PMIX_GROUP_OPTIONAL),
+            ctx: crate::spawn::flag(info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID),
+            data: endpoint_blob(info),
         };
-        let mut results = Vec::new();
-        if p.ctx {
-            let c = FIRST_CTX_ID + st.last_ctx;
-            st.last_ctx += 1;
-            results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
-        }
-        drop(st);
-        let members: BTreeSet<ProcId> = p.named.union(&p.arrived).cloned().collect();
-        results.extend(Info::new(
-            ak::PMIX_GROUP_MEMBERSHIP,
-            Value::DataArray(Box::new(DataArray {
-                dtype: pmix_sys::PMIX_PROC,
-                items: members.into_iter().map(|q| Value::Proc(Some(q))).collect(),
-            })),
-        ));
-        results.extend(Info::new(
-            ak::PMIX_GROUP_ENDPT_DATA,
-            Value::ByteObject(p.blob),
-        ));
-        self.report(&format!(
-            "group construct:{grp} in {} parts complete",
-            p.waits.len()
-        ));
-        for f in p.waits {
-            f(Ok(Answer::Infos(results.clone())));
+        let over = {
+            let mut guard = self.lock();
+            let st = &mut *guard;
+            st.group_waits.insert(key, finish);
+            st.group_parts.contribute(&grp, part, &st.ended)
+        };
+        if let Some(o) = over {
+            self.construct_over(&grp, o);
         }
     }
 }
