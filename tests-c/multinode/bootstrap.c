@@ -8,7 +8,11 @@
  * added members call PMIx_Group_construct with no processes and no directives. Every
  * member gets the whole membership and the same context id (checked through a
  * collecting fence), then the members destruct the group.
- * Run: pmixrun --nodes K -n N bootstrap K     (N >= 2K, K >= 2) */
+ * With "lost", rank N-1 leaves without PMIx_Finalize instead of joining and the leaders
+ * say PMIX_GROUP_OPTIONAL: the group forms without it, the same on every node (no
+ * context-id exchange then: a fence over the job fails without rank N-1).
+ * Run: pmixrun --nodes K -n N bootstrap K [lost]     (N >= 2K, K >= 2; lost: with
+ * --enable-recovery) */
 #include "mn.h"
 
 int main(int argc, char **argv)
@@ -16,6 +20,7 @@ int main(int argc, char **argv)
     pmix_proc_t me;
     uint32_t n = mn_init(&me);
     uint32_t k = argc > 1 ? (uint32_t)atoi(argv[1]) : 2;
+    int lost = argc > 2 && strcmp(argv[2], "lost") == 0;
     if (k < 2 || n < 2 * k) {
         CHECK(k >= 2 && n >= 2 * k, "at least 2 nodes and 2 ranks per node");
         CHECK_DONE();
@@ -26,11 +31,17 @@ int main(int argc, char **argv)
     if (k >= 3) {
         member[mid] = true;
     }
+    if (lost) {
+        member[n - 1] = false;
+    }
     size_t nmembers = 0;
     for (uint32_t r = 0; r < n && r < 256; r++) {
         nmembers += member[r];
     }
     CHECK_RC(mn_fence(false), PMIX_SUCCESS, "Fence before the construct");
+    if (lost && me.rank == n - 1) {
+        _exit(0);
+    }
 
     pmix_info_t *results = NULL;
     size_t nresults = 0;
@@ -44,15 +55,17 @@ int main(int argc, char **argv)
             nadd = 2;
         }
         pmix_data_array_t darray = {.type = PMIX_PROC, .size = nadd, .array = add};
-        pmix_info_t info[3];
+        pmix_info_t info[4];
         bool yes = true;
         size_t two = 2;
         PMIX_INFO_LOAD(&info[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
         PMIX_INFO_LOAD(&info[1], PMIX_GROUP_BOOTSTRAP, &two, PMIX_SIZE);
         PMIX_INFO_LOAD(&info[2], PMIX_GROUP_ADD_MEMBERS, &darray, PMIX_DATA_ARRAY);
-        rc = PMIx_Group_construct("mn-boot", &me, 1, info, 3, &results, &nresults);
+        PMIX_INFO_LOAD(&info[3], PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
+        rc = PMIx_Group_construct("mn-boot", &me, 1, info, lost ? 4 : 3, &results, &nresults);
         PMIX_INFO_DESTRUCT(&info[0]);
         PMIX_INFO_DESTRUCT(&info[1]);
+        PMIX_INFO_DESTRUCT(&info[3]);
         CHECK_RC(rc, PMIX_SUCCESS, "a leader's bootstrap construct");
     } else if (member[me.rank]) {
         rc = PMIx_Group_construct("mn-boot", NULL, 0, NULL, 0, &results, &nresults);
@@ -69,6 +82,15 @@ int main(int argc, char **argv)
     }
     if (results) {
         PMIX_INFO_FREE(results, nresults);
+    }
+    if (lost) {
+        if (member[me.rank]) {
+            CHECK(got == nmembers, "rank %u: %zu members, want %zu", me.rank, got, nmembers);
+            CHECK(cid != 0, "rank %u has a context id", me.rank);
+            CHECK_RC(PMIx_Group_destruct("mn-boot", NULL, 0), PMIX_SUCCESS, "destruct mn-boot");
+        }
+        CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
+        CHECK_DONE();
     }
     if (member[me.rank]) {
         CHECK(got == nmembers, "rank %u: %zu members, want %zu", me.rank, got, nmembers);

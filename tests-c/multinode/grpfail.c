@@ -1,7 +1,8 @@
 /* A group construct across nodes that loses a member (run by pmixrun --nodes K
  * --enable-recovery): the victim rank leaves without PMIx_Finalize, and every other
  * member's PMIx_Group_construct over the whole job must end with
- * PMIX_GROUP_CONSTRUCT_ABORT, on every node, long before its PMIX_TIMEOUT.
+ * PMIX_GROUP_CONSTRUCT_ABORT (with PMIX_GROUP_OPTIONAL: form the group of the
+ * survivors), on every node, long before its PMIX_TIMEOUT.
  *
  *   grpfail VICTIM during   the others enter the construct first, the victim leaves
  *                           while they wait in it
@@ -10,6 +11,11 @@
  *                           the construct names a member that already ended
  *   grpfail VICTIM optional as `after`, with PMIX_GROUP_OPTIONAL: the group forms
  *                           from the survivors
+ *   grpfail VICTIM during-optional
+ *                           as `during`, with PMIX_GROUP_OPTIONAL: the group forms
+ *                           from the survivors, the same on every node (the nodes
+ *                           whose members entered first sent their parts naming the
+ *                           victim before anyone knew it was gone)
  *   grpfail VICTIM daemon   as `during`, but the victim (alone on its node) kills its
  *                           node's server instead: the node and its rank are lost
  *                           (pmixrun kills the rank), and the others also hear of the
@@ -74,14 +80,15 @@ static double now(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: grpfail VICTIM during|after|optional|daemon\n");
+        fprintf(stderr, "usage: grpfail VICTIM during|after|optional|during-optional|daemon\n");
         return 2;
     }
     uint32_t victim = (uint32_t)atoi(argv[1]);
     const char *mode = argv[2];
     int daemon = strcmp(mode, "daemon") == 0;
-    int after = strcmp(mode, "during") != 0 && !daemon;
-    int optional = strcmp(mode, "optional") == 0;
+    int during_opt = strcmp(mode, "during-optional") == 0;
+    int after = strcmp(mode, "during") != 0 && !daemon && !during_opt;
+    int optional = strcmp(mode, "optional") == 0 || during_opt;
     pmix_proc_t me;
     uint32_t n = mn_init(&me);
     if (0 == n) {
@@ -140,14 +147,23 @@ int main(int argc, char **argv)
     if (optional) {
         CHECK_RC(rc, PMIX_SUCCESS, "optional construct without the ended member");
         size_t members = 0;
+        int has_victim = 0;
         for (size_t i = 0; i < nresults; i++) {
             if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_MEMBERSHIP) &&
-                results[i].value.type == PMIX_DATA_ARRAY && results[i].value.data.darray) {
-                members = results[i].value.data.darray->size;
+                results[i].value.type == PMIX_DATA_ARRAY && results[i].value.data.darray &&
+                results[i].value.data.darray->type == PMIX_PROC) {
+                pmix_data_array_t *d = results[i].value.data.darray;
+                members = d->size;
+                const pmix_proc_t *m = (const pmix_proc_t *)d->array;
+                for (size_t k = 0; k < d->size; k++) {
+                    has_victim |= m[k].rank == victim;
+                }
             }
         }
-        CHECK(members == n - 1, "rank %u: the group has %zu members, want %u", me.rank,
-              members, n - 1);
+        CHECK(members == n - 1 && !has_victim,
+              "rank %u: the group has %zu members (victim among them: %d), want the %u "
+              "survivors",
+              me.rank, members, has_victim, n - 1);
         CHECK_RC(PMIx_Group_destruct("mn-grpfail", NULL, 0), PMIX_SUCCESS,
                  "destruct of the survivors' group");
     } else {

@@ -174,6 +174,16 @@ check "a construct naming a member that already ended aborts at once (3 nodes, 5
     1 ' 0 failed' 60 4 -- "${PR[@]}" --enable-recovery --nodes 3 -n 5 "$MN/grpfail" 4 after
 check "an optional construct forms without the member that ended (2 nodes, 4 ranks)" \
     1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 optional
+# The same while the construct is under way: the nodes whose members entered first sent
+# their parts naming the victim; the group still forms from the survivors, the same at
+# every node (the front end decides the membership), whether the victim shares its node
+# with a survivor, is on the first node, or is alone on its node (never sends a part).
+check "an optional construct forms when a member ends during it (2 nodes, 4 ranks)" \
+    1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 3 during-optional
+check "same, optional, the victim on the first node (2 nodes, 4 ranks)" 1 ' 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/grpfail" 0 during-optional
+check "same, optional, the victim alone on its node (3 nodes, 4 ranks)" 1 ' 0 failed' 60 3 -- \
+    "${PR[@]}" --enable-recovery --nodes 3 -n 4 "$MN/grpfail" 3 during-optional
 # A node whose server dies, with --enable-recovery: the job goes on without the node; its
 # rank is lost (killed), the construct waiting for it aborts on the other nodes and they
 # hear of the rank's end (group_daemon_fail's scenario; without recovery, see above).
@@ -204,6 +214,12 @@ check "bootstrap construct, leaders and added members on different nodes (2 node
     0 ' 0 failed' 60 4 -- "${PR[@]}" --nodes 2 -n 4 "$MN/bootstrap" 2
 check "bootstrap construct with a node that has no leader (3 nodes, 6 ranks)" \
     0 ' 0 failed' 60 6 -- "${PR[@]}" --nodes 3 -n 6 "$MN/bootstrap" 3
+# An added member leaves without PMIx_Finalize instead of joining; the leaders said
+# PMIX_GROUP_OPTIONAL: the group forms without it on every node (--enable-recovery).
+check "optional bootstrap construct forms without an added member that ended (2 nodes, 4 ranks)" \
+    1 ' 0 failed' 60 3 -- "${PR[@]}" --enable-recovery --nodes 2 -n 4 "$MN/bootstrap" 2 lost
+check "same, optional bootstrap (3 nodes, 6 ranks)" 1 ' 0 failed' 60 5 -- \
+    "${PR[@]}" --enable-recovery --nodes 3 -n 6 "$MN/bootstrap" 3 lost
 check "PMIx_Spawn from node 1, then connect parent and child jobs (2 nodes, 4 ranks)" 0 \
     ' 0 failed' 60 6 -- "${PR[@]}" --nodes 2 -n 4 "$MN/spawn"
 check "PMIx_Spawn from node 3, then connect parent and child jobs (4 nodes, 8 ranks)" 0 \

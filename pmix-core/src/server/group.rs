@@ -110,6 +110,23 @@ pub(super) fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
         .collect()
 }
 
+/// What the host is told of an operation its members called with: the first caller's
+/// directives, plus the flags any of them gave. This server honours
+/// `PMIX_GROUP_OPTIONAL` (a member that ends is left out) and
+/// `PMIX_GROUP_ASSIGN_CONTEXT_ID` when any member asked, so the host, which completes
+/// the operation for every server, must know it too: otherwise it aborts what this
+/// server forms, or this server picks a context id of its own.
+fn host_directives(arrived: &[Arrival]) -> Vec<Info> {
+    let mut info = arrived.first().map(|a| a.info.clone()).unwrap_or_default();
+    for key in [ak::PMIX_GROUP_OPTIONAL, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID] {
+        if !flag(&info, key) && arrived.iter().any(|a| flag(&a.info, key)) {
+            info.retain(|i| i.key.as_str() != key);
+            info.extend(Info::new(key, Value::Bool(true)));
+        }
+    }
+    info
+}
+
 pub(super) fn group_info(grp: &str) -> Vec<Info> {
     Info::new(ak::PMIX_GROUP_ID, Value::string(grp))
         .into_iter()
@@ -587,10 +604,7 @@ impl ServerState {
                 op.kind == Kind::Construct,
                 op.grp.clone(),
                 op.expected.clone(),
-                op.arrived
-                    .first()
-                    .map(|a| a.info.clone())
-                    .unwrap_or_default(),
+                host_directives(&op.arrived),
             );
             if construct {
                 // The other servers' members get what ours contributed: the host

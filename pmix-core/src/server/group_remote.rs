@@ -27,8 +27,10 @@
 //!   server for the same group, one per batch of arrivals, each with
 //!   `PMIX_GROUP_BOOTSTRAP` (`PMIX_SIZE`, the leaders expected), `pmixrs.grp.part`
 //!   (`PMIX_SIZE`, the leaders in this part), `pmixrs.grp.arrived` (`PMIX_DATA_ARRAY` of
-//!   `PMIX_PROC`, who arrived), `PMIX_GROUP_ENDPT_DATA` (their connect blob) and
-//!   `PMIX_GROUP_ASSIGN_CONTEXT_ID` when one of them asked. The host must hold every
+//!   `PMIX_PROC`, who arrived), `PMIX_GROUP_ENDPT_DATA` (their connect blob),
+//!   `PMIX_GROUP_ASSIGN_CONTEXT_ID` when one of them asked and `PMIX_GROUP_OPTIONAL`
+//!   when one of the server's callers so far said it (a named member that ends before
+//!   it arrives is then left out). The host must hold every
 //!   part's callback until every leader came and every named member arrived at some
 //!   server, then complete them all with `PMIX_GROUP_MEMBERSHIP` and the context id;
 //!   a host that treats each call as a whole construct completes the group early with
@@ -372,6 +374,14 @@ impl ServerState {
                 Value::Bool(true),
             ));
         }
+        if op
+            .arrived
+            .iter()
+            .any(|a| flag(&a.info, ak::PMIX_GROUP_OPTIONAL))
+        {
+            // The host leaves out a named member that ends before it arrives.
+            info.extend(Info::new(ak::PMIX_GROUP_OPTIONAL, Value::Bool(true)));
+        }
         if let Some(n) = op.leaders {
             info.extend(Info::new(ak::PMIX_GROUP_BOOTSTRAP, Value::Size(n as u64)));
         }
@@ -668,6 +678,29 @@ mod tests {
         let mut out = Vec::new();
         b.deregister_nspace(&p("a", 0).nspace, &mut out);
         assert_eq!(b.remote_invites_kept(), 0);
+    }
+
+    /// A bootstrap construct spanning servers goes to the host in parts; an optional one
+    /// says so, so that the host leaves out a named member that ends before arriving.
+    #[test]
+    fn a_bootstrap_part_tells_the_host_it_is_optional() {
+        for optional in [false, true] {
+            let mut a = server(0);
+            let mut info = vec![Info::new(ak::PMIX_GROUP_BOOTSTRAP, Value::Size(2)).expect("info")];
+            if optional {
+                info.extend(Info::new(ak::PMIX_GROUP_OPTIONAL, Value::Bool(true)));
+            }
+            let out = send(&mut a, 1, 5, g(Op::Construct, vec![p("a", 0)], info));
+            let part = out
+                .iter()
+                .find_map(|x| match x {
+                    Action::Host(Upcall::Group { info, .. }) => Some(info.clone()),
+                    _ => None,
+                })
+                .expect("a part for the host");
+            assert!(part.iter().any(|i| i.key.as_str() == super::GRP_PART));
+            assert_eq!(super::flag(&part, ak::PMIX_GROUP_OPTIONAL), optional);
+        }
     }
 
     #[test]

@@ -173,6 +173,66 @@ fn a_member_of_another_server_that_ends_aborts_the_construct_here() {
     assert_eq!(s.group_members("I"), Some(vec![p("a", 0), p("c", 0)]));
 }
 
+/// An optional construct spanning servers whose member c:1 (of the other server) ended,
+/// in the order that used to abort it: the other server left c:1 out and sent its part,
+/// this one still names it when its own members are in (it has not heard of the end),
+/// and the host completes the construct before this server hears of it.
+#[test]
+fn an_optional_construct_forms_as_the_host_says_before_the_end_is_heard_here() {
+    let mut s = with_remote();
+    let members = vec![p("a", 0), p("c", 0), p("c", 1)];
+    let opt = vec![Info::new(ak::PMIX_GROUP_OPTIONAL, Value::Bool(true)).unwrap()];
+    // Only the second caller says optional (and asks for a context id): the host,
+    // which decides for every server, hears both.
+    send(&mut s, 1, 1, g(Op::Construct, "G", members.clone(), vec![]));
+    let mut asked = opt;
+    asked.extend(ctx());
+    let out = send(&mut s, 4, 1, g(Op::Construct, "G", members.clone(), asked));
+    let (id, info) = out
+        .iter()
+        .find_map(|a| match a {
+            Action::Host(Upcall::Group {
+                id, procs, info, ..
+            }) => {
+                assert_eq!(procs, &members, "this server still names c:1");
+                Some((*id, info.clone()))
+            }
+            _ => None,
+        })
+        .expect("group upcall");
+    for key in [ak::PMIX_GROUP_OPTIONAL, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID] {
+        assert!(
+            info.iter()
+                .any(|i| i.key.as_str() == key && i.value.is_true()),
+            "the host is told {key}"
+        );
+    }
+    // The host forms the group without c:1 and says so.
+    let host = vec![
+        Info::new(
+            ak::PMIX_GROUP_MEMBERSHIP,
+            Value::proc_array(&[p("a", 0), p("c", 0)]),
+        )
+        .unwrap(),
+        Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(1 << 20)).unwrap(),
+    ];
+    let mut out = Vec::new();
+    s.group_done(id, Ok(host), &mut out);
+    assert_eq!(statuses(&out), vec![(1, 1, 0), (4, 1, 0)]);
+    let r = results(&out, 4);
+    let got = r
+        .iter()
+        .find(|i| i.key.as_str() == ak::PMIX_GROUP_MEMBERSHIP)
+        .map(|i| i.value.procs());
+    assert_eq!(got, Some(vec![p("a", 0), p("c", 0)]));
+    assert_eq!(s.group_members("G"), Some(vec![p("a", 0), p("c", 0)]));
+    // The end heard late changes nothing.
+    let mut out = Vec::new();
+    s.deregister_client(&p("c", 1), &mut out);
+    assert!(statuses(&out).is_empty());
+    assert_eq!(s.group_members("G").map(|m| m.len()), Some(2));
+}
+
 #[test]
 fn destruct_does_not_wait_for_a_lost_member() {
     let mut s = setup();

@@ -22,9 +22,10 @@
 //!
 //! Files: this one holds the front end's state and its lookups; [`start`] starts,
 //! calls and stops the daemons, [`relay`] handles each daemon message, [`matcher`]
-//! matches fence contributions, [`jobserver`] is the launcher's [`JobServer`](crate::launch::JobServer), [`serve`] the
+//! matches fence contributions, [`constructs`] the parts of group constructs, [`jobserver`] is the launcher's [`JobServer`](crate::launch::JobServer), [`serve`] the
 //! upcalls served for every node, [`monitor`] the monitors spanning nodes.
 
+mod constructs;
 mod jobserver;
 mod matcher;
 mod monitor;
@@ -89,21 +90,18 @@ struct State {
     /// Ranks that ended for good: rounds including them fail.
     ended: BTreeSet<ProcId>,
     closing: bool,
-    /// Group constructs and destructs being collected (by group name, see [`serve`]).
+    /// Group destructs being collected (by group name, see [`serve`]).
     groups: FenceMatcher,
+    /// Group constructs being collected (see [`constructs`]).
+    constructs: constructs::Constructs,
     /// Their contributors' completions, by (node, the node's id).
     group_waits: HashMap<(usize, u64), super::upcall::Finish>,
-    /// Whether a contributor of the group round (by tag) asked for a context id.
-    group_ctx: HashMap<String, bool>,
-    /// The members of each construct round being collected (by tag): one that ends
-    /// before the round completes aborts it.
-    group_members: HashMap<String, Vec<ProcId>>,
     /// Context ids handed out so far.
     last_ctx: u64,
     /// Members that left a group (by name): a destruct no longer waits for their nodes.
     group_left: HashMap<String, Vec<ProcId>>,
-    /// Constructs collected in parts (by group name, see [`serve`]).
-    group_parts: HashMap<String, serve::Parts>,
+    /// Bootstrap constructs collected in parts (see [`constructs`]).
+    group_parts: constructs::Bootstraps,
     /// Process monitors of ranks on other nodes (see [`monitor`]).
     monitors: monitor::Monitors,
 }

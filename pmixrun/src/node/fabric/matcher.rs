@@ -101,18 +101,6 @@ impl FenceMatcher {
             .collect()
     }
 
-    /// Remove the rounds of fence tag `tag`; returns `(node, fence id)` of every
-    /// contribution they had, which the caller fails.
-    pub fn fail_tagged(&mut self, tag: &str) -> Vec<(usize, u64)> {
-        let (gone, keep): (Vec<Round>, Vec<Round>) = std::mem::take(&mut self.rounds)
-            .into_iter()
-            .partition(|r| r.tag.as_deref() == Some(tag));
-        self.rounds = keep;
-        gone.into_iter()
-            .flat_map(|r| r.parts.into_iter().map(|(n, (id, _))| (n, id)))
-            .collect()
-    }
-
     /// Rounds still waiting for contributions.
     #[cfg(test)]
     pub fn pending(&self) -> usize {
@@ -223,22 +211,5 @@ mod tests {
         assert_eq!(m.pending(), 1);
         assert_eq!(m.fail_including(&p(1)), vec![(0, 4)]);
         assert_eq!(m.pending(), 0);
-    }
-
-    #[test]
-    fn a_tag_s_rounds_fail_together_and_only_they() {
-        let mut m = FenceMatcher::default();
-        let tag = |t: &str| Some(t.to_string());
-        m.contribute(vec![], tag("construct:g"), set(&[0, 1, 2]), 0, 1, vec![])
-            .expect("ok");
-        m.contribute(vec![], tag("construct:g"), set(&[0, 1, 2]), 2, 5, vec![])
-            .expect("ok");
-        m.contribute(vec![], tag("construct:h"), set(&[0, 1]), 1, 2, vec![])
-            .expect("ok");
-        let mut failed = m.fail_tagged("construct:g");
-        failed.sort();
-        assert_eq!(failed, vec![(0, 1), (2, 5)]);
-        assert_eq!(m.pending(), 1);
-        assert!(m.fail_tagged("construct:g").is_empty());
     }
 }

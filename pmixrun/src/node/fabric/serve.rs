@@ -2,12 +2,14 @@
 //! publish, lookup, unpublish, log and job control go to pmixrun's own host (the
 //! [`JobHost`](crate::host::JobHost) a one-node job gives its server), whose completion
 //! travels back to the asking daemon; a group construct or destruct is collected over
-//! the nodes hosting its members, like a fence, or (a bootstrap construct whose leaders
-//! and members are spread over nodes) part by part until every leader came and every
-//! member a leader named arrived (`Shared::group_part`).
+//! the nodes hosting its members, like a fence (a construct with the membership every
+//! node's server then forms, see [`constructs`](super::constructs)), or (a bootstrap
+//! construct whose leaders and members are spread over nodes) part by part until every
+//! leader came and every member a leader named arrived (`Shared::group_part`).
 
 use super::super::link::Down;
 use super::super::upcall::{Answer, Finish, Fwd};
+use super::constructs::{BootPart, Outcome, Part};
 use super::Shared;
 use pmix_core::server::{Host, HostReply};
 use pmix_core::{DataArray, Error, Info, ProcId, Value};
@@ -20,21 +22,6 @@ use std::sync::{Arc, Mutex};
 /// part brings, and who arrived.
 const GRP_PART: &str = "pmixrs.grp.part";
 const GRP_ARRIVED: &str = "pmixrs.grp.arrived";
-
-/// A construct being collected in parts.
-#[derive(Default)]
-pub(super) struct Parts {
-    /// Leaders that came, and how many must (`PMIX_GROUP_BOOTSTRAP`; else one).
-    leaders: u64,
-    need: Option<u64>,
-    /// Members some leader named, and members that arrived.
-    named: BTreeSet<ProcId>,
-    arrived: BTreeSet<ProcId>,
-    ctx: bool,
-    /// The parts' blobs, concatenated.
-    blob: Vec<u8>,
-    waits: Vec<Finish>,
-}
 
 /// Context ids the front end hands out start here, above what any one node's server
 /// counts for the groups that stay on its node, so the two never collide.
@@ -142,8 +129,8 @@ impl Shared {
 
     /// One server's part of a group construct or destruct (`op`: construct?, name) over
     /// `procs`; when every node hosting a member has sent its part, each gets the
-    /// concatenation of the parts' `PMIX_GROUP_ENDPT_DATA` blobs and, for a construct
-    /// that asked for one, the group's context id.
+    /// concatenation of the parts' `PMIX_GROUP_ENDPT_DATA` blobs and, for a construct,
+    /// the membership and (if one asked) the group's context id.
     fn group(
         &self,
         node: usize,
@@ -155,7 +142,10 @@ impl Shared {
     ) {
         let (construct, grp) = op;
         if construct && info.iter().any(|i| i.key.as_str() == GRP_PART) {
-            return self.group_part(grp, procs, info, finish);
+            return self.group_part((node, id), grp, procs, info, finish);
+        }
+        if construct {
+            return self.construct(node, id, grp, procs, info, finish);
         }
         let left = self
             .lock()
@@ -174,30 +164,10 @@ impl Shared {
             Err(why) => return finish(Err(Error::bad_param(why))),
         };
         let blob = endpoint_blob(info);
-        let want_ctx = crate::spawn::flag(info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID);
-        let tag = format!("{}:{grp}", if construct { "construct" } else { "destruct" });
+        let tag = format!("destruct:{grp}");
         let (done, results) = {
             let mut st = self.lock();
-            if construct {
-                // A member that already ended will never arrive: the construct aborts
-                // (its server learnt of the end too, and aborts it there with the
-                // event; this answers a part that was already on its way).
-                let gone = st
-                    .ended
-                    .iter()
-                    .find(|q| pmix_core::server::state::includes(procs, q))
-                    .cloned();
-                if let Some(q) = gone {
-                    drop(st);
-                    log::warn!("node {node}: group {grp} names {q}, which ended: aborted");
-                    return finish(Err(construct_abort(&grp, &q)));
-                }
-                st.group_members
-                    .entry(tag.clone())
-                    .or_insert_with(|| procs.to_vec());
-            }
             st.group_waits.insert((node, id), finish);
-            *st.group_ctx.entry(tag.clone()).or_default() |= want_ctx;
             let r = st
                 .groups
                 .contribute(Vec::new(), Some(tag.clone()), expect, node, id, blob);
@@ -213,21 +183,11 @@ impl Shared {
                     return;
                 }
             };
-            if construct {
-                st.group_members.remove(&tag);
-            } else {
-                st.group_left.remove(&grp);
-            }
-            let mut results = Vec::new();
-            if st.group_ctx.remove(&tag).unwrap_or(false) && construct {
-                let c = FIRST_CTX_ID + st.last_ctx;
-                st.last_ctx += 1;
-                results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
-            }
-            results.extend(Info::new(
-                ak::PMIX_GROUP_ENDPT_DATA,
-                Value::ByteObject(d.data.clone()),
-            ));
+            st.group_left.remove(&grp);
+            let results: Vec<Info> =
+                Info::new(ak::PMIX_GROUP_ENDPT_DATA, Value::ByteObject(d.data.clone()))
+                    .into_iter()
+                    .collect();
             let done: Vec<Finish> = d
                 .parts
                 .iter()
@@ -238,6 +198,109 @@ impl Shared {
         self.report(&format!("group {tag} over {} nodes complete", done.len()));
         for f in done {
             f(Ok(Answer::Infos(results.clone())));
+        }
+    }
+
+    /// The nodes hosting the members of the job among `procs` (a construct waits for
+    /// the parts of these nodes' servers).
+    fn member_nodes(&self, procs: &[ProcId]) -> std::result::Result<BTreeSet<usize>, String> {
+        let ours: Vec<ProcId> = procs
+            .iter()
+            .filter(|p| p.nspace == self.nspace)
+            .cloned()
+            .collect();
+        self.nodes_of(&ours)
+    }
+
+    /// One server's part of a construct over `procs` (see [`constructs`](super::constructs)).
+    fn construct(
+        &self,
+        node: usize,
+        id: u64,
+        grp: String,
+        procs: &[ProcId],
+        info: &[Info],
+        finish: Finish,
+    ) {
+        let part = Part {
+            node,
+            id,
+            procs,
+            optional: crate::spawn::flag(info, ak::PMIX_GROUP_OPTIONAL),
+            ctx: crate::spawn::flag(info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID),
+            data: endpoint_blob(info),
+        };
+        let nodes = |ps: &[ProcId]| self.member_nodes(ps);
+        let r = {
+            let mut guard = self.lock();
+            let st = &mut *guard;
+            st.group_waits.insert((node, id), finish);
+            st.constructs.contribute(&grp, part, &st.ended, &nodes)
+        };
+        match r {
+            Ok(Some(o)) => self.construct_over(&grp, o),
+            Ok(None) => {}
+            Err(why) => {
+                let f = self.lock().group_waits.remove(&(node, id));
+                if let Some(f) = f {
+                    f(Err(Error::bad_param(why)));
+                }
+            }
+        }
+    }
+
+    /// A construct is over: answer every part's server.
+    fn construct_over(&self, grp: &str, o: Outcome) {
+        let (done, result) = {
+            let mut st = self.lock();
+            let (parts, result) = match o {
+                Outcome::Aborted { lost, parts } => {
+                    log::warn!("group {grp} names {lost}, which ended: aborted");
+                    (parts, Err(lost))
+                }
+                Outcome::Formed(f) => {
+                    let mut results = Vec::new();
+                    if f.ctx {
+                        let c = FIRST_CTX_ID + st.last_ctx;
+                        st.last_ctx += 1;
+                        results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
+                    }
+                    // Every part's server forms the same group, whatever ended it knew of.
+                    results.extend(Info::new(
+                        ak::PMIX_GROUP_MEMBERSHIP,
+                        Value::DataArray(Box::new(DataArray {
+                            dtype: pmix_sys::PMIX_PROC,
+                            items: f
+                                .members
+                                .into_iter()
+                                .map(|q| Value::Proc(Some(q)))
+                                .collect(),
+                        })),
+                    ));
+                    results.extend(Info::new(
+                        ak::PMIX_GROUP_ENDPT_DATA,
+                        Value::ByteObject(f.data),
+                    ));
+                    (f.parts, Ok(results))
+                }
+            };
+            let done: Vec<Finish> = parts
+                .iter()
+                .filter_map(|k| st.group_waits.remove(k))
+                .collect();
+            (done, result)
+        };
+        if result.is_ok() {
+            self.report(&format!(
+                "group construct:{grp} complete, {} parts",
+                done.len()
+            ));
+        }
+        for f in done {
+            f(match &result {
+                Ok(results) => Ok(Answer::Infos(results.clone())),
+                Err(lost) => Err(construct_abort(grp, lost)),
+            });
         }
     }
 }
@@ -270,125 +333,61 @@ fn construct_abort(grp: &str, q: &ProcId) -> Error {
 }
 
 impl Shared {
-    /// `p` ended for good: the constructs being collected that wait for it abort.
-    /// Their contributors' servers normally abort them first (the front end tells
-    /// them of the end before it calls this), so these answers find nothing left
-    /// to do there; they free the front end's records either way.
+    /// `p` ended for good: the constructs being collected that wait for it abort, or
+    /// (`PMIX_GROUP_OPTIONAL`) go on without it and may now be complete. An abort's
+    /// contributors' servers normally abort it first (the front end tells them of the
+    /// end before it calls this), so these answers find nothing left to do there; they
+    /// free the front end's records either way.
     pub(super) fn groups_lost(&self, p: &ProcId) {
-        let mut failed: Vec<(Finish, String)> = Vec::new();
-        {
-            let mut st = self.lock();
-            let tags: Vec<String> = st
-                .group_members
-                .iter()
-                .filter(|(_, m)| pmix_core::server::state::includes(m, p))
-                .map(|(t, _)| t.clone())
-                .collect();
-            for tag in tags {
-                st.group_members.remove(&tag);
-                st.group_ctx.remove(&tag);
-                for k in st.groups.fail_tagged(&tag) {
-                    if let Some(f) = st.group_waits.remove(&k) {
-                        failed.push((f, tag.clone()));
-                    }
-                }
-            }
-            let grps: Vec<String> = st
-                .group_parts
-                .iter()
-                .filter(|(_, x)| x.named.contains(p) && !x.arrived.contains(p))
-                .map(|(g, _)| g.clone())
-                .collect();
-            for g in grps {
-                if let Some(x) = st.group_parts.remove(&g) {
-                    failed.extend(x.waits.into_iter().map(|f| (f, g.clone())));
-                }
-            }
-        }
-        for (f, grp) in failed {
-            log::warn!("group round {grp} aborted: {p} ended");
-            f(Err(construct_abort(&grp, p)));
+        let nodes = |ps: &[ProcId]| self.member_nodes(ps);
+        let over = {
+            let mut guard = self.lock();
+            let st = &mut *guard;
+            let mut over = st.constructs.lost(p, &st.ended, &nodes);
+            over.extend(st.group_parts.lost(p, &st.ended));
+            over
+        };
+        for (grp, o) in over {
+            self.construct_over(&grp, o);
         }
     }
 }
 
 impl Shared {
-    /// One part of a construct collected in parts: complete once every leader came and
-    /// every member a leader named arrived; each part's server then gets the membership,
-    /// the parts' blobs and (if asked) a context id.
-    fn group_part(&self, grp: String, procs: &[ProcId], info: &[Info], finish: Finish) {
+    /// One part (`key`: node, its id) of a construct collected in parts (see
+    /// [`Bootstraps`](super::constructs::Bootstraps)).
+    fn group_part(
+        &self,
+        key: (usize, u64),
+        grp: String,
+        procs: &[ProcId],
+        info: &[Info],
+        finish: Finish,
+    ) {
         let num = |key: &str| {
             info.iter()
                 .find(|i| i.key.as_str() == key)
                 .and_then(|i| i.value.as_u64())
         };
-        let mut st = self.lock();
-        let gone = st
-            .ended
-            .iter()
-            .find(|q| procs.contains(q) && !arrived_in(info).contains(q))
-            .cloned();
-        if let Some(q) = gone {
-            drop(st);
-            log::warn!("group {grp} names {q}, which ended: aborted");
-            return finish(Err(construct_abort(&grp, &q)));
-        }
-        let p = st.group_parts.entry(grp.clone()).or_default();
-        p.leaders += num(GRP_PART).unwrap_or(0);
-        if let Some(n) = num(ak::PMIX_GROUP_BOOTSTRAP) {
-            p.need = Some(n);
-        }
-        p.named.extend(
-            procs
-                .iter()
-                .filter(|q| q.rank < pmix_sys::PMIX_RANK_VALID)
-                .cloned(),
-        );
-        for i in info {
-            match i.key.as_str() {
-                GRP_ARRIVED => p.arrived.extend(i.value.procs()),
-                ak::PMIX_GROUP_ASSIGN_CONTEXT_ID => p.ctx |= i.value.is_true(),
-                ak::PMIX_GROUP_ENDPT_DATA => {
-                    if let Value::ByteObject(b) = &i.value {
-                        p.blob.extend_from_slice(b);
-                    }
-                }
-                _ => {}
-            }
-        }
-        p.waits.push(finish);
-        let leaders_in = p.leaders >= p.need.unwrap_or(1);
-        if !leaders_in || !p.named.iter().all(|q| p.arrived.contains(q)) {
-            return;
-        }
-        let Some(p) = st.group_parts.remove(&grp) else {
-            return;
+        let part = BootPart {
+            node: key.0,
+            id: key.1,
+            procs,
+            leaders: num(GRP_PART).unwrap_or(0),
+            need: num(ak::PMIX_GROUP_BOOTSTRAP),
+            arrived: arrived_in(info),
+            optional: crate::spawn::flag(info, ak::PMIX_GROUP_OPTIONAL),
+            ctx: crate::spawn::flag(info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID),
+            data: endpoint_blob(info),
         };
-        let mut results = Vec::new();
-        if p.ctx {
-            let c = FIRST_CTX_ID + st.last_ctx;
-            st.last_ctx += 1;
-            results.extend(Info::new(ak::PMIX_GROUP_CONTEXT_ID, Value::Size(c)));
-        }
-        drop(st);
-        let members: BTreeSet<ProcId> = p.named.union(&p.arrived).cloned().collect();
-        results.extend(Info::new(
-            ak::PMIX_GROUP_MEMBERSHIP,
-            Value::DataArray(Box::new(DataArray {
-                dtype: pmix_sys::PMIX_PROC,
-                items: members.into_iter().map(|q| Value::Proc(Some(q))).collect(),
-            })),
-        ));
-        results.extend(Info::new(
-            ak::PMIX_GROUP_ENDPT_DATA,
-            Value::ByteObject(p.blob),
-        ));
-        self.report(&format!(
-            "group construct:{grp} in {} parts complete",
-            p.waits.len()
-        ));
-        for f in p.waits {
-            f(Ok(Answer::Infos(results.clone())));
+        let over = {
+            let mut guard = self.lock();
+            let st = &mut *guard;
+            st.group_waits.insert(key, finish);
+            st.group_parts.contribute(&grp, part, &st.ended)
+        };
+        if let Some(o) = over {
+            self.construct_over(&grp, o);
         }
     }
 }
