@@ -120,8 +120,8 @@ struct Shared {
     /// Its `PMIx_Publish` store.
     store: PubStore,
     /// The jobs the ranks spawned, by namespace: the node hosting all their ranks
-    /// (the node of the rank that spawned them).
-    spawned: Mutex<HashMap<Nspace, usize>>,
+    /// (the node of the rank that spawned them), and their size.
+    spawned: Mutex<HashMap<Nspace, (usize, u32)>>,
     /// What each node's server pulls of the ranks' output (index = node).
     iof: Vec<crate::iof::IofSubs>,
 }
@@ -183,7 +183,33 @@ impl Shared {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(ns)
-            .copied()
+            .map(|&(node, _)| node)
+    }
+
+    /// Every process `node` hosts: the job's ranks placed there and every rank of each
+    /// job spawned there (all of them live and die with the node).
+    fn node_procs(&self, node: usize) -> Vec<ProcId> {
+        let mut procs: Vec<ProcId> = self
+            .nodes
+            .get(node)
+            .map(|n| n.ranks.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| ProcId::new(self.nspace.clone(), r))
+            .collect();
+        let mut spawned: Vec<(Nspace, u32)> = self
+            .spawned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|(_, &(n, _))| n == node)
+            .map(|(ns, &(_, size))| (ns.clone(), size))
+            .collect();
+        spawned.sort();
+        for (ns, size) in spawned {
+            procs.extend((0..size).map(|r| ProcId::new(ns.clone(), r)));
+        }
+        procs
     }
 
     /// The node hosting the rank `p` (of the job or of a job it spawned).
