@@ -14,6 +14,9 @@
 //!   `PMIX_ERR_PROC_TERM_WO_SYNC`, as a single server fails its own; a rank that
 //!   vanished is also announced to the other nodes' clients of its namespace with the
 //!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`);
+//! * a node whose daemon's link ends takes every process it hosted with it, of the job
+//!   and of the jobs spawned there: each is failed and announced as above, the launcher
+//!   gets them all with the node's failure (it kills them), and calls to the node fail;
 //! * publish, lookup, unpublish, log and job control are served by pmixrun's own host
 //!   for every node, and group constructs and destructs are collected over the nodes
 //!   hosting the members ([`serve`]);
@@ -88,6 +91,8 @@ struct State {
     dmodex: HashMap<u64, (usize, u64)>,
     /// Ranks that ended for good: rounds including them fail.
     ended: BTreeSet<ProcId>,
+    /// Nodes whose daemon's link ended: calls to them fail at once.
+    lost_nodes: BTreeSet<usize>,
     closing: bool,
     /// Group constructs and destructs being collected (by group name, see [`serve`]).
     groups: FenceMatcher,

@@ -345,8 +345,9 @@ impl Shared {
     pub(super) fn closed(&self, node: usize, r: Result<()>) {
         let closing = {
             let mut st = self.lock();
-            // Requests to that node will never be answered.
+            // Requests to that node will never be answered, nor will later ones.
             st.calls.retain(|_, (n, _)| *n != node);
+            st.lost_nodes.insert(node);
             st.closing
         };
         // Nor will its parts of monitors spanning nodes.
