@@ -63,6 +63,9 @@ pub enum JobEvent {
         node: u32,
         /// What happened.
         msg: String,
+        /// Every process the node hosted, of every job (the launcher kills those
+        /// still running).
+        procs: Vec<ProcId>,
     },
 }
 
@@ -81,7 +84,9 @@ impl fmt::Debug for JobEvent {
             JobEvent::JobControl {
                 requester, targets, ..
             } => write!(f, "JobControl({requester}, {} targets)", targets.len()),
-            JobEvent::NodeFailed { node, msg } => write!(f, "NodeFailed({node}, {msg:?})"),
+            JobEvent::NodeFailed { node, msg, procs } => {
+                write!(f, "NodeFailed({node}, {msg:?}, {} processes)", procs.len())
+            }
         }
     }
 }

@@ -3,9 +3,9 @@
  *
  * Every rank does ITERS rounds of: Put/Commit of a round-stamped key, a collecting
  * PMIx_Fence over the job, a PMIx_Get of its right-hand neighbour's key (checked), and
- * every 4th round a PMIx_Connect + PMIx_Disconnect over the job; with "spawn" (pmixrun
- * supports PMIx_Spawn on one node only), every 8th round rank 0 also spawns one child (this program with argv "child", which only initialises and
- * finalises).
+ * every 4th round a PMIx_Connect + PMIx_Disconnect over the job; with "spawn", every 8th
+ * round rank 0 also spawns one child (this program with argv "child", which only
+ * initialises and finalises; pmixrun runs it on rank 0's node).
  * Each call has no timeout of its own: a killed peer must be reported by the library
  * (or end the job through pmixrun), never wait forever.
  *

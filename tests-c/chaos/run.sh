@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: chaos rounds (see mk/chaos.mk). Each round starts
-#   pmixrun [--enable-recovery] [--nodes K] -n N chaosloop ITERS
-# (every rank loops over Put/Commit/Fence/Get, Connect/Disconnect; on one node rank 0 also
-# spawns), waits
+#   pmixrun [--enable-recovery] [--nodes K] -n N chaosloop ITERS spawn
+# (every rank loops over Put/Commit/Fence/Get, Connect/Disconnect; rank 0 also spawns:
+# the child runs on rank 0's node), waits
 # until every rank runs, then does one seeded random thing to it:
 #   rank-kill      SIGKILL a random rank (with or without --enable-recovery): the job must
 #                  end within BOUND s with a non-zero status and pmixrun naming a failed
@@ -11,8 +11,10 @@
 #                  disconnect after the victim left with INVALID-OPERATION)
 #   rank-stop      SIGSTOP a random rank, SIGCONT it 0.5-2 s later: the job must succeed
 #   daemon-stop    the same for a random node daemon (--nodes 2/3)
-#   daemon-kill    SIGKILL a random node daemon: the job must end within BOUND s, non-zero,
-#                  with pmixrun naming the lost node
+#   daemon-kill    SIGKILL a random node daemon (with or without --enable-recovery; the
+#                  node's processes of every job, spawned children too, are killed with
+#                  it): the job must end within BOUND s, non-zero, with pmixrun naming
+#                  the lost node
 #   pmixrun-kill   SIGKILL pmixrun itself: every rank and daemon must be gone within BOUND s
 #   stop-timeout   SIGSTOP a rank and never resume it, under --timeout 4: pmixrun must end
 #                  the job with status 124 (a stopped process still dies of SIGKILL)
@@ -194,10 +196,10 @@ one_round() {
     local acts=(rank-kill rank-stop pmixrun-kill stop-timeout)
     [ "$nodes" -gt 1 ] && acts+=(daemon-kill daemon-stop daemon-kill)
     action=$(pick "${acts[@]}")
-    [ "$action" = rank-kill ] && [ $((RANDOM % 2)) = 0 ] && rec=--enable-recovery
+    case $action in rank-kill | daemon-kill)
+        [ $((RANDOM % 2)) = 0 ] && rec=--enable-recovery ;;
+    esac
     [ "$action" = stop-timeout ] && tmo=4
-    local spawn=""
-    [ "$nodes" = 1 ] && spawn=spawn
     MARK=$HARNESS_ID.round$i
     tmp=$WORK/tmp$i
     out=$WORK/out$i
@@ -211,7 +213,7 @@ one_round() {
     HARNESS_CASE=$MARK PMIX_RS_DUMP_SIGNAL=$HARNESS_DUMP_SIGNAL \
         PMIX_RS_DUMP_DIR=$HARNESS_LOG/round$i TMPDIR=$tmp \
         "$PMIXRUN" --timeout "$tmo" $rec --nodes "$nodes" -n "$n" \
-        "$CHAOS/chaosloop" "$ITERS" $spawn >"$out" 2>&1 &
+        "$CHAOS/chaosloop" "$ITERS" spawn >"$out" 2>&1 &
     job=$!
     HARNESS_JOB=$job
     HANG_REPORT=""

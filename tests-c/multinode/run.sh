@@ -194,6 +194,23 @@ why=""
 grep -Eq 'the PMIx server of node 2 failed: .*continuing \(--enable-recovery\)' "$out" ||
     why="no line reports the node's failure and goes on"
 verdict "same: pmixrun reports the node's failure and goes on" "$why"
+# A job spawned on a node that is then lost (--enable-recovery): pmixrun kills its processes
+# with the node's (they would run on, their server gone), a fence of another node's rank
+# with them fails at once instead of waiting for them, and pmixrun reports the spawned
+# job's loss as the job's. Nothing of the run may be left behind.
+for k in 2 3; do
+    name="a job spawned on a node that is lost is killed with it, the others go on ($k nodes)"
+    want_case "$name" || continue
+    check "$name" 1 'spawnlost.c: 18 checks, 0 failed' 60 -- \
+        "${PR[@]}" --enable-recovery --nodes "$k" -n "$k" "$MN/spawnlost"
+    why=""
+    if [ "$LEFT" != 0 ]; then
+        why="$LEFT processes of the run were left behind"
+    elif ! grep -Eq "spawned job [^ ]+: the PMIx server of node $((k - 1)) failed: .*continuing \(--enable-recovery\)" "$out"; then
+        why="no line reports the spawned job's loss with the node"
+    fi
+    verdict "same: pmixrun reports the spawned job's loss, nothing is left behind ($k nodes)" "$why"
+done
 # Invitations whose invitees another node's server hosts: the answers travel to the
 # leader's server, the completion (or abort) back to the invitees' servers.
 check "invite across nodes: leader outside the group, context id, abort for all (2 nodes, 4 ranks)" \

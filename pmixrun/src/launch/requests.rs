@@ -74,33 +74,44 @@ impl Launcher {
                     let r = self.job_control(&requester, targets, &directives);
                     done(r);
                 }
-                JobEvent::NodeFailed { node, msg } => {
-                    let Some(j) = self.jobs.get_mut(0) else {
-                        continue;
-                    };
-                    if !j.sup.node_failed(node, msg) {
-                        continue;
-                    }
-                    if !j.sup.ending() {
-                        // --enable-recovery: the job goes on without the node, and its
-                        // ranks go with it (the front end told the other nodes they
-                        // are lost). Their end is the node's failure, not their own.
-                        let ns = j.layout.nspace.clone();
-                        let gone: Vec<ProcId> = usize::try_from(node)
-                            .ok()
-                            .and_then(|n| j.layout.nodes.get(n))
-                            .map(|n| {
-                                n.ranks
-                                    .iter()
-                                    .map(|&r| ProcId::new(ns.clone(), r))
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        self.end_on_request(&gone, libc::SIGKILL);
-                    }
-                    self.begin_kill(0);
-                }
+                JobEvent::NodeFailed { node, msg, procs } => self.node_failed(node, &msg, &procs),
             }
+        }
+    }
+
+    /// A node was lost with `procs`, every process it hosted. The job on the command
+    /// line fails (without recovery: every job is killed); with recovery it goes on
+    /// without them, and so does each spawned job that had processes running there.
+    /// Either way the node's processes of every job are killed, as ending on request:
+    /// their end is the node's failure, not their own.
+    fn node_failed(&mut self, node: u32, msg: &str, procs: &[ProcId]) {
+        let running = |l: &Launcher, job: usize| {
+            l.children.iter().any(|c| {
+                c.job == job
+                    && !c.reaped
+                    && l.jobs.get(job).is_some_and(|j| {
+                        procs.contains(&ProcId::new(j.layout.nspace.clone(), c.rank))
+                    })
+            })
+        };
+        // The job on the command line first: its failure decides pmixrun's status.
+        let hit: Vec<usize> = (0..self.jobs.len())
+            .filter(|&j| j == 0 || running(self, j))
+            .collect();
+        let mut failed = Vec::new();
+        for j in hit {
+            let Some(x) = self.jobs.get_mut(j) else {
+                continue;
+            };
+            if x.sup.node_failed(node, msg.to_string()) {
+                failed.push((j, x.sup.ending()));
+            }
+        }
+        if !failed.is_empty() && failed.iter().all(|&(_, ending)| !ending) {
+            self.end_on_request(procs, libc::SIGKILL);
+        }
+        for (j, _) in failed {
+            self.begin_kill(j);
         }
     }
 

@@ -497,11 +497,13 @@ fn node_lost_just_after_its_rank_failed_is_the_cause() {
         ev.push(JobEvent::Connected(p.clone()));
         if p.rank == 1 {
             let ev = Arc::clone(ev);
+            let p = p.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(100));
                 ev.push(JobEvent::NodeFailed {
                     node: 1,
                     msg: "its daemon exited".into(),
+                    procs: vec![p],
                 });
             });
         }

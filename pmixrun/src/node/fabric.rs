@@ -14,6 +14,9 @@
 //!   `PMIX_ERR_PROC_TERM_WO_SYNC`, as a single server fails its own; a rank that
 //!   vanished is also announced to the other nodes' clients of its namespace with the
 //!   event its own server raised there (`PMIX_ERR_PROC_TERM_WO_SYNC`);
+//! * a node whose daemon's link ends takes every process it hosted with it, of the job
+//!   and of the jobs spawned there: each is failed and announced as above, the launcher
+//!   gets them all with the node's failure (it kills them), and calls to the node fail;
 //! * publish, lookup, unpublish, log and job control are served by pmixrun's own host
 //!   for every node, and group constructs and destructs are collected over the nodes
 //!   hosting the members ([`serve`]);
@@ -89,6 +92,8 @@ struct State {
     dmodex: HashMap<u64, (usize, u64)>,
     /// Ranks that ended for good: rounds including them fail.
     ended: BTreeSet<ProcId>,
+    /// Nodes whose daemon's link ended: calls to them fail at once.
+    lost_nodes: BTreeSet<usize>,
     closing: bool,
     /// Group destructs being collected (by group name, see [`serve`]).
     groups: FenceMatcher,
@@ -118,8 +123,8 @@ struct Shared {
     /// Its `PMIx_Publish` store.
     store: PubStore,
     /// The jobs the ranks spawned, by namespace: the node hosting all their ranks
-    /// (the node of the rank that spawned them).
-    spawned: Mutex<HashMap<Nspace, usize>>,
+    /// (the node of the rank that spawned them), and their size.
+    spawned: Mutex<HashMap<Nspace, (usize, u32)>>,
     /// What each node's server pulls of the ranks' output (index = node).
     iof: Vec<crate::iof::IofSubs>,
 }
@@ -181,7 +186,33 @@ impl Shared {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(ns)
-            .copied()
+            .map(|&(node, _)| node)
+    }
+
+    /// Every process `node` hosts: the job's ranks placed there and every rank of each
+    /// job spawned there (all of them live and die with the node).
+    fn node_procs(&self, node: usize) -> Vec<ProcId> {
+        let mut procs: Vec<ProcId> = self
+            .nodes
+            .get(node)
+            .map(|n| n.ranks.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| ProcId::new(self.nspace.clone(), r))
+            .collect();
+        let mut spawned: Vec<(Nspace, u32)> = self
+            .spawned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|(_, &(n, _))| n == node)
+            .map(|(ns, &(_, size))| (ns.clone(), size))
+            .collect();
+        spawned.sort();
+        for (ns, size) in spawned {
+            procs.extend((0..size).map(|r| ProcId::new(ns.clone(), r)));
+        }
+        procs
     }
 
     /// The node hosting the rank `p` (of the job or of a job it spawned).

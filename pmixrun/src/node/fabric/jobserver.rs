@@ -25,7 +25,7 @@ impl JobServer for Fabric {
                 .spawned
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(nspace.clone(), parent);
+                .insert(nspace.clone(), (parent, nlocal));
             // The other nodes know the job too (their ranks resolve it and read its job
             // data), as one with no rank of theirs: without the hosting node's own keys.
             let elsewhere: Vec<Info> = info

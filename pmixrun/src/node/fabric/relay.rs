@@ -345,8 +345,9 @@ impl Shared {
     pub(super) fn closed(&self, node: usize, r: Result<()>) {
         let closing = {
             let mut st = self.lock();
-            // Requests to that node will never be answered.
+            // Requests to that node will never be answered, nor will later ones.
             st.calls.retain(|_, (n, _)| *n != node);
+            st.lost_nodes.insert(node);
             st.closing
         };
         // Nor will its parts of monitors spanning nodes.
@@ -358,19 +359,18 @@ impl Shared {
             Ok(()) => "its daemon exited".to_string(),
             Err(e) => format!("its link broke ({e})"),
         };
-        // The node's ranks are lost with it: the other servers hear of each as of a
-        // rank their peer server lost (their collectives waiting for it fail, its
-        // namespace gets PMIX_ERR_PROC_TERM_WO_SYNC), as PRRTE reports the processes
-        // of a node whose daemon died.
+        // Every process of the node is lost with it, of the job and of the jobs spawned
+        // there: the other servers hear of each as of a process their peer server lost
+        // (their collectives waiting for it fail, its namespace gets
+        // PMIX_ERR_PROC_TERM_WO_SYNC), as PRRTE reports the processes of any job on a
+        // node whose daemon died.
+        let procs = self.node_procs(node);
         let lost: Vec<ProcId> = {
             let st = self.lock();
-            self.nodes
-                .get(node)
-                .map(|n| n.ranks.clone())
-                .unwrap_or_default()
-                .into_iter()
-                .map(|r| ProcId::new(self.nspace.clone(), r))
+            procs
+                .iter()
                 .filter(|p| !st.ended.contains(p))
+                .cloned()
                 .collect()
         };
         // The launcher hears of the node's loss before anything it causes: the ranks of
@@ -379,6 +379,7 @@ impl Shared {
         self.events.push(JobEvent::NodeFailed {
             node: u32::try_from(node).unwrap_or(u32::MAX),
             msg: why,
+            procs,
         });
         for p in lost {
             log::warn!("node {node} failed: {p} is lost with it");

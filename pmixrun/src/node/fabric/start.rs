@@ -160,6 +160,13 @@ impl Fabric {
         let (tx, rx) = mpsc::channel();
         let id = {
             let mut st = self.shared.lock();
+            if st.lost_nodes.contains(&node) {
+                // (A spawn placed on a node lost meanwhile, say: not 30 s of waiting.)
+                return Err(Error::new(
+                    pmix_sys::PMIX_ERR_UNREACH,
+                    format!("node {node}'s server did not answer: the node is lost"),
+                ));
+            }
             st.next += 1;
             let id = st.next;
             st.calls.insert(id, (node, tx));
