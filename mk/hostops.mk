@@ -2,7 +2,9 @@
 # session control): a C host (tests-c/hostops/hchost.c: NULL slots, 32-slot and 28-slot
 # modules), pmixrun's credential service (tests-c/hostops/pmixrun_cred.c), the
 # server's own monitors under pmixrun (tests-c/hostops/pmixrun_monitor.c); regex2
-# and PMIx_Progress (tests-c/hostops/regex2.c).
+# and PMIx_Progress (tests-c/hostops/regex2.c); PMIx_server_setup_fork in children
+# forked while other threads keep the server busy, as Slurm's plugin calls it
+# (tests-c/hostops/forkchild.c).
 #
 #   make hostops-check      build and run them
 
@@ -33,6 +35,9 @@ hostops-check: hostops-build
 	@$(TIMEOUT) 20 $(HOSTOPS_BUILD)/regex2 > $(HOSTOPS_BUILD)/regex2.txt 2>&1 || \
 	    { cat $(HOSTOPS_BUILD)/regex2.txt; echo "FAIL regex2"; exit 1; }
 	@grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/regex2.txt
+	@$(TIMEOUT) 60 $(HOSTOPS_BUILD)/forkchild > $(HOSTOPS_BUILD)/forkchild.txt 2>&1 || \
+	    { cat $(HOSTOPS_BUILD)/forkchild.txt; echo "FAIL forkchild"; exit 1; }
+	@grep -ah 'checks, 0 failed' $(HOSTOPS_BUILD)/forkchild.txt
 	@set -e; for m in null host v4; do \
 	    echo "== hchost $$m"; \
 	    $(TIMEOUT) 60 $(HOSTOPS_BUILD)/hchost $$m > $(HOSTOPS_BUILD)/hchost-$$m.txt 2>&1 || \

@@ -1,15 +1,23 @@
 //! The process-wide server behind `PMIx_server_init`/`PMIx_server_finalize` (the C API has
 //! no server handle, so the one [`Server`] of the process lives here).
 
+use super::forksafe::ForkCell;
 use super::{Host, Server, ServerConfig};
 use crate::error::{Error, Result};
 use pmix_sys as sys;
 use std::sync::{Arc, Mutex};
 
-static SERVER: Mutex<Option<Arc<Server>>> = Mutex::new(None);
+/// The server, for every export: a [`ForkCell`], as `PMIx_server_setup_fork` looks it up
+/// in children the host forked (a plain lock that another thread held at the fork would
+/// stay held in the child).
+static SERVER: ForkCell<Option<Arc<Server>>> = ForkCell::new(None);
 
-fn lock() -> std::sync::MutexGuard<'static, Option<Arc<Server>>> {
-    SERVER.lock().unwrap_or_else(|p| p.into_inner())
+/// Held by `start` while it makes the server, and by `finalize` while it takes it: one
+/// at a time.
+static INIT: Mutex<()> = Mutex::new(());
+
+fn init_lock() -> std::sync::MutexGuard<'static, ()> {
+    INIT.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Start the process's server.
@@ -17,8 +25,8 @@ fn lock() -> std::sync::MutexGuard<'static, Option<Arc<Server>>> {
 /// # Errors
 /// `PMIX_ERR_INIT` if one is already running; otherwise as [`Server::start`].
 pub fn start(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<()> {
-    let mut g = lock();
-    if g.is_some() {
+    let g = init_lock();
+    if SERVER.with(|s| s.is_some()) {
         return Err(Error::new(
             sys::PMIX_ERR_INIT,
             "PMIx_server_init called twice",
@@ -26,7 +34,7 @@ pub fn start(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<()> {
     }
     let s = Arc::new(Server::start(cfg, host)?);
     let id = s.id().clone();
-    *g = Some(s);
+    SERVER.with(|slot| *slot = Some(s));
     drop(g);
     crate::client::global::attach_server(id)
 }
@@ -36,8 +44,8 @@ pub fn start(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<()> {
 /// # Errors
 /// `PMIX_ERR_INIT` before `PMIx_server_init` or after `PMIx_server_finalize`.
 pub fn server() -> Result<Arc<Server>> {
-    lock()
-        .clone()
+    SERVER
+        .with(|s| s.clone())
         .ok_or_else(|| Error::new(sys::PMIX_ERR_INIT, "PMIx_server_init has not been called"))
 }
 
@@ -46,9 +54,11 @@ pub fn server() -> Result<Arc<Server>> {
 /// # Errors
 /// `PMIX_ERR_INIT` if none is running.
 pub fn finalize() -> Result<()> {
-    let s = lock()
-        .take()
+    let g = init_lock();
+    let s = SERVER
+        .with(|s| s.take())
         .ok_or_else(|| Error::new(sys::PMIX_ERR_INIT, "PMIx_server_finalize without init"))?;
+    drop(g);
     crate::client::global::detach_server();
     match Arc::try_unwrap(s) {
         Ok(s) => s.finalize(),

@@ -16,6 +16,7 @@
 //! `SO_PEERCRED` uid, and turns [`state::Action`]s into frames, host upcalls and timers.
 
 mod dispatch;
+pub mod forksafe;
 pub mod global;
 pub mod host;
 pub use crate::host_attrs;
@@ -33,6 +34,7 @@ use crate::store::keys;
 use crate::value::{Info, Nspace, ProcId, Value};
 use pmix_sys as sys;
 use state::{Action, ServerState};
+use std::collections::HashMap;
 use std::os::fd::AsFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -300,7 +302,6 @@ pub struct Server {
     id: ProcId,
     dir: PathBuf,
     sock: PathBuf,
-    tmpdir: PathBuf,
     listener: usize,
     finalized_flag: std::sync::atomic::AtomicBool,
     /// The server's own copy of delivered output (None: not written here).
@@ -309,6 +310,64 @@ pub struct Server {
     rendezvous: Vec<PathBuf>,
     /// The OpenPMIx (v41) listener, unless `PMIX_RS_V41=0` or it could not start.
     v41: Option<v41::Listener>,
+    /// What [`Server::setup_fork`] gives a child, readable in a forked child (see
+    /// [`forksafe`]).
+    fork: forksafe::ForkCell<ForkEnv>,
+    /// The process the server runs in (a `setup_fork` elsewhere is in a forked child).
+    pid: u32,
+}
+
+/// The environment [`Server::setup_fork`] makes, but for the child's own identity: fixed
+/// at start, and the ds21 store of each namespace once the server's own process has
+/// made it.
+struct ForkEnv {
+    /// After `PMIX_NAMESPACE` and `PMIX_RANK`: our URI and, with the v41 listener, the
+    /// URIs OpenPMIx clients read.
+    uris: Vec<(String, String)>,
+    /// With the v41 listener: `PMIX_ID`, the gds choice and the buffer type follow the
+    /// URIs.
+    v41: bool,
+    /// `PMIX_SECURITY_MODE` (with the v41 listener it depends on munged, asked once per
+    /// process: set at the first namespace's registration, see
+    /// [`Server::fork_security`]).
+    security: Option<&'static str>,
+    /// The last entries: version, temporary directories, host name.
+    tail: Vec<(String, String)>,
+    /// The ds21 store directory of each namespace that has one.
+    ds21: HashMap<Nspace, PathBuf>,
+}
+
+impl ForkEnv {
+    fn env(&self, proc: &ProcId) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
+            ("PMIX_RANK".to_string(), proc.rank.to_string()),
+        ];
+        env.extend(self.uris.iter().cloned());
+        if self.v41 {
+            env.push(("PMIX_ID".into(), proc.to_string()));
+            // ds21 for 4.2.x clients when the namespace's store is there (5.x has none
+            // and picks hash); each gets the store's directory.
+            match self.ds21.get(&proc.nspace) {
+                Some(dir) => {
+                    env.push(("PMIX_GDS_MODULE".into(), "ds21,hash".into()));
+                    env.push(("PMIX_DSTORE_21_BASE_PATH".into(), dir.display().to_string()));
+                }
+                None => env.push(("PMIX_GDS_MODULE".into(), "hash".into())),
+            }
+            env.push((
+                "PMIX_BFROP_BUFFER_TYPE".into(),
+                "PMIX_BFROP_BUFFER_NON_DESC".into(),
+            ));
+        }
+        let psec = match self.security {
+            Some(m) => m,
+            None => v41::cred::security_mode(),
+        };
+        env.push(("PMIX_SECURITY_MODE".into(), psec.into()));
+        env.extend(self.tail.iter().cloned());
+        env
+    }
 }
 
 /// Write the rendezvous files tools look for (see [`crate::rendezvous`]); a file that
@@ -553,6 +612,32 @@ impl Server {
         );
         let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
         let uri = format!("{}.{};unix:{}", id.nspace, id.rank, sock.display());
+        let mut uris = vec![(crate::params::PMIX_RS_SERVER_URI.to_string(), uri.clone())];
+        if let Some(l) = &v41 {
+            // What OpenPMIx clients read: only the URI versions we speak (v41 and older
+            // names), so that 5.x and later clients choose v41 too.
+            let u = l.uri(&id);
+            uris.extend(
+                crate::params::SERVER_URIS
+                    .iter()
+                    .map(|v| (v.to_string(), u.clone())),
+            );
+        }
+        let fork = ForkEnv {
+            uris,
+            v41: v41.is_some(),
+            security: v41.is_none().then_some(SECURITY_MODE),
+            tail: vec![
+                ("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()),
+                ("PMIX_SERVER_TMPDIR".into(), tmpdir.display().to_string()),
+                (
+                    "PMIX_SYSTEM_TMPDIR".into(),
+                    crate::params::get(crate::params::TMPDIR).unwrap_or_else(|| "/tmp".into()),
+                ),
+                ("PMIX_HOSTNAME".into(), hostname.clone()),
+            ],
+            ds21: HashMap::new(),
+        };
         let rendezvous = if tools {
             let v41_uri = v41.as_ref().map(|l| l.uri(&id));
             rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri, v41_uri.as_deref())
@@ -566,10 +651,11 @@ impl Server {
             id,
             dir,
             sock,
-            tmpdir,
             listener,
             finalized_flag: std::sync::atomic::AtomicBool::new(false),
             local_output,
+            fork: forksafe::ForkCell::new(fork),
+            pid: std::process::id(),
         })
     }
 
@@ -618,6 +704,7 @@ impl Server {
         info: Vec<Info>,
     ) -> Result<()> {
         reactor::would_block("PMIx_server_register_nspace")?;
+        self.fork_security();
         self.step_here(|s, out| {
             s.register_nspace(nspace, nlocalprocs, info);
             s.nspace_registered(nspace, out);
@@ -652,6 +739,7 @@ impl Server {
         info: Vec<Info>,
         done: HostDone<()>,
     ) -> Result<()> {
+        self.fork_security();
         let ns = nspace.clone();
         self.post(move |sh, ctx| {
             sh.step(ctx, |s, out| {
@@ -708,6 +796,7 @@ impl Server {
     /// Forget a namespace and everything stored for it.
     pub fn deregister_nspace(&self, nspace: &Nspace) {
         if let Some(st) = &self.shared.ds21 {
+            self.fork.with(|f| f.ds21.remove(nspace));
             st.remove(nspace);
         }
         let ns = nspace.clone();
@@ -768,60 +857,56 @@ impl Server {
 
     /// The environment variables a child process needs to find this server as `proc`.
     ///
+    /// Fork-safe: a host may call it in a child it forked (Slurm's plugin does, in
+    /// slurmstepd's task before its exec). There it takes no lock but a
+    /// [`forksafe::ForkCell`]'s, which no other thread can hold across a fork: a lock
+    /// held at the fork by another thread of the host would stay held in the child for
+    /// ever. Only in the server's own process is a namespace's ds21 store made (at its
+    /// first child, which needs the state's count of local clients); a child forked
+    /// before that gets the hash gds.
+    ///
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` for a wildcard or invalid rank.
     pub fn setup_fork(&self, proc: &ProcId) -> Result<Vec<(String, String)>> {
         if proc.rank >= sys::PMIX_RANK_VALID {
             return Err(Error::bad_param("setup_fork needs a real rank"));
         }
-        let (host, nlocal) = {
-            let s = self.shared.lock();
-            (s.hostname().to_string(), s.nlocal(&proc.nspace))
-        };
-        let mut env = vec![
-            ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
-            ("PMIX_RANK".to_string(), proc.rank.to_string()),
-            (crate::params::PMIX_RS_SERVER_URI.to_string(), self.uri()),
-        ];
-        if let Some(l) = &self.v41 {
-            // What OpenPMIx clients read: only the URI versions we speak (v41 and older
-            // names), so that 5.x and later clients choose v41 too; hash job data.
-            let uri = l.uri(&self.id);
-            for v in crate::params::SERVER_URIS {
-                env.push((v.to_string(), uri.clone()));
-            }
-            env.push(("PMIX_ID".into(), proc.to_string()));
-            // ds21 for 4.2.x clients when the namespace's store is there (5.x has none
-            // and picks hash); each gets the store's directory.
-            let store = self.shared.ds21.as_ref().zip(nlocal);
-            match store.and_then(|(st, n)| st.prepare(&proc.nspace, n)) {
-                Some(dir) => {
-                    env.push(("PMIX_GDS_MODULE".into(), "ds21,hash".into()));
-                    env.push(("PMIX_DSTORE_21_BASE_PATH".into(), dir.display().to_string()));
-                }
-                None => env.push(("PMIX_GDS_MODULE".into(), "hash".into())),
-            }
-            env.push((
-                "PMIX_BFROP_BUFFER_TYPE".into(),
-                "PMIX_BFROP_BUFFER_NON_DESC".into(),
-            ));
+        if std::process::id() == self.pid {
+            self.fork_security();
+            self.prepare_ds21(&proc.nspace);
         }
-        let psec = match &self.v41 {
-            Some(_) => v41::cred::security_mode(),
-            None => SECURITY_MODE,
+        Ok(self.fork.with(|f| f.env(proc)))
+    }
+
+    /// Ask munged, once per process, which security the OpenPMIx children are offered,
+    /// and keep the answer for [`Server::setup_fork`] (in the host's own process: not in
+    /// a forked child, where a round trip that another thread had begun would never
+    /// end).
+    /// Never on the progress thread, which serves every connection of the process (a
+    /// forked child then asks munged itself, as before).
+    fn fork_security(&self) {
+        if self.v41.is_some()
+            && !reactor::on_progress_thread()
+            && self.fork.with(|f| f.security.is_none())
+        {
+            let m = v41::cred::security_mode();
+            self.fork.with(|f| f.security = Some(m));
+        }
+    }
+
+    /// The ds21 store of `nspace`, made at its first child with room for its local
+    /// clients, and recorded for [`Server::setup_fork`].
+    fn prepare_ds21(&self, nspace: &Nspace) {
+        let Some(st) = &self.shared.ds21 else {
+            return;
         };
-        env.push(("PMIX_SECURITY_MODE".into(), psec.into()));
-        env.push(("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()));
-        env.push((
-            "PMIX_SERVER_TMPDIR".into(),
-            self.tmpdir.display().to_string(),
-        ));
-        env.push((
-            "PMIX_SYSTEM_TMPDIR".into(),
-            crate::params::get(crate::params::TMPDIR).unwrap_or_else(|| "/tmp".into()),
-        ));
-        env.push(("PMIX_HOSTNAME".into(), host));
-        Ok(env)
+        if self.fork.with(|f| f.ds21.contains_key(nspace)) {
+            return;
+        }
+        let nlocal = self.shared.lock().nlocal(nspace);
+        if let Some(dir) = nlocal.and_then(|n| st.prepare(nspace, n)) {
+            self.fork.with(|f| f.ds21.insert(nspace.clone(), dir));
+        }
     }
 
     /// Answer a direct-modex request from another node for `proc`'s data (the remote

@@ -20,6 +20,7 @@
 #![allow(unsafe_code)]
 
 pub mod ds21;
+pub mod forklock;
 pub mod munge;
 mod shared;
 mod tcp;

@@ -2,14 +2,16 @@
 //! stage 1): one directory per namespace under the server's private rendezvous
 //! directory, its path the namespace's clients' `PMIX_DSTORE_21_BASE_PATH`.
 //!
-//! At the first `setup_fork` of a namespace the lock segment (two process-shared mutexes
-//! per client slot) and an empty initial segment are made, so that a client's ds21 init
-//! finds both. At the first job-info reply to a ds21 client of the namespace (before
-//! any client of it can read: a client reads only after its own job-info reply) its
-//! meta and data segments are written from the same job info a hash client is sent,
-//! then the namespace's entry is put into the initial segment (its count last). Nothing
-//! is written afterwards, so the server never takes a client's lock. The directory goes
-//! with the namespace's deregistration, and with the rendezvous directory at finalize.
+//! At the first `setup_fork` of a namespace in the server's own process (not in a child
+//! the host forked: see `server/forksafe.rs`; such a child gets the hash gds) the lock
+//! segment (two process-shared mutexes per client slot) and an empty initial segment are
+//! made, so that a client's ds21 init finds both. At the first job-info reply to a ds21
+//! client of the namespace (before any client of it can read: a client reads only after
+//! its own job-info reply) its meta and data segments are written from the same job info
+//! a hash client is sent, then the namespace's entry is put into the initial segment (its
+//! count last). Nothing is written afterwards, so the server never takes a client's
+//! lock. The directory goes with the namespace's deregistration, and with the rendezvous
+//! directory at finalize.
 //!
 //! Off with `PMIX_RS_DS21=0`; any failure to make the files is logged and leaves the
 //! namespace's clients on hash.
