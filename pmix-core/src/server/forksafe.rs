@@ -56,7 +56,6 @@ fn warn_once() {
 }
 
 #[cfg(test)]
-#[allow(unsafe_code)]
 mod tests {
     use super::*;
 
@@ -73,23 +72,8 @@ mod tests {
         for _ in 0..200 {
             let pid = forklock::fork_child(|| CELL.with(|v| i32::from(*v == u64::MAX)));
             assert!(pid > 0);
-            let mut st = 0;
-            let mut waited = 0;
-            loop {
-                // SAFETY: our own child.
-                let r = unsafe { libc::waitpid(pid, &mut st, libc::WNOHANG) };
-                if r == pid {
-                    break;
-                }
-                waited += 1;
-                if waited > 5000 {
-                    // SAFETY: our own child.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                    panic!("a forked child blocked on the cell");
-                }
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            assert!(libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0);
+            let code = forklock::wait_child(pid, std::time::Duration::from_secs(5));
+            assert_eq!(code, Some(0), "a forked child blocked on the cell");
         }
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         t.join().unwrap();

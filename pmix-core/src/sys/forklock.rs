@@ -61,3 +61,27 @@ pub fn fork_child(child: impl FnOnce() -> i32) -> i32 {
     }
     pid
 }
+
+/// Wait up to `limit` for the child `pid` (from [`fork_child`]): its exit code, or None
+/// (the child then SIGKILLed and reaped) if it did not exit normally within the limit.
+#[cfg(test)]
+pub fn wait_child(pid: i32, limit: std::time::Duration) -> Option<i32> {
+    let start = std::time::Instant::now();
+    let mut st = 0;
+    loop {
+        // SAFETY: `pid` is our own child; `st` a valid out-pointer.
+        let r = unsafe { libc::waitpid(pid, &mut st, libc::WNOHANG) };
+        if r == pid {
+            return libc::WIFEXITED(st).then(|| libc::WEXITSTATUS(st));
+        }
+        if start.elapsed() > limit {
+            // SAFETY: our own child, killed then reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut st, 0);
+            }
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
