@@ -338,6 +338,46 @@ struct ForkEnv {
 }
 
 impl ForkEnv {
+    /// What every child gets, fixed when the server starts: our URI, with the v41
+    /// listener the URIs OpenPMIx clients read, the version, directories and host name.
+    fn at_start(
+        uri: &str,
+        v41: Option<&v41::Listener>,
+        id: &ProcId,
+        tmpdir: &Path,
+        hostname: &str,
+    ) -> ForkEnv {
+        let mut uris = vec![(
+            crate::params::PMIX_RS_SERVER_URI.to_string(),
+            uri.to_string(),
+        )];
+        if let Some(l) = v41 {
+            // What OpenPMIx clients read: only the URI versions we speak (v41 and older
+            // names), so that 5.x and later clients choose v41 too.
+            let u = l.uri(id);
+            uris.extend(
+                crate::params::SERVER_URIS
+                    .iter()
+                    .map(|v| (v.to_string(), u.clone())),
+            );
+        }
+        ForkEnv {
+            uris,
+            v41: v41.is_some(),
+            security: v41.is_none().then_some(SECURITY_MODE),
+            tail: vec![
+                ("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()),
+                ("PMIX_SERVER_TMPDIR".into(), tmpdir.display().to_string()),
+                (
+                    "PMIX_SYSTEM_TMPDIR".into(),
+                    crate::params::get(crate::params::TMPDIR).unwrap_or_else(|| "/tmp".into()),
+                ),
+                ("PMIX_HOSTNAME".into(), hostname.to_string()),
+            ],
+            ds21: HashMap::new(),
+        }
+    }
+
     fn env(&self, proc: &ProcId) -> Vec<(String, String)> {
         let mut env = vec![
             ("PMIX_NAMESPACE".to_string(), proc.nspace.to_string()),
@@ -612,32 +652,7 @@ impl Server {
         );
         let local_output = Mutex::new(iof_api::local_output_default(&cfg.info));
         let uri = format!("{}.{};unix:{}", id.nspace, id.rank, sock.display());
-        let mut uris = vec![(crate::params::PMIX_RS_SERVER_URI.to_string(), uri.clone())];
-        if let Some(l) = &v41 {
-            // What OpenPMIx clients read: only the URI versions we speak (v41 and older
-            // names), so that 5.x and later clients choose v41 too.
-            let u = l.uri(&id);
-            uris.extend(
-                crate::params::SERVER_URIS
-                    .iter()
-                    .map(|v| (v.to_string(), u.clone())),
-            );
-        }
-        let fork = ForkEnv {
-            uris,
-            v41: v41.is_some(),
-            security: v41.is_none().then_some(SECURITY_MODE),
-            tail: vec![
-                ("PMIX_VERSION".into(), crate::client::VERSION_STRING.into()),
-                ("PMIX_SERVER_TMPDIR".into(), tmpdir.display().to_string()),
-                (
-                    "PMIX_SYSTEM_TMPDIR".into(),
-                    crate::params::get(crate::params::TMPDIR).unwrap_or_else(|| "/tmp".into()),
-                ),
-                ("PMIX_HOSTNAME".into(), hostname.clone()),
-            ],
-            ds21: HashMap::new(),
-        };
+        let fork = ForkEnv::at_start(&uri, v41.as_ref(), &id, &tmpdir, &hostname);
         let rendezvous = if tools {
             let v41_uri = v41.as_ref().map(|l| l.uri(&id));
             rendezvous_files(&cfg.info, &tmpdir, &hostname, &id, &uri, v41_uri.as_deref())
