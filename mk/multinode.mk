@@ -9,7 +9,7 @@ MN_BUILD := $(BUILD)/tests-c/multinode
 MN_SRCS  := $(filter-out tests-c/multinode/mn.h,$(wildcard tests-c/multinode/*.c))
 MN_BINS  := $(patsubst tests-c/multinode/%.c,$(MN_BUILD)/%,$(MN_SRCS))
 
-$(MN_BUILD)/%: tests-c/multinode/%.c tests-c/multinode/mn.h tests-c/check.h
+$(MN_BUILD)/%: tests-c/multinode/%.c tests-c/multinode/mn.h tests-c/multinode/seen.h tests-c/check.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -o $@ $< $(LDFLAGS_C)
 

@@ -25,18 +25,15 @@
  * nothing after the first fence. pmixrun's status is 1 (the victim's exit without
  * finalizing, tolerated by --enable-recovery). */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mn.h"
+#include "seen.h"
 
 #define TIMEOUT_S 20
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int term_seen = 0;
 
 static void on_term(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -44,30 +41,10 @@ static void on_term(size_t id, pmix_status_t status, const pmix_proc_t *source,
 {
     (void)id, (void)status, (void)source, (void)info, (void)ninfo, (void)results,
         (void)nresults;
-    pthread_mutex_lock(&mu);
-    term_seen = 1;
-    pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
+    seen_raise();
     if (cbfunc) {
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
     }
-}
-
-/* Whether the PMIX_ERR_PROC_TERM_WO_SYNC event came, waiting up to `secs` for it. */
-static int wait_term(int secs)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += secs;
-    pthread_mutex_lock(&mu);
-    while (!term_seen) {
-        if (pthread_cond_timedwait(&cv, &mu, &until) != 0) {
-            break;
-        }
-    }
-    int seen = term_seen;
-    pthread_mutex_unlock(&mu);
-    return seen;
 }
 
 static double now(void)
@@ -124,7 +101,7 @@ int main(int argc, char **argv)
         _exit(0);
     }
     if (after) {
-        CHECK(wait_term(TIMEOUT_S), "rank %u heard of the victim's end before the construct",
+        CHECK(seen_wait(TIMEOUT_S), "rank %u heard of the victim's end before the construct",
               me.rank);
     }
     pmix_proc_t *procs;
@@ -172,7 +149,7 @@ int main(int argc, char **argv)
     CHECK(took < TIMEOUT_S / 2, "rank %u (%s): the construct ended after %.1f s (timeout %d s)",
           me.rank, mode, took, TIMEOUT_S);
     if (daemon) {
-        CHECK(wait_term(10), "rank %u heard of the end of the victim lost with its node",
+        CHECK(seen_wait(10), "rank %u heard of the end of the victim lost with its node",
               me.rank);
     }
     if (results) {

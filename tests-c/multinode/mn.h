@@ -125,4 +125,31 @@ static inline pmix_status_t mn_get_u32(const char *ns, pmix_rank_t r, const char
     return rc;
 }
 
+/* Put a string value (not copied: PMIx_Put copies it). */
+static inline pmix_status_t mn_put_string(pmix_scope_t scope, const char *key, char *str)
+{
+    pmix_value_t val;
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_STRING;
+    val.data.string = str;
+    return PMIx_Put(scope, key, &val);
+}
+
+/* Spawn `nprocs` copies of this program (argv0) with the one argument "child"; the new
+ * namespace's name in ns. */
+static inline pmix_status_t mn_spawn_children(const char *argv0, int nprocs,
+                                              char ns[PMIX_MAX_NSLEN + 1])
+{
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(argv0);
+    app.argv = calloc(3, sizeof(char *));
+    app.argv[0] = strdup(argv0);
+    app.argv[1] = strdup("child");
+    app.maxprocs = nprocs;
+    pmix_status_t rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
+    PMIX_APP_DESTRUCT(&app);
+    return rc;
+}
+
 #endif

@@ -63,20 +63,8 @@ int main(int argc, char **argv)
     CHECK(n >= 2, "at least 2 parent ranks");
     char ns[PMIX_MAX_NSLEN + 1] = {0};
     if (me.rank == n - 1) {
-        pmix_app_t app;
-        PMIX_APP_CONSTRUCT(&app);
-        app.cmd = strdup(argv[0]);
-        app.argv = calloc(3, sizeof(char *));
-        app.argv[0] = strdup(argv[0]);
-        app.argv[1] = strdup("child");
-        app.maxprocs = 2;
-        CHECK_RC(PMIx_Spawn(NULL, 0, &app, 1, ns), PMIX_SUCCESS, "PMIx_Spawn");
-        PMIX_APP_DESTRUCT(&app);
-        pmix_value_t val;
-        PMIX_VALUE_CONSTRUCT(&val);
-        val.type = PMIX_STRING;
-        val.data.string = ns;
-        CHECK_RC(PMIx_Put(PMIX_GLOBAL, "mn-child-ns", &val), PMIX_SUCCESS, "PMIx_Put");
+        CHECK_RC(mn_spawn_children(argv[0], 2, ns), PMIX_SUCCESS, "PMIx_Spawn");
+        CHECK_RC(mn_put_string(PMIX_GLOBAL, "mn-child-ns", ns), PMIX_SUCCESS, "PMIx_Put");
     }
     if (me.rank == 0) {
         CHECK_RC(mn_put_u32(PMIX_GLOBAL, "mn-parent", 4242), PMIX_SUCCESS, "PMIx_Put");

@@ -16,50 +16,28 @@
  * pmixrun's status is 1 (the node's failure, tolerated by --enable-recovery). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mn.h"
+#include "seen.h"
 
 #define TIMEOUT_S 20
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pmix_proc_t lost_parent;
-static int parent_term_seen = 0;
 
 static void on_term(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id, (void)status, (void)info, (void)ninfo, (void)results, (void)nresults;
-    pthread_mutex_lock(&mu);
     if (source && PMIX_CHECK_PROCID(source, &lost_parent)) {
-        parent_term_seen = 1;
-        pthread_cond_broadcast(&cv);
+        seen_raise();
     }
-    pthread_mutex_unlock(&mu);
     if (cbfunc) {
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
     }
-}
-
-static int wait_parent_term(int secs)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += secs;
-    pthread_mutex_lock(&mu);
-    while (!parent_term_seen) {
-        if (pthread_cond_timedwait(&cv, &mu, &until) != 0) {
-            break;
-        }
-    }
-    int seen = parent_term_seen;
-    pthread_mutex_unlock(&mu);
-    return seen;
 }
 
 static double now(void)
@@ -151,7 +129,7 @@ static void observer(const char *myns, const char *cns, pid_t pids[2])
         }
         CHECK(gone, "child %d (pid %d) of the lost node is gone", c, (int)pids[c]);
     }
-    CHECK(wait_parent_term(10), "rank 0 heard of the end of the parent rank lost with its node");
+    CHECK(seen_wait(10), "rank 0 heard of the end of the parent rank lost with its node");
 }
 
 int main(int argc, char **argv)
@@ -171,20 +149,8 @@ int main(int argc, char **argv)
     CHECK(reg >= 0, "register a PMIX_ERR_PROC_TERM_WO_SYNC handler: %d", reg);
     char ns[PMIX_MAX_NSLEN + 1] = {0};
     if (me.rank == n - 1) {
-        pmix_app_t app;
-        PMIX_APP_CONSTRUCT(&app);
-        app.cmd = strdup(argv[0]);
-        app.argv = calloc(3, sizeof(char *));
-        app.argv[0] = strdup(argv[0]);
-        app.argv[1] = strdup("child");
-        app.maxprocs = 2;
-        CHECK_RC(PMIx_Spawn(NULL, 0, &app, 1, ns), PMIX_SUCCESS, "PMIx_Spawn");
-        PMIX_APP_DESTRUCT(&app);
-        pmix_value_t val;
-        PMIX_VALUE_CONSTRUCT(&val);
-        val.type = PMIX_STRING;
-        val.data.string = ns;
-        CHECK_RC(PMIx_Put(PMIX_GLOBAL, "sl-child-ns", &val), PMIX_SUCCESS, "PMIx_Put");
+        CHECK_RC(mn_spawn_children(argv[0], 2, ns), PMIX_SUCCESS, "PMIx_Spawn");
+        CHECK_RC(mn_put_string(PMIX_GLOBAL, "sl-child-ns", ns), PMIX_SUCCESS, "PMIx_Put");
     }
     CHECK_RC(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
     CHECK_RC(mn_fence(true), PMIX_SUCCESS, "collecting Fence (the child namespace)");
