@@ -119,12 +119,21 @@ pub(super) fn procs_in(info: &[Info], key: &str) -> Vec<ProcId> {
 fn host_directives(arrived: &[Arrival]) -> Vec<Info> {
     let mut info = arrived.first().map(|a| a.info.clone()).unwrap_or_default();
     for key in [ak::PMIX_GROUP_OPTIONAL, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID] {
-        if !flag(&info, key) && arrived.iter().any(|a| flag(&a.info, key)) {
+        if let Some(set) = any_flag(arrived, key).filter(|_| !flag(&info, key)) {
             info.retain(|i| i.key.as_str() != key);
-            info.extend(Info::new(key, Value::Bool(true)));
+            info.push(set);
         }
     }
     info
+}
+
+/// `key` set to true, when any of `arrived` gave that flag.
+pub(super) fn any_flag(arrived: &[Arrival], key: &str) -> Option<Info> {
+    if arrived.iter().any(|a| flag(&a.info, key)) {
+        Info::new(key, Value::Bool(true)).ok()
+    } else {
+        None
+    }
 }
 
 pub(super) fn group_info(grp: &str) -> Vec<Info> {

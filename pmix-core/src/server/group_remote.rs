@@ -37,7 +37,7 @@
 //!   the members that part names. A construct on one server, or one whose members are
 //!   all named up front (no bootstrap), is one ordinary call.
 
-use super::group::{flag, group_info, procs_in, Arrival, GroupOp};
+use super::group::{any_flag, flag, group_info, procs_in, Arrival, GroupOp};
 use super::{reply, Action, ServerState};
 use crate::protocol::dynamic::decode_connect_blobs;
 use crate::protocol::{ConnectData, GroupReply, ReplyData};
@@ -365,23 +365,9 @@ impl ServerState {
             return true;
         }
         let mut info: Vec<Info> = Vec::new();
-        if new
-            .iter()
-            .any(|a| flag(&a.info, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID))
-        {
-            info.extend(Info::new(
-                ak::PMIX_GROUP_ASSIGN_CONTEXT_ID,
-                Value::Bool(true),
-            ));
-        }
-        if op
-            .arrived
-            .iter()
-            .any(|a| flag(&a.info, ak::PMIX_GROUP_OPTIONAL))
-        {
-            // The host leaves out a named member that ends before it arrives.
-            info.extend(Info::new(ak::PMIX_GROUP_OPTIONAL, Value::Bool(true)));
-        }
+        info.extend(any_flag(new, ak::PMIX_GROUP_ASSIGN_CONTEXT_ID));
+        // The host leaves out a named member that ends before it arrives.
+        info.extend(any_flag(&op.arrived, ak::PMIX_GROUP_OPTIONAL));
         if let Some(n) = op.leaders {
             info.extend(Info::new(ak::PMIX_GROUP_BOOTSTRAP, Value::Size(n as u64)));
         }
