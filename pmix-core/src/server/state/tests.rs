@@ -100,6 +100,22 @@ fn all_local_fence_completes_at_the_last_arrival_and_sets_never_mix() {
         .any(|a| matches!(a, Action::Host(Upcall::Fence { .. }))));
 }
 
+/// The latest arrival is answered first (it is often still awake to read its reply;
+/// OpenPMIx's server does the same, and OpenPMIx clients' fences were slower without it).
+#[test]
+fn a_local_fence_answers_its_latest_arrival_first() {
+    for collect in [false, true] {
+        let mut s = setup(3, 3);
+        assert!(replies(&req(&mut s, 2, 20, fence(vec![], collect))).is_empty());
+        assert!(replies(&req(&mut s, 3, 30, fence(vec![], collect))).is_empty());
+        let order: Vec<ConnId> = replies(&req(&mut s, 1, 10, fence(vec![], collect)))
+            .iter()
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(order, vec![1, 3, 2], "collect {collect}");
+    }
+}
+
 #[test]
 fn not_a_member_and_collect_mismatch() {
     let mut s = setup(2, 2);
